@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/**
+ * Every error Catalyst reports carries one of these codes. The list is closed: a new failure mode gets a new code
+ * here, never a free-form string. Later issues (SSH, service, questions) extend it.
+ */
+export const ErrorCodeSchema = z.enum([
+  'INVALID_ARGUMENT',
+  'UNSAFE_ARGUMENT',
+  'CLI_NOT_FOUND',
+  'CLI_FAILED',
+  'LINE_TOO_LONG',
+  'UNPARSABLE_LINE',
+  'QUESTION_NOT_FOUND',
+  'QUESTION_CANCELLED',
+]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
