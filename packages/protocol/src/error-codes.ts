@@ -7,6 +7,7 @@ import { z } from 'zod';
 export const ErrorCodeSchema = z.enum([
   'INVALID_ARGUMENT',
   'UNSAFE_ARGUMENT',
+  'COMMAND_TOO_LONG',
   'CLI_NOT_FOUND',
   'CLI_FAILED',
   'LINE_TOO_LONG',

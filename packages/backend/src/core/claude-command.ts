@@ -1,0 +1,216 @@
+import { z } from 'zod';
+import { CatalystError } from './catalyst-error.ts';
+import {
+  assertShellSafe,
+  findUnsafeCharacter,
+  quoteShellArg,
+  renderShellCommand,
+  wrapForAnyLoginShell,
+} from './shell-quote.ts';
+
+/**
+ * Exit status of the rendered script when `cd` into the project directory fails. Chosen outside what the CLI uses
+ * (0 and 1, claude-cli-protocol.md §0 and §10), what sh uses (2, 126, 127, 128+signal) and ssh's 255, so a caller
+ * can report "project directory not found" instead of a CLI failure.
+ */
+export const CWD_NOT_FOUND_EXIT_CODE = 86;
+
+export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Names the shell owns: bash (which is /bin/sh on some hosts) aborts the script on assigning a readonly one, and
+ * PWD or OLDPWD exported after `cd` would lie to the CLI about its working directory.
+ */
+const RESERVED_ENV_NAMES = new Set([
+  'PWD',
+  'OLDPWD',
+  'PPID',
+  'UID',
+  'EUID',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'BASH_VERSINFO',
+]);
+
+// Marks failures that make a string unsafe for a shell (rather than merely wrong), so they surface as UNSAFE_ARGUMENT.
+const UNSAFE_PARAMS = { unsafe: true };
+
+const ShellSafeStringSchema = z.string().check((ctx) => {
+  const problem = findUnsafeCharacter(ctx.value);
+  if (problem !== undefined) {
+    ctx.issues.push({ code: 'custom', input: ctx.value, message: problem, params: UNSAFE_PARAMS });
+  }
+});
+
+// Commander treats a value starting with '-' as the next flag (`--resume [value]` is optional-valued).
+const FlagValueSchema = ShellSafeStringSchema.min(1).refine((s) => !s.startsWith('-'), {
+  message: "must not start with '-' (the CLI would read it as a flag)",
+});
+
+// The binary is quoted, so the shell never expands a leading '~'; discovery must hand us an expanded path.
+const ClaudePathSchema = FlagValueSchema.refine((s) => !s.startsWith('~'), {
+  message: "must not start with '~' (it is not expanded inside quotes); give an absolute path or a bare name",
+});
+
+const AbsolutePathSchema = ShellSafeStringSchema.refine((s) => s.startsWith('/'), {
+  message: 'must be an absolute path',
+});
+
+// `--tools` takes built-in tool names joined by ','; a ',' or space inside one name would change the set.
+const ToolNameSchema = FlagValueSchema.regex(/^[^,\s]+$/, {
+  message: 'must not contain a comma or whitespace',
+});
+
+const EnvNameSchema = ShellSafeStringSchema.regex(ENV_NAME_PATTERN, {
+  message: 'must be a valid environment variable name',
+}).refine((name) => !RESERVED_ENV_NAMES.has(name), { message: 'is reserved by the shell' });
+
+export const PermissionModeSchema = z.enum([
+  'default',
+  'acceptEdits',
+  'plan',
+  'dontAsk',
+  'bypassPermissions',
+]);
+export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+
+export const ClaudeCommandOptionsSchema = z.strictObject({
+  claudePath: ClaudePathSchema.default('claude'),
+  // Not a flag: the CLI has no --project-dir, the process cwd is the project (claude-cli-protocol.md §2.2).
+  cwd: AbsolutePathSchema,
+  resume: FlagValueSchema.optional(),
+  // --tools really restricts the tool set; [] renders `--tools ''`, which disables every tool (§2.4, §5).
+  tools: z.array(ToolNameSchema).optional(),
+  // --allowedTools only pre-approves; entries may be rules such as "Bash(git *)" (§5).
+  allowedTools: z.array(FlagValueSchema).min(1).optional(),
+  disallowedTools: z.array(FlagValueSchema).min(1).optional(),
+  permissionMode: PermissionModeSchema.optional(),
+  model: FlagValueSchema.optional(),
+  maxTurns: z.number().int().positive().optional(),
+  addDirs: z.array(AbsolutePathSchema).optional(),
+  env: z.record(EnvNameSchema, ShellSafeStringSchema).optional(),
+});
+export type ClaudeCommandOptionsInput = z.input<typeof ClaudeCommandOptionsSchema>;
+export type ClaudeCommandOptions = z.infer<typeof ClaudeCommandOptionsSchema>;
+
+export interface ClaudeCommand {
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** Flags every run needs: stream-json both ways, and permission questions routed to us (§0, §8.2). */
+const FIXED_FLAGS = [
+  '-p',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--input-format',
+  'stream-json',
+  '--permission-prompt-tool',
+  'stdio',
+] as const;
+
+interface FlatIssue {
+  readonly where: string;
+  readonly message: string;
+  readonly isUnsafe: boolean;
+}
+
+function renderIssuePath(path: readonly PropertyKey[]): string {
+  const parts = path.map((key) => {
+    if (typeof key === 'number') return `[${key}]`;
+    const name = String(key);
+    return /^[A-Za-z_]\w*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+  });
+  return parts.join('').replace(/^\./, '') || '(options)';
+}
+
+// zod nests the failures of a record key under one `invalid_key` issue; surface the inner reason (e.g. the NUL).
+function flattenIssues(issues: readonly z.core.$ZodIssue[], parent: readonly PropertyKey[]): FlatIssue[] {
+  return issues.flatMap((issue) => {
+    const path = [...parent, ...issue.path];
+    if (issue.code === 'invalid_key') {
+      return flattenIssues(issue.issues, path).map((inner) => ({
+        ...inner,
+        message: `key ${inner.message}`,
+      }));
+    }
+    const isUnsafe = issue.code === 'custom' && issue.params?.['unsafe'] === true;
+    return [{ where: renderIssuePath(path), message: issue.message, isUnsafe }];
+  });
+}
+
+/** Parses options from anywhere (typed or not), reporting every problem at once in one CatalystError. */
+export function parseClaudeCommandOptions(input: unknown): ClaudeCommandOptions {
+  const result = ClaudeCommandOptionsSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = flattenIssues(result.error.issues, []);
+  const summary = issues.map((issue) => `${issue.where}: ${issue.message}`).join('; ');
+  throw new CatalystError(
+    issues.some((issue) => issue.isUnsafe) ? 'UNSAFE_ARGUMENT' : 'INVALID_ARGUMENT',
+    `invalid claude command options: ${summary}`,
+    { details: { issues: result.error.issues }, cause: result.error },
+  );
+}
+
+function renderOptionalFlags(o: ClaudeCommandOptions): string[] {
+  const flags: string[] = [];
+  if (o.resume !== undefined) flags.push('--resume', o.resume);
+  if (o.tools !== undefined) flags.push('--tools', o.tools.join(','));
+  if (o.allowedTools !== undefined) flags.push('--allowedTools', o.allowedTools.join(','));
+  if (o.disallowedTools !== undefined) flags.push('--disallowedTools', o.disallowedTools.join(','));
+  if (o.permissionMode !== undefined) flags.push('--permission-mode', o.permissionMode);
+  if (o.model !== undefined) flags.push('--model', o.model);
+  if (o.maxTurns !== undefined) flags.push('--max-turns', String(o.maxTurns));
+  for (const dir of o.addDirs ?? []) flags.push('--add-dir', dir);
+  return flags;
+}
+
+/** Validates the options (see parseClaudeCommandOptions) and builds the CLI invocation. */
+export function buildClaudeCommand(options: ClaudeCommandOptionsInput): ClaudeCommand {
+  const o = parseClaudeCommandOptions(options);
+  return {
+    argv: [o.claudePath, ...FIXED_FLAGS, ...renderOptionalFlags(o)],
+    cwd: o.cwd,
+    env: { ...o.env },
+  };
+}
+
+/** `cd` into the project, or exit with CWD_NOT_FOUND_EXIT_CODE so the caller can tell it apart from a CLI failure. */
+export function renderCdLine(cwd: string): string {
+  if (!cwd.startsWith('/')) {
+    throw new CatalystError('INVALID_ARGUMENT', `cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
+  }
+  return `cd ${quoteShellArg(cwd)} || exit ${CWD_NOT_FOUND_EXIT_CODE}`;
+}
+
+/**
+ * One `export NAME='value'` line per variable. Variables go inside the command because sshd drops the ssh2 `env`
+ * option without AcceptEnv (ssh-field-notes.md §9). The name is spliced unquoted, so it is re-checked here.
+ * Values ride on the command line, readable in the remote `ps` until sh execs: never put a secret here (STYLE.md).
+ */
+export function renderEnvExports(env: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env).map(([name, value]) => {
+    assertShellSafe(name, 'environment variable name');
+    if (!ENV_NAME_PATTERN.test(name) || RESERVED_ENV_NAMES.has(name)) {
+      throw new CatalystError('UNSAFE_ARGUMENT', `invalid environment variable name ${JSON.stringify(name)}`);
+    }
+    return `export ${name}=${quoteShellArg(value)}`;
+  });
+}
+
+/** The POSIX sh script: cd, exports, then `exec` so the CLI replaces the shell and receives its signals directly. */
+export function renderClaudeScript(command: ClaudeCommand): string {
+  const lines = [
+    renderCdLine(command.cwd),
+    ...renderEnvExports(command.env),
+    `exec ${renderShellCommand(command.argv)}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** The string to hand to ssh2 `exec`: runs the same way whatever the user's login shell is. */
+export function renderClaudeLoginShellCommand(command: ClaudeCommand): string {
+  return wrapForAnyLoginShell(renderClaudeScript(command));
+}

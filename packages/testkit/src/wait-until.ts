@@ -1,0 +1,19 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * Polls a condition that no event announces (a process elsewhere on the machine going away), up to a deadline.
+ * Where an event exists, await the event instead.
+ */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  options: { timeoutMs: number; intervalMs?: number; what?: string },
+): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() >= deadline) {
+      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what ?? 'a condition'}`);
+    }
+    await delay(options.intervalMs ?? 50);
+  }
+}
