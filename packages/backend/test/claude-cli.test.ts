@@ -61,7 +61,11 @@ describe('the real claude CLI, parsed by the backend', () => {
     const session = open();
     const turn = await session.send('hi there');
 
-    expect(turn.result).toMatchObject({ success: true, subtype: 'success', result: 'Hello from the scripted model.' });
+    expect(turn.result).toMatchObject({
+      success: true,
+      subtype: 'success',
+      result: 'Hello from the scripted model.',
+    });
     expect(turn.result.numTurns).toBe(1);
     expect(turn.result.costUsd).toBeGreaterThan(0);
     const messages = messagesOf(turn.events);
@@ -75,7 +79,10 @@ describe('the real claude CLI, parsed by the backend', () => {
 
   it('runs Read and sends the file to the model', async () => {
     await writeFile(join(work.path, 'sample.txt'), 'line one\nline two\n');
-    model.enqueue(toolUse('Read', { file_path: join(work.path, 'sample.txt') }, "I'll read it."), text('Two lines.'));
+    model.enqueue(
+      toolUse('Read', { file_path: join(work.path, 'sample.txt') }, "I'll read it."),
+      text('Two lines.'),
+    );
     const session = open();
     const turn = await session.send('read sample.txt');
 
@@ -88,7 +95,10 @@ describe('the real claude CLI, parsed by the backend', () => {
   });
 
   it('runs a read-only Bash command without asking', async () => {
-    model.enqueue(toolUse('Bash', { command: 'echo hello-from-bash && pwd', description: 'Say hello' }), text('Done.'));
+    model.enqueue(
+      toolUse('Bash', { command: 'echo hello-from-bash && pwd', description: 'Say hello' }),
+      text('Done.'),
+    );
     const session = open();
     const turn = await session.send('say hello');
 
@@ -146,8 +156,14 @@ describe('the real claude CLI, parsed by the backend', () => {
     model.enqueue(toolUse('AskUserQuestion', { questions }), text('Blue with cheese and olives.'));
     const handler = new QuestionHandler();
     handler.on('question:pending', (pending) => {
-      expect(pending.questions.map((q) => q.question)).toEqual(['Which color do you prefer?', 'Which toppings?']);
-      handler.submitAnswer(pending.id, { 'Which color do you prefer?': 'Blue', 'Which toppings?': ['Cheese', 'Olives'] });
+      expect(pending.questions.map((q) => q.question)).toEqual([
+        'Which color do you prefer?',
+        'Which toppings?',
+      ]);
+      handler.submitAnswer(pending.id, {
+        'Which color do you prefer?': 'Blue',
+        'Which toppings?': ['Cheese', 'Olives'],
+      });
     });
     const session = open({ onCanUseTool: (requestId, request) => handler.ask({ requestId, request }) });
     const turn = await session.send('ask me');
@@ -175,7 +191,10 @@ describe('the real claude CLI, parsed by the backend', () => {
       terminalReason: 'aborted_streaming',
     });
     model.enqueue(text('After the interrupt.'));
-    expect((await session.send('go on')).result).toMatchObject({ success: true, result: 'After the interrupt.' });
+    expect((await session.send('go on')).result).toMatchObject({
+      success: true,
+      result: 'After the interrupt.',
+    });
     expect(untypedEvents(session.events)).toEqual([]);
     await session.close();
   });
@@ -184,12 +203,18 @@ describe('the real claude CLI, parsed by the backend', () => {
     model.enqueue(toolUse('Bash', { command: 'sleep 317', description: 'Sleep a long time' }));
     const session = open();
     const turnPromise = session.send('sleep');
-    await session.waitFor((e) => e.kind === 'message' && e.message.type === 'system' && e.message.subtype === 'task_started');
+    await session.waitFor(
+      (e) => e.kind === 'message' && e.message.type === 'system' && e.message.subtype === 'task_started',
+    );
     expect(await findProcesses('sleep 317')).not.toEqual([]);
     session.sendControl(createInterruptRequest('int-2'));
     const turn = await turnPromise;
 
-    expect(turn.result).toMatchObject({ success: false, subtype: 'error_during_execution', terminalReason: 'aborted_tools' });
+    expect(turn.result).toMatchObject({
+      success: false,
+      subtype: 'error_during_execution',
+      terminalReason: 'aborted_tools',
+    });
     await waitUntil(async () => (await findProcesses('sleep 317')).length === 0, { timeoutMs: 5000 });
     expect(untypedEvents(session.events)).toEqual([]);
     await session.close();
@@ -207,7 +232,9 @@ describe('the real claude CLI, parsed by the backend', () => {
 
     expect(secondTurn.result).toMatchObject({ success: true, sessionId: firstTurn.result.sessionId });
     const texts = collectTexts(await model.waitForRequest(1));
-    expect(texts).toEqual(expect.arrayContaining(['The codeword is PERSIMMON.', 'I will remember PERSIMMON.']));
+    expect(texts).toEqual(
+      expect.arrayContaining(['The codeword is PERSIMMON.', 'I will remember PERSIMMON.']),
+    );
     expect(untypedEvents(second.events)).toEqual([]);
     await second.close();
   });
@@ -230,7 +257,10 @@ describe('the real claude CLI, parsed by the backend', () => {
   });
 
   it('reports an HTTP 500 from the model as a failed result with the API error text', async () => {
-    model.enqueue(httpError(500, 'Internal server error (scripted)'), httpError(500, 'Internal server error (scripted)'));
+    model.enqueue(
+      httpError(500, 'Internal server error (scripted)'),
+      httpError(500, 'Internal server error (scripted)'),
+    );
     const session = open({ maxRetries: 1 });
     const turn = await session.send('hello?');
 

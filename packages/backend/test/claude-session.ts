@@ -64,12 +64,25 @@ function isResultEnd(message: CliMessage): message is Extract<CliMessage, { type
 }
 
 export function openClaudeSession(options: ClaudeSessionOptions): ClaudeSession {
-  const command = buildClaudeCommand({ ...options.command, cwd: options.cwd, claudePath: claudeBinaryPath() });
-  const env = claudeTestEnv({ home: options.home, modelUrl: options.model.url, maxRetries: options.maxRetries ?? 1 });
+  const command = buildClaudeCommand({
+    ...options.command,
+    cwd: options.cwd,
+    claudePath: claudeBinaryPath(),
+  });
+  const env = claudeTestEnv({
+    home: options.home,
+    modelUrl: options.model.url,
+    maxRetries: options.maxRetries ?? 1,
+  });
   const process = spawnClaude({ argv: command.argv, cwd: command.cwd, env: { ...env, ...command.env } });
   const events: StreamEvent[] = [];
-  const watchers = new Set<{ predicate: (event: StreamEvent) => boolean; resolve: (event: StreamEvent) => void }>();
-  let turn: { start: number; from: number; resolve: (turn: Turn) => void; reject: (error: Error) => void } | undefined;
+  const watchers = new Set<{
+    predicate: (event: StreamEvent) => boolean;
+    resolve: (event: StreamEvent) => void;
+  }>();
+  let turn:
+    | { start: number; from: number; resolve: (turn: Turn) => void; reject: (error: Error) => void }
+    | undefined;
   let sessionId = '';
 
   function handleMessage(message: CliMessage): void {
@@ -77,12 +90,17 @@ export function openClaudeSession(options: ClaudeSessionOptions): ClaudeSession 
     if (message.type === 'control_request' && isCanUseToolRequest(message.request)) {
       const handler = options.onCanUseTool;
       if (!handler) throw new Error(`unexpected can_use_tool for ${message.request.tool_name}`);
-      void Promise.resolve(handler(message.request_id, message.request)).then((response) => process.writeLine(response));
+      void Promise.resolve(handler(message.request_id, message.request)).then((response) => {
+        process.writeLine(response);
+      });
     }
     if (isResultEnd(message) && turn) {
       const current = turn;
       turn = undefined;
-      current.resolve({ events: events.slice(current.from), result: parseResult(message, sessionId, current.start) });
+      current.resolve({
+        events: events.slice(current.from),
+        result: parseResult(message, sessionId, current.start),
+      });
     }
   }
 
@@ -110,7 +128,9 @@ export function openClaudeSession(options: ClaudeSessionOptions): ClaudeSession 
         process.writeLine(createUserMessage(text));
       });
     },
-    sendControl: (request) => process.writeLine(request),
+    sendControl: (request) => {
+      process.writeLine(request);
+    },
     waitFor(predicate) {
       const seen = events.find(predicate);
       if (seen) return Promise.resolve(seen);

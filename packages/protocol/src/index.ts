@@ -9,3 +9,4 @@ export * from './cli-input.ts';
 export * from './ask-user-question.ts';
 export * from './stream-events.ts';
 export * from './command-result.ts';
+export * from './cli-json-object.ts';

@@ -82,7 +82,11 @@ export function spawnClaude(options: SpawnClaudeOptions): ClaudeProcess {
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
   // A CLI that exits while we still write gets EPIPE; the exit itself is what a test asserts on.
   child.stdin.on('error', () => undefined);
-  const exited = new Promise<ClaudeExit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<ClaudeExit>((resolve) =>
+    child.on('exit', (code, signal) => {
+      resolve({ code, signal });
+    }),
+  );
   const handle: ClaudeProcess = {
     pid: child.pid,
     stdin: child.stdin,

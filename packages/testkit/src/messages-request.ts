@@ -55,6 +55,8 @@ export function collectTexts(request: RecordedRequest): string[] {
 /** The tool_result blocks the model was sent in this request. */
 export function collectToolResults(request: RecordedRequest): RequestContentBlock[] {
   return request.body.messages.flatMap((message) =>
-    typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_result'),
+    typeof message.content === 'string'
+      ? []
+      : message.content.filter((block) => block.type === 'tool_result'),
   );
 }

@@ -41,12 +41,20 @@ const errorTypes: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
 
-function sendHttpError(response: ServerResponse, reply: Extract<ScriptedReply, { kind: 'http_error' }>): void {
+function sendHttpError(
+  response: ServerResponse,
+  reply: Extract<ScriptedReply, { kind: 'http_error' }>,
+): void {
   const headers: Record<string, string> = {};
   if (reply.retryAfterSeconds !== undefined) headers['retry-after'] = String(reply.retryAfterSeconds);
   const type = errorTypes[reply.status] ?? 'api_error';
@@ -54,7 +62,11 @@ function sendHttpError(response: ServerResponse, reply: Extract<ScriptedReply, {
   sendJson(response, reply.status, { type: 'error', error: { type, message } }, headers);
 }
 
-function sendStall(response: ServerResponse, reply: Extract<ScriptedReply, { kind: 'stall' }>, id: MessageIdentity): void {
+function sendStall(
+  response: ServerResponse,
+  reply: Extract<ScriptedReply, { kind: 'stall' }>,
+  id: MessageIdentity,
+): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   response.write(messageStartEvent(id));
   if (reply.partialText !== undefined) {
@@ -114,7 +126,13 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   function nextReply(request: RecordedRequest): ScriptedReply {
     if (replyFunction) return replyFunction(request);
     // An exhausted script answers 400, which the CLI does not retry: the run ends at once, visibly.
-    return queue.shift() ?? { kind: 'http_error', status: 400, message: `no scripted reply left for request ${request.index}` };
+    return (
+      queue.shift() ?? {
+        kind: 'http_error',
+        status: 400,
+        message: `no scripted reply left for request ${request.index}`,
+      }
+    );
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -128,7 +146,12 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       sendJson(response, request.method === 'HEAD' ? 200 : 404, {});
       return;
     }
-    const recorded: RecordedRequest = { index: requests.length, path, headers: request.headers, body: parseRequestBody(raw) };
+    const recorded: RecordedRequest = {
+      index: requests.length,
+      path,
+      headers: request.headers,
+      body: parseRequestBody(raw),
+    };
     requests.push(recorded);
     for (const resolve of waiters.get(recorded.index) ?? []) resolve(recorded);
     waiters.delete(recorded.index);
@@ -160,7 +183,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     },
     async close() {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
     },
   };
 }

@@ -12,7 +12,12 @@ type WireBlock =
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-const usageAtStart = { input_tokens: 100, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+const usageAtStart = {
+  input_tokens: 100,
+  output_tokens: 1,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+};
 
 function toWireBlock(block: ScriptedBlock, identity: MessageIdentity, index: number): WireBlock {
   switch (block.type) {
@@ -21,7 +26,12 @@ function toWireBlock(block: ScriptedBlock, identity: MessageIdentity, index: num
     case 'thinking':
       return { type: 'thinking', thinking: block.thinking, signature: `sig-${identity.id}-${index}` };
     case 'tool_use':
-      return { type: 'tool_use', id: block.id ?? `toolu_${identity.id}_${index}`, name: block.name, input: block.input };
+      return {
+        type: 'tool_use',
+        id: block.id ?? `toolu_${identity.id}_${index}`,
+        name: block.name,
+        input: block.input,
+      };
   }
 }
 
@@ -81,7 +91,9 @@ function blockDeltas(block: WireBlock): Record<string, unknown>[] {
 export function contentBlockEvents(block: WireBlock, index: number): string[] {
   return [
     sseEvent('content_block_start', { type: 'content_block_start', index, content_block: blockStart(block) }),
-    ...blockDeltas(block).map((delta) => sseEvent('content_block_delta', { type: 'content_block_delta', index, delta })),
+    ...blockDeltas(block).map((delta) =>
+      sseEvent('content_block_delta', { type: 'content_block_delta', index, delta }),
+    ),
     sseEvent('content_block_stop', { type: 'content_block_stop', index }),
   ];
 }

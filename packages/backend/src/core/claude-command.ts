@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PermissionModeSchema } from '@catalyst/protocol';
 import { CatalystError } from './catalyst-error.ts';
 import {
   assertShellSafe,
@@ -64,15 +65,6 @@ const ToolNameSchema = FlagValueSchema.regex(/^[^,\s]+$/, {
 const EnvNameSchema = ShellSafeStringSchema.regex(ENV_NAME_PATTERN, {
   message: 'must be a valid environment variable name',
 }).refine((name) => !RESERVED_ENV_NAMES.has(name), { message: 'is reserved by the shell' });
-
-export const PermissionModeSchema = z.enum([
-  'default',
-  'acceptEdits',
-  'plan',
-  'dontAsk',
-  'bypassPermissions',
-]);
-export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
 export const ClaudeCommandOptionsSchema = z.strictObject({
   claudePath: ClaudePathSchema.default('claude'),
