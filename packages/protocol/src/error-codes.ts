@@ -14,5 +14,16 @@ export const ErrorCodeSchema = z.enum([
   'UNPARSABLE_LINE',
   'QUESTION_NOT_FOUND',
   'QUESTION_CANCELLED',
+  'CWD_NOT_FOUND',
+  'WRAPPER_UNSUPPORTED',
+  'RUN_START_FAILED',
+  'FILE_NOT_FOUND',
+  'PERMISSION_DENIED',
+  'FILE_ERROR',
+  'SSH_CONNECT_FAILED',
+  'SSH_AUTH_FAILED',
+  'SSH_HOST_KEY_MISSING',
+  'SSH_HOST_KEY_MISMATCH',
+  'CONNECTION_LOST',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
