@@ -4,3 +4,4 @@ export * from './scripted-model.ts';
 export * from './claude-cli.ts';
 export * from './process-scan.ts';
 export * from './wait-until.ts';
+export * from './sshd.ts';

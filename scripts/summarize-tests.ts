@@ -1,0 +1,26 @@
+// Prints the run's closing line in the plain form CI reads: "tests: N passed, N failed".
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const ReportSchema = z.object({
+  numPassedTests: z.number(),
+  numFailedTests: z.number(),
+  numPendingTests: z.number().default(0),
+  numRuntimeErrorTestSuites: z.number().default(0),
+});
+
+const path = process.argv[2] ?? '';
+let raw: unknown;
+try {
+  raw = JSON.parse(readFileSync(path, 'utf8'));
+} catch (error) {
+  console.error(`no test report at ${path}: ${String(error)}`);
+  process.exit(1);
+}
+const report = ReportSchema.parse(raw);
+const failed = report.numFailedTests + report.numRuntimeErrorTestSuites;
+console.log(`tests: ${report.numPassedTests} passed, ${failed} failed, ${report.numPendingTests} skipped`);
+if (report.numPendingTests > 0) {
+  console.error('skipped tests are not allowed in CI');
+  process.exit(1);
+}
