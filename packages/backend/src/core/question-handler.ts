@@ -73,13 +73,22 @@ export class QuestionHandler {
   ask({ requestId, request }: AskRequest, context: QuestionContext = {}): Promise<HostControlResponse> {
     const input = AskUserQuestionInputSchema.safeParse(request.input);
     if (request.tool_name !== ASK_USER_QUESTION_TOOL_NAME || !input.success) {
-      const why = input.success ? `tool ${request.tool_name} is not ${ASK_USER_QUESTION_TOOL_NAME}` : input.error.message;
+      const why = input.success
+        ? `tool ${request.tool_name} is not ${ASK_USER_QUESTION_TOOL_NAME}`
+        : input.error.message;
       return Promise.reject(new CatalystError('INVALID_ARGUMENT', `not a question request: ${why}`));
     }
     if (this.#waiters.has(requestId)) {
-      return Promise.reject(new CatalystError('INVALID_ARGUMENT', `question ${requestId} is already pending`));
+      return Promise.reject(
+        new CatalystError('INVALID_ARGUMENT', `question ${requestId} is already pending`),
+      );
     }
-    const question: PendingQuestion = { id: requestId, questions: input.data.questions, createdAt: this.#now(), context };
+    const question: PendingQuestion = {
+      id: requestId,
+      questions: input.data.questions,
+      createdAt: this.#now(),
+      context,
+    };
     if (request.tool_use_id !== undefined) question.toolUseId = request.tool_use_id;
     const promise = new Promise<HostControlResponse>((resolve, reject) => {
       this.#waiters.set(requestId, { question, input: request.input, resolve, reject });
@@ -116,13 +125,18 @@ export class QuestionHandler {
     const waiters = [...this.#waiters.values()];
     this.#waiters.clear();
     for (const waiter of waiters) {
-      waiter.reject(new CatalystError('QUESTION_CANCELLED', reason, { details: { questionId: waiter.question.id } }));
+      waiter.reject(
+        new CatalystError('QUESTION_CANCELLED', reason, { details: { questionId: waiter.question.id } }),
+      );
     }
     return waiters.length;
   }
 }
 
-function normalizeAnswers(questions: readonly AskUserQuestionItem[], answers: SubmittedAnswers): AskUserQuestionAnswers {
+function normalizeAnswers(
+  questions: readonly AskUserQuestionItem[],
+  answers: SubmittedAnswers,
+): AskUserQuestionAnswers {
   const asked = new Set(questions.map((item) => item.question));
   const normalized: AskUserQuestionAnswers = {};
   for (const [question, answer] of Object.entries(answers)) {
