@@ -10,3 +10,6 @@ export * from './ask-user-question.ts';
 export * from './stream-events.ts';
 export * from './command-result.ts';
 export * from './cli-json-object.ts';
+export * from './idea.ts';
+export * from './relay-events.ts';
+export * from './ws-frames.ts';

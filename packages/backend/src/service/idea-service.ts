@@ -1,0 +1,50 @@
+import type {
+  CreateIdeaBody,
+  IdeaView,
+  RelayEvent,
+  RunMode,
+  UpdateIdeaBody,
+} from '@catalyst/protocol';
+import type { Preflight } from '../host/host.ts';
+
+/**
+ * What the edges (REST routes, the WebSocket hub) need from the service. Every method rejects with a
+ * CatalystError whose code says what went wrong (IDEA_NOT_FOUND, HOST_NOT_FOUND, HOST_UNAVAILABLE,
+ * RUN_IN_PROGRESS, NO_RUN, …); ids arrive already checked against IDEA_ID_PATTERN.
+ */
+export interface IdeaSubscription {
+  /** The newest seq when the subscription began: events up to it were replayed, later ones are live. */
+  lastSeq: number;
+  running: boolean;
+  unsubscribe(): void;
+}
+
+export interface HostHealth {
+  name: string;
+  label: string;
+  isDefault: boolean;
+  reachable: boolean;
+  preflight?: Preflight;
+  error?: string;
+}
+
+export interface IdeaService {
+  listIdeas(): Promise<IdeaView[]>;
+  getIdea(id: string): Promise<IdeaView>;
+  createIdea(body: CreateIdeaBody): Promise<IdeaView>;
+  updateIdea(id: string, body: UpdateIdeaBody): Promise<IdeaView>;
+  /** Refuses with RUN_IN_PROGRESS while a run is active. */
+  deleteIdea(id: string): Promise<void>;
+  /** Events with seq > sinceSeq, oldest first, at most `limit`. */
+  history(id: string, sinceSeq: number, limit?: number): Promise<RelayEvent[]>;
+  /**
+   * Calls `listener` with every event after `sinceSeq` (replayed from the history first, then live), in seq
+   * order, with no gap and no duplicate.
+   */
+  subscribe(id: string, sinceSeq: number, listener: (event: RelayEvent) => void): Promise<IdeaSubscription>;
+  /** Starts a chat or build run; RUN_IN_PROGRESS when the idea has one. */
+  startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }>;
+  /** Stops the idea's run; NO_RUN when there is none. */
+  cancelRun(id: string): Promise<void>;
+  hosts(): Promise<HostHealth[]>;
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { CliMessageSchema } from './cli-output.ts';
+import { CommandResultSchema } from './command-result.ts';
+import { ErrorCodeSchema } from './error-codes.ts';
+import { IdeaIdSchema, IdeaStatusSchema, RunModeSchema } from './idea.ts';
+
+/**
+ * What the server relays about an idea. Every event carries the idea, the run (when it belongs to one), a `seq`
+ * that grows per idea and is never reused, and a timestamp. The same events form the idea's history on its host,
+ * so a client that reconnects (or reopens days later) asks for what it missed with `sinceSeq`.
+ */
+const base = {
+  ideaId: IdeaIdSchema,
+  runId: z.string().optional(),
+  seq: z.number().int().positive(),
+  ts: z.iso.datetime(),
+};
+
+export const RunOutcomeKindSchema = z.enum([
+  'completed',
+  'failed',
+  'cancelled',
+  'timed_out',
+  'connection_lost',
+]);
+export type RunOutcomeKind = z.infer<typeof RunOutcomeKindSchema>;
+
+export const ClaudeErrorSourceSchema = z.enum(['stderr', 'unparsable_line', 'line_too_long', 'protocol']);
+
+export const RelayEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({ ...base, type: z.literal('run:started'), mode: RunModeSchema, message: z.string() }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:system'),
+    sessionId: z.string(),
+    model: z.string(),
+    cwd: z.string(),
+    tools: z.array(z.string()),
+    slashCommands: z.array(z.string()),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:text'),
+    text: z.string(),
+    messageId: z.string(),
+    parentToolUseId: z.string().nullable(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:thinking'),
+    thinking: z.string(),
+    messageId: z.string(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:tool_use'),
+    toolUseId: z.string(),
+    name: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    parentToolUseId: z.string().nullable(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:tool_result'),
+    toolUseId: z.string(),
+    /** Text of the result; array contents are joined, other blocks summarised. */
+    content: z.string(),
+    isError: z.boolean(),
+  }),
+  /** Anything else the CLI sent (api_retry, task_*, control traffic, unknown lines), passed through typed. */
+  z.strictObject({ ...base, type: z.literal('claude:event'), message: CliMessageSchema }),
+  z.strictObject({ ...base, type: z.literal('claude:result'), result: CommandResultSchema }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:error'),
+    source: ClaudeErrorSourceSchema,
+    text: z.string(),
+  }),
+  z.strictObject({ ...base, type: z.literal('idea:status'), status: IdeaStatusSchema }),
+  z.strictObject({
+    ...base,
+    type: z.literal('run:ended'),
+    outcome: RunOutcomeKindSchema,
+    result: CommandResultSchema.optional(),
+    error: z.strictObject({ code: ErrorCodeSchema, message: z.string() }).optional(),
+  }),
+]);
+export type RelayEvent = z.infer<typeof RelayEventSchema>;
+export type RelayEventType = RelayEvent['type'];
+/** An event before the history assigns its `seq` and time. */
+export type RelayEventDraft = RelayEvent extends infer E
+  ? E extends RelayEvent
+    ? Omit<E, 'seq' | 'ts'>
+    : never
+  : never;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { ErrorCodeSchema } from './error-codes.ts';
+import { IdeaIdSchema } from './idea.ts';
+import { RelayEventSchema } from './relay-events.ts';
+
+/**
+ * The WebSocket at `/ws`. Every inbound frame is parsed with `ClientFrameSchema` before use; a frame that fails
+ * gets an `error` frame back and the connection stays open. `requestId` (optional, chosen by the client) comes
+ * back on the error a frame caused.
+ */
+export const MAX_CLIENT_FRAME_BYTES = 256 * 1024;
+export const MAX_MESSAGE_CHARS = 100_000;
+
+const requestId = z.string().min(1).max(100).optional();
+const message = z.string().min(1).max(MAX_MESSAGE_CHARS);
+
+export const ClientFrameSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('subscribe'),
+    ideaId: IdeaIdSchema,
+    /** The last `seq` the client has; the server replays every later event, then streams live. */
+    sinceSeq: z.number().int().nonnegative().optional(),
+    requestId,
+  }),
+  z.strictObject({ type: z.literal('unsubscribe'), ideaId: IdeaIdSchema, requestId }),
+  z.strictObject({ type: z.literal('chat'), ideaId: IdeaIdSchema, message, requestId }),
+  z.strictObject({ type: z.literal('build'), ideaId: IdeaIdSchema, message, requestId }),
+  z.strictObject({ type: z.literal('cancel'), ideaId: IdeaIdSchema, requestId }),
+]);
+export type ClientFrame = z.infer<typeof ClientFrameSchema>;
+
+export const ErrorFrameSchema = z.strictObject({
+  type: z.literal('error'),
+  code: ErrorCodeSchema,
+  /** A sentence for a person; never a stack trace. */
+  message: z.string(),
+  requestId: z.string().optional(),
+  ideaId: z.string().optional(),
+});
+export type ErrorFrame = z.infer<typeof ErrorFrameSchema>;
+
+export const SubscribedFrameSchema = z.strictObject({
+  type: z.literal('subscribed'),
+  ideaId: IdeaIdSchema,
+  /** The newest `seq` at the moment of subscribing: replayed events end here, live ones follow. */
+  lastSeq: z.number().int().nonnegative(),
+  running: z.boolean(),
+  requestId: z.string().optional(),
+});
+export type SubscribedFrame = z.infer<typeof SubscribedFrameSchema>;
+
+export const ServerFrameSchema = z.union([RelayEventSchema, ErrorFrameSchema, SubscribedFrameSchema]);
+export type ServerFrame = z.infer<typeof ServerFrameSchema>;
