@@ -1,0 +1,131 @@
+import type { CatalystError } from '../core/catalyst-error.ts';
+
+/**
+ * The port every execution target implements: this machine (`local-host.ts`) or a VM over SSH (`ssh-host.ts`).
+ * No ssh2 or child_process type appears here. Both adapters pass one contract suite (backend/test/host-contract.ts).
+ */
+
+export interface RunLimits {
+  /** The wrapper stops the run when no heartbeat arrives for this long (backend killed, frozen, network cut). */
+  leaseMs?: number;
+  /** Between TERM and KILL when a run is stopped. */
+  graceMs?: number;
+  /** The last backstop: the wrapper stops the run after this long whatever happens. */
+  maxRuntimeMs?: number;
+}
+
+export interface RunSpec {
+  /** From the command builder: the binary first. */
+  argv: readonly string[];
+  /** Absolute; the run `cd`s there first (the claude CLI's project is its cwd). */
+  cwd: string;
+  /**
+   * Exported inside the wrapper script, never passed as ssh2 `env` (sshd drops it without AcceptEnv). NOT for
+   * secrets: the script is an argument of `sh -c`, readable in `ps` by every user of the host while the run lasts.
+   * `CATALYST_RUN_TAG` is reserved (the wrapper sets it).
+   */
+  env?: Readonly<Record<string, string>>;
+  limits?: RunLimits;
+}
+
+export type StartFailureCode =
+  | 'CLI_NOT_FOUND'
+  | 'CWD_NOT_FOUND'
+  | 'WRAPPER_UNSUPPORTED'
+  | 'RUN_START_FAILED'
+  | 'SSH_CONNECT_FAILED';
+
+/** How a run ended. Exactly one per run. */
+export type RunOutcome =
+  | { kind: 'exited'; code: number | null; signal: string | null }
+  | { kind: 'cancelled' }
+  | { kind: 'lease_lost' }
+  | { kind: 'max_runtime' }
+  | { kind: 'connection_lost'; message: string }
+  | { kind: 'start_failed'; code: StartFailureCode; message: string };
+
+export interface RunHandle {
+  /** Unique per run; every process of the run carries it in its environment (CATALYST_RUN_TAG). */
+  readonly runTag: string;
+  /** The process's stdout bytes, after the wrapper's start marker (rc-file noise never reaches it). */
+  readonly stdout: AsyncIterable<Uint8Array>;
+  /** The process's stderr bytes, after the marker, without the wrapper's own status lines. */
+  readonly stderr: AsyncIterable<Uint8Array>;
+  /**
+   * Writes one line (without its `\n`) to the process's stdin; resolves when it has been handed to the transport.
+   * The line must be a JSON object (start with `{`) and hold no newline: the wrapper reads other lines as its own
+   * commands. Rejects with INVALID_ARGUMENT for such a line, RUN_INPUT_CLOSED after endInput() or the run's end.
+   */
+  writeLine(line: string): Promise<void>;
+  /** Closes the process's stdin (the claude CLI then exits once idle); the run's lease goes on. Idempotent. */
+  endInput(): Promise<void>;
+  /** Stops the run: TERM to every process carrying the run tag, a grace period, then KILL. Idempotent. */
+  cancel(): void;
+  /**
+   * Drops the transport without asking the run to stop, as a lost connection would: the wrapper sees its stdin
+   * close and stops the run by itself. The outcome is connection_lost. For shutdown and for cleanup tests.
+   */
+  abandon(): void;
+  /**
+   * Settles exactly once, never rejects. Both `stdout` and `stderr` must be read to their end (or the loop
+   * broken out of) for the run to finish: their bytes are backpressured, not buffered without bound.
+   */
+  readonly outcome: Promise<RunOutcome>;
+}
+
+export type FileErrorCode = 'FILE_NOT_FOUND' | 'PERMISSION_DENIED' | 'FILE_ERROR';
+
+export interface FileStat {
+  kind: 'file' | 'directory' | 'other';
+  size: number;
+  modifiedMs: number;
+}
+
+export interface DirectoryEntry {
+  name: string;
+  kind: FileStat['kind'];
+}
+
+export interface HostFiles {
+  /** Rejects with a CatalystError: FILE_NOT_FOUND, PERMISSION_DENIED or FILE_ERROR. */
+  readFile(path: string): Promise<Buffer>;
+  /** Writes a temporary file beside `path`, then renames it over `path` atomically (readers see old or new). */
+  writeFileAtomic(path: string, data: Buffer | string): Promise<void>;
+  /** Appends to a file, creating it when missing (the idea's event history: batched appends, never rewrites). */
+  appendFile(path: string, data: Buffer | string): Promise<void>;
+  /** `mkdir -p`. */
+  mkdirp(path: string): Promise<void>;
+  stat(path: string): Promise<FileStat>;
+  list(path: string): Promise<DirectoryEntry[]>;
+  /** Removes a file, or a directory with everything in it. A missing path is not an error. */
+  remove(path: string): Promise<void>;
+}
+
+export interface Preflight {
+  /** Absolute path of the claude binary, or undefined when none was found. */
+  claudePath?: string;
+  /** How it was found: the configured path, `command -v`, a usual install location, or the login shell's PATH. */
+  foundVia?: 'config' | 'path' | 'known-location' | 'login-shell';
+  /** `claude --version`, when it ran. */
+  version?: string;
+  /** The PATH the wrapper runs with. */
+  path: string;
+  /** Whether the host has what the run wrapper needs (/bin/sh, /proc, setsid, base64, mkfifo). */
+  canRunWrapper: boolean;
+  problems: string[];
+}
+
+export interface Host extends HostFiles {
+  /** A name for logs and errors (`local`, or `user@host:port`). */
+  readonly label: string;
+  startRun(spec: RunSpec): Promise<RunHandle>;
+  /** The host user's home directory (absolute): where `~/catalyst/ideas` lives. */
+  homeDir(): Promise<string>;
+  preflight(): Promise<Preflight>;
+  /** Stops every process carrying `runTag`, from any connection (after a reconnect or a backend restart). */
+  killRun(runTag: string): Promise<void>;
+  /** Closes connections; running runs end as their wrapper's lease lapses or their stdin closes. */
+  close(): Promise<void>;
+}
+
+export type HostError = CatalystError;

@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import { IDEA_ID_PATTERN, IDEA_META_SCHEMA_VERSION, IdeaMetaSchema, type IdeaMeta } from '@catalyst/protocol';
+import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
+import type { HostFiles } from '../host/host.ts';
+import { KeyedLock } from './keyed-lock.ts';
+
+/**
+ * Ideas as folders on their host: `<root>/<id>/meta.json` and `<root>/<id>/project/`. The host is the source of
+ * truth, so a restarted backend (or one on another machine pointed at the same VM) loses nothing. meta.json is
+ * written atomically (temporary file, then rename) and updates of one idea are serialised.
+ */
+export interface IdeaPaths {
+  dir: string;
+  meta: string;
+  project: string;
+  events: string;
+}
+
+export interface IdeaListing {
+  id: string;
+  meta?: IdeaMeta;
+  /** Why the idea's meta.json could not be read (corrupt, unreadable): listed, never silently dropped. */
+  error?: string;
+}
+
+export interface IdeaStoreOptions {
+  files: HostFiles;
+  /** Absolute path on the host. */
+  root: string;
+  now?: () => Date;
+}
+
+const CRYPTO_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+export function createIdeaId(): string {
+  // 16 characters from 36: ~82 bits. Modulo bias of 256 % 36 is irrelevant for uniqueness here.
+  const bytes = randomBytes(16);
+  let suffix = '';
+  for (const byte of bytes) suffix += CRYPTO_ALPHABET[byte % CRYPTO_ALPHABET.length] ?? 'a';
+  return `idea-${suffix}`;
+}
+
+/** The only way an id becomes a path: anything not matching the pattern is refused before touching a file. */
+export function checkIdeaId(id: string): string {
+  if (!IDEA_ID_PATTERN.test(id)) {
+    throw new CatalystError('INVALID_ARGUMENT', 'That is not a valid idea id.', {
+      details: { id: id.slice(0, 80) },
+    });
+  }
+  return id;
+}
+
+export class IdeaStore {
+  readonly #files: HostFiles;
+  readonly #root: string;
+  readonly #now: () => Date;
+  readonly #lock = new KeyedLock();
+
+  constructor(options: IdeaStoreOptions) {
+    if (!posix.isAbsolute(options.root))
+      throw new CatalystError('CONFIG_INVALID', `ideas root must be absolute: ${options.root}`);
+    this.#files = options.files;
+    this.#root = posix.normalize(options.root);
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  paths(id: string): IdeaPaths {
+    const dir = posix.join(this.#root, checkIdeaId(id));
+    return {
+      dir,
+      meta: posix.join(dir, 'meta.json'),
+      project: posix.join(dir, 'project'),
+      events: posix.join(dir, 'events.ndjson'),
+    };
+  }
+
+  async create(fields: { title: string; description: string }): Promise<IdeaMeta> {
+    const id = createIdeaId();
+    const paths = this.paths(id);
+    const at = this.#now().toISOString();
+    const meta: IdeaMeta = {
+      schemaVersion: IDEA_META_SCHEMA_VERSION,
+      id,
+      title: fields.title,
+      description: fields.description,
+      status: 'captured',
+      createdAt: at,
+      updatedAt: at,
+      totals: { costUsd: 0, turns: 0, runs: 0, questionsAsked: 0 },
+    };
+    await this.#files.mkdirp(paths.project);
+    await this.#writeMeta(paths.meta, meta);
+    return meta;
+  }
+
+  async get(id: string): Promise<IdeaMeta> {
+    const paths = this.paths(id);
+    let raw: Buffer;
+    try {
+      raw = await this.#files.readFile(paths.meta);
+    } catch (error) {
+      if (isCatalystError(error) && error.code === 'FILE_NOT_FOUND') {
+        throw new CatalystError('IDEA_NOT_FOUND', `There is no idea ${id}.`, { cause: error });
+      }
+      throw error;
+    }
+    return parseMeta(raw, paths.meta);
+  }
+
+  /** Reads, changes and writes meta.json under the idea's lock; `updatedAt` is set here. */
+  update(id: string, change: (meta: IdeaMeta) => IdeaMeta): Promise<IdeaMeta> {
+    return this.#lock.run(id, async () => {
+      const next = { ...change(await this.get(id)), updatedAt: this.#now().toISOString() };
+      await this.#writeMeta(this.paths(id).meta, next);
+      return next;
+    });
+  }
+
+  async list(): Promise<IdeaListing[]> {
+    let entries;
+    try {
+      entries = await this.#files.list(this.#root);
+    } catch (error) {
+      if (isCatalystError(error) && error.code === 'FILE_NOT_FOUND') return [];
+      throw error;
+    }
+    const ids = entries.filter((entry) => entry.kind === 'directory' && IDEA_ID_PATTERN.test(entry.name));
+    return Promise.all(ids.map((entry) => this.#listOne(entry.name)));
+  }
+
+  delete(id: string): Promise<void> {
+    return this.#lock.run(id, async () => {
+      await this.get(id);
+      await this.#files.remove(this.paths(id).dir);
+    });
+  }
+
+  async #listOne(id: string): Promise<IdeaListing> {
+    try {
+      return { id, meta: await this.get(id) };
+    } catch (error) {
+      return { id, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  async #writeMeta(path: string, meta: IdeaMeta): Promise<void> {
+    const checked = IdeaMetaSchema.parse(meta);
+    await this.#files.writeFileAtomic(path, `${JSON.stringify(checked, null, 2)}\n`);
+  }
+}
+
+function parseMeta(raw: Buffer, path: string): IdeaMeta {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new CatalystError('FILE_ERROR', `${path} is not valid JSON.`, { cause: error, details: { path } });
+  }
+  const parsed = IdeaMetaSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid';
+    throw new CatalystError('FILE_ERROR', `${path} does not hold a valid idea (${where}).`, {
+      details: { path },
+    });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,97 @@
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { bearerToken, createAuth, parseCookies, serializeLoginCookie, tokensEqual } from './auth.ts';
+
+const TOKEN = 'the-right-token-0123456789-abcdefghijklmnop';
+
+function requestWith(headers: Record<string, string>, url = '/ws'): IncomingMessage {
+  const request = new IncomingMessage(new Socket());
+  request.headers = headers;
+  request.url = url;
+  return request;
+}
+
+describe('tokensEqual', () => {
+  it('compares by content whatever the lengths (no throw on unequal lengths)', () => {
+    expect(tokensEqual(TOKEN, TOKEN)).toBe(true);
+    expect(tokensEqual(`${TOKEN.slice(0, -1)}X`, TOKEN)).toBe(false);
+    expect(tokensEqual(TOKEN.slice(0, 5), TOKEN)).toBe(false);
+    expect(tokensEqual(`${TOKEN}extra`, TOKEN)).toBe(false);
+    expect(tokensEqual('', TOKEN)).toBe(false);
+  });
+});
+
+describe('parseCookies', () => {
+  it('reads pairs, trims, unquotes and percent-decodes', () => {
+    const cookies = parseCookies('a=1; catalyst_token=x%2By%3D;  b = "two" ;flag; =nameless');
+    expect([...cookies]).toEqual([
+      ['a', '1'],
+      ['catalyst_token', 'x+y='],
+      ['b', 'two'],
+    ]);
+  });
+
+  it('keeps the first of two same-named cookies and skips values that do not decode', () => {
+    expect(parseCookies('t=first; t=second').get('t')).toBe('first');
+    expect(parseCookies('bad=%zz; good=ok')).toEqual(new Map([['good', 'ok']]));
+    expect(parseCookies(undefined).size).toBe(0);
+  });
+});
+
+describe('bearerToken', () => {
+  it('accepts only the Bearer scheme with one token', () => {
+    expect(bearerToken(`Bearer ${TOKEN}`)).toBe(TOKEN);
+    expect(bearerToken(`bearer ${TOKEN}`)).toBe(TOKEN);
+    expect(bearerToken(`Basic ${TOKEN}`)).toBeUndefined();
+    expect(bearerToken('Bearer')).toBeUndefined();
+    expect(bearerToken('Bearer a b')).toBeUndefined();
+  });
+});
+
+describe('createAuth', () => {
+  const auth = createAuth({ token: TOKEN, allowedOrigins: ['http://localhost:5173'] });
+  const host = '127.0.0.1:7433';
+
+  it('accepts the token from the header or the cookie, never from the query string', () => {
+    expect(auth.checkRequest(requestWith({ host, authorization: `Bearer ${TOKEN}` })).ok).toBe(true);
+    expect(auth.checkRequest(requestWith({ host, cookie: `catalyst_token=${TOKEN}` })).ok).toBe(true);
+    expect(auth.checkRequest(requestWith({ host }, `/ws?token=${TOKEN}`))).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'UNAUTHORIZED',
+    });
+    expect(auth.checkRequest(requestWith({ host, authorization: 'Bearer wrong' })).ok).toBe(false);
+  });
+
+  it('allows the app’s own origin and configured ones, refuses others and "null"', () => {
+    const withOrigin = (origin: string) =>
+      auth.checkRequest(requestWith({ host, origin, authorization: `Bearer ${TOKEN}` }));
+    expect(withOrigin(`http://${host}`).ok).toBe(true);
+    expect(withOrigin(`https://${host}`).ok).toBe(true);
+    expect(withOrigin('http://localhost:5173').ok).toBe(true);
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      `http://${host}.evil.example`,
+      'http://127.0.0.1:9999',
+    ]) {
+      expect(withOrigin(origin)).toMatchObject({ ok: false, status: 403, code: 'FORBIDDEN_ORIGIN' });
+    }
+  });
+
+  it('lets a client without Origin in only with the token', () => {
+    expect(auth.checkOrigin(requestWith({ host }))).toBe('absent');
+    expect(auth.checkRequest(requestWith({ host })).ok).toBe(false);
+    expect(auth.checkRequest(requestWith({ host, authorization: `Bearer ${TOKEN}` })).ok).toBe(true);
+  });
+});
+
+describe('serializeLoginCookie', () => {
+  it('is HttpOnly, SameSite=Strict, Path=/, Secure only over TLS, and percent-encoded', () => {
+    expect(serializeLoginCookie('a+b=', { secure: false })).toBe(
+      'catalyst_token=a%2Bb%3D; HttpOnly; SameSite=Strict; Path=/',
+    );
+    expect(serializeLoginCookie('t', { secure: true })).toContain('; Secure');
+  });
+});

@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { isCatalystError } from '../core/catalyst-error.ts';
+import { parseKnownHostsLine } from '../host/ssh/host-key-pin.ts';
+
+/**
+ * The optional JSON file named by CATALYST_CONFIG_FILE: the hosts Catalyst may run on. Ours, so strict: an
+ * unknown key is a typo to report, not something to ignore.
+ */
+
+export const HOST_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export const HostNameSchema = z
+  .string()
+  .regex(
+    HOST_NAME_PATTERN,
+    'must be 1–63 lower-case letters, digits and dashes, starting with a letter or digit',
+  );
+
+/** `~/…` means the host user's home: the host adapter expands it there, never here. */
+export const IdeasRootSchema = z
+  .string()
+  .regex(/^(~|\/)/, 'must be absolute or start with ~/ (the host user’s home)')
+  .refine((root) => !root.split('/').includes('..'), 'must not contain .. segments')
+  .refine((root) => !root.includes('\0'), 'must not contain NUL');
+
+/** Absolute on the host: the CLI is started with this exact argv[0] (ssh-config.ts asks the same). */
+export const ClaudePathSchema = z.string().startsWith('/', 'must be an absolute path');
+
+const knownHostsLine = z.string().superRefine((line, ctx) => {
+  try {
+    parseKnownHostsLine(line);
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: isCatalystError(error) ? error.message : 'is not a known_hosts line',
+    });
+  }
+});
+
+const LocalHostFileSchema = z.strictObject({
+  name: HostNameSchema,
+  kind: z.literal('local'),
+  claudePath: ClaudePathSchema.optional(),
+  ideasRoot: IdeasRootSchema.optional(),
+});
+
+const SshHostFileSchema = z.strictObject({
+  name: HostNameSchema,
+  kind: z.literal('ssh'),
+  address: z.string().regex(/^[^\s/]{1,255}$/, 'must be a host name or an IP address'),
+  port: z.int().min(1).max(65_535).default(22),
+  user: z.string().regex(/^[^\s]{1,64}$/, 'must be a user name without spaces'),
+  /** On the machine that runs Catalyst; `~/` is expanded by loadConfig. */
+  privateKeyPath: z.string().regex(/^(~\/|\/)/, 'must be absolute or start with ~/'),
+  /** One known_hosts line, as `ssh-keyscan` prints it: Catalyst never trusts a key on first use. */
+  hostKey: knownHostsLine,
+  claudePath: ClaudePathSchema.optional(),
+  ideasRoot: IdeasRootSchema.optional(),
+});
+
+export const ConfigFileSchema = z
+  .strictObject({
+    hosts: z
+      .array(z.discriminatedUnion('kind', [LocalHostFileSchema, SshHostFileSchema]))
+      .min(1)
+      .max(64),
+    /** The host new ideas go to when none is named; the first host when absent. */
+    defaultHost: HostNameSchema.optional(),
+  })
+  .refine((file) => new Set(file.hosts.map((host) => host.name)).size === file.hosts.length, {
+    message: 'host names must be unique',
+    path: ['hosts'],
+    when: (payload) => payload.issues.length === 0,
+  })
+  .refine(
+    (file) => file.defaultHost === undefined || file.hosts.some((host) => host.name === file.defaultHost),
+    {
+      message: 'must name one of the hosts',
+      path: ['defaultHost'],
+      when: (payload) => payload.issues.length === 0,
+    },
+  );
+
+export type ConfigFile = z.output<typeof ConfigFileSchema>;
+export type ConfigFileHost = ConfigFile['hosts'][number];
+
+export type ReadTextFile = (path: string) => string;
+
+export const readTextFile: ReadTextFile = (path) => readFileSync(path, 'utf8');
+
+/** The file's JSON, or a sentence saying why it could not be read; the schema judges the content. */
+export function readConfigFile(
+  path: string,
+  readFile: ReadTextFile,
+): { ok: true; value: unknown } | { ok: false; problem: string } {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, problem: `CATALYST_CONFIG_FILE: cannot read ${path}: ${reason}` };
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    return { ok: true, value };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, problem: `CATALYST_CONFIG_FILE: ${path} is not valid JSON: ${reason}` };
+  }
+}

@@ -1,0 +1,245 @@
+import { isIP } from 'node:net';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { CatalystError } from '../core/catalyst-error.ts';
+import {
+  ClaudePathSchema,
+  ConfigFileSchema,
+  IdeasRootSchema,
+  readConfigFile,
+  readTextFile,
+  type ConfigFile,
+  type ConfigFileHost,
+  type ReadTextFile,
+} from './config-file.ts';
+import { formatIssuePath } from './issue-summary.ts';
+import { TokenSchema } from './token-file.ts';
+
+export { resolveToken, type ResolvedToken } from './token-file.ts';
+
+/**
+ * Catalyst's configuration: one zod schema over the environment and the optional hosts file, parsed once at
+ * start-up. Every problem is reported at once; a value that is present but wrong is an error, never replaced
+ * by its default. The token never appears in an error message (zod's messages do not quote the input).
+ */
+
+/** Only these count as loopback: anything else is reachable from elsewhere and needs an explicit token. */
+export const LOOPBACK_BINDS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_PORT = 7433;
+export const DEFAULT_IDEAS_ROOT = '~/catalyst/ideas';
+const SIX_HOURS_MS = 6 * 60 * 60_000;
+
+/** An empty value is reported as such (abort: one clear sentence rather than every check failing). */
+const present = z.string().min(1, { message: 'is set but empty; unset it or give it a value', abort: true });
+
+function wholeNumber(options: { min: number; max: number; fallback: number }) {
+  return present
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.int().min(options.min).max(options.max))
+    .default(options.fallback);
+}
+
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*$/;
+const BindSchema = present.refine(
+  (bind) => isIP(bind) !== 0 || HOST_NAME.test(bind),
+  'must be an IP address or a host name',
+);
+
+/** A path on this machine; `~/` is expanded later, a relative path resolved against the working directory. */
+const LocalPathSchema = present.refine((path) => !path.includes('\0'), 'must not contain NUL');
+
+const OriginListSchema = present.transform((list, ctx) => {
+  const origins = list.split(',').map((origin) => origin.trim().toLowerCase());
+  for (const origin of origins) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${origin.slice(0, 100)}" is not an origin like https://catalyst.example:8443 (scheme, host, optional port; no path)`,
+      });
+    }
+  }
+  return origins;
+});
+
+const EnvSchema = z
+  .object({
+    CATALYST_BIND: BindSchema.default('127.0.0.1'),
+    CATALYST_PORT: wholeNumber({ min: 0, max: 65_535, fallback: DEFAULT_PORT }),
+    CATALYST_TOKEN: TokenSchema.optional(),
+    CATALYST_CONFIG_DIR: LocalPathSchema.optional(),
+    CATALYST_CONFIG_FILE: LocalPathSchema.optional(),
+    CATALYST_IDEAS_ROOT: present.pipe(IdeasRootSchema).default(DEFAULT_IDEAS_ROOT),
+    CATALYST_CLAUDE_PATH: present.pipe(ClaudePathSchema).optional(),
+    CLAUDE_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 24 * 60 * 60_000, fallback: 600_000 }),
+    CATALYST_MAX_RUN_MS: wholeNumber({ min: 1_000, max: 7 * 24 * 60 * 60_000, fallback: SIX_HOURS_MS }),
+    CATALYST_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    /** Browser origins allowed besides the app's own (e.g. a dev server, a reverse proxy's public name). */
+    CATALYST_ALLOWED_ORIGINS: OriginListSchema.optional(),
+  })
+  .refine((env) => LOOPBACK_BINDS.has(env.CATALYST_BIND) || env.CATALYST_TOKEN !== undefined, {
+    message:
+      'binding an address other than loopback (127.0.0.1, ::1, localhost) makes Catalyst reachable from other machines, so CATALYST_TOKEN must be set explicitly',
+    path: ['CATALYST_BIND'],
+    when: (payload) =>
+      !payload.issues.some((issue) => ['CATALYST_BIND', 'CATALYST_TOKEN'].includes(String(issue.path?.[0]))),
+  });
+
+/** The one schema: the environment, and the hosts file's JSON when there is one. */
+export const ConfigSourcesSchema = z.object({ env: EnvSchema, file: ConfigFileSchema.optional() });
+
+export interface LocalHostEntry {
+  readonly name: string;
+  readonly kind: 'local';
+  /** The host's own `ideasRoot`, else CATALYST_IDEAS_ROOT. `~/` means the host user's home. */
+  readonly ideasRoot: string;
+  readonly claudePath?: string;
+}
+
+export interface SshHostEntry {
+  readonly name: string;
+  readonly kind: 'ssh';
+  readonly address: string;
+  readonly port: number;
+  readonly user: string;
+  readonly privateKeyPath: string;
+  /** A known_hosts line, already checked to parse. */
+  readonly hostKey: string;
+  readonly ideasRoot: string;
+  readonly claudePath?: string;
+}
+
+export type HostEntry = LocalHostEntry | SshHostEntry;
+
+export interface Config {
+  readonly bind: string;
+  readonly port: number;
+  /** Only when set explicitly; otherwise resolveToken() reads or creates `<configDir>/token`. Never log it. */
+  readonly token?: string;
+  readonly configDir: string;
+  readonly allowedOrigins: readonly string[];
+  readonly hosts: readonly HostEntry[];
+  readonly defaultHost: string;
+  readonly ideasRoot: string;
+  readonly claudePath?: string;
+  readonly claudeTimeoutMs: number;
+  readonly maxRunMs: number;
+  readonly logLevel: LogLevel;
+}
+
+export interface LoadConfigOptions {
+  /** This machine's home, for `~/` in local paths and the default config dir. */
+  homeDir?: string;
+  cwd?: string;
+  readFile?: ReadTextFile;
+}
+
+/** Throws CONFIG_INVALID listing every problem (one per line, in `details.problems` too). */
+export function loadConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): Config {
+  const places = { homeDir: options.homeDir ?? homedir(), cwd: options.cwd ?? process.cwd() };
+  const problems: string[] = [];
+  const filePath = env.CATALYST_CONFIG_FILE ? toLocalPath(env.CATALYST_CONFIG_FILE, places) : undefined;
+  let file: unknown;
+  if (filePath !== undefined) {
+    const read = readConfigFile(filePath, options.readFile ?? readTextFile);
+    if (read.ok) file = read.value;
+    else problems.push(read.problem);
+  }
+  const parsed = ConfigSourcesSchema.safeParse({ env, file });
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues)
+      problems.push(describeConfigIssue(issue, filePath ?? 'config file'));
+  }
+  if (!parsed.success || problems.length > 0) throw configError(problems);
+  return toConfig(parsed.data, places);
+}
+
+function describeConfigIssue(issue: z.core.$ZodIssue, filePath: string): string {
+  const [source, ...rest] = issue.path;
+  const where = formatIssuePath(rest);
+  if (source === 'env') return `${where}: ${issue.message}`;
+  return `${filePath}${where === '' ? '' : ` ${where}`}: ${issue.message}`;
+}
+
+function configError(problems: readonly string[]): CatalystError {
+  const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
+  return new CatalystError(
+    'CONFIG_INVALID',
+    `Catalyst's configuration has ${count}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+    { details: { problems: [...problems] } },
+  );
+}
+
+type Sources = z.output<typeof ConfigSourcesSchema>;
+interface Places {
+  homeDir: string;
+  cwd: string;
+}
+
+function toConfig({ env, file }: Sources, places: Places): Config {
+  const hosts = toHosts(file, env, places);
+  const first = hosts[0];
+  if (first === undefined) throw new CatalystError('CONFIG_INVALID', 'no host is configured');
+  return {
+    bind: env.CATALYST_BIND,
+    port: env.CATALYST_PORT,
+    ...(env.CATALYST_TOKEN === undefined ? {} : { token: env.CATALYST_TOKEN }),
+    configDir: toLocalPath(env.CATALYST_CONFIG_DIR ?? '~/.config/catalyst', places),
+    allowedOrigins: env.CATALYST_ALLOWED_ORIGINS ?? [],
+    hosts,
+    defaultHost: file?.defaultHost ?? first.name,
+    ideasRoot: env.CATALYST_IDEAS_ROOT,
+    ...(env.CATALYST_CLAUDE_PATH === undefined ? {} : { claudePath: env.CATALYST_CLAUDE_PATH }),
+    claudeTimeoutMs: env.CLAUDE_TIMEOUT_MS,
+    maxRunMs: env.CATALYST_MAX_RUN_MS,
+    logLevel: env.CATALYST_LOG_LEVEL,
+  };
+}
+
+/** Without a file, one `local` host; a host's own ideasRoot and claudePath win over the global ones. */
+function toHosts(file: ConfigFile | undefined, env: Sources['env'], places: Places): HostEntry[] {
+  const hosts: ConfigFileHost[] = file?.hosts ?? [{ name: 'local', kind: 'local' }];
+  return hosts.map((host) => {
+    const claudePath = host.claudePath ?? env.CATALYST_CLAUDE_PATH;
+    const shared = {
+      name: host.name,
+      ideasRoot: host.ideasRoot ?? env.CATALYST_IDEAS_ROOT,
+      ...(claudePath === undefined ? {} : { claudePath }),
+    };
+    if (host.kind === 'local') return { ...shared, kind: 'local' };
+    return {
+      ...shared,
+      kind: 'ssh',
+      address: host.address,
+      port: host.port,
+      user: host.user,
+      privateKeyPath: toLocalPath(host.privateKeyPath, places),
+      hostKey: host.hostKey,
+    };
+  });
+}
+
+function toLocalPath(path: string, places: Places): string {
+  if (path === '~') return places.homeDir;
+  if (path.startsWith('~/')) return join(places.homeDir, path.slice(2));
+  return resolve(places.cwd, path);
+}
+
+/** The configuration as it may be logged: everything but the token, which is only said to be set or not. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  const { token, hosts, ...rest } = config;
+  return {
+    ...rest,
+    token: token === undefined ? 'from the token file' : 'set by CATALYST_TOKEN',
+    hosts: hosts.map((host) =>
+      host.kind === 'ssh'
+        ? `${host.name} (ssh ${host.user}@${host.address}:${host.port})`
+        : `${host.name} (local)`,
+    ),
+  };
+}

@@ -1,0 +1,106 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { IdeaService } from '../service/idea-service.ts';
+import type { Auth } from './auth.ts';
+import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
+import { createApiRouter } from './routes-api.ts';
+import { createLoginHandler } from './routes-login.ts';
+
+/**
+ * The HTTP side of Catalyst: `/login` (public), `/api/*` (token and origin checked before the body is even
+ * read), and the built frontend when `staticDir` is given. The WebSocket is attached separately (ws-hub.ts).
+ */
+
+export interface HttpAppOptions {
+  service: IdeaService;
+  auth: Auth;
+  logger: Logger;
+  /** The built frontend; it holds no secret, so it is served without the token (the page then logs in). */
+  staticDir?: string;
+}
+
+/**
+ * `default-src 'self'` also covers the same-origin WebSocket (CSP3 lets 'self' match ws:/wss:). No inline
+ * script anywhere; the page cannot be framed (clickjacking) and sends no Referer (the login link has the token).
+ */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+export function createHttpApp(options: HttpAppOptions): Express {
+  const { service, auth, logger } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(setSecurityHeaders, logRequests(logger));
+  app.get('/login', noStore, createLoginHandler(auth, logger));
+  app.use(
+    '/api',
+    noStore,
+    requireAuth(auth),
+    express.json({ limit: JSON_BODY_LIMIT_BYTES }),
+    createApiRouter(service),
+  );
+  if (options.staticDir !== undefined) {
+    app.use(express.static(options.staticDir), serveAppShell(options.staticDir));
+  }
+  app.use((_request, response) => {
+    response.status(404).type('text/plain').send('Not found.\n');
+  });
+  app.use(createErrorHandler(logger));
+  return app;
+}
+
+const setSecurityHeaders: RequestHandler = (_request, response, next) => {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
+  next();
+};
+
+/** API answers and the login redirect are never stored by a browser or a proxy. */
+const noStore: RequestHandler = (_request, response, next) => {
+  response.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+/** Token first (401), then origin (403): a cross-site page is refused even if a cookie came along. */
+function requireAuth(auth: Auth): RequestHandler {
+  return (request, response, next) => {
+    const verdict = auth.checkRequest(request);
+    if (verdict.ok) {
+      next();
+      return;
+    }
+    sendError(response, { code: verdict.code, message: verdict.message, status: verdict.status });
+  };
+}
+
+/** Method, path (never the query string: the login link carries the token), status, duration. No headers. */
+function logRequests(logger: Logger): RequestHandler {
+  return (request, response, next) => {
+    const started = performance.now();
+    const { method, path } = request;
+    response.on('finish', () => {
+      const ms = Math.round(performance.now() - started);
+      logger.info({ method, path, status: response.statusCode, ms }, 'http request');
+    });
+    next();
+  };
+}
+
+/** Client-side routes (`/ideas/…`) get the app's index.html; the app decides what to show. */
+function serveAppShell(staticDir: string): RequestHandler {
+  return (request, response, next) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      next();
+      return;
+    }
+    response.sendFile('index.html', { root: staticDir }, (error: unknown) => {
+      if (error !== undefined && error !== null) next(error);
+    });
+  };
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { CatalystError } from '../core/catalyst-error.ts';
+import { INTERNAL_MESSAGE, statusForCode, toHttpError } from './http-errors.ts';
+
+describe('statusForCode', () => {
+  it('maps the codes the edges meet', () => {
+    expect(statusForCode('INVALID_ARGUMENT')).toBe(400);
+    expect(statusForCode('UNAUTHORIZED')).toBe(401);
+    expect(statusForCode('FORBIDDEN_ORIGIN')).toBe(403);
+    expect(statusForCode('IDEA_NOT_FOUND')).toBe(404);
+    expect(statusForCode('HOST_NOT_FOUND')).toBe(404);
+    expect(statusForCode('RUN_IN_PROGRESS')).toBe(409);
+    expect(statusForCode('HOST_UNAVAILABLE')).toBe(503);
+    expect(statusForCode('HISTORY_CORRUPT')).toBe(500);
+  });
+});
+
+describe('toHttpError', () => {
+  it('passes a CatalystError’s code and sentence through', () => {
+    expect(toHttpError(new CatalystError('IDEA_NOT_FOUND', 'There is no such idea.'))).toEqual({
+      code: 'IDEA_NOT_FOUND',
+      message: 'There is no such idea.',
+      isBug: false,
+    });
+  });
+
+  it('turns body-parser failures into 4xx INVALID_ARGUMENT with our own sentence', () => {
+    const parseFailure = Object.assign(new SyntaxError('Unexpected token } in JSON at position 9'), {
+      status: 400,
+      type: 'entity.parse.failed',
+    });
+    expect(toHttpError(parseFailure)).toEqual({
+      code: 'INVALID_ARGUMENT',
+      message: 'The request body is not valid JSON.',
+      status: 400,
+      isBug: false,
+    });
+    const tooLarge = Object.assign(new Error('request entity too large'), {
+      status: 413,
+      type: 'entity.too.large',
+    });
+    expect(toHttpError(tooLarge)).toMatchObject({
+      status: 413,
+      message: 'The request body is larger than 256 KiB.',
+    });
+  });
+
+  it('answers anything else with INTERNAL and a generic sentence, marked as a bug', () => {
+    expect(toHttpError(new TypeError('cannot read x of undefined at /srv/secret/path.ts'))).toEqual({
+      code: 'INTERNAL',
+      message: INTERNAL_MESSAGE,
+      isBug: true,
+    });
+    expect(toHttpError(new CatalystError('HISTORY_CORRUPT', 'The history of idea x is damaged.')).isBug).toBe(
+      true,
+    );
+  });
+});

@@ -1,0 +1,49 @@
+import { CreateIdeaBodySchema, UpdateIdeaBodySchema } from '@catalyst/protocol';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { IdeaService } from '../service/idea-service.ts';
+import { parseBody, parseIdeaId, parseQuery } from './request-parsing.ts';
+
+/** /api/ideas: every handler parses what it reads first, so the service only ever sees typed values. */
+
+export const DEFAULT_EVENTS_LIMIT = 1000;
+export const MAX_EVENTS_LIMIT = 10_000;
+
+const wholeNumber = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a whole number')
+  .transform(Number);
+
+const EventsQuerySchema = z.strictObject({
+  sinceSeq: wholeNumber.default(0),
+  limit: wholeNumber.pipe(z.int().min(1).max(MAX_EVENTS_LIMIT)).default(DEFAULT_EVENTS_LIMIT),
+});
+
+export function createIdeasRouter(service: IdeaService): Router {
+  const router = Router();
+  router.get('/', async (_request, response) => {
+    response.json({ ideas: await service.listIdeas() });
+  });
+  router.post('/', async (request, response) => {
+    const body = parseBody(CreateIdeaBodySchema, request.body);
+    response.status(201).json({ idea: await service.createIdea(body) });
+  });
+  router.get('/:id', async (request, response) => {
+    response.json({ idea: await service.getIdea(parseIdeaId(request.params.id)) });
+  });
+  router.patch('/:id', async (request, response) => {
+    const id = parseIdeaId(request.params.id);
+    const body = parseBody(UpdateIdeaBodySchema, request.body);
+    response.json({ idea: await service.updateIdea(id, body) });
+  });
+  router.delete('/:id', async (request, response) => {
+    await service.deleteIdea(parseIdeaId(request.params.id));
+    response.status(204).end();
+  });
+  router.get('/:id/events', async (request, response) => {
+    const id = parseIdeaId(request.params.id);
+    const { sinceSeq, limit } = parseQuery(EventsQuerySchema, request.query);
+    response.json({ events: await service.history(id, sinceSeq, limit) });
+  });
+  return router;
+}

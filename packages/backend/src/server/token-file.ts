@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { CatalystError } from '../core/catalyst-error.ts';
+import type { Config } from './config.ts';
+import { summarizeIssues } from './issue-summary.ts';
+
+/**
+ * The access token when CATALYST_TOKEN is not set: `<configDir>/token`, created once with 256 random bits and
+ * reused on every start, so a login link keeps working across restarts. Created with O_EXCL (`wx`): a file (or a
+ * symlink) that appeared in between is read, never overwritten.
+ */
+
+export interface ResolvedToken {
+  readonly token: string;
+  /** True when this call created the token file: the moment to tell the person where the login link is. */
+  readonly generated: boolean;
+}
+
+/** Printable ASCII without spaces: it travels in a header, a cookie (percent-encoded) and a login link. */
+export const TokenSchema = z
+  .string()
+  .min(1, { message: 'is set but empty; unset it or give it a value', abort: true })
+  .min(32, 'must be at least 32 characters')
+  .max(1024, 'must be at most 1024 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+const TOKEN_FILE_MODE = 0o600;
+const CONFIG_DIR_MODE = 0o700;
+
+export async function resolveToken(config: Pick<Config, 'token' | 'configDir'>): Promise<ResolvedToken> {
+  if (config.token !== undefined) return { token: config.token, generated: false };
+  const path = join(config.configDir, 'token');
+  await mkdir(config.configDir, { recursive: true, mode: CONFIG_DIR_MODE });
+  const existing = await readTokenFile(path);
+  if (existing !== undefined) return { token: existing, generated: false };
+  const token = randomBytes(32).toString('base64url');
+  try {
+    await writeFile(path, `${token}\n`, { mode: TOKEN_FILE_MODE, flag: 'wx' });
+    return { token, generated: true };
+  } catch (error) {
+    if (isErrnoException(error) && error.code === 'EEXIST') {
+      const raced = await readTokenFile(path);
+      if (raced !== undefined) return { token: raced, generated: false };
+    }
+    throw new CatalystError('CONFIG_INVALID', `cannot create the token file ${path}`, { cause: error });
+  }
+}
+
+/** The token in the file, or undefined when there is no file. Refuses a file others can read, like ssh does. */
+async function readTokenFile(path: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    const info = await stat(path);
+    if ((info.mode & 0o077) !== 0) {
+      throw new CatalystError(
+        'CONFIG_INVALID',
+        `the token file ${path} can be read by other users; run \`chmod 600 ${path}\``,
+      );
+    }
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
+    if (error instanceof CatalystError) throw error;
+    throw new CatalystError('CONFIG_INVALID', `cannot read the token file ${path}`, { cause: error });
+  }
+  const parsed = TokenSchema.safeParse(text.trim());
+  if (!parsed.success) {
+    throw new CatalystError(
+      'CONFIG_INVALID',
+      `the token file ${path} does not hold a usable token (${summarizeIssues(parsed.error.issues)}); delete it to have a new one generated`,
+    );
+  }
+  return parsed.data;
+}
+
+function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && 'code' in error;
+}

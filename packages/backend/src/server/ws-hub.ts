@@ -1,0 +1,163 @@
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { MAX_CLIENT_FRAME_BYTES } from '@catalyst/protocol';
+import type { Logger } from 'pino';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { IdeaService } from '../service/idea-service.ts';
+import type { Auth } from './auth.ts';
+import { startWsSession, type WsSession } from './ws-session.ts';
+
+/**
+ * The WebSocket at `/ws`, on the HTTP server's `upgrade` event. Token and Origin are checked on the upgrade
+ * request itself, so a refused client gets a plain 401/403 and no WebSocket ever exists for it. The hub owns its
+ * connections (no module-level registry); close() ends them all.
+ */
+
+export const WS_PATH = '/ws';
+export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_HEARTBEAT_MS = 30_000;
+/**
+ * ws cannot refuse one oversized message and keep the connection: past `maxPayload` it closes with 1009. So
+ * `maxPayload` sits above the protocol's limit: a frame up to this size is read and answered with FRAME_TOO_LARGE
+ * (the connection stays); only a larger one is closed by ws with 1009.
+ */
+export const WS_MAX_PAYLOAD_BYTES = 4 * MAX_CLIENT_FRAME_BYTES;
+/** How long close() waits for a client's close handshake before cutting it (a stalled client never answers). */
+const CLOSE_GRACE_MS = 1000;
+
+export interface WsHubOptions {
+  server: Server;
+  service: IdeaService;
+  auth: Auth;
+  logger: Logger;
+  /** A client whose unsent bytes pass this is closed with 4008. */
+  maxBufferedBytes?: number;
+  heartbeatMs?: number;
+}
+
+export interface WsHub {
+  readonly clientCount: number;
+  /** Closes every client (1001), stops listening for upgrades and closes the WebSocket server. Idempotent. */
+  close(): Promise<void>;
+}
+
+export function createWsHub(options: WsHubOptions): WsHub {
+  const { server, auth, logger } = options;
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: WS_MAX_PAYLOAD_BYTES,
+    // No compression: a small compressed frame could inflate far past every limit above.
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+  const sessions = createSessions(options);
+  const onUpgrade = createUpgradeHandler({ wss, auth, logger, accept: sessions.accept });
+  server.on('upgrade', onUpgrade);
+
+  let closing: Promise<void> | undefined;
+  const closeAll = async (): Promise<void> => {
+    server.off('upgrade', onUpgrade);
+    await sessions.closeAll();
+    await new Promise<void>((resolve) => {
+      wss.close(() => {
+        resolve();
+      });
+    });
+  };
+  return {
+    get clientCount() {
+      return sessions.count();
+    },
+    close() {
+      closing ??= closeAll();
+      return closing;
+    },
+  };
+}
+
+/** Path, then token (401) and Origin (403), and only then does ws see the request. */
+function createUpgradeHandler(context: {
+  wss: WebSocketServer;
+  auth: Auth;
+  logger: Logger;
+  accept: (socket: WebSocket) => void;
+}): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const { wss, auth, logger, accept } = context;
+  return (request, socket, head) => {
+    if (pathOf(request) !== WS_PATH) {
+      refuseUpgrade(socket, 404, 'Not found.');
+      return;
+    }
+    const verdict = auth.checkRequest(request);
+    if (!verdict.ok) {
+      const remoteAddress = request.socket.remoteAddress;
+      logger.warn({ status: verdict.status, remoteAddress }, 'websocket refused');
+      refuseUpgrade(socket, verdict.status, verdict.message);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, accept);
+  };
+}
+
+/** The hub's connections and their heartbeat. */
+function createSessions(options: WsHubOptions) {
+  const { service, logger } = options;
+  const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+  const sessions = new Map<WebSocket, WsSession>();
+  let connectionCount = 0;
+  const heartbeat = setInterval(() => {
+    for (const session of sessions.values()) session.checkAlive();
+  }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+  heartbeat.unref();
+  return {
+    count: () => sessions.size,
+    accept: (socket: WebSocket): void => {
+      connectionCount += 1;
+      const child = logger.child({ connection: connectionCount });
+      sessions.set(socket, startWsSession({ socket, service, logger: child, maxBufferedBytes }));
+      socket.once('close', (code: number) => {
+        sessions.delete(socket);
+        child.info({ code }, 'websocket closed');
+      });
+      child.info('websocket opened');
+    },
+    closeAll: async (): Promise<void> => {
+      clearInterval(heartbeat);
+      await Promise.all([...sessions.keys()].map(closeClient));
+    },
+  };
+}
+
+function pathOf(request: IncomingMessage): string | undefined {
+  const target = request.url ?? '';
+  return URL.canParse(target, 'http://x') ? new URL(target, 'http://x').pathname : undefined;
+}
+
+/** A plain HTTP answer on the raw socket, then closed: the handshake never reaches ws. */
+function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+  // The client may already be gone; a reset while refusing it is nothing to report.
+  socket.on('error', () => socket.destroy());
+  const body = `${message}\n`;
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'Connection: close',
+    'Content-Type: text/plain; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function closeClient(socket: WebSocket): Promise<void> {
+  if (socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      socket.terminate();
+    }, CLOSE_GRACE_MS);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    socket.close(1001, 'server shutting down');
+  });
+}

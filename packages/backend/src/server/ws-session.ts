@@ -1,0 +1,139 @@
+import type { ClientFrame, ErrorFrame, ServerFrame } from '@catalyst/protocol';
+import type { Logger } from 'pino';
+import { WebSocket, type RawData } from 'ws';
+import { isCatalystError } from '../core/catalyst-error.ts';
+import type { IdeaService } from '../service/idea-service.ts';
+import { INTERNAL_MESSAGE, statusForCode } from './http-errors.ts';
+import { parseClientFrame } from './ws-frame-parse.ts';
+import { createSubscriptionSet, type SubscriptionSet } from './ws-subscriptions.ts';
+
+/**
+ * One browser connection: its frames in, its subscriptions' events out. Every failure answers with an error
+ * frame and the connection stays open; only a client that falls behind (its unsent bytes pass a bound) is
+ * closed, with 4008, so one stalled tab neither grows the server's memory without bound nor slows the others.
+ */
+
+export const SLOW_CLIENT_CLOSE_CODE = 4008;
+export const SLOW_CLIENT_CLOSE_REASON = 'too slow: fell behind';
+
+export interface WsSessionOptions {
+  socket: WebSocket;
+  service: IdeaService;
+  logger: Logger;
+  maxBufferedBytes: number;
+}
+
+export interface WsSession {
+  /** For the hub's heartbeat: terminates a client that did not answer the previous ping, else pings again. */
+  checkAlive(): void;
+}
+
+export function startWsSession(options: WsSessionOptions): WsSession {
+  const { socket, service, logger } = options;
+  const send = createSender({
+    ...options,
+    onFellBehind: () => {
+      subscriptions.releaseAll();
+    },
+  });
+  const subscriptions = createSubscriptionSet({ service, logger, send });
+
+  socket.on('message', (data: RawData, isBinary: boolean) => {
+    const parsed = parseClientFrame(toBuffer(data), isBinary);
+    if (!parsed.ok) {
+      send(parsed.error);
+      return;
+    }
+    handleFrame(parsed.frame, { service, subscriptions }).catch((error: unknown) => {
+      send(toErrorFrame(error, parsed.frame, logger));
+    });
+  });
+  socket.on('error', (error) => {
+    logger.warn({ err: error }, 'websocket error');
+  });
+  socket.on('close', () => {
+    subscriptions.releaseAll();
+  });
+
+  return { checkAlive: createHeartbeat(socket, logger) };
+}
+
+/** A client that has not answered the previous ping by the next one is gone (sleeping laptop, cut network). */
+function createHeartbeat(socket: WebSocket, logger: Logger): () => void {
+  let isAlive = true;
+  socket.on('pong', () => {
+    isAlive = true;
+  });
+  return () => {
+    if (!isAlive) {
+      logger.info('websocket client missed a heartbeat; terminating it');
+      socket.terminate();
+      return;
+    }
+    isAlive = false;
+    if (socket.readyState === WebSocket.OPEN) socket.ping();
+  };
+}
+
+/**
+ * `bufferedAmount` counts what ws and the TCP socket hold unsent. Past the bound, nothing more is sent and the
+ * client is closed; dropping its subscriptions waits a microtask, so it never happens inside the service's
+ * fan-out loop that called us. ws destroys the socket if the close handshake does not finish within 30 s.
+ */
+function createSender(
+  options: WsSessionOptions & { onFellBehind: () => void },
+): (frame: ServerFrame) => void {
+  const { socket, logger, maxBufferedBytes, onFellBehind } = options;
+  let hasFallenBehind = false;
+  return (frame) => {
+    if (hasFallenBehind || socket.readyState !== WebSocket.OPEN) return;
+    socket.send(JSON.stringify(frame));
+    if (socket.bufferedAmount <= maxBufferedBytes) return;
+    hasFallenBehind = true;
+    logger.warn({ bufferedBytes: socket.bufferedAmount }, 'websocket client fell behind; closing it');
+    socket.close(SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON);
+    queueMicrotask(onFellBehind);
+  };
+}
+
+/** Success is silent: the run's own events (run:started, run:ended) reach every subscriber of the idea. */
+async function handleFrame(
+  frame: ClientFrame,
+  context: { service: IdeaService; subscriptions: SubscriptionSet },
+): Promise<void> {
+  switch (frame.type) {
+    case 'subscribe':
+      await context.subscriptions.subscribe(frame);
+      return;
+    case 'unsubscribe':
+      context.subscriptions.release(frame.ideaId);
+      return;
+    case 'chat':
+    case 'build':
+      await context.service.startRun(frame.ideaId, frame.type, frame.message);
+      return;
+    case 'cancel':
+      await context.service.cancelRun(frame.ideaId);
+      return;
+  }
+}
+
+/** A CatalystError's code and sentence go to the client; anything else is a bug: logged, answered generically. */
+function toErrorFrame(error: unknown, frame: ClientFrame, logger: Logger): ErrorFrame {
+  const context = {
+    ideaId: frame.ideaId,
+    ...(frame.requestId === undefined ? {} : { requestId: frame.requestId }),
+  };
+  if (isCatalystError(error)) {
+    if (statusForCode(error.code) >= 500) logger.warn({ err: error, frame: frame.type }, 'frame failed');
+    return { type: 'error', code: error.code, message: error.message, ...context };
+  }
+  logger.error({ err: error, frame: frame.type }, 'frame failed unexpectedly');
+  return { type: 'error', code: 'INTERNAL', message: INTERNAL_MESSAGE, ...context };
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}

@@ -1,0 +1,262 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { bearer, startServer, TEST_TOKEN, type ServerHarness } from './server-harness.ts';
+import { openClient, refusedUpgrade, type TestClient } from './server-ws-client.ts';
+
+/** The REST API, the login link and the WebSocket upgrade, over a real server on 127.0.0.1. */
+
+const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+const IdeaBodySchema = z.object({
+  idea: z.object({ id: z.string(), meta: z.object({ title: z.string() }) }),
+});
+
+let harness: ServerHarness;
+const clients: TestClient[] = [];
+
+beforeEach(async () => {
+  harness = await startServer({ allowedOrigins: ['http://localhost:5173'] });
+});
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.socket.terminate();
+  await harness.close();
+  expect(harness.logs.join('\n')).not.toContain(TEST_TOKEN);
+});
+
+async function api(path: string, init: RequestInit = {}) {
+  const headers = new Headers(init.headers);
+  if (!headers.has('authorization') && !headers.has('cookie'))
+    headers.set('authorization', `Bearer ${TEST_TOKEN}`);
+  return fetch(`${harness.baseUrl}${path}`, { ...init, headers });
+}
+
+async function errorOf(response: Response) {
+  return ErrorBodySchema.parse(await response.json()).error;
+}
+
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+describe('REST authentication', () => {
+  it('refuses every /api route without the right token, before the service is called', async () => {
+    for (const headers of [{}, bearer('wrong-token'), { authorization: `Basic ${TEST_TOKEN}` }]) {
+      for (const path of [
+        '/api/health',
+        '/api/ideas',
+        '/api/no-such-route',
+        `/api/ideas?token=${TEST_TOKEN}`,
+      ]) {
+        const response = await fetch(`${harness.baseUrl}${path}`, { headers });
+        expect(response.status).toBe(401);
+        expect((await errorOf(response)).code).toBe('UNAUTHORIZED');
+      }
+    }
+    expect(harness.service.calls).toEqual([]);
+  });
+
+  it('answers with the token, with security headers and no caching', async () => {
+    const response = await api('/api/health');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-powered-by')).toBeNull();
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('refuses a request from a foreign page even with the token', async () => {
+    const foreign = await api('/api/ideas', { headers: { ...bearer(), origin: 'http://evil.example' } });
+    expect(foreign.status).toBe(403);
+    expect((await errorOf(foreign)).code).toBe('FORBIDDEN_ORIGIN');
+    const own = await api('/api/ideas', { headers: { ...bearer(), origin: harness.baseUrl } });
+    expect(own.status).toBe(200);
+    expect(harness.service.calls).toEqual(['listIdeas']);
+  });
+});
+
+describe('ideas over REST', () => {
+  it('creates, reads, updates, lists, reads events of and deletes an idea', async () => {
+    const created = await api('/api/ideas', json({ title: '  A robot  ' }));
+    expect(created.status).toBe(201);
+    const { idea } = IdeaBodySchema.parse(await created.json());
+    expect(idea.meta.title).toBe('A robot');
+    const got = await api(`/api/ideas/${idea.id}`);
+    expect(IdeaBodySchema.parse(await got.json()).idea.id).toBe(idea.id);
+    const patched = await api(`/api/ideas/${idea.id}`, { ...json({ title: 'Renamed' }), method: 'PATCH' });
+    expect(IdeaBodySchema.parse(await patched.json()).idea.meta.title).toBe('Renamed');
+    const list = z
+      .object({ ideas: z.array(z.object({ id: z.string() })) })
+      .parse(await (await api('/api/ideas')).json());
+    expect(list.ideas.map((item) => item.id)).toEqual([idea.id]);
+    for (const text of ['one', 'two', 'three']) harness.service.emitText(idea.id, text);
+    const events = await api(`/api/ideas/${idea.id}/events?sinceSeq=1&limit=1`);
+    expect(z.object({ events: z.array(z.object({ seq: z.number() })) }).parse(await events.json())).toEqual({
+      events: [expect.objectContaining({ seq: 2 })],
+    });
+    expect((await api(`/api/ideas/${idea.id}`, { method: 'DELETE' })).status).toBe(204);
+    const gone = await api(`/api/ideas/${idea.id}`);
+    expect(gone.status).toBe(404);
+    expect((await errorOf(gone)).code).toBe('IDEA_NOT_FOUND');
+  });
+
+  it('refuses ids that are not idea ids with 400, and the service never sees them', async () => {
+    const bad = ['..%2F..%2Fetc%2Fpasswd', 'idea-0123456789abcde%00', 'idea-0123456789ABCDEF', '%2E%2E%2Fx'];
+    for (const id of bad) {
+      for (const [path, method] of [
+        [`/api/ideas/${id}`, 'GET'],
+        [`/api/ideas/${id}`, 'DELETE'],
+        [`/api/ideas/${id}/events`, 'GET'],
+      ] as const) {
+        const response = await api(path, { method });
+        expect(response.status, `${method} ${path}`).toBe(400);
+        expect((await errorOf(response)).code).toBe('INVALID_ARGUMENT');
+      }
+    }
+    expect(harness.service.calls).toEqual([]);
+  });
+
+  it('parses every body and query: malformed, invalid, oversized or unknown → 400/413, service not called', async () => {
+    const cases: [RequestInit, number, string][] = [
+      [{ ...json({}), body: '{"title": ' }, 400, 'not valid JSON'],
+      [json({ title: '' }), 400, 'title'],
+      [json({ title: 'x', owner: 'root' }), 400, 'owner'],
+      [json([1, 2]), 400, 'not valid'],
+      [{ method: 'POST', body: 'title=x' }, 400, 'Content-Type: application/json'],
+      [json({ title: 'x', description: 'd'.repeat(300 * 1024) }), 413, '256 KiB'],
+    ];
+    for (const [init, status, words] of cases) {
+      const response = await api('/api/ideas', init);
+      expect(response.status).toBe(status);
+      const error = await errorOf(response);
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.message).toContain(words);
+    }
+    const { id } = harness.service.seedIdea();
+    for (const query of ['sinceSeq=-1', 'limit=0', 'limit=abc', 'sinceSeq=1&sinceSeq=2', 'since=1']) {
+      expect((await api(`/api/ideas/${id}/events?${query}`)).status, query).toBe(400);
+    }
+    const emptyPatch = await api(`/api/ideas/${id}`, { ...json({}), method: 'PATCH' });
+    expect((await errorOf(emptyPatch)).message).toContain('nothing to update');
+    expect(harness.service.calls).toEqual([]);
+  });
+
+  it('maps service errors to statuses and hides unexpected ones behind a generic sentence', async () => {
+    const { id } = harness.service.seedIdea();
+    await harness.service.startRun(id, 'chat', 'hello');
+    const busy = await api(`/api/ideas/${id}`, { method: 'DELETE' });
+    expect(busy.status).toBe(409);
+    expect((await errorOf(busy)).code).toBe('RUN_IN_PROGRESS');
+    const noHost = await api('/api/ideas', json({ title: 'x', host: 'nowhere' }));
+    expect(noHost.status).toBe(404);
+    expect((await errorOf(noHost)).code).toBe('HOST_NOT_FOUND');
+
+    harness.service.hosts = () => Promise.reject(new Error('secret detail at /srv/internal.ts:12'));
+    const broken = await api('/api/hosts');
+    expect(broken.status).toBe(500);
+    const error = await errorOf(broken);
+    expect(error.code).toBe('INTERNAL');
+    expect(error.message).not.toContain('secret');
+    expect(harness.logs.join('\n')).toContain('secret detail at /srv/internal.ts:12');
+    expect(harness.logs.join('\n')).toContain('"stack"');
+  });
+
+  it('answers an unknown API route with 404 in the API’s error shape', async () => {
+    const response = await api('/api/ideaz');
+    expect(response.status).toBe(404);
+    expect((await errorOf(response)).message).toContain('GET /api/ideaz');
+  });
+});
+
+describe('the login link', () => {
+  it('refuses a wrong token with a plain 401 and no cookie', async () => {
+    for (const query of ['?token=wrong', '', `?token=${TEST_TOKEN}x`]) {
+      const response = await fetch(`${harness.baseUrl}/login${query}`, { redirect: 'manual' });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('content-type')).toContain('text/plain');
+      expect(response.headers.getSetCookie()).toEqual([]);
+    }
+  });
+
+  it('sets an HttpOnly SameSite=Strict cookie that opens the API and the WebSocket', async () => {
+    const login = await fetch(`${harness.baseUrl}/login?token=${encodeURIComponent(TEST_TOKEN)}`, {
+      redirect: 'manual',
+    });
+    expect(login.status).toBe(303);
+    expect(login.headers.get('location')).toBe('/');
+    const [setCookie] = login.headers.getSetCookie();
+    expect(setCookie).toBe(`catalyst_token=${TEST_TOKEN}; HttpOnly; SameSite=Strict; Path=/`);
+    const cookie = (setCookie ?? '').split(';')[0] ?? '';
+
+    const response = await api('/api/ideas', { headers: { cookie, origin: harness.baseUrl } });
+    expect(response.status).toBe(200);
+    const client = await openClient(harness.wsUrl, { headers: { cookie }, origin: harness.baseUrl });
+    clients.push(client);
+    const { id } = harness.service.seedIdea();
+    client.send({ type: 'subscribe', ideaId: id });
+    expect(await client.next()).toMatchObject({ type: 'subscribed', ideaId: id });
+  });
+});
+
+describe('the WebSocket upgrade', () => {
+  it('refuses a missing, wrong or query-string token with 401, before any WebSocket exists', async () => {
+    for (const [url, headers] of [
+      [harness.wsUrl, {}],
+      [harness.wsUrl, bearer('wrong-token')],
+      [`${harness.wsUrl}?token=${TEST_TOKEN}`, {}],
+      [harness.wsUrl, { cookie: 'catalyst_token=wrong' }],
+    ] as const) {
+      const refusal = await refusedUpgrade(url, { headers });
+      expect(refusal.status).toBe(401);
+      expect(refusal.body).toContain('access token');
+    }
+    expect(harness.hub.clientCount).toBe(0);
+  });
+
+  it('refuses a foreign Origin with 403 even with the token; allows its own and configured ones', async () => {
+    for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1:1']) {
+      expect((await refusedUpgrade(harness.wsUrl, { headers: bearer(), origin })).status).toBe(403);
+    }
+    for (const origin of [harness.baseUrl, 'http://localhost:5173', undefined]) {
+      const client = await openClient(harness.wsUrl, { headers: bearer(), ...(origin ? { origin } : {}) });
+      clients.push(client);
+    }
+    expect(harness.hub.clientCount).toBe(3);
+  });
+
+  it('answers an upgrade to another path with 404', async () => {
+    expect(
+      (await refusedUpgrade(`${harness.baseUrl.replace('http', 'ws')}/other`, { headers: bearer() })).status,
+    ).toBe(404);
+  });
+});
+
+describe('the built frontend', () => {
+  let staticDir: string;
+  beforeEach(async () => {
+    staticDir = await mkdtemp(join(tmpdir(), 'catalyst-static-'));
+    await writeFile(join(staticDir, 'index.html'), '<!doctype html><title>Catalyst</title>');
+    await writeFile(join(staticDir, 'app.js'), 'console.log(1)');
+    await harness.close();
+    harness = await startServer({ staticDir });
+  });
+  afterEach(async () => {
+    await rm(staticDir, { recursive: true, force: true });
+  });
+
+  it('serves the app without the token, client routes get index.html, the API still needs it', async () => {
+    const shell = await fetch(`${harness.baseUrl}/`);
+    expect(shell.status).toBe(200);
+    expect(await shell.text()).toContain('<title>Catalyst</title>');
+    expect(shell.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await (await fetch(`${harness.baseUrl}/app.js`)).text()).toBe('console.log(1)');
+    expect(await (await fetch(`${harness.baseUrl}/ideas/idea-0123456789abcdef`)).text()).toContain(
+      'Catalyst',
+    );
+    expect((await fetch(`${harness.baseUrl}/api/ideas`)).status).toBe(401);
+  });
+});
