@@ -1,10 +1,4 @@
-import type {
-  CreateIdeaBody,
-  IdeaView,
-  RelayEvent,
-  RunMode,
-  UpdateIdeaBody,
-} from '@catalyst/protocol';
+import type { CreateIdeaBody, IdeaView, RelayEvent, RunMode, UpdateIdeaBody } from '@catalyst/protocol';
 import type { Preflight } from '../host/host.ts';
 
 /**

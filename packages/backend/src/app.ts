@@ -1,0 +1,104 @@
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { createLocalHost } from './host/local-host.ts';
+import type { Host } from './host/host.ts';
+import { createSshHost } from './host/ssh/ssh-host.ts';
+import { createAuth } from './server/auth.ts';
+import { describeConfig, type Config, type HostEntry } from './server/config.ts';
+import { createHttpApp } from './server/http-app.ts';
+import { resolveToken } from './server/token-file.ts';
+import { createWsHub } from './server/ws-hub.ts';
+import { CatalystService } from './service/catalyst-service.ts';
+import { HostRegistry } from './service/host-registry.ts';
+import { IdeaIndex } from './service/idea-index.ts';
+
+/**
+ * The composition root: picks the adapters the config names, and wires the service to the HTTP and WebSocket
+ * edges. `main.ts` calls it for the real process; tests call it to run a whole Catalyst on port 0.
+ */
+export interface StartOptions {
+  config: Config;
+  logger?: Logger;
+  /** The built frontend, served from the same origin. */
+  staticDir?: string;
+  /** Replaces how a configured host becomes an adapter (tests pin SSH timings). */
+  createHost?: (entry: HostEntry) => Host;
+}
+
+export interface RunningCatalyst {
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  readonly isTokenGenerated: boolean;
+  readonly service: CatalystService;
+  /** Stops accepting runs, cancels running ones cleanly, flushes histories, closes everything. */
+  close(): Promise<void>;
+}
+
+export function createHostFromEntry(entry: HostEntry): Host {
+  if (entry.kind === 'local')
+    return createLocalHost(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath });
+  return createSshHost({
+    address: entry.address,
+    port: entry.port,
+    user: entry.user,
+    privateKeyPath: entry.privateKeyPath,
+    hostKey: entry.hostKey,
+    ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
+  });
+}
+
+export async function startCatalyst(options: StartOptions): Promise<RunningCatalyst> {
+  const { config } = options;
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const { token, generated } = await resolveToken(config);
+  const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'));
+  const hosts = new HostRegistry(config.hosts, config.defaultHost, options.createHost ?? createHostFromEntry);
+  const service = new CatalystService({
+    hosts,
+    index,
+    logger,
+    inactivityTimeoutMs: config.claudeTimeoutMs,
+    maxRunMs: config.maxRunMs,
+  });
+  const auth = createAuth({ token, allowedOrigins: config.allowedOrigins });
+  const app = createHttpApp({
+    service,
+    auth,
+    logger,
+    ...(options.staticDir ? { staticDir: options.staticDir } : {}),
+  });
+  const server = createServer(app);
+  const hub = createWsHub({ server, service, auth, logger });
+  const port = await listen(server, config.port, config.bind);
+  const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
+  logger.info({ config: describeConfig(config), port }, 'catalyst listening');
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    token,
+    isTokenGenerated: generated,
+    service,
+    async close() {
+      await service.shutdown();
+      await hub.close();
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+      await hosts.close();
+    },
+  };
+}
+
+function listen(server: Server, port: number, bind: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, bind, () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}

@@ -1,0 +1,35 @@
+import { isCatalystError } from './core/catalyst-error.ts';
+import { startCatalyst } from './app.ts';
+import { loadConfig } from './server/config.ts';
+
+// The process entry (scripts/start): config from the environment, every problem reported at once.
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  console.error(isCatalystError(error) ? error.message : String(error));
+  process.exit(2);
+}
+
+const catalyst = await startCatalyst({ config });
+const login = catalyst.isTokenGenerated
+  ? `${catalyst.url}/login?token=${catalyst.token}`
+  : `${catalyst.url}/login?token=<CATALYST_TOKEN>`;
+// The one place the token is printed: to the person who started Catalyst, on their terminal, never to the log.
+console.log(`\nCatalyst is running. Open this link to log in:\n\n  ${login}\n`);
+
+let isStopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (isStopping) return;
+    isStopping = true;
+    console.log(`\n${signal}: stopping runs and shutting down…`);
+    catalyst.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,191 @@
+import type { Logger } from 'pino';
+import type { RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
+import { buildClaudeCommand } from '../core/claude-command.ts';
+import type { RunEnding } from '../core/run-ending.ts';
+import { RunLifecycle, type RunCommand, type RunInput, type TimerName } from '../core/run-lifecycle.ts';
+import { parseStream } from '../core/stream-parser.ts';
+import { commandOptionsFor } from '../core/tool-policy.ts';
+import type { Host, RunHandle, RunOutcome } from '../host/host.ts';
+
+/**
+ * The I/O half of a run: starts claude on the idea's host, feeds everything that happens to the pure
+ * RunLifecycle (core/run-lifecycle.ts), and carries out the commands it returns (write to stdin, timers, stop,
+ * relay events). The lifecycle decides; this only does.
+ */
+export interface RunDriverOptions {
+  host: Host;
+  ideaId: string;
+  runId: string;
+  mode: RunMode;
+  message: string;
+  /** The idea's project directory on the host: the CLI's cwd for every run (sessions are per cwd). */
+  cwd: string;
+  claudePath: string;
+  sessionId?: string;
+  inactivityTimeoutMs: number;
+  maxDurationMs: number;
+  emit: (draft: RelayEventDraft) => RelayEvent;
+  onSession: (sessionId: string) => Promise<void>;
+  logger: Logger;
+}
+
+export interface ActiveRun {
+  readonly runId: string;
+  readonly ended: Promise<RunEnding>;
+  cancel(): void;
+}
+
+export function startRunDriver(options: RunDriverOptions): ActiveRun {
+  const driver = new RunDriver(options);
+  return {
+    runId: options.runId,
+    ended: driver.ended,
+    cancel: () => {
+      driver.input({ type: 'cancel_requested', now: Date.now() });
+    },
+  };
+}
+
+class RunDriver {
+  readonly ended: Promise<RunEnding>;
+  readonly #options: RunDriverOptions;
+  readonly #lifecycle: RunLifecycle;
+  readonly #timers = new Map<TimerName, NodeJS.Timeout>();
+  #handle: RunHandle | undefined;
+  #writes: Promise<void> = Promise.resolve();
+  #resolve!: (ending: RunEnding) => void;
+
+  constructor(options: RunDriverOptions) {
+    this.#options = options;
+    this.#lifecycle = new RunLifecycle({
+      ideaId: options.ideaId,
+      runId: options.runId,
+      mode: options.mode,
+      prompt: options.message,
+      inactivityTimeoutMs: options.inactivityTimeoutMs,
+      maxDurationMs: options.maxDurationMs,
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    });
+    this.ended = new Promise((resolve) => (this.#resolve = resolve));
+    void this.#run();
+  }
+
+  input(input: RunInput): void {
+    if (this.#lifecycle.isFinished) return;
+    for (const command of this.#lifecycle.handle(input)) this.#execute(command);
+  }
+
+  async #run(): Promise<void> {
+    try {
+      this.#handle = await this.#start();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.input({ type: 'started', now: Date.now() });
+      this.input({
+        type: 'host_outcome',
+        outcome: { kind: 'start_failed', code: 'SSH_CONNECT_FAILED', message },
+        now: Date.now(),
+      });
+      return;
+    }
+    this.input({ type: 'started', now: Date.now() });
+    const handle = this.#handle;
+    await Promise.all([this.#readStdout(handle), this.#readStderr(handle)]);
+    const outcome: RunOutcome = await handle.outcome;
+    this.input({ type: 'host_outcome', outcome, now: Date.now() });
+  }
+
+  async #start(): Promise<RunHandle> {
+    const { mode, cwd, claudePath, sessionId, maxDurationMs } = this.#options;
+    const command = buildClaudeCommand({
+      claudePath,
+      cwd,
+      ...commandOptionsFor(mode),
+      ...(sessionId === undefined ? {} : { resume: sessionId }),
+    });
+    // The wrapper's own backstop sits past the lifecycle's limit, which stops the run cleanly first.
+    const limits = { maxRuntimeMs: maxDurationMs + 60_000 };
+    return this.#options.host.startRun({ argv: command.argv, cwd: command.cwd, env: command.env, limits });
+  }
+
+  async #readStdout(handle: RunHandle): Promise<void> {
+    for await (const event of parseStream(handle.stdout)) {
+      const now = Date.now();
+      if (event.kind === 'message') this.input({ type: 'message', message: event.message, now });
+      else this.input({ type: 'stream_error', event, now });
+    }
+  }
+
+  async #readStderr(handle: RunHandle): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of handle.stderr) {
+      const text = decoder.decode(chunk, { stream: true });
+      if (text !== '') this.input({ type: 'stderr', text, now: Date.now() });
+    }
+  }
+
+  #execute(command: RunCommand): void {
+    const handle = this.#handle;
+    switch (command.type) {
+      case 'write_line':
+        if (handle) this.#queueWrite(() => handle.writeLine(command.line));
+        return;
+      case 'end_input':
+        if (handle) this.#queueWrite(() => handle.endInput());
+        return;
+      case 'interrupt_process':
+      case 'kill_run':
+        // The wrapper's stop: TERM to every process carrying the run tag (the CLI and whatever its tools
+        // started, also in their own sessions), a grace period, then KILL (run-wrapper.ts).
+        handle?.cancel();
+        return;
+      case 'set_timer':
+        this.#setTimer(command.name, command.ms);
+        return;
+      case 'clear_timer':
+        clearTimeout(this.#timers.get(command.name));
+        this.#timers.delete(command.name);
+        return;
+      case 'emit':
+        this.#options.emit(command.event);
+        return;
+      case 'session_started':
+        this.#options.onSession(command.sessionId).catch((error: unknown) => {
+          this.#options.logger.error(
+            { err: error, ideaId: this.#options.ideaId },
+            'could not save the session id',
+          );
+        });
+        return;
+      case 'log':
+        this.#options.logger[command.level](
+          { ideaId: this.#options.ideaId, runId: this.#options.runId },
+          command.message,
+        );
+        return;
+      case 'finish':
+        for (const timer of this.#timers.values()) clearTimeout(timer);
+        this.#timers.clear();
+        this.#resolve(command);
+        return;
+    }
+  }
+
+  #setTimer(name: TimerName, ms: number): void {
+    clearTimeout(this.#timers.get(name));
+    this.#timers.set(
+      name,
+      setTimeout(() => {
+        this.#timers.delete(name);
+        this.input({ type: 'timer_fired', name, now: Date.now() });
+      }, ms),
+    );
+  }
+
+  /** Writes keep their order; a failed write (the process already gone) is logged, the outcome tells the rest. */
+  #queueWrite(write: () => Promise<void>): void {
+    this.#writes = this.#writes.then(write).catch((error: unknown) => {
+      this.#options.logger.warn({ err: error, runId: this.#options.runId }, 'write to claude failed');
+    });
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { IdeaIdSchema } from '@catalyst/protocol';
+
+/**
+ * Which host each idea lives on, kept beside the config on the machine that runs Catalyst. The hosts stay the
+ * source of truth (their folders are listed on every listing); this only lets an idea on a host that is down be
+ * listed as unavailable, and routes an id to its host without asking every host.
+ */
+const IndexFileSchema = z.strictObject({ version: z.literal(1), ideas: z.record(IdeaIdSchema, z.string()) });
+
+export class IdeaIndex {
+  readonly #path: string;
+  readonly #ideas = new Map<string, string>();
+  #saving: Promise<void> = Promise.resolve();
+
+  private constructor(path: string, ideas: Record<string, string>) {
+    this.#path = path;
+    for (const [id, host] of Object.entries(ideas)) this.#ideas.set(id, host);
+  }
+
+  static async open(path: string): Promise<IdeaIndex> {
+    let text: string | undefined;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch {
+      return new IdeaIndex(path, {});
+    }
+    const parsed = IndexFileSchema.safeParse(safeJson(text));
+    // A damaged index is rebuilt from the hosts' listings; it holds nothing that is not on a host.
+    return new IdeaIndex(path, parsed.success ? parsed.data.ideas : {});
+  }
+
+  hostOf(id: string): string | undefined {
+    return this.#ideas.get(id);
+  }
+
+  idsOn(host: string): string[] {
+    return [...this.#ideas].filter(([, name]) => name === host).map(([id]) => id);
+  }
+
+  /** Records what a host holds now: its ideas are exactly `ids`. */
+  setHostIdeas(host: string, ids: readonly string[]): Promise<void> {
+    for (const id of this.idsOn(host)) this.#ideas.delete(id);
+    for (const id of ids) this.#ideas.set(id, host);
+    return this.#save();
+  }
+
+  set(id: string, host: string): Promise<void> {
+    this.#ideas.set(id, host);
+    return this.#save();
+  }
+
+  delete(id: string): Promise<void> {
+    this.#ideas.delete(id);
+    return this.#save();
+  }
+
+  #save(): Promise<void> {
+    const body = `${JSON.stringify({ version: 1, ideas: Object.fromEntries(this.#ideas) }, null, 2)}\n`;
+    this.#saving = this.#saving.then(async () => {
+      await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
+      const temporary = `${this.#path}.${process.pid}.tmp`;
+      await writeFile(temporary, body, { mode: 0o600 });
+      await rename(temporary, this.#path);
+    });
+    return this.#saving;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
