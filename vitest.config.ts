@@ -17,6 +17,9 @@ export default defineConfig({
           name: 'e2e',
           include: ['packages/*/test/**/*.test.ts'],
           environment: 'node',
+          // One file at a time: the files share the sshd test users' homes, and their timings (leases, grace
+          // periods) are honest only when two cores are not shared with another file's real processes.
+          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

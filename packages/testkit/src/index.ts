@@ -5,3 +5,4 @@ export * from './claude-cli.ts';
 export * from './process-scan.ts';
 export * from './wait-until.ts';
 export * from './sshd.ts';
+export * from './claude-install.ts';

@@ -200,6 +200,17 @@ describe('createNdjsonLineSplitter with maxLineBytes', () => {
     }
   });
 
+  it('splits a chunk bigger than the ceiling that holds many lines, short and over-long', () => {
+    const bytes = bytesOf(`a\n${'é'.repeat(9)}\n${'v'.repeat(17)}\r\nbb\r\n${'€'.repeat(6)}\n`);
+    expect(split([bytes], limit)).toEqual([
+      { kind: 'line', text: 'a', byteLength: 1 },
+      { kind: 'too_long', byteLength: 18, limitBytes: limit },
+      { kind: 'too_long', byteLength: 17, limitBytes: limit },
+      { kind: 'line', text: 'bb', byteLength: 2 },
+      { kind: 'too_long', byteLength: 18, limitBytes: limit },
+    ]);
+  });
+
   it('reports an unterminated line over the ceiling at end()', () => {
     expect(split(chunksOf(bytesOf('w'.repeat(40)), 8), limit)).toEqual([
       { kind: 'too_long', byteLength: 40, limitBytes: limit },

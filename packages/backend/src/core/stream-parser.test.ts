@@ -82,6 +82,25 @@ describe('createStreamParser', () => {
     expectMessage(events[1], resultLine);
   });
 
+  it('parses a chunk of many lines, JSON or not, ASCII or not', () => {
+    const lines = [resultLine, 'Error: not JSON', assistantLine, `${resultLine}\r`];
+    const bytes = bytesOf(`${lines.join('\n')}\n`.repeat(30));
+    for (const size of [bytes.length, 4096, 1000]) {
+      const events = parseAll(chunksOf(bytes, size));
+      expect(events, `chunks of ${size}`).toHaveLength(120);
+      for (let index = 0; index < events.length; index += 4) {
+        expectMessage(events[index], resultLine);
+        expect(events[index + 1]).toMatchObject({
+          kind: 'unparsable_line',
+          sample: 'Error: not JSON',
+          byteLength: 15,
+        });
+        expectMessage(events[index + 2], assistantLine);
+        expectMessage(events[index + 3], resultLine);
+      }
+    }
+  });
+
   it('reports a truncated JSON line (stdout cut mid-line) at end()', () => {
     const events = parseAll([bytesOf(`${resultLine}\n{"type":"assis`)]);
     expect(events.map((event) => event.kind)).toEqual(['message', 'unparsable_line']);

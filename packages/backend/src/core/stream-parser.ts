@@ -82,14 +82,15 @@ function toUnparsableLine(text: string, byteLength: number, error: string): Unpa
   return { kind: 'unparsable_line', sample: sampleOf(text), byteLength, error };
 }
 
-/** The first characters of a line, never ending in half of a surrogate pair. */
+/** The first characters of a line, never ending in half of a surrogate pair, in a string of their own. */
 function sampleOf(text: string): string {
-  if (text.length <= SAMPLE_MAX_CHARS) return text;
-  const lastCode = text.charCodeAt(SAMPLE_MAX_CHARS - 1);
-  const isHighSurrogate = lastCode >= 0xd800 && lastCode <= 0xdbff;
-  const sample = text.slice(0, isHighSurrogate ? SAMPLE_MAX_CHARS - 1 : SAMPLE_MAX_CHARS);
-  // V8 may represent a slice as a view that keeps the whole (maybe 10 MB) line alive as long as the event lives.
-  return Array.from(sample).join('');
+  let end = Math.min(text.length, SAMPLE_MAX_CHARS);
+  const lastCode = text.charCodeAt(end - 1);
+  if (end < text.length && lastCode >= 0xd800 && lastCode <= 0xdbff) end--;
+  // V8 may represent a slice as a view that keeps what it was cut from alive as long as the event lives: a whole
+  // (maybe 10 MB) line, or the text of the whole chunk that a short line came in (ndjson-lines.ts). Joining the
+  // characters again makes a copy.
+  return Array.from(text.slice(0, end)).join('');
 }
 
 function describeError(error: unknown): string {

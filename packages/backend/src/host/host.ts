@@ -29,11 +29,7 @@ export interface RunSpec {
 }
 
 export type StartFailureCode =
-  | 'CLI_NOT_FOUND'
-  | 'CWD_NOT_FOUND'
-  | 'WRAPPER_UNSUPPORTED'
-  | 'RUN_START_FAILED'
-  | 'SSH_CONNECT_FAILED';
+  'CLI_NOT_FOUND' | 'CWD_NOT_FOUND' | 'WRAPPER_UNSUPPORTED' | 'RUN_START_FAILED' | 'SSH_CONNECT_FAILED';
 
 /** How a run ended. Exactly one per run. */
 export type RunOutcome =

@@ -26,6 +26,11 @@ export interface RunDriverOptions {
   maxDurationMs: number;
   emit: (draft: RelayEventDraft) => RelayEvent;
   onSession: (sessionId: string) => Promise<void>;
+  /**
+   * The run's bookkeeping (totals, status, releasing the idea), done before `run:ended` is relayed: a client that
+   * starts the next run on seeing it must find the idea free and its meta.json up to date.
+   */
+  onFinish: (ending: RunEnding) => Promise<void>;
   logger: Logger;
 }
 
@@ -52,6 +57,7 @@ class RunDriver {
   readonly #lifecycle: RunLifecycle;
   readonly #timers = new Map<TimerName, NodeJS.Timeout>();
   #handle: RunHandle | undefined;
+  #runEnded: RelayEventDraft | undefined;
   #writes: Promise<void> = Promise.resolve();
   #resolve!: (ending: RunEnding) => void;
 
@@ -147,7 +153,8 @@ class RunDriver {
         this.#timers.delete(command.name);
         return;
       case 'emit':
-        this.#options.emit(command.event);
+        if (command.event.type === 'run:ended') this.#runEnded = command.event;
+        else this.#options.emit(command.event);
         return;
       case 'session_started':
         this.#options.onSession(command.sessionId).catch((error: unknown) => {
@@ -166,9 +173,22 @@ class RunDriver {
       case 'finish':
         for (const timer of this.#timers.values()) clearTimeout(timer);
         this.#timers.clear();
-        this.#resolve(command);
+        void this.#finish(command);
         return;
     }
+  }
+
+  async #finish(ending: RunEnding): Promise<void> {
+    try {
+      await this.#options.onFinish(ending);
+    } catch (error) {
+      this.#options.logger.error(
+        { err: error, runId: this.#options.runId },
+        'could not record the end of a run',
+      );
+    }
+    if (this.#runEnded) this.#options.emit(this.#runEnded);
+    this.#resolve(ending);
   }
 
   #setTimer(name: TimerName, ms: number): void {

@@ -120,8 +120,7 @@ export class CatalystService implements IdeaService {
     };
     this.#runs.set(id, claim);
     try {
-      const run = await launching;
-      void this.#finishRun(id, mode, run);
+      await launching;
       return { runId };
     } catch (error) {
       this.#runs.delete(id);
@@ -167,7 +166,7 @@ export class CatalystService implements IdeaService {
     const history = await this.#history(id);
     const registered = this.#options.hosts.get(host);
     const claudePath = await this.#options.hosts.claudePath(host);
-    await this.#setStatus(id, host, statusAtStart(meta.status, mode), history);
+    await this.#setStatus({ id, host, runId, status: statusAtStart(meta.status, mode) }, history);
     const emit = (draft: RelayEventDraft): RelayEvent => history.append(draft);
     this.#options.logger.info({ ideaId: id, runId, mode, host }, 'run started');
     return startRunDriver({
@@ -185,47 +184,40 @@ export class CatalystService implements IdeaService {
       onSession: async (sessionId) => {
         await store.update(id, (current) => ({ ...current, sessionId }));
       },
+      onFinish: (ending) => this.#recordEnding({ id, host, runId, mode }, ending),
       logger: this.#options.logger,
     });
   }
 
-  async #finishRun(id: string, mode: RunMode, run: ActiveRun): Promise<void> {
-    const ending = await run.ended;
+  async #recordEnding(
+    run: { id: string; host: string; runId: string; mode: RunMode },
+    ending: RunEnding,
+  ): Promise<void> {
+    const { id, host, runId, mode } = run;
     try {
-      const { host } = await this.#locate(id);
       const store = await this.#store(host);
       const meta = await store.update(id, (current) => addTotals(current, mode, ending));
-      await this.#setStatus(
-        id,
-        host,
-        statusAfterRun(meta.status, mode, ending.outcome),
-        await this.#history(id),
-      );
-      this.#options.logger.info(
-        {
-          ideaId: id,
-          runId: run.runId,
-          outcome: ending.outcome,
-          costUsd: ending.result?.costUsd,
-          durationMs: ending.result?.durationMs,
-        },
-        'run ended',
-      );
-    } catch (error) {
-      this.#options.logger.error(
-        { err: error, ideaId: id, runId: run.runId },
-        'could not record the end of a run',
-      );
+      const status = statusAfterRun(meta.status, mode, ending.outcome);
+      await this.#setStatus({ id, host, runId, status }, await this.#history(id));
     } finally {
       this.#runs.delete(id);
     }
+    const { outcome, result } = ending;
+    this.#options.logger.info(
+      { ideaId: id, runId, mode, outcome, costUsd: result?.costUsd, durationMs: result?.durationMs },
+      'run ended',
+    );
   }
 
-  async #setStatus(id: string, host: string, status: IdeaStatus, history: IdeaHistory): Promise<void> {
-    const store = await this.#store(host);
+  async #setStatus(
+    change: { id: string; host: string; runId: string; status: IdeaStatus },
+    history: IdeaHistory,
+  ): Promise<void> {
+    const { id, runId, status } = change;
+    const store = await this.#store(change.host);
     const before = (await store.get(id)).status;
     await store.update(id, (current) => ({ ...current, status }));
-    if (before !== status) history.append({ type: 'idea:status', ideaId: id, status });
+    if (before !== status) history.append({ type: 'idea:status', ideaId: id, runId, status });
   }
 
   async #listHost(name: string): Promise<IdeaView[]> {

@@ -1,0 +1,99 @@
+import type {
+  CliMessage,
+  IdeaId,
+  LineTooLong,
+  RelayEventDraft,
+  RunMode,
+  UnparsableLine,
+} from '@catalyst/protocol';
+import type { RunOutcome } from '../host/host.ts';
+import type { RunEnding } from './run-ending.ts';
+
+/**
+ * What goes into a run's state machine (run-lifecycle.ts) and what comes out: the contract with the run manager,
+ * which feeds it what happened and carries out the commands it returns, in order. The machine owns no timer and
+ * reads no clock: every input carries `now`, and timers are commands.
+ *
+ * Driver contract:
+ * - `set_timer` (re)arms the named one-shot timer, replacing any armed one of that name; `clear_timer` disarms it.
+ *   A fire that raced a clear is ignored here, so the driver need not guard against it.
+ * - `write_line`: `line` is one JSON object (no newline) for RunHandle.writeLine. A rejection after the process
+ *   ended (RUN_INPUT_CLOSED) is harmless: log it and go on. `end_input` → endInput(). `interrupt_process` → SIGINT
+ *   to the CLI through the wrapper. `kill_run` → RunHandle.cancel().
+ * - `emit`: append the draft to the idea's history. This machine emits `run:started` first and `run:ended` last,
+ *   exactly once each: it alone decides how the run ended, so it alone announces it. `finish` follows `run:ended`
+ *   and is the driver's cue to tidy up (meta.json, status, releasing the run); the driver emits neither event.
+ * - `session_started`: save the session id to meta.json at once, so a crash mid-run still resumes (§3.1, §6).
+ * - `log`: a line for the server log (e.g. a question answered on nobody's behalf); never shown to the person.
+ * - `host_outcome` must be fed exactly once, after stdout and stderr were read to their end; when startRun
+ *   itself fails, feed `{ kind: 'start_failed', … }` without `started`. Every run then ends in exactly one `finish`.
+ */
+
+export type TimerName = 'inactivity' | 'max_duration' | 'stop_sigint' | 'stop_kill' | 'exit_after_result';
+
+export type RunInput =
+  | { type: 'started'; now: number }
+  | { type: 'message'; message: CliMessage; now: number }
+  | { type: 'stream_error'; event: UnparsableLine | LineTooLong; now: number }
+  | { type: 'stderr'; text: string; now: number }
+  | { type: 'cancel_requested'; now: number }
+  | { type: 'timer_fired'; name: TimerName; now: number }
+  /** A question or permission now waits on a person: the inactivity timeout pauses until every one is settled. */
+  | { type: 'pending_started'; id: string; now: number }
+  | { type: 'pending_finished'; id: string; now: number }
+  | { type: 'host_outcome'; outcome: RunOutcome; now: number };
+
+export type RunCommand =
+  | { type: 'write_line'; line: string }
+  | { type: 'end_input' }
+  | { type: 'interrupt_process' }
+  | { type: 'kill_run' }
+  | { type: 'set_timer'; name: TimerName; ms: number }
+  | { type: 'clear_timer'; name: TimerName }
+  | { type: 'emit'; event: RelayEventDraft }
+  | { type: 'session_started'; sessionId: string }
+  | { type: 'log'; level: 'info' | 'warn'; message: string }
+  | ({ type: 'finish' } & RunEnding);
+
+export interface RunLifecycleOptions {
+  ideaId: IdeaId;
+  runId: string;
+  mode: RunMode;
+  /** The person's message: written as the run's one user message once the process has started (§7.1). */
+  prompt: string;
+  /** The session being resumed; `session_started` is sent only for a different id. */
+  sessionId?: string;
+  /**
+   * CLAUDE_TIMEOUT_MS: the longest silence from Claude while nobody is being asked anything. Every stdout line
+   * (parsed or not) and every stderr text counts as output.
+   */
+  inactivityTimeoutMs?: number;
+  /** The longest a run may last, questions included. Keep the wrapper's maxRuntimeMs above it. */
+  maxDurationMs?: number;
+  /** After the interrupt request, before SIGINT. */
+  interruptGraceMs?: number;
+  /** After SIGINT, before the host's cancel. */
+  sigintGraceMs?: number;
+  /** After the result, before the host's cancel (the CLI can hang after its result). */
+  exitGraceMs?: number;
+}
+
+export const DEFAULT_INACTIVITY_TIMEOUT_MS = 600_000;
+export const DEFAULT_MAX_DURATION_MS = 2 * 3_600_000;
+export const DEFAULT_INTERRUPT_GRACE_MS = 5_000;
+export const DEFAULT_SIGINT_GRACE_MS = 5_000;
+export const DEFAULT_EXIT_GRACE_MS = 10_000;
+
+export type RunTimings = Required<Pick<RunLifecycleOptions, TimingName>>;
+type TimingName =
+  'inactivityTimeoutMs' | 'maxDurationMs' | 'interruptGraceMs' | 'sigintGraceMs' | 'exitGraceMs';
+
+export function resolveTimings(options: RunLifecycleOptions): RunTimings {
+  return {
+    inactivityTimeoutMs: options.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
+    maxDurationMs: options.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
+    interruptGraceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+    sigintGraceMs: options.sigintGraceMs ?? DEFAULT_SIGINT_GRACE_MS,
+    exitGraceMs: options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS,
+  };
+}

@@ -1,0 +1,285 @@
+import {
+  createInterruptRequest,
+  createUserMessage,
+  type CliMessage,
+  type CliResultMessage,
+  type CommandResult,
+  type RelayEventDraft,
+  type UnknownCliMessage,
+} from '@catalyst/protocol';
+import type { RunOutcome } from '../host/host.ts';
+import { parseResult } from './command-result.ts';
+import { toErrorDraft, toRelayDrafts, toStderrDraft, type RelayContext } from './relay-mapping.ts';
+import {
+  resolveTimings,
+  type RunCommand,
+  type RunInput,
+  type RunLifecycleOptions,
+  type RunTimings,
+  type TimerName,
+} from './run-commands.ts';
+import {
+  decideEnding,
+  describeInactivityTimeout,
+  describeMaxDurationTimeout,
+  type StopReason,
+} from './run-ending.ts';
+import { answerControlRequest, answerUnreadableControlRequest, type ControlAnswer } from './tool-policy.ts';
+
+export * from './run-commands.ts';
+
+/**
+ * The pure state machine of ONE run (the contract with its driver is in run-commands.ts). A run is one turn: the
+ * prompt goes in as the one user message; the `result` ends the turn (§4), then stdin closes and the CLI exits.
+ * Stopping (cancel, timeouts) follows §9's recipe: interrupt, then SIGINT, then the host's cancel.
+ */
+
+const STDERR_TAIL_CHARS = 2_000;
+
+type Phase = 'created' | 'running' | 'finished';
+
+export class RunLifecycle {
+  readonly #options: RunLifecycleOptions;
+  readonly #timing: RunTimings;
+  readonly #context: RelayContext;
+  readonly #timers = new Set<TimerName>();
+  readonly #pending = new Set<string>();
+  #phase: Phase = 'created';
+  #hasAnnouncedStart = false;
+  #startedAt: number | undefined;
+  #lastActivityAt = 0;
+  #sessionId: string | undefined;
+  #stop: StopReason | undefined;
+  #result: CommandResult | undefined;
+  #isInputEnded = false;
+  #stderrTail = '';
+
+  constructor(options: RunLifecycleOptions) {
+    this.#options = options;
+    this.#timing = resolveTimings(options);
+    this.#context = { ideaId: options.ideaId, runId: options.runId };
+    this.#sessionId = options.sessionId;
+  }
+
+  get isFinished(): boolean {
+    return this.#phase === 'finished';
+  }
+
+  /** The commands for one input, to carry out in order. Everything after `finish` is ignored. */
+  handle(input: RunInput): RunCommand[] {
+    if (this.#phase === 'finished') return [];
+    const commands = this.#dispatch(input);
+    // run:started comes before any other event, even one the driver fed before `started`.
+    return commands.some((command) => command.type === 'emit')
+      ? [...this.#announceStart(), ...commands]
+      : commands;
+  }
+
+  #dispatch(input: RunInput): RunCommand[] {
+    switch (input.type) {
+      case 'started':
+        return this.#onStarted(input.now);
+      case 'message':
+        return this.#onMessage(input.message, input.now);
+      case 'stream_error':
+        this.#lastActivityAt = input.now;
+        return [emit(toErrorDraft(input.event, this.#context))];
+      case 'stderr':
+        return this.#onStderr(input.text, input.now);
+      case 'cancel_requested':
+        return this.#beginStop({ outcome: 'cancelled' });
+      case 'timer_fired':
+        return this.#timers.delete(input.name) ? this.#onTimer(input.name, input.now) : [];
+      case 'pending_started':
+        this.#pending.add(input.id);
+        return this.#clearTimer('inactivity');
+      case 'pending_finished':
+        return this.#onPendingFinished(input.id, input.now);
+      case 'host_outcome':
+        return this.#finish(input.outcome);
+    }
+  }
+
+  #onStarted(now: number): RunCommand[] {
+    if (this.#phase !== 'created') return [log('warn', 'the run was reported started twice')];
+    this.#phase = 'running';
+    this.#startedAt = now;
+    this.#lastActivityAt = now;
+    const announce = this.#announceStart();
+    // Cancelled while the process was starting: it has no prompt yet, so there is nothing to interrupt.
+    if (this.#stop !== undefined) return [...announce, { type: 'kill_run' }];
+    return [
+      ...announce,
+      this.#write(createUserMessage(this.#options.prompt)),
+      ...(this.#pending.size === 0 ? [this.#setTimer('inactivity', this.#timing.inactivityTimeoutMs)] : []),
+      this.#setTimer('max_duration', this.#timing.maxDurationMs),
+    ];
+  }
+
+  #onMessage(message: CliMessage, now: number): RunCommand[] {
+    this.#lastActivityAt = now;
+    const emits = toRelayDrafts(message, this.#context).map(emit);
+    return [...emits, ...this.#react(message, now)];
+  }
+
+  #react(message: CliMessage, now: number): RunCommand[] {
+    switch (message.type) {
+      case 'system':
+        return message.subtype === 'init' ? this.#onSessionId(message.session_id) : [];
+      case 'control_request':
+        return this.#reply(
+          answerControlRequest(message, { mode: this.#options.mode, isStopping: this.#stop !== undefined }),
+        );
+      case 'result':
+        return this.#onResult(message, now);
+      case 'unknown':
+        return this.#onUnknown(message, now);
+      case 'assistant':
+      case 'user':
+      case 'stream_event':
+      case 'control_response':
+      case 'control_cancel_request':
+        return [];
+    }
+  }
+
+  /** §3.1: init comes every turn; a resumed session keeps its id (§6), so only a new id is worth saving. */
+  #onSessionId(sessionId: string): RunCommand[] {
+    if (sessionId === this.#sessionId) return [];
+    this.#sessionId = sessionId;
+    return [{ type: 'session_started', sessionId }];
+  }
+
+  /** cli-result.ts: an untyped result still ends the turn (as a failure); an untyped control request still waits. */
+  #onUnknown(message: UnknownCliMessage, now: number): RunCommand[] {
+    if (message.originalType === 'result') return this.#onResult(message, now);
+    const answer = answerUnreadableControlRequest(message);
+    return answer === undefined ? [] : this.#reply(answer);
+  }
+
+  #reply(answer: ControlAnswer): RunCommand[] {
+    const write = this.#write(answer.response);
+    return answer.note === undefined ? [write] : [log('info', answer.note), write];
+  }
+
+  /** §4: one result per turn, and a run has one turn. Then stdin closes, and the CLI exits once idle (§7.3). */
+  #onResult(message: CliResultMessage | UnknownCliMessage, now: number): RunCommand[] {
+    const startedAt = this.#startedAt ?? now;
+    const parsed = parseResult(message, this.#sessionId ?? '', startedAt);
+    // parseResult reads the real clock; this machine's clock is `now`.
+    const result: CommandResult = { ...parsed, durationMs: Math.max(0, now - startedAt) };
+    const isFirst = this.#result === undefined;
+    this.#result = result;
+    const announce = emit({ ...this.#context, type: 'claude:result', result });
+    if (!isFirst) return [announce];
+    this.#isInputEnded = true;
+    return [
+      announce,
+      ...(['inactivity', 'max_duration', 'stop_sigint', 'stop_kill'] as const).flatMap((name) =>
+        this.#clearTimer(name),
+      ),
+      { type: 'end_input' },
+      this.#setTimer('exit_after_result', this.#timing.exitGraceMs),
+    ];
+  }
+
+  #onStderr(text: string, now: number): RunCommand[] {
+    if (text === '') return [];
+    this.#lastActivityAt = now;
+    this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+    return [emit(toStderrDraft(text, this.#context))];
+  }
+
+  #onTimer(name: TimerName, now: number): RunCommand[] {
+    switch (name) {
+      case 'inactivity':
+        return this.#onInactivityTimer(now);
+      case 'max_duration':
+        return this.#beginStop({
+          outcome: 'timed_out',
+          message: describeMaxDurationTimeout(this.#timing.maxDurationMs),
+        });
+      case 'stop_sigint':
+        return [{ type: 'interrupt_process' }, this.#setTimer('stop_kill', this.#timing.sigintGraceMs)];
+      case 'stop_kill':
+      case 'exit_after_result':
+        return [{ type: 'kill_run' }];
+    }
+  }
+
+  /** Armed for the whole timeout; a line since then moved the deadline, so it is re-armed for what is left. */
+  #onInactivityTimer(now: number): RunCommand[] {
+    const timeoutMs = this.#timing.inactivityTimeoutMs;
+    const silentMs = now - this.#lastActivityAt;
+    if (silentMs < timeoutMs) return [this.#setTimer('inactivity', timeoutMs - silentMs)];
+    return this.#beginStop({ outcome: 'timed_out', message: describeInactivityTimeout(timeoutMs) });
+  }
+
+  #onPendingFinished(id: string, now: number): RunCommand[] {
+    if (!this.#pending.delete(id) || this.#pending.size > 0 || !this.#isTurnLive()) return [];
+    this.#lastActivityAt = now;
+    return [this.#setTimer('inactivity', this.#timing.inactivityTimeoutMs)];
+  }
+
+  /**
+   * §9 "graceful stop recipe": interrupt, and wait for the result (stdin then closes as after any result). If it
+   * does not come, SIGINT, then the host's cancel. A stop after the result changes nothing: the turn is over.
+   */
+  #beginStop(reason: StopReason): RunCommand[] {
+    if (this.#stop !== undefined || this.#result !== undefined) return [];
+    this.#stop = reason;
+    if (this.#phase !== 'running') return [];
+    return [
+      ...this.#clearTimer('inactivity'),
+      ...this.#clearTimer('max_duration'),
+      this.#write(createInterruptRequest(`interrupt-${this.#options.runId}`)),
+      this.#setTimer('stop_sigint', this.#timing.interruptGraceMs),
+    ];
+  }
+
+  #finish(outcome: RunOutcome): RunCommand[] {
+    const clears = [...this.#timers].flatMap((name) => this.#clearTimer(name));
+    const facts = { stop: this.#stop, result: this.#result, stderrTail: this.#stderrTail };
+    const ending = decideEnding(facts, outcome);
+    this.#phase = 'finished';
+    return [
+      ...clears,
+      emit({ ...this.#context, type: 'run:ended', ...ending }),
+      { type: 'finish', ...ending },
+    ];
+  }
+
+  #isTurnLive(): boolean {
+    return this.#phase === 'running' && this.#stop === undefined && this.#result === undefined;
+  }
+
+  #announceStart(): RunCommand[] {
+    if (this.#hasAnnouncedStart) return [];
+    this.#hasAnnouncedStart = true;
+    const { mode, prompt } = this.#options;
+    return [emit({ ...this.#context, type: 'run:started', mode, message: prompt })];
+  }
+
+  /** After end_input the host rejects writes (RUN_INPUT_CLOSED), and nothing written then could matter. */
+  #write(line: object): RunCommand {
+    if (this.#isInputEnded) return log('warn', 'a line for Claude was dropped: its input is already closed');
+    return { type: 'write_line', line: JSON.stringify(line) };
+  }
+
+  #setTimer(name: TimerName, ms: number): RunCommand {
+    this.#timers.add(name);
+    return { type: 'set_timer', name, ms };
+  }
+
+  #clearTimer(name: TimerName): RunCommand[] {
+    return this.#timers.delete(name) ? [{ type: 'clear_timer', name }] : [];
+  }
+}
+
+function emit(event: RelayEventDraft): RunCommand {
+  return { type: 'emit', event };
+}
+
+function log(level: 'info' | 'warn', message: string): RunCommand {
+  return { type: 'log', level, message };
+}

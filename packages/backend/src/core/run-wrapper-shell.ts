@@ -1,0 +1,139 @@
+/**
+ * The POSIX sh building blocks of the run wrapper (run-wrapper.ts assembles them). Plain sh for dash and bash
+ * alike: no `local`, no arrays, no `$'…'`, `kill -SIG -PGID` (dash rejects `--` and `-s`, ssh-field-notes.md
+ * §3a). Every name starts with `cr_` so nothing collides with the job's environment. The values a block reads
+ * (`cr_tag`, `cr_polls`, `cr_lease`, `cr_maxt`, `cr_run`, …) are set by the script that includes it.
+ */
+
+/** Stopping a run by its tag: shared by the wrapper, its watchdog, the kill script and the sweep. */
+export const STOP_FUNCTIONS = `
+cr_tagged() {
+  for cr_f in $(grep -laszxF "CATALYST_RUN_TAG=$cr_tag" /proc/[0-9]*/environ 2>/dev/null); do
+    cr_p=\${cr_f#/proc/}
+    cr_p=\${cr_p%/environ}
+    [ "$cr_p" = "$$" ] || printf '%s\\n' "$cr_p"
+  done
+}
+cr_signal() {
+  cr_pids=$(cr_tagged)
+  [ -z "$cr_pids$2" ] || kill "-$1" $cr_pids $2 2>/dev/null
+  [ -z "$3" ] || kill "-$1" "-$3" 2>/dev/null
+}
+cr_stop() {
+  cr_signal TERM "$1" "$2"
+  cr_i=0
+  while [ "$cr_i" -lt "$cr_polls" ] && [ -n "$(cr_tagged)" ]; do
+    sleep 0.1
+    cr_i=$((cr_i + 1))
+  done
+  cr_signal KILL "$1" "$2"
+}
+cr_claim() {
+  printf '%s\\n' "$1" 2>/dev/null >"$cr_run/claim-$1" || return 0
+  ln "$cr_run/claim-$1" "$cr_run/reason" 2>/dev/null
+}
+cr_pid_in() {
+  cr_v=
+  read -r cr_v 2>/dev/null <"$1"
+  case $cr_v in '' | *[!0-9]*) ;; *) printf '%s' "$cr_v" ;; esac
+}
+`;
+// cr_tagged: one grep over every environ (-z -x: the whole NUL-separated entry, so a longer tag never matches);
+//   zombies have an empty environ and drop out by themselves. Excludes the caller, as the field notes do.
+// cr_signal: $1 signal, $2 the job's pid (before it execs, its subshell does not carry the tag yet), $3 its group.
+// cr_stop: TERM, poll every 0.1 s for at most cr_polls polls while tagged processes remain, then KILL the set.
+// cr_claim: the first stopper wins (ln is atomic and fails when the reason exists); a reader never sees a
+//   half-written reason. If the run dir is gone there is nothing to claim, so the caller stops anyway.
+
+/**
+ * The roots that hold run directories, as words for a `for` loop: a private per-user directory under $TMPDIR,
+ * then one under $HOME for when /tmp is not writable (ssh-field-notes.md §3c).
+ */
+export const RUN_ROOT_WORDS =
+  '"${TMPDIR:-/tmp}/catalyst-runs-$(id -u)" "${HOME:-/nonexistent}/.catalyst-runs"';
+
+/**
+ * Makes `<root>/<tag>` (0700) under the first root that is a real directory owned by us, not a symlink another
+ * user planted in /tmp; prints its path.
+ */
+export const MAKE_RUN_DIR = `
+cr_make_run() {
+  for cr_root in ${RUN_ROOT_WORDS}; do
+    mkdir -m 700 "$cr_root" 2>/dev/null
+    [ -d "$cr_root" ] && [ ! -h "$cr_root" ] && [ -O "$cr_root" ] || continue
+    chmod 700 "$cr_root" 2>/dev/null
+    mkdir -m 700 "$cr_root/$cr_tag" 2>/dev/null || continue
+    printf '%s\\n' "$cr_root/$cr_tag"
+    return 0
+  done
+  return 1
+}
+`;
+
+/**
+ * Stops one run from outside (kill script, sweep): claim `$1` as the reason, stop the tagged processes and the
+ * job's group, end the watchdog's session, and remove the run dir when no wrapper is left to do it.
+ */
+export const STOP_RUN_FROM_OUTSIDE = `
+cr_stop_run() {
+  cr_job= cr_wd= cr_wrapper=
+  if [ -n "$cr_run" ]; then
+    cr_job=$(cr_pid_in "$cr_run/job")
+    cr_wd=$(cr_pid_in "$cr_run/watchdog")
+    cr_wrapper=$(cr_pid_in "$cr_run/wrapper")
+    cr_claim "$1"
+  fi
+  cr_stop "$cr_job" "$cr_job"
+  [ -z "$cr_wd" ] || kill -TERM "-$cr_wd" 2>/dev/null
+  if [ -n "$cr_run" ] && ! { [ -n "$cr_wrapper" ] && kill -0 "$cr_wrapper" 2>/dev/null; }; then
+    rm -rf "$cr_run"
+  fi
+}
+`;
+
+/**
+ * The watchdog D (ssh-field-notes.md §3b), a `setsid` shell outside the run's tag and group whose stdin is the
+ * channel's stdin: `{…` lines go to the job's FIFO unchanged, `h` renews the lease, `c` stops, `e` closes the
+ * job's stdin, EOF stops. Its timer T (a subshell) stops the run when the lease lapses or the run is too old.
+ * Arguments: run dir, job pid, wrapper pid.
+ */
+export const WATCHDOG_BODY = `
+cr_run=$1 cr_job=$2 cr_wrapper=$3
+cr_watch_stop() {
+  cr_claim "$1" || return 0
+  cr_stop "$cr_job" "$cr_job"
+  kill -0 "$cr_wrapper" 2>/dev/null || rm -rf "$cr_run"
+  kill -TERM "-$$" 2>/dev/null
+}
+cr_timer() {
+  cr_start=$(date +%s)
+  while sleep 1; do
+    cr_now=$(date +%s)
+    if [ $((cr_now - cr_start)) -ge "$cr_maxt" ]; then cr_watch_stop max_runtime; return; fi
+    cr_beat=$(stat -c %Y "$cr_run/heartbeat" 2>/dev/null) || continue
+    if [ $((cr_now - cr_beat)) -ge "$cr_lease" ]; then cr_watch_stop lease; return; fi
+  done
+}
+trap '' PIPE
+printf '' >"$cr_run/heartbeat"
+cr_timer </dev/null &
+if ! command exec 4>"$cr_run/stdin"; then cr_watch_stop setup; exit 0; fi
+cr_input=open
+while IFS= read -r cr_line; do
+  case $cr_line in
+    '{'*) [ "$cr_input" = closed ] || printf '%s\\n' "$cr_line" >&4 ;;
+    h) printf '' >"$cr_run/heartbeat" ;;
+    c) cr_watch_stop cancel ;;
+    e) exec 4>&-; cr_input=closed ;;
+  esac
+done
+cr_watch_stop eof
+`;
+// The FIFO opens rendezvous: D's write-only open waits for the job's read-only open and the other way round, so
+// D cannot close its end (on `e`) before the job has opened its own, which would leave the job waiting for a
+// writer forever. A job that dies before opening never releases D, but the wrapper ends D's session whenever the
+// job ends. T starts before fd 4 exists (dash keeps a saved copy of an fd closed with `4>&-` on a backgrounded
+// function), so D holds the only writer and closing it on `e` is the job's EOF. SIGPIPE is ignored so that a job
+// that closes its stdin costs D only a failed write, not its life. `printf ''` rather than `:` for the
+// heartbeat: a failed redirection on a special builtin would end the watchdog. `kill -TERM -$$` ends D's own
+// session (D and T) once D or T has stopped the run.

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { buildClaudeCommand } from './claude-command.ts';
+import {
+  assertRunTag,
+  renderKillScript,
+  renderRunWrapper,
+  renderSweepScript,
+  type RunWrapperOptions,
+} from './run-wrapper.ts';
+import { MAX_WRAPPED_COMMAND_BYTES, wrapForAnyLoginShell } from './shell-quote.ts';
+
+// Pure checks of the rendered text. What the scripts do under dash and bash is proven end to end in
+// backend/test/run-wrapper-scripts.test.ts and the host contract suites.
+
+const base: RunWrapperOptions = {
+  tag: 'abcdef0123456789',
+  argv: ['claude', '-p'],
+  cwd: '/srv/project',
+  leaseSeconds: 30,
+  graceSeconds: 5,
+  maxRuntimeSeconds: 21600,
+};
+
+function catchError(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('assertRunTag', () => {
+  it.each(['abcdefgh', 'a'.repeat(64), '0123-4567-89ab'])('accepts %s', (tag) => {
+    expect(() => {
+      assertRunTag(tag);
+    }).not.toThrow();
+  });
+
+  it.each(['short', 'a'.repeat(65), 'ABCDEFGH', "abc'defgh", 'abcdefgh\n', 'abc defgh'])(
+    'rejects %j',
+    (tag) => {
+      expect(
+        catchError(() => {
+          assertRunTag(tag);
+        }),
+      ).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    },
+  );
+});
+
+describe('renderRunWrapper', () => {
+  it('prints the start marker first, on stdout and then on stderr', () => {
+    const lines = renderRunWrapper(base).split('\n');
+    expect(lines[0]).toBe(`printf '@@catalyst-run started tag=%s pid=%s\\n' 'abcdef0123456789' "$$"`);
+    expect(lines[1]).toBe(`${lines[0] ?? ''} >&2`);
+  });
+
+  it('quotes every argument, env value and the cwd, and tags only the job', () => {
+    const script = renderRunWrapper({
+      ...base,
+      argv: ['/opt/my claude', "it's", '$HOME'],
+      cwd: "/srv/o'brien",
+      env: { GREETING: 'a $b `c`' },
+    });
+    expect(script).toContain(`exec setsid '/opt/my claude' 'it'\\''s' '$HOME'`);
+    expect(script).toContain(`cd '/srv/o'\\''brien' || cr_finish cwd 86`);
+    expect(script).toContain("  export GREETING='a $b `c`'");
+    expect(script.match(/export CATALYST_RUN_TAG=/g)).toHaveLength(1);
+    // The tag is exported inside the job's subshell, after the binary check and never at the top level.
+    expect(script.indexOf('export CATALYST_RUN_TAG=')).toBeGreaterThan(
+      script.indexOf("command -v '/opt/my claude'"),
+    );
+  });
+
+  it('turns the limits into the watchdog settings', () => {
+    const script = renderRunWrapper({
+      ...base,
+      leaseSeconds: 2.2,
+      graceSeconds: 0.25,
+      maxRuntimeSeconds: 9.5,
+    });
+    expect(script).toContain('cr_polls=3');
+    expect(script).toContain('cr_lease=3 cr_maxt=10');
+  });
+
+  it('runs the watchdog with the shell it is given', () => {
+    expect(renderRunWrapper({ ...base, shell: '/bin/bash' })).toContain("setsid '/bin/bash' -c 'cr_tag=");
+  });
+
+  it("never emits $'…' quoting, which dash and fish reject", () => {
+    expect(renderRunWrapper({ ...base, argv: ['claude', 'tab\there', 'nl\nhere'] })).not.toMatch(/\$'/);
+  });
+
+  it.each([
+    ['an empty argv', { argv: [] }, 'INVALID_ARGUMENT'],
+    ['a relative cwd', { cwd: 'srv/project' }, 'INVALID_ARGUMENT'],
+    ['the run tag in env', { env: { CATALYST_RUN_TAG: 'x' } }, 'INVALID_ARGUMENT'],
+    ['a bad env name', { env: { 'A-B': 'x' } }, 'UNSAFE_ARGUMENT'],
+    ['a NUL in an argument', { argv: ['claude', 'a\0b'] }, 'UNSAFE_ARGUMENT'],
+    ['a zero lease', { leaseSeconds: 0 }, 'INVALID_ARGUMENT'],
+    ['a bad tag', { tag: 'Bad Tag' }, 'INVALID_ARGUMENT'],
+  ] as const)('rejects %s', (_what, change, code) => {
+    expect(catchError(() => renderRunWrapper({ ...base, ...change }))).toMatchObject({ code });
+  });
+
+  it('fits, with a typical claude command, far inside the login-shell command limit', () => {
+    const command = buildClaudeCommand({
+      cwd: '/srv/project',
+      resume: '0b5c7f3e-7d0b-4c5e-9f57-1b2c3d4e5f60',
+    });
+    const script = renderRunWrapper({ ...base, argv: command.argv, env: { ANTHROPIC_BASE_URL: 'http://x' } });
+    expect(wrapForAnyLoginShell(script).length).toBeLessThan(MAX_WRAPPED_COMMAND_BYTES / 4);
+  });
+});
+
+describe('renderKillScript and renderSweepScript', () => {
+  it('stops one tag with the given grace', () => {
+    const script = renderKillScript({ tag: base.tag, graceSeconds: 2 });
+    expect(script).toContain("cr_tag='abcdef0123456789' cr_polls=20");
+    expect(script).toContain('cr_stop_run cancel');
+  });
+
+  it('rejects a tag that could smuggle shell syntax', () => {
+    expect(catchError(() => renderKillScript({ tag: "x'; rm -rf ~; '", graceSeconds: 1 }))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+
+  it('stops runs whose heartbeat is older than the threshold', () => {
+    const script = renderSweepScript({ staleSeconds: 90, graceSeconds: 5 });
+    expect(script).toContain('-ge 90 ]');
+    expect(script).toContain('cr_stop_run lease');
+  });
+});

@@ -1,0 +1,224 @@
+import { CatalystError } from './catalyst-error.ts';
+import { CWD_NOT_FOUND_EXIT_CODE, renderEnvExports } from './claude-command.ts';
+import { END_MARKER, START_MARKER } from './run-markers.ts';
+import {
+  MAKE_RUN_DIR,
+  RUN_ROOT_WORDS,
+  STOP_FUNCTIONS,
+  STOP_RUN_FROM_OUTSIDE,
+  WATCHDOG_BODY,
+} from './run-wrapper-shell.ts';
+import { quoteShellArg, renderShellCommand } from './shell-quote.ts';
+
+/**
+ * Renders the run wrapper W (ssh-field-notes.md §3b, adapted): a POSIX sh script that starts the job so that
+ * nothing it starts outlives the run, whatever happens to the backend or the connection. The layout:
+ *   - W prints the start marker on stdout and stderr, cd's, makes a private run dir with a FIFO, and starts
+ *   - J, the job, in its own session (`setsid`) with CATALYST_RUN_TAG in its environment, stdin = the FIFO, and
+ *   - D, the watchdog (run-wrapper-shell.ts), in another session, stdin = the channel's stdin, output to /dev/null.
+ * W waits for J, then reaps whatever J left behind (TERM, grace, KILL to the tag and J's group), ends D, removes
+ * the run dir, prints the trailer on stderr and exits with J's status. J in a session of its own means a stop
+ * never signals W, so the trailer and the exit status always come out (the notes' W got the group's KILL).
+ * The trailer starts with a `\n` of its own, so it is a line of its own even after stderr that lacks a final
+ * newline; the reader (run-markers.ts) removes that `\n` with it.
+ */
+
+export const RUN_TAG_ENV = 'CATALYST_RUN_TAG';
+export const RUN_TAG_PATTERN = /^[a-z0-9-]{8,64}$/;
+export const CLI_NOT_FOUND_EXIT_CODE = 127;
+
+export function assertRunTag(tag: string): void {
+  if (!RUN_TAG_PATTERN.test(tag)) {
+    throw new CatalystError('INVALID_ARGUMENT', `invalid run tag ${JSON.stringify(tag)}`, {
+      details: { pattern: RUN_TAG_PATTERN.source },
+    });
+  }
+}
+
+export interface RunWrapperOptions {
+  tag: string;
+  /** The job; argv[0] is looked up with `command -v` after the env is exported (so env PATH counts). */
+  argv: readonly string[];
+  cwd: string;
+  /** Not for secrets: the script ends up in `sh -c`'s argv (see RunSpec.env). */
+  env?: Readonly<Record<string, string>>;
+  leaseSeconds: number;
+  graceSeconds: number;
+  maxRuntimeSeconds: number;
+  /** The shell that runs the watchdog; the one that runs the script itself. Default `/bin/sh`. */
+  shell?: string;
+}
+
+function assertSeconds(value: number, what: string, minimum: number): void {
+  if (!Number.isFinite(value) || value < minimum) {
+    throw new CatalystError(
+      'INVALID_ARGUMENT',
+      `${what} must be a number of seconds >= ${minimum}, got ${value}`,
+    );
+  }
+}
+
+/** The values every script reads; `cr_polls` is the grace period in 0.1 s polls. */
+function renderSettings(tag: string, graceSeconds: number): string {
+  assertRunTag(tag);
+  assertSeconds(graceSeconds, 'graceSeconds', 0);
+  return `cr_tag=${quoteShellArg(tag)} cr_polls=${Math.round(graceSeconds * 10)}`;
+}
+
+function renderWatchdogScript(options: RunWrapperOptions): string {
+  assertSeconds(options.leaseSeconds, 'leaseSeconds', 1);
+  assertSeconds(options.maxRuntimeSeconds, 'maxRuntimeSeconds', 1);
+  const limits = `cr_lease=${Math.ceil(options.leaseSeconds)} cr_maxt=${Math.ceil(options.maxRuntimeSeconds)}`;
+  return [renderSettings(options.tag, options.graceSeconds), limits, STOP_FUNCTIONS, WATCHDOG_BODY].join(
+    '\n',
+  );
+}
+
+/**
+ * The job's subshell: env, then the binary check (with the env's PATH), then the tag, then exec. `exec setsid`
+ * does not fork here (the trap of ssh-field-notes.md §3a needs a group leader, and a background subshell is not
+ * one), so `$!` is the job itself and W's `wait` gets its real status. Only this subshell exports the tag: W and
+ * D never carry it, so a stop never matches them.
+ */
+function renderJobLines(options: RunWrapperOptions): string[] {
+  const [binary] = options.argv;
+  if (binary === undefined) throw new CatalystError('INVALID_ARGUMENT', 'the run needs a non-empty argv');
+  const env = options.env ?? {};
+  if (RUN_TAG_ENV in env) {
+    throw new CatalystError(
+      'INVALID_ARGUMENT',
+      `${RUN_TAG_ENV} is set by the run wrapper, not by the run spec`,
+    );
+  }
+  return [
+    '(',
+    ...renderEnvExports(env).map((line) => `  ${line}`),
+    `  command -v ${quoteShellArg(binary)} >/dev/null 2>&1 || { printf '' >"$cr_run/not-found"; exit ${CLI_NOT_FOUND_EXIT_CODE}; }`,
+    `  export ${RUN_TAG_ENV}=${quoteShellArg(options.tag)}`,
+    `  exec setsid ${renderShellCommand(options.argv)}`,
+    ') <"$cr_run/stdin" 3<&- &',
+  ];
+}
+
+const WRAPPER_FUNCTIONS = `
+cr_finish() {
+  printf '\\n${END_MARKER} reason=%s code=%s\\n' "$1" "$2" >&2
+  exit "$2"
+}
+cr_fail_setup() {
+  printf 'catalyst-run: %s\\n' "$1" >&2
+  [ -z "$cr_run" ] || rm -rf "$cr_run"
+  cr_finish setup 1
+}
+`;
+
+// After J: the reason is whoever claimed it first (a stopper, or W's own `exit`); then reap, end D, clean up.
+const WRAPPER_EPILOGUE = `
+wait "$cr_job" 2>/dev/null
+cr_rc=$?
+if [ -e "$cr_run/not-found" ]; then
+  cr_reason=not_found
+elif cr_claim exit; then
+  cr_reason=exit
+else
+  cr_reason=$(cat "$cr_run/reason" 2>/dev/null)
+fi
+cr_stop '' "$cr_job"
+kill -TERM "-$cr_wd" 2>/dev/null
+wait "$cr_wd" 2>/dev/null
+rm -rf "$cr_run"
+cr_finish "\${cr_reason:-exit}" "$cr_rc"
+`;
+
+/** The whole wrapper script, for `/bin/sh -c` locally or `wrapForAnyLoginShell` over SSH. */
+export function renderRunWrapper(options: RunWrapperOptions): string {
+  const shell = options.shell ?? '/bin/sh';
+  if (!options.cwd.startsWith('/')) {
+    throw new CatalystError(
+      'INVALID_ARGUMENT',
+      `cwd must be an absolute path, got ${JSON.stringify(options.cwd)}`,
+    );
+  }
+  const marker = `printf '${START_MARKER} tag=%s pid=%s\\n' ${quoteShellArg(options.tag)} "$$"`;
+  const watchdog = quoteShellArg(renderWatchdogScript(options));
+  return [
+    marker,
+    `${marker} >&2`,
+    'exec 3<&0 </dev/null',
+    renderSettings(options.tag, options.graceSeconds),
+    'cr_run=',
+    STOP_FUNCTIONS,
+    MAKE_RUN_DIR,
+    WRAPPER_FUNCTIONS,
+    `cd ${quoteShellArg(options.cwd)} || cr_finish cwd ${CWD_NOT_FOUND_EXIT_CODE}`,
+    'cr_run=$(cr_make_run) || cr_fail_setup "no private run directory under $TMPDIR, /tmp or $HOME"',
+    'command -v setsid >/dev/null 2>&1 || cr_fail_setup "setsid is missing"',
+    'mkfifo -m 600 "$cr_run/stdin" || cr_fail_setup "mkfifo failed"',
+    `printf '%s\\n' "$$" >"$cr_run/wrapper"`,
+    ...renderJobLines(options),
+    'cr_job=$!',
+    `printf '%s\\n' "$cr_job" >"$cr_run/job"`,
+    `setsid ${quoteShellArg(shell)} -c ${watchdog} catalyst-watchdog "$cr_run" "$cr_job" "$$" <&3 3<&- >/dev/null 2>&1 &`,
+    'cr_wd=$!',
+    `printf '%s\\n' "$cr_wd" >"$cr_run/watchdog"`,
+    'exec 3<&-',
+    WRAPPER_EPILOGUE,
+  ].join('\n');
+}
+
+export interface KillScriptOptions {
+  tag: string;
+  graceSeconds: number;
+}
+
+/**
+ * Stops the run `tag` from any connection (after a reconnect or a backend restart): the same stop as the watchdog,
+ * with `cancel` as the reason. Prints `@@catalyst-kill tag=<TAG> remaining=<N>`; N is 0 unless a process survived
+ * KILL (one in uninterruptible sleep).
+ */
+export function renderKillScript(options: KillScriptOptions): string {
+  return [
+    renderSettings(options.tag, options.graceSeconds),
+    STOP_FUNCTIONS,
+    STOP_RUN_FROM_OUTSIDE,
+    'cr_run=',
+    `for cr_root in ${RUN_ROOT_WORDS}; do`,
+    '  if [ -d "$cr_root/$cr_tag" ]; then cr_run=$cr_root/$cr_tag; break; fi',
+    'done',
+    'cr_stop_run cancel',
+    // KILL is asynchronous: give the kernel a moment before counting survivors.
+    'cr_i=0',
+    'while [ "$cr_i" -lt 10 ] && [ -n "$(cr_tagged)" ]; do sleep 0.1; cr_i=$((cr_i + 1)); done',
+    `printf '@@catalyst-kill tag=%s remaining=%s\\n' "$cr_tag" "$(cr_tagged | wc -l)"`,
+  ].join('\n');
+}
+
+export interface SweepScriptOptions {
+  /** A run whose last heartbeat is at least this old is stopped (make it longer than any lease). */
+  staleSeconds: number;
+  graceSeconds: number;
+}
+
+/**
+ * Stops every run of this user whose heartbeat file is stale (its watchdog is gone or stuck), with `lease` as the
+ * reason, and removes run dirs no wrapper owns any more. Prints `@@catalyst-sweep stopped tag=<TAG>` per run.
+ */
+export function renderSweepScript(options: SweepScriptOptions): string {
+  assertSeconds(options.staleSeconds, 'staleSeconds', 1);
+  return [
+    renderSettings('catalyst-sweep', options.graceSeconds),
+    STOP_FUNCTIONS,
+    STOP_RUN_FROM_OUTSIDE,
+    'cr_now=$(date +%s)',
+    `for cr_root in ${RUN_ROOT_WORDS}; do`,
+    '  for cr_run in "$cr_root"/*; do',
+    '    cr_tag=${cr_run##*/}',
+    `    [ -d "$cr_run" ] && printf '%s\\n' "$cr_tag" | grep -qx '[a-z0-9-]\\{8,64\\}' || continue`,
+    '    cr_beat=$(stat -c %Y "$cr_run/heartbeat" 2>/dev/null || stat -c %Y "$cr_run")',
+    `    [ $((cr_now - cr_beat)) -ge ${Math.ceil(options.staleSeconds)} ] || continue`,
+    '    cr_stop_run lease',
+    `    printf '@@catalyst-sweep stopped tag=%s\\n' "$cr_tag"`,
+    '  done',
+    'done',
+  ].join('\n');
+}

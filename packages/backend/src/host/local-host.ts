@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { homedir } from 'node:os';
+import { CatalystError } from '../core/catalyst-error.ts';
+import { renderKillScript, RUN_TAG_ENV } from '../core/run-wrapper.ts';
+import type { Host, Preflight, RunHandle } from './host.ts';
+import { runLocalCommand } from './local-command.ts';
+import { createLocalFiles } from './local-files.ts';
+import { runLocalPreflight, type LocalPreflightOptions } from './local-preflight.ts';
+import type { OpenRawChannel, RawChannel, RawChannelEnd } from './raw-channel.ts';
+import { DEFAULT_GRACE_MS, startWrappedRun } from './wrapped-run.ts';
+
+/**
+ * The Host on this machine: runs go through the same wrapper as over SSH, started as `<shell> -c <script>` in a
+ * new session (`detached`), as sshd's setsid() would; files go through node:fs.
+ */
+
+export interface LocalHostOptions {
+  /** The configured claude binary; wins over discovery (local-preflight.ts). */
+  claudePath?: string;
+  /** The POSIX shell that runs the wrapper; default `/bin/sh`. The contract suite also runs `/bin/bash`. */
+  shell?: string;
+  /** Grace between TERM and KILL for killRun(). */
+  killGraceMs?: number;
+  /** Discovery settings for preflight() (environment, login shell); mostly for tests. */
+  discovery?: Omit<LocalPreflightOptions, 'claudePath'>;
+}
+
+const KILL_SCRIPT_SLACK_MS = 10_000;
+
+/** The backend's environment, minus a run tag it may have inherited: W and D must never carry one. */
+function runnerEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== RUN_TAG_ENV));
+}
+
+function openLocalChannel(shell: string): OpenRawChannel {
+  return (script) =>
+    new Promise<RawChannel>((resolve, reject) => {
+      const child = spawn(shell, ['-c', script], {
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: runnerEnvironment(),
+        cwd: '/',
+      });
+      const ended = new Promise<RawChannelEnd>((settle) => {
+        child.once('close', (code, signal) => {
+          settle({ kind: 'exited', code, signal });
+        });
+      });
+      child.once('error', (error) => {
+        reject(
+          new CatalystError('WRAPPER_UNSUPPORTED', `cannot start ${shell}: ${error.message}`, {
+            cause: error,
+          }),
+        );
+      });
+      child.once('spawn', () => {
+        resolve({
+          stdin: child.stdin,
+          stdout: child.stdout,
+          stderr: child.stderr,
+          ended,
+          // Like sshd closing a channel: the pipes go, the wrapper's watchdog sees EOF and stops the run.
+          destroy: () => {
+            child.stdin.destroy();
+            child.stdout.destroy();
+            child.stderr.destroy();
+          },
+        });
+      });
+    });
+}
+
+async function killLocalRun(shell: string, runTag: string, graceMs: number): Promise<void> {
+  const script = renderKillScript({ tag: runTag, graceSeconds: graceMs / 1000 });
+  const result = await runLocalCommand(shell, ['-c', script], {
+    timeoutMs: graceMs + KILL_SCRIPT_SLACK_MS,
+    env: runnerEnvironment(),
+  });
+  if (result.code !== 0) {
+    throw new CatalystError(
+      'WRAPPER_UNSUPPORTED',
+      `the kill script for run ${runTag} failed: ${result.stderr.trim()}`,
+      {
+        details: { runTag, code: result.code, signal: result.signal, isTimedOut: result.isTimedOut },
+      },
+    );
+  }
+}
+
+export function createLocalHost(options: LocalHostOptions = {}): Host {
+  const shell = options.shell ?? '/bin/sh';
+  const killGraceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
+  const open = openLocalChannel(shell);
+  const active = new Set<RunHandle>();
+  let preflight: Promise<Preflight> | undefined;
+  const killRun = (runTag: string): Promise<void> => killLocalRun(shell, runTag, killGraceMs);
+
+  return {
+    label: 'local',
+    ...createLocalFiles(),
+    async startRun(spec) {
+      const handle = await startWrappedRun(open, spec, { killRun, shell });
+      active.add(handle);
+      void handle.outcome.then(() => active.delete(handle));
+      return handle;
+    },
+    homeDir: () => Promise.resolve(homedir()),
+    preflight() {
+      preflight ??= runLocalPreflight({
+        ...options.discovery,
+        ...(options.claudePath === undefined ? {} : { claudePath: options.claudePath }),
+      });
+      return preflight;
+    },
+    killRun,
+    close() {
+      // As a closing SSH connection would: each wrapper sees its stdin end and stops its run.
+      for (const handle of active) handle.abandon();
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { CatalystError } from '../../core/catalyst-error.ts';
+import type { Readable } from 'node:stream';
+import type { OpenRawChannel, RawChannelEnd } from '../raw-channel.ts';
+
+/**
+ * A short script on a control channel, its output collected: for the kill-by-tag script, which is the cleanup
+ * itself and so runs outside the run wrapper. A deadline tears the channel down; closing it is enough here
+ * because the script only signals and waits, it starts nothing that could outlive it.
+ */
+
+export interface ControlResult {
+  stdout: string;
+  stderr: string;
+  end: RawChannelEnd;
+}
+
+const OUTPUT_LIMIT = 64 * 1024;
+
+export async function runControlScript(
+  open: OpenRawChannel,
+  script: string,
+  options: { timeoutMs: number; what: string },
+): Promise<ControlResult> {
+  const channel = await open(script);
+  channel.stdin.end();
+  const stdout = collectText(channel.stdout);
+  const stderr = collectText(channel.stderr);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      // The channel's 'close' waits for the remote process (§2); do not wait for it, it ends by itself.
+      channel.destroy();
+      reject(
+        new CatalystError('CONNECTION_LOST', `${options.what} did not finish within ${options.timeoutMs} ms`),
+      );
+    }, options.timeoutMs);
+  });
+  try {
+    const end = await Promise.race([channel.ended, deadline]);
+    return { stdout: await stdout, stderr: await stderr, end };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function collectText(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    // ssh2 streams have no encoding set, so chunks are Buffers; keep reading past the limit to drain the channel.
+    if (!Buffer.isBuffer(chunk) || size >= OUTPUT_LIMIT) continue;
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import type { SFTPWrapper } from 'ssh2';
+import { CatalystError } from '../../core/catalyst-error.ts';
+import type { HostFiles } from '../host.ts';
+import {
+  appendToFile,
+  offersExtension,
+  writeNewFile,
+  SFTP_FAILURE,
+  SFTP_NO_SUCH_FILE,
+  listDirectory,
+  lstatPath,
+  makeDirectory,
+  removeDirectory,
+  removeFile,
+  sftpCall,
+  sftpStatusOf,
+  statOf,
+  statPath,
+} from './sftp-calls.ts';
+
+/** HostFiles over SFTP (ssh-field-notes.md §7). Each call runs on one SFTP session from the pool, closed after. */
+
+/** Runs `work` on an SFTP session and closes it afterwards, whatever happens. */
+export type WithSftp = <T>(work: (sftp: SFTPWrapper) => Promise<T>) => Promise<T>;
+
+const POSIX_RENAME = 'posix-rename@openssh.com';
+
+export function createSshFiles(withSftp: WithSftp): HostFiles {
+  return {
+    readFile: (path) =>
+      withSftp((sftp) =>
+        sftpCall<Buffer>('read', path, (callback) => {
+          sftp.readFile(path, callback);
+        }),
+      ),
+    writeFileAtomic: (path, data) => withSftp((sftp) => writeFileAtomic(sftp, path, data)),
+    appendFile: (path, data) => withSftp((sftp) => appendToFile(sftp, path, data)),
+    mkdirp: (path) => withSftp((sftp) => mkdirp(sftp, path)),
+    stat: (path) => withSftp(async (sftp) => statOf(await statPath(sftp, path))),
+    list: (path) => withSftp((sftp) => listDirectory(sftp, path)),
+    remove: (path) => withSftp((sftp) => removeTree(sftp, path)),
+  };
+}
+
+/**
+ * Plain SFTP rename refuses to overwrite on OpenSSH; posix-rename@openssh.com is rename(2), which replaces the
+ * target atomically (§7). The temporary file sits beside the target so the rename stays on one filesystem.
+ */
+async function writeFileAtomic(sftp: SFTPWrapper, path: string, data: Buffer | string): Promise<void> {
+  if (!offersExtension(sftp, POSIX_RENAME)) {
+    throw new CatalystError(
+      'FILE_ERROR',
+      `cannot replace ${path} atomically: the SFTP server lacks ${POSIX_RENAME}`,
+      {
+        details: { path },
+      },
+    );
+  }
+  const temporary = posix.join(
+    posix.dirname(path),
+    `.${posix.basename(path)}.catalyst-${randomBytes(6).toString('hex')}.tmp`,
+  );
+  const mode = await existingMode(sftp, path);
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    await writeNewFile(sftp, temporary, { data: bytes, mode, reportPath: path });
+    await sftpCall<undefined>('rename', path, (callback) => {
+      sftp.ext_openssh_rename(temporary, path, (error) => {
+        callback(error, undefined);
+      });
+    });
+  } catch (error) {
+    // The write's error is the one to report; a temp file that cannot be removed does not change it.
+    await removeFile(sftp, temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A replaced file keeps its permission bits, as it would with an in-place write. */
+async function existingMode(sftp: SFTPWrapper, path: string): Promise<number | undefined> {
+  try {
+    return (await statPath(sftp, path)).mode & 0o7777;
+  } catch (error) {
+    if (sftpStatusOf(error) === SFTP_NO_SUCH_FILE) return undefined;
+    throw error;
+  }
+}
+
+/** mkdir -p from the deepest component up (ssh2 has none); the root always exists. */
+async function mkdirp(sftp: SFTPWrapper, path: string): Promise<void> {
+  try {
+    await makeOrConfirmDirectory(sftp, path);
+  } catch (error) {
+    const parent = posix.dirname(path);
+    if (sftpStatusOf(error) !== SFTP_NO_SUCH_FILE || parent === path) throw error;
+    await mkdirp(sftp, parent);
+    await makeOrConfirmDirectory(sftp, path);
+  }
+}
+
+/** SFTP reports an existing path as plain FAILURE (code 4), so a stat confirms it is a directory (§7). */
+async function makeOrConfirmDirectory(sftp: SFTPWrapper, path: string): Promise<void> {
+  try {
+    await makeDirectory(sftp, path);
+  } catch (error) {
+    if (sftpStatusOf(error) !== SFTP_FAILURE) throw error;
+    if (!(await statPath(sftp, path)).isDirectory()) {
+      throw new CatalystError('FILE_ERROR', `${path} exists and is not a directory`, { details: { path } });
+    }
+  }
+}
+
+/** rm -rf: symlinks are removed, never followed. A missing path is not an error. */
+async function removeTree(sftp: SFTPWrapper, path: string): Promise<void> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await lstatPath(sftp, path)).isDirectory();
+  } catch (error) {
+    if (sftpStatusOf(error) === SFTP_NO_SUCH_FILE) return;
+    throw error;
+  }
+  if (!isDirectory) {
+    await removeFile(sftp, path);
+    return;
+  }
+  const entries = await listDirectory(sftp, path);
+  // SFTP pipelines requests, so siblings go out together.
+  await Promise.all(entries.map((entry) => removeTree(sftp, posix.join(path, entry.name))));
+  await removeDirectory(sftp, path);
+}

@@ -1,0 +1,114 @@
+import type { SFTPWrapper } from 'ssh2';
+import { CatalystError } from '../../core/catalyst-error.ts';
+import { renderKillScript } from '../../core/run-wrapper.ts';
+import type { Host, Preflight, RunSpec } from '../host.ts';
+import type { OpenRawChannel } from '../raw-channel.ts';
+import { DEFAULT_GRACE_MS, startWrappedRun } from '../wrapped-run.ts';
+import { realPath } from './sftp-calls.ts';
+import { parseSshHostConfig, type SshHostConfig } from './ssh-config.ts';
+import { openSshConnection } from './ssh-connection.ts';
+import { runControlScript } from './ssh-control-command.ts';
+import { createSshFiles, type WithSftp } from './ssh-files.ts';
+import { createSshPool, type PoolStats, type SshPool } from './ssh-pool.ts';
+import { runSshPreflight } from './ssh-preflight.ts';
+import { createSshOpenRawChannel } from './ssh-raw-channel.ts';
+
+/**
+ * The Host on a user's VM over plain SSH (nothing of ours is installed there): runs go through the run wrapper
+ * in ssh2 exec channels, files through SFTP, all on pooled connections (ssh-pool.ts).
+ */
+
+export interface SshHost extends Host {
+  /** The pool's counters: connections opened, handshakes, refusals, open channels, queue. */
+  stats(): PoolStats;
+}
+
+export interface SshHostOptions {
+  /** Grace between TERM and KILL for killRun(). */
+  killGraceMs?: number;
+}
+
+const KILL_SCRIPT_SLACK_MS = 10_000;
+
+/** Throws INVALID_ARGUMENT for a bad config and SSH_HOST_KEY_MISSING without a pinned host key. */
+export function createSshHost(config: SshHostConfig, options: SshHostOptions = {}): SshHost {
+  const settings = parseSshHostConfig(config);
+  const pool = createSshPool({
+    label: settings.label,
+    connect: () => openSshConnection(settings),
+    limits: settings.pool,
+  });
+  const openRun = createSshOpenRawChannel(pool, 'run');
+  const openControl = createSshOpenRawChannel(pool, 'control');
+  const withSftp = withSftpFrom(pool);
+  const killRun = (runTag: string) =>
+    killSshRun(openControl, runTag, options.killGraceMs ?? DEFAULT_GRACE_MS);
+  const startProbe = (spec: RunSpec) => startWrappedRun(openControl, spec, { killRun });
+  let home: Promise<string> | undefined;
+  let preflight: Promise<Preflight> | undefined;
+
+  return {
+    label: settings.label,
+    ...createSshFiles(withSftp),
+    startRun: (spec) => startWrappedRun(openRun, spec, { killRun }),
+    // SFTP starts in $HOME; ssh2's ext_openssh_expandPath sends a malformed packet (ssh-field-notes.md §7).
+    homeDir: () =>
+      (home ??= forgetOnFailure(
+        withSftp((sftp) => realPath(sftp, '.')),
+        () => (home = undefined),
+      )),
+    preflight: () => {
+      preflight ??= runSshPreflight({
+        startRun: startProbe,
+        timeoutMs: settings.timing.probeTimeoutMs,
+        ...(settings.claudePath === undefined ? {} : { claudePath: settings.claudePath }),
+      }).then((result) => {
+        // A VM that could not be reached is asked again next time; a found claude is cached for the host's life.
+        if (!result.isConclusive) preflight = undefined;
+        return result.preflight;
+      });
+      return preflight;
+    },
+    killRun,
+    close: () => pool.close(),
+    stats: () => pool.stats(),
+  };
+}
+
+function withSftpFrom(pool: SshPool): WithSftp {
+  return async (work) => {
+    const sftp: SFTPWrapper = await pool.open('control', (connection) => connection.sftp());
+    try {
+      return await work(sftp);
+    } finally {
+      // Ending the session frees its MaxSessions slot (§7: SFTP takes one like any channel).
+      sftp.end();
+    }
+  };
+}
+
+function forgetOnFailure<T>(promise: Promise<T>, forget: () => void): Promise<T> {
+  promise.catch(forget);
+  return promise;
+}
+
+/**
+ * The kill-by-tag script on any pooled connection (§3b: out-of-band kill, after a reconnect or a backend
+ * restart). It is the cleanup itself, so it runs as is, not under the wrapper.
+ */
+async function killSshRun(open: OpenRawChannel, runTag: string, graceMs: number): Promise<void> {
+  const script = renderKillScript({ tag: runTag, graceSeconds: graceMs / 1000 });
+  const result = await runControlScript(open, script, {
+    timeoutMs: graceMs + KILL_SCRIPT_SLACK_MS,
+    what: `the kill script for run ${runTag}`,
+  });
+  if (result.end.kind === 'exited' && result.end.code === 0) return;
+  const status = result.end.kind === 'lost' ? result.end.message : `exit code ${String(result.end.code)}`;
+  throw new CatalystError(
+    'WRAPPER_UNSUPPORTED',
+    `the kill script for run ${runTag} failed (${status}): ${result.stderr.trim()}`,
+    {
+      details: { runTag, end: result.end },
+    },
+  );
+}

@@ -1,0 +1,140 @@
+import { posix } from 'node:path';
+import { quoteShellArg } from '../../core/shell-quote.ts';
+import type { Preflight } from '../host.ts';
+import { describeOutcome, parseProbeLines, runProbe, type StartRun } from './ssh-probe.ts';
+
+/**
+ * What the VM offers a run (ssh-field-notes.md §9): where claude is — the configured path, then `command -v`
+ * with sshd's plain PATH, then where installers put it, then the PATH of the user's login+interactive shell —
+ * its version, and whether the run wrapper's tools are there. sshd runs commands in a non-login shell, so
+ * ~/.profile and the end of ~/.bashrc (nvm, npm prefix) are not applied: hence the search.
+ */
+
+export interface SshPreflightOptions {
+  startRun: StartRun;
+  claudePath?: string;
+  timeoutMs: number;
+}
+
+export interface SshPreflightResult {
+  preflight: Preflight;
+  /** False when the VM could not be asked at all (no connection): such a result is not worth caching. */
+  isConclusive: boolean;
+}
+
+const WRAPPER_TOOLS = ['setsid', 'base64', 'mkfifo', 'grep', 'stat', 'sleep'];
+const KNOWN_LOCATIONS = [
+  '"$HOME/.local/bin/claude"',
+  '"$HOME/.claude/local/claude"',
+  '"$HOME/.npm-global/bin/claude"',
+  '"$HOME/.volta/bin/claude"',
+  '"$HOME/.bun/bin/claude"',
+  '/usr/local/bin/claude',
+];
+const NVM_GLOB = '"$HOME"/.nvm/versions/node/*/bin/claude';
+
+function renderSurveyScript(claudePath: string | undefined): string {
+  const configured =
+    claudePath === undefined
+      ? []
+      : [`[ -f ${quoteShellArg(claudePath)} ] && [ -x ${quoteShellArg(claudePath)} ] && echo '@@CONFIG=ok'`];
+  return [
+    `printf '@@PATH=%s\\n' "$PATH"`,
+    `printf '@@SHELL=%s\\n' "$SHELL"`,
+    ...configured,
+    `cr_c=$(command -v claude 2>/dev/null) && printf '@@CMD=%s\\n' "$cr_c"`,
+    `for cr_p in ${KNOWN_LOCATIONS.join(' ')}; do [ -f "$cr_p" ] && [ -x "$cr_p" ] && printf '@@KNOWN=%s\\n' "$cr_p"; done`,
+    `for cr_p in ${NVM_GLOB}; do [ -f "$cr_p" ] && [ -x "$cr_p" ] && printf '@@NVM=%s\\n' "$cr_p"; done`,
+    `[ -r /proc/self/environ ] || echo '@@MISSING=/proc'`,
+    `for cr_t in ${WRAPPER_TOOLS.join(' ')}; do command -v "$cr_t" >/dev/null 2>&1 || printf '@@MISSING=%s\\n' "$cr_t"; done`,
+    'exit 0',
+  ].join('\n');
+}
+
+/** Works in bash, zsh and fish (§9); `-i` in a session without a tty only complains on stderr. */
+const LOGIN_SHELL_SCRIPT = [
+  `cr_p=$("$SHELL" -lic 'echo "@@PATH=$PATH"' </dev/null 2>/dev/null | sed -n 's/^@@PATH=//p' | tail -n 1)`,
+  `cr_c=$(PATH=$cr_p; command -v claude 2>/dev/null) && printf '@@CMD=%s\\n' "$cr_c"`,
+  'exit 0',
+].join('\n');
+
+type Found = Pick<Preflight, 'claudePath' | 'foundVia'> & { problem?: string };
+
+export async function runSshPreflight(options: SshPreflightOptions): Promise<SshPreflightResult> {
+  const survey = await runProbe(
+    options.startRun,
+    { argv: ['/bin/sh', '-c', renderSurveyScript(options.claudePath)] },
+    options.timeoutMs,
+  );
+  if (survey.outcome.kind !== 'exited' || survey.outcome.code !== 0) {
+    const problem = `the VM could not run the preflight probe: ${describeOutcome(survey.outcome)}`;
+    return { preflight: { path: '', canRunWrapper: false, problems: [problem] }, isConclusive: false };
+  }
+  const lines = parseProbeLines(survey.stdout);
+  const path = lines.get('PATH')?.[0] ?? '';
+  const found = await findClaude(options, lines);
+  const version =
+    found.claudePath === undefined ? undefined : await readVersion(options, found.claudePath, path);
+  const missing = lines.get('MISSING') ?? [];
+  const problems = [
+    ...(found.problem === undefined ? [] : [found.problem]),
+    ...(missing.length === 0 ? [] : [`the run wrapper needs ${missing.join(', ')}, which is missing`]),
+    ...(found.claudePath !== undefined && version === undefined
+      ? [`${found.claudePath} --version did not answer`]
+      : []),
+  ];
+  const preflight: Preflight = {
+    ...(found.claudePath === undefined ? {} : { claudePath: found.claudePath, foundVia: found.foundVia }),
+    ...(version === undefined ? {} : { version }),
+    path,
+    canRunWrapper: missing.length === 0,
+    problems,
+  };
+  return { preflight, isConclusive: true };
+}
+
+async function findClaude(options: SshPreflightOptions, lines: Map<string, string[]>): Promise<Found> {
+  if (options.claudePath !== undefined) {
+    if (lines.has('CONFIG')) return { claudePath: options.claudePath, foundVia: 'config' };
+    return {
+      problem: `the configured claude path ${options.claudePath} is not an executable file on the VM`,
+    };
+  }
+  const onPath = lines.get('CMD')?.find((candidate) => candidate.startsWith('/'));
+  if (onPath !== undefined) return { claudePath: onPath, foundVia: 'path' };
+  const newestNvm = (lines.get('NVM') ?? []).sort((a, b) => b.localeCompare(a, 'en', { numeric: true }))[0];
+  const known = lines.get('KNOWN')?.[0] ?? newestNvm;
+  if (known !== undefined) return { claudePath: known, foundVia: 'known-location' };
+  const shell = lines.get('SHELL')?.[0] ?? '';
+  if (shell !== '') {
+    const login = await runProbe(
+      options.startRun,
+      { argv: ['/bin/sh', '-c', LOGIN_SHELL_SCRIPT] },
+      options.timeoutMs,
+    );
+    const viaLogin = parseProbeLines(login.stdout)
+      .get('CMD')
+      ?.find((candidate) => candidate.startsWith('/'));
+    if (viaLogin !== undefined) return { claudePath: viaLogin, foundVia: 'login-shell' };
+  }
+  return {
+    problem: 'claude was not found on PATH, in the usual install locations, or on the login shell PATH',
+  };
+}
+
+/** With claude's directory first on PATH: the npm build is `#!/usr/bin/env node`, and nvm's node sits beside it. */
+async function readVersion(
+  options: SshPreflightOptions,
+  claudePath: string,
+  path: string,
+): Promise<string | undefined> {
+  const env = { PATH: path === '' ? posix.dirname(claudePath) : `${posix.dirname(claudePath)}:${path}` };
+  const result = await runProbe(
+    options.startRun,
+    { argv: [claudePath, '--version'], env },
+    options.timeoutMs,
+  );
+  const version = result.stdout.trim().split('\n')[0];
+  const isOk = result.outcome.kind === 'exited' && result.outcome.code === 0;
+  return isOk && version !== undefined && version !== '' ? version : undefined;
+}

@@ -1,0 +1,75 @@
+import type { RunHandle, RunOutcome, RunSpec } from '../host.ts';
+
+/**
+ * A short command on the VM for preflight, run through the same wrapper as a real run so that nothing it starts
+ * outlives it (ssh-field-notes.md §4: "give short commands a short timeout, and also run them through the
+ * wrapper"). Past `timeoutMs` it is cancelled; the wrapper's max runtime is the backstop.
+ */
+
+export type StartRun = (spec: RunSpec) => Promise<RunHandle>;
+
+export interface ProbeResult {
+  stdout: string;
+  outcome: RunOutcome;
+  isTimedOut: boolean;
+}
+
+const PROBE_GRACE_MS = 1_000;
+const BACKSTOP_MS = 5_000;
+
+export async function runProbe(
+  startRun: StartRun,
+  spec: Pick<RunSpec, 'argv' | 'env'>,
+  timeoutMs: number,
+): Promise<ProbeResult> {
+  const handle = await startRun({
+    ...spec,
+    cwd: '/',
+    limits: { graceMs: PROBE_GRACE_MS, maxRuntimeMs: timeoutMs + BACKSTOP_MS },
+  });
+  let isTimedOut = false;
+  const timer = setTimeout(() => {
+    isTimedOut = true;
+    handle.cancel();
+  }, timeoutMs);
+  try {
+    await handle.endInput();
+    const [stdout] = await Promise.all([readText(handle.stdout), readText(handle.stderr)]);
+    return { stdout, outcome: await handle.outcome, isTimedOut };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `@@KEY=value` lines of a probe's stdout, by key, in order. */
+export function parseProbeLines(stdout: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const line of stdout.split('\n')) {
+    const match = /^@@([A-Z]+)=(.*)$/.exec(line);
+    const [, key, value] = match ?? [];
+    if (key === undefined || value === undefined) continue;
+    found.set(key, [...(found.get(key) ?? []), value]);
+  }
+  return found;
+}
+
+export function describeOutcome(outcome: RunOutcome): string {
+  switch (outcome.kind) {
+    case 'exited':
+      return outcome.signal === null ? `exit code ${String(outcome.code)}` : `signal ${outcome.signal}`;
+    case 'start_failed':
+    case 'connection_lost':
+      return outcome.message;
+    case 'cancelled':
+    case 'lease_lost':
+    case 'max_runtime':
+      return outcome.kind;
+  }
+}
+
+async function readText(stream: AsyncIterable<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}

@@ -1,0 +1,71 @@
+import type { ClientChannel } from 'ssh2';
+import { wrapForAnyLoginShell } from '../../core/shell-quote.ts';
+import type { OpenRawChannel, RawChannel, RawChannelEnd } from '../raw-channel.ts';
+import type { SshConnection } from './ssh-connection.ts';
+import type { ChannelKind, SshPool } from './ssh-pool.ts';
+
+/**
+ * The SSH half of a run: the wrapper script in an ssh2 exec channel, no pty (ssh-field-notes.md §2), sent as
+ * `exec /bin/sh -c 'eval "$(echo <base64> | base64 -d)"'` so that bash, dash, zsh and fish all run it alike
+ * (§9). The exit status comes from the channel's 'exit'; the run is over at 'close', after stdout has drained.
+ */
+
+export function createSshOpenRawChannel(pool: SshPool, kind: ChannelKind = 'run'): OpenRawChannel {
+  return async (script) => {
+    const command = wrapForAnyLoginShell(script);
+    const via: { connection?: SshConnection } = {};
+    const channel = await pool.open(kind, (connection) => {
+      via.connection = connection;
+      return connection.exec(command);
+    });
+    return toRawChannel(channel, via.connection);
+  };
+}
+
+function toRawChannel(channel: ClientChannel, connection: SshConnection | undefined): RawChannel {
+  let exit: RawChannelEnd | undefined;
+  // ssh2 emits (code) for exit-status and (null, 'SIG…', coreDumped, message) for exit-signal.
+  channel.on('exit', (...args: unknown[]) => {
+    const [code, signal] = args;
+    exit = {
+      kind: 'exited',
+      code: typeof code === 'number' ? code : null,
+      signal: typeof signal === 'string' ? signal : null,
+    };
+  });
+  const ended = new Promise<RawChannelEnd>((resolve) => {
+    channel.once('close', () => {
+      if (exit !== undefined) {
+        resolve(exit);
+        return;
+      }
+      void lostReason(connection).then((message) => {
+        resolve({ kind: 'lost', message });
+      });
+    });
+  });
+  return {
+    stdin: channel,
+    stdout: channel,
+    stderr: channel.stderr,
+    ended,
+    destroy: () => {
+      // EOF then CLOSE: the wrapper's watchdog reads EOF as cancel (§3b). ssh2 emits 'close' only once stdout
+      // has ended, so whatever nobody reads any more is drained.
+      channel.destroy();
+      channel.resume();
+      channel.stderr.resume();
+    },
+  };
+}
+
+/**
+ * A channel that closes without an exit status lost its connection: ssh2 closes every channel when the socket
+ * goes (§4), after the connection's own 'close', so its reason is known by now.
+ */
+async function lostReason(connection: SshConnection | undefined): Promise<string> {
+  const fallback = 'the SSH channel closed without an exit status';
+  if (connection === undefined) return fallback;
+  const reason = await Promise.race([connection.lost, Promise.resolve(undefined)]);
+  return reason === undefined ? fallback : `the SSH connection was lost: ${reason}`;
+}

@@ -1,0 +1,197 @@
+import type { ChildProcessByStdio } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { waitUntil } from '@catalyst/testkit';
+import type { RunLimits } from '../src/host/host.ts';
+import { expectNothingLeft, reapRuns, watchRun, type HostTestContext } from './host-test-kit.ts';
+
+/**
+ * Cleanup proofs (ssh-field-notes.md §3c): a job that leaves an `&` child, a `setsid` grandchild and a loop that
+ * ignores TERM, stopped every way a run can end. Each proof scans the host's processes, never trusts events.
+ */
+
+export interface BackendFixtureInput {
+  shell?: string;
+  readyText: string;
+  spec: { argv: string[]; cwd: string; limits: Required<RunLimits> };
+}
+
+export interface HostCleanupContext extends HostTestContext {
+  /**
+   * Starts a stand-in backend in its own process that runs `input` on this kind of host and prints one line
+   * `{"runTag":"…"}` once the job printed `readyText` (fixtures/backend-run.ts). Omitted: the backend-killed and
+   * backend-frozen proofs are skipped.
+   */
+  spawnBackend?: (input: BackendFixtureInput) => ChildProcessByStdio<null, Readable, Readable>;
+}
+
+export type HostCleanupSetup = () => Promise<HostCleanupContext>;
+
+export const CLEANUP_LIMITS = { leaseMs: 3000, graceMs: 1000, maxRuntimeMs: 60_000 } as const;
+
+/** `&` child, setsid'd grandchild, a TERM-proof silent loop (so nothing dies of SIGPIPE either). */
+export function tortureJob(seconds: number): string[] {
+  const script = `sleep ${String(seconds)} & setsid sleep ${String(seconds + 1)} & trap "" TERM INT; echo ready; while :; do sleep 1; done`;
+  return ['sh', '-c', script];
+}
+
+/** The same children, then a normal `exit 3` that leaves them behind for the wrapper to reap. */
+export function leavingJob(seconds: number): string[] {
+  return ['sh', '-c', `sleep ${String(seconds)} & setsid sleep ${String(seconds + 1)} & echo done; exit 3`];
+}
+
+/** Waits until the run's processes include the setsid'd grandchild: only then is a proof a proof. */
+export async function expectTortureRunning(
+  context: HostTestContext,
+  runTag: string,
+  seconds: number,
+): Promise<void> {
+  await waitUntil(
+    async () => {
+      const cmdlines = (await context.scanProcesses(runTag)).map((p) => p.cmdline);
+      return (
+        cmdlines.includes(`sleep ${String(seconds)}`) && cmdlines.includes(`sleep ${String(seconds + 1)}`)
+      );
+    },
+    { timeoutMs: 10_000, what: 'the torture job and its children' },
+  );
+}
+
+const AnnouncementSchema = z.object({ runTag: z.string() });
+
+async function readRunTag(child: ChildProcessByStdio<null, Readable, Readable>): Promise<string> {
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  for await (const line of createInterface({ input: child.stdout })) {
+    return AnnouncementSchema.parse(JSON.parse(line)).runTag;
+  }
+  throw new Error(`the backend fixture exited without announcing its run; stderr: ${stderr}`);
+}
+
+function log(name: string, scenario: string, ms: number): void {
+  console.log(`[cleanup ${name}] ${scenario}: nothing left ${String(ms)} ms after the action`);
+}
+
+export function describeHostCleanup(name: string, setup: HostCleanupSetup): void {
+  describe(`Host cleanup: ${name}`, () => {
+    let context: HostCleanupContext;
+    const runTags: string[] = [];
+    const backends: ChildProcessByStdio<null, Readable, Readable>[] = [];
+    const budget = CLEANUP_LIMITS.graceMs + 4000;
+
+    beforeAll(async () => {
+      context = await setup();
+    });
+    afterEach(async () => {
+      for (const backend of backends.splice(0)) if (backend.exitCode === null) backend.kill('SIGKILL');
+      await reapRuns(context, runTags);
+    });
+    afterAll(async () => {
+      await context.host.close();
+      await context.cleanup();
+    });
+
+    async function startTorture(seconds: number, limits: RunLimits = CLEANUP_LIMITS) {
+      const handle = await context.host.startRun({
+        argv: tortureJob(seconds),
+        cwd: context.scratchDir,
+        limits,
+      });
+      runTags.push(handle.runTag);
+      const watch = watchRun(handle);
+      await watch.waitForStdout('ready');
+      await expectTortureRunning(context, handle.runTag, seconds);
+      return { handle, watch };
+    }
+
+    it('normal exit: the exit code is kept and the left-behind children are reaped', async () => {
+      const handle = await context.host.startRun({
+        argv: leavingJob(2101),
+        cwd: context.scratchDir,
+        limits: CLEANUP_LIMITS,
+      });
+      runTags.push(handle.runTag);
+      const result = await watchRun(handle).finish();
+      expect(result.outcome).toEqual({ kind: 'exited', code: 3, signal: null });
+      expect(result.stdout).toBe('done\n');
+      log(name, 'normal exit', await expectNothingLeft(context, handle.runTag, 2000));
+    });
+
+    it('cancel(): TERM, grace, KILL; the outcome is cancelled', async () => {
+      const { handle, watch } = await startTorture(2111);
+      const started = Date.now();
+      handle.cancel();
+      handle.cancel();
+      expect((await watch.finish()).outcome).toEqual({ kind: 'cancelled' });
+      await expectNothingLeft(context, handle.runTag, budget);
+      log(name, 'cancel', Date.now() - started);
+    });
+
+    it('channel closed (abandon): the wrapper sees EOF and stops the run', async () => {
+      const { handle, watch } = await startTorture(2121);
+      const started = Date.now();
+      handle.abandon();
+      await expectNothingLeft(context, handle.runTag, budget);
+      log(name, 'channel closed', Date.now() - started);
+      expect((await watch.finish()).outcome).toMatchObject({ kind: 'connection_lost' });
+    });
+
+    it('max runtime: the wrapper stops the run by itself', async () => {
+      const { handle, watch } = await startTorture(2131, { ...CLEANUP_LIMITS, maxRuntimeMs: 2000 });
+      const started = Date.now();
+      expect((await watch.finish()).outcome).toEqual({ kind: 'max_runtime' });
+      log(
+        name,
+        'max runtime 2 s (from ready)',
+        (await expectNothingLeft(context, handle.runTag, 1000)) + Date.now() - started,
+      );
+    });
+
+    it('killRun() from outside the channel', async () => {
+      const { handle, watch } = await startTorture(2141);
+      const started = Date.now();
+      await context.host.killRun(handle.runTag);
+      await expectNothingLeft(context, handle.runTag, 1000);
+      log(name, 'killRun', Date.now() - started);
+      expect((await watch.finish()).outcome).toEqual({ kind: 'cancelled' });
+    });
+
+    async function startBackend(seconds: number) {
+      if (context.spawnBackend === undefined) return undefined;
+      const backend = context.spawnBackend({
+        readyText: 'ready',
+        spec: { argv: tortureJob(seconds), cwd: context.scratchDir, limits: CLEANUP_LIMITS },
+      });
+      backends.push(backend);
+      const runTag = await readRunTag(backend);
+      runTags.push(runTag);
+      await expectTortureRunning(context, runTag, seconds);
+      return { backend, runTag };
+    }
+
+    it('backend killed with SIGKILL: its pipes close, the wrapper sees EOF', async (test) => {
+      const started = await startBackend(2151);
+      if (started === undefined) return test.skip();
+      const killedAt = Date.now();
+      started.backend.kill('SIGKILL');
+      await expectNothingLeft(context, started.runTag, budget);
+      log(name, 'backend SIGKILL', Date.now() - killedAt);
+    });
+
+    it('backend frozen with SIGSTOP: heartbeats stop, the lease lapses', async (test) => {
+      const started = await startBackend(2161);
+      if (started === undefined) return test.skip();
+      const frozenAt = Date.now();
+      started.backend.kill('SIGSTOP');
+      try {
+        await expectNothingLeft(context, started.runTag, CLEANUP_LIMITS.leaseMs + budget);
+        log(name, 'backend SIGSTOP (lease 3 s)', Date.now() - frozenAt);
+        expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(CLEANUP_LIMITS.leaseMs - 1000);
+      } finally {
+        started.backend.kill('SIGKILL');
+      }
+    });
+  });
+}

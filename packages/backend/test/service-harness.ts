@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { z } from 'zod';
+import { IdeaViewSchema, type IdeaView, type RelayEvent, type ServerFrame } from '@catalyst/protocol';
+import { createTempDir, type SshdHandle, type SshdUser, type TempDir } from '@catalyst/testkit';
+import { startCatalyst, type RunningCatalyst } from '../src/app.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { openClient, type TestClient } from './server-ws-client.ts';
+
+/**
+ * A whole Catalyst for end-to-end tests: port 0, its own config dir, one SSH host (the test kit's sshd, as a test
+ * user whose claude points at the scripted model), and helpers to drive it as a browser would.
+ */
+export interface ServiceUnderTest {
+  readonly catalyst: RunningCatalyst;
+  readonly configDir: TempDir;
+  /** Absolute, on the VM: `<user's home>/catalyst-e2e-…`. */
+  readonly ideasRoot: string;
+  api(path: string, init?: RequestInit): Promise<Response>;
+  createIdea(title: string): Promise<IdeaView>;
+  connect(): Promise<IdeaClient>;
+  projectDir(ideaId: string): string;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  sshd: SshdHandle;
+  user: SshdUser;
+  claudePath: string;
+  env?: Record<string, string>;
+  /** Reuse a previous instance's config dir and ideas root: a restarted backend. */
+  reuse?: { configDir: TempDir; ideasRoot: string };
+}
+
+export async function startService(options: ServiceOptions): Promise<ServiceUnderTest> {
+  const configDir = options.reuse?.configDir ?? (await createTempDir('catalyst-config'));
+  const ideasRoot =
+    options.reuse?.ideasRoot ?? join(options.user.home, `catalyst-e2e-${randomBytes(4).toString('hex')}`);
+  const hostsFile = join(configDir.path, 'hosts.json');
+  const host = {
+    name: 'vm',
+    kind: 'ssh',
+    address: options.sshd.host,
+    port: options.sshd.port,
+    user: options.user.name,
+    privateKeyPath: options.sshd.clientKeyPath,
+    hostKey: options.sshd.hostKeyLine,
+    claudePath: options.claudePath,
+    ideasRoot,
+  };
+  await writeFile(hostsFile, JSON.stringify({ hosts: [host], defaultHost: 'vm' }));
+  const config = loadConfig(
+    {
+      CATALYST_PORT: '0',
+      CATALYST_CONFIG_DIR: configDir.path,
+      CATALYST_CONFIG_FILE: hostsFile,
+      CATALYST_LOG_LEVEL: 'silent',
+      ...options.env,
+    },
+    { homeDir: configDir.path },
+  );
+  const catalyst = await startCatalyst({ config, logger: pino({ level: 'silent' }) });
+  const headers = { authorization: `Bearer ${catalyst.token}` };
+  const api = (path: string, init: Omit<RequestInit, 'headers'> = {}) =>
+    fetch(`${catalyst.url}${path}`, { ...init, headers: { ...headers, 'content-type': 'application/json' } });
+  return {
+    catalyst,
+    configDir,
+    ideasRoot,
+    api,
+    async createIdea(title) {
+      const response = await api('/api/ideas', {
+        method: 'POST',
+        body: JSON.stringify({ title, description: 'e2e' }),
+      });
+      if (response.status !== 201)
+        throw new Error(`create failed: ${response.status} ${await response.text()}`);
+      return z.object({ idea: IdeaViewSchema }).parse(await response.json()).idea;
+    },
+    async connect() {
+      return new IdeaClient(await openClient(`${catalyst.url.replace('http', 'ws')}/ws`, { headers }));
+    },
+    projectDir: (ideaId) => join(ideasRoot, ideaId, 'project'),
+    stop: () => catalyst.close(),
+  };
+}
+
+/** A browser-like client: every frame kept in order, and ways to await the ones a test needs. */
+export class IdeaClient {
+  readonly frames: ServerFrame[] = [];
+  readonly #client: TestClient;
+  readonly #waiters = new Set<{
+    predicate: (frame: ServerFrame) => boolean;
+    resolve: (frame: ServerFrame) => void;
+  }>();
+
+  constructor(client: TestClient) {
+    this.#client = client;
+    void this.#pump();
+  }
+
+  send(frame: unknown): void {
+    this.#client.send(frame);
+  }
+
+  /** The next frame (past or future) that matches, counting from `fromIndex`. */
+  waitFor(predicate: (frame: ServerFrame) => boolean, fromIndex = 0): Promise<ServerFrame> {
+    const seen = this.frames.slice(fromIndex).find(predicate);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.#waiters.add({ predicate, resolve }));
+  }
+
+  async subscribe(ideaId: string, sinceSeq?: number): Promise<void> {
+    const from = this.frames.length;
+    this.send({ type: 'subscribe', ideaId, ...(sinceSeq === undefined ? {} : { sinceSeq }) });
+    await this.waitFor((f) => f.type === 'subscribed' && f.ideaId === ideaId, from);
+  }
+
+  /** Sends a chat or build and resolves with every event of that run, once its `run:ended` arrives. */
+  async run(ideaId: string, mode: 'chat' | 'build', message: string): Promise<RelayEvent[]> {
+    const from = this.frames.length;
+    this.send({ type: mode, ideaId, message });
+    const started = await this.waitFor((f) => f.type === 'run:started' && f.ideaId === ideaId, from);
+    return this.untilEnded(started);
+  }
+
+  async untilEnded(started: ServerFrame): Promise<RelayEvent[]> {
+    const runId = 'runId' in started ? started.runId : undefined;
+    await this.waitFor((f) => f.type === 'run:ended' && f.runId === runId);
+    return this.events().filter((event) => event.runId === runId);
+  }
+
+  events(): RelayEvent[] {
+    return this.frames.flatMap((frame) =>
+      frame.type === 'error' || frame.type === 'subscribed' ? [] : [frame],
+    );
+  }
+
+  close(): void {
+    this.#client.socket.close();
+  }
+
+  async #pump(): Promise<void> {
+    for (;;) {
+      let frame: ServerFrame;
+      try {
+        frame = await this.#client.next();
+      } catch {
+        return;
+      }
+      this.frames.push(frame);
+      for (const waiter of this.#waiters) {
+        if (waiter.predicate(frame)) {
+          this.#waiters.delete(waiter);
+          waiter.resolve(frame);
+        }
+      }
+    }
+  }
+}
