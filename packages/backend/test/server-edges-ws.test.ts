@@ -60,7 +60,7 @@ describe('inbound frames', () => {
       running: false,
       requestId: 'r3',
     });
-    expect(server.service.calls).toEqual([`subscribe ${id} 0`]);
+    expect(server.service.calls).toEqual([`history ${id} 0 200`, `subscribe ${id} 0`]);
   });
 
   it('leaves a frame past ws’s maxPayload to ws, which closes with 1009', async () => {
@@ -110,24 +110,33 @@ describe('subscriptions', () => {
     const subscribe = server.service.subscribe.bind(server.service);
     let open = () => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
-    let bothArrived = () => {};
-    const arrived = new Promise<void>((resolve) => (bothArrived = resolve));
-    let pending = 0;
     server.service.subscribe = async (...args) => {
-      pending += 1;
-      if (pending === 2) bothArrived();
       await gate;
       return subscribe(...args);
     };
     const client = await connect(server);
     client.send({ type: 'subscribe', ideaId: id, requestId: 'first' });
     client.send({ type: 'subscribe', ideaId: id, requestId: 'second' });
-    await arrived;
+    // Both frames are being handled (each replays its history first) before the service may answer.
+    await server.service.until(
+      () => server.service.calls.filter((call) => call.startsWith('history')).length === 2,
+    );
     open();
     expect(await client.next()).toMatchObject({ type: 'subscribed', requestId: 'second' });
     await server.service.until(() => server.service.subscriberCount(id) === 1);
     server.service.emitText(id, 'only once');
     expect(await client.next()).toMatchObject({ seq: 1, text: 'only once' });
+  });
+
+  it('replays a history larger than the slow-client bound to a client that reads it', async () => {
+    const server = await setUp({ maxBufferedBytes: 2 * 1024 * 1024 });
+    const { id } = server.service.seedIdea();
+    const big = 'x'.repeat(512 * 1024);
+    for (let n = 0; n < 16; n++) server.service.emitText(id, big);
+    const client = await connect(server);
+    client.send({ type: 'subscribe', ideaId: id });
+    for (let seq = 1; seq <= 16; seq++) expect(await client.next()).toMatchObject({ seq, text: big });
+    expect(await client.next()).toMatchObject({ type: 'subscribed', lastSeq: 16 });
   });
 
   it('drops a subscription on unsubscribe, and every one when the socket closes', async () => {

@@ -85,6 +85,7 @@ export class IdeaServiceDouble implements IdeaService {
   history(id: string, sinceSeq: number, limit?: number): Promise<RelayEvent[]> {
     return settle(() => {
       this.calls.push(`history ${id} ${sinceSeq} ${limit ?? 'all'}`);
+      this.changed();
       const later = this.find(id).events.filter((event) => event.seq > sinceSeq);
       return limit === undefined ? later : later.slice(0, limit);
     });

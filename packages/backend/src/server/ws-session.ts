@@ -36,7 +36,8 @@ export function startWsSession(options: WsSessionOptions): WsSession {
       subscriptions.releaseAll();
     },
   });
-  const subscriptions = createSubscriptionSet({ service, logger, send });
+  const sendPaced = createPacedSender(socket);
+  const subscriptions = createSubscriptionSet({ service, logger, send, sendPaced });
 
   socket.on('message', (data: RawData, isBinary: boolean) => {
     const parsed = parseClientFrame(toBuffer(data), isBinary);
@@ -73,6 +74,28 @@ function createHeartbeat(socket: WebSocket, logger: Logger): () => void {
     isAlive = false;
     if (socket.readyState === WebSocket.OPEN) socket.ping();
   };
+}
+
+/** Above this, a replay waits for the socket to take its frames before sending more. */
+const REPLAY_HIGH_WATER_BYTES = 1024 * 1024;
+
+/**
+ * For replays: sends at once while the socket has room, and otherwise resolves only once ws has handed this frame
+ * to the socket, so a long history flows at the client's pace instead of tripping the slow-client bound.
+ */
+function createPacedSender(socket: WebSocket): (frame: ServerFrame) => Promise<void> {
+  return (frame) =>
+    new Promise<void>((resolve) => {
+      if (socket.readyState !== WebSocket.OPEN) {
+        resolve();
+        return;
+      }
+      const isFull = socket.bufferedAmount > REPLAY_HIGH_WATER_BYTES;
+      socket.send(JSON.stringify(frame), () => {
+        if (isFull) resolve();
+      });
+      if (!isFull) resolve();
+    });
 }
 
 /**

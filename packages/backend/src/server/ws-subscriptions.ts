@@ -20,8 +20,14 @@ export interface SubscriptionSet {
 export interface SubscriptionSetOptions {
   service: IdeaService;
   logger: Logger;
+  /** Live frames: past the session's buffer bound the client is dropped as too slow. */
   send: (frame: ServerFrame) => void;
+  /** Replayed frames: sent at the pace the client reads them (resolves once the socket has room again). */
+  sendPaced: (frame: ServerFrame) => Promise<void>;
 }
+
+/** History is replayed in pages, so a client that missed days of events is neither refused nor a memory spike. */
+const REPLAY_PAGE_EVENTS = 200;
 
 /** `active` turns false the moment a subscription is replaced or dropped, even while subscribe() is pending. */
 interface Slot {
@@ -30,7 +36,7 @@ interface Slot {
 }
 
 export function createSubscriptionSet(options: SubscriptionSetOptions): SubscriptionSet {
-  const { service, logger, send } = options;
+  const { service, logger, send, sendPaced } = options;
   const slots = new Map<IdeaId, Slot>();
   const drop = (ideaId: IdeaId, slot: Slot): void => {
     slot.active = false;
@@ -49,13 +55,18 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
     const listener = (event: RelayEvent): void => {
       if (slot.active) send(event);
     };
+    const replayedUpTo = await replayHistory({ service, sendPaced, slot }, frame).catch((error: unknown) => {
+      drop(frame.ideaId, slot);
+      throw error;
+    });
+    if (!isActive(slot)) return;
     const subscription = await service
-      .subscribe(frame.ideaId, frame.sinceSeq ?? 0, listener)
+      .subscribe(frame.ideaId, replayedUpTo, listener)
       .catch((error: unknown) => {
         drop(frame.ideaId, slot);
         throw error;
       });
-    if (!slot.active) {
+    if (!isActive(slot)) {
       endSubscription(subscription, frame.ideaId, logger);
       return;
     }
@@ -66,6 +77,31 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
     for (const ideaId of [...slots.keys()]) release(ideaId);
   };
   return { subscribe, release, releaseAll };
+}
+
+/**
+ * Sends the history after `sinceSeq` page by page, waiting for the socket to drain between frames when it is
+ * full; returns the last seq sent, from which the live subscription picks up (catching any event appended since).
+ */
+async function replayHistory(
+  context: { service: IdeaService; sendPaced: (frame: ServerFrame) => Promise<void>; slot: Slot },
+  frame: SubscribeFrame,
+): Promise<number> {
+  let since = frame.sinceSeq ?? 0;
+  for (;;) {
+    const page = await context.service.history(frame.ideaId, since, REPLAY_PAGE_EVENTS);
+    for (const event of page) {
+      if (!context.slot.active) return since;
+      await context.sendPaced(event);
+      since = event.seq;
+    }
+    if (page.length < REPLAY_PAGE_EVENTS) return since;
+  }
+}
+
+/** Read through a call: TypeScript would otherwise narrow `active` across the awaits that can change it. */
+function isActive(slot: Slot): boolean {
+  return slot.active;
 }
 
 function toSubscribedFrame(frame: SubscribeFrame, subscription: IdeaSubscription): SubscribedFrame {
