@@ -55,6 +55,14 @@ export interface RunHandle {
   writeLine(line: string): Promise<void>;
   /** Closes the process's stdin (the claude CLI then exits once idle); the run's lease goes on. Idempotent. */
   endInput(): Promise<void>;
+  /**
+   * SIGINT to the job's main process alone (the claude CLI, not its tools or the wrapper): the CLI ends the turn
+   * and exits (claude-cli-protocol.md §9). The run is not stopped and no stop is recorded, so the outcome is how
+   * the process then ends, usually `exited`. One signal per call, nothing else changes. Still works after
+   * endInput() (the CLI can hang after its result); a no-op once the run has ended. When the channel can no
+   * longer carry it, nothing happens: escalate to cancel() if the run does not end.
+   */
+  interrupt(): void;
   /** Stops the run: TERM to every process carrying the run tag, a grace period, then KILL. Idempotent. */
   cancel(): void;
   /**

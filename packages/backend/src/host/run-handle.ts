@@ -12,8 +12,8 @@ import type { ResolvedRunLimits } from './wrapped-run.ts';
 
 /**
  * A RunHandle over a channel that runs the wrapper script (run-wrapper.ts). Speaks the wrapper's stdin protocol:
- * `{…` lines for the job, `h` heartbeats every lease/3, `c` to stop, `e` to end the job's input. Reads its
- * markers off stdout and stderr (run-markers.ts) and settles `outcome` once, from the trailer.
+ * `{…` lines for the job, `h` heartbeats every lease/3, `c` to stop, `e` to end the job's input, `i` to SIGINT
+ * the job. Reads its markers off stdout and stderr (run-markers.ts) and settles `outcome` once, from the trailer.
  */
 
 export interface RunHandleOptions {
@@ -102,6 +102,13 @@ class WrappedRunHandle implements RunHandle {
     if (this.#isInputEnded || this.#isSettled) return Promise.resolve();
     this.#isInputEnded = true;
     return this.#write('e\n');
+  }
+
+  interrupt(): void {
+    if (this.#isSettled) return;
+    // Not gated on endInput(): the watchdog reads control lines after `e`. A channel that cannot carry `i` has no
+    // other way to the job's pid; the caller escalates to cancel(), whose fallback stops the run from outside.
+    this.#write('i\n').catch(() => undefined);
   }
 
   cancel(): void {

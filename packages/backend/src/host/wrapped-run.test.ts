@@ -89,20 +89,47 @@ describe('startWrappedRun', () => {
     expect(await handle.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
   });
 
-  it('speaks the wrapper protocol on stdin: lines, e, c, and refuses what it would misread', async () => {
+  it('speaks the wrapper protocol on stdin: lines, i, e, c, and refuses what it would misread', async () => {
     const { channel, handle } = await start();
     await handle.writeLine('{"a":1}');
     await expect(handle.writeLine('h')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(handle.writeLine('{"a":\n1}')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    handle.interrupt();
     await handle.endInput();
     await handle.endInput();
     await expect(handle.writeLine('{"b":2}')).rejects.toMatchObject({ code: 'RUN_INPUT_CLOSED' });
+    // One `i` per call, and still after `e`: the CLI can hang after its result with its input closed.
+    handle.interrupt();
+    handle.interrupt();
     handle.cancel();
     handle.cancel();
     await vi.waitFor(() => {
-      expect(channel.written).toEqual(['{"a":1}', 'e', 'c']);
+      expect(channel.written).toEqual(['{"a":1}', 'i', 'e', 'i', 'i', 'c']);
     });
     channel.finish({ kind: 'exited', code: 143, signal: null });
+  });
+
+  it('interrupt() records no stop: the run ends as the job does, and a late interrupt() writes nothing', async () => {
+    const { channel, handle } = await start();
+    handle.interrupt();
+    channel.err.write(`${marker}\n@@catalyst-run ended reason=exit code=130\n`);
+    channel.finish({ kind: 'exited', code: 130, signal: null });
+    expect(await handle.outcome).toEqual({ kind: 'exited', code: 130, signal: null });
+    handle.interrupt();
+    expect(channel.written).toEqual(['i']);
+  });
+
+  it('interrupt() on a channel that cannot carry it does nothing: no throw, no stop from outside', async () => {
+    const killRun = vi.fn(() => Promise.resolve());
+    const { channel, handle } = await start({ killRun });
+    channel.stdin.destroy();
+    expect(() => {
+      handle.interrupt();
+    }).not.toThrow();
+    channel.finish({ kind: 'lost', message: 'gone' });
+    expect(await handle.outcome).toMatchObject({ kind: 'connection_lost' });
+    expect(killRun).not.toHaveBeenCalled();
+    expect(channel.isDestroyed).toBe(false);
   });
 
   it('sends a heartbeat every lease/3 and stops once the run has ended', async () => {

@@ -81,6 +81,7 @@ function createFailedRun(runTag: string, outcome: RunOutcome): RunHandle {
     stderr: empty,
     writeLine: () => Promise.reject(new CatalystError('RUN_INPUT_CLOSED', 'the run never started')),
     endInput: () => Promise.resolve(),
+    interrupt: () => undefined,
     cancel: () => undefined,
     abandon: () => undefined,
     outcome: Promise.resolve(outcome),

@@ -43,14 +43,25 @@ export async function runControlScript(
   }
 }
 
-async function collectText(stream: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    // ssh2 streams have no encoding set, so chunks are Buffers; keep reading past the limit to drain the channel.
-    if (!Buffer.isBuffer(chunk) || size >= OUTPUT_LIMIT) continue;
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * Reads with 'data' events, not `for await`: the async iterator destroys the stream when it ends, and ssh2's
+ * destroy() closes the whole channel, which can cost the exit status still on its way.
+ */
+function collectText(stream: Readable): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: unknown) => {
+      // ssh2 streams have no encoding set; past the limit, keep reading so the channel drains.
+      if (!Buffer.isBuffer(chunk) || size >= OUTPUT_LIMIT) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    const finish = () => {
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    stream.once('end', finish);
+    stream.once('close', finish);
+    stream.once('error', finish);
+  });
 }

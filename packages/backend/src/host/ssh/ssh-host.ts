@@ -8,6 +8,7 @@ import { realPath } from './sftp-calls.ts';
 import { parseSshHostConfig, type SshHostConfig } from './ssh-config.ts';
 import { openSshConnection } from './ssh-connection.ts';
 import { runControlScript } from './ssh-control-command.ts';
+import { describeError } from './ssh-errors.ts';
 import { createSshFiles, type WithSftp } from './ssh-files.ts';
 import { createSshPool, type PoolStats, type SshPool } from './ssh-pool.ts';
 import { runSshPreflight } from './ssh-preflight.ts';
@@ -45,7 +46,6 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
     killSshRun(openControl, runTag, options.killGraceMs ?? DEFAULT_GRACE_MS);
   const startProbe = (spec: RunSpec) => startWrappedRun(openControl, spec, { killRun });
   let home: Promise<string> | undefined;
-  let preflight: Promise<Preflight> | undefined;
 
   return {
     label: settings.label,
@@ -57,18 +57,13 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
         withSftp((sftp) => realPath(sftp, '.')),
         () => (home = undefined),
       )),
-    preflight: () => {
-      preflight ??= runSshPreflight({
+    preflight: cacheConclusive(() =>
+      runSshPreflight({
         startRun: startProbe,
         timeoutMs: settings.timing.probeTimeoutMs,
         ...(settings.claudePath === undefined ? {} : { claudePath: settings.claudePath }),
-      }).then((result) => {
-        // A VM that could not be reached is asked again next time; a found claude is cached for the host's life.
-        if (!result.isConclusive) preflight = undefined;
-        return result.preflight;
-      });
-      return preflight;
-    },
+      }),
+    ),
     killRun,
     close: () => pool.close(),
     stats: () => pool.stats(),
@@ -78,13 +73,45 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
 function withSftpFrom(pool: SshPool): WithSftp {
   return async (work) => {
     const sftp: SFTPWrapper = await pool.open('control', (connection) => connection.sftp());
+    const broken = failOnError(sftp);
     try {
-      return await work(sftp);
+      return await Promise.race([work(sftp), broken]);
     } finally {
       // Ending the session frees its MaxSessions slot (§7: SFTP takes one like any channel).
       sftp.end();
     }
   };
+}
+
+/**
+ * An SFTP session that fails at the protocol level emits 'error' (unhandled, it would end the process); the
+ * operation under way fails with it instead. Pending requests also get their own callbacks' errors.
+ */
+function failOnError(sftp: SFTPWrapper): Promise<never> {
+  const broken = new Promise<never>((_resolve, reject) => {
+    sftp.on('error', (error: unknown) => {
+      reject(
+        new CatalystError('CONNECTION_LOST', `the SFTP session failed: ${describeError(error)}`, {
+          cause: error,
+        }),
+      );
+    });
+  });
+  // Raced only while an operation runs; a later error has nobody left to tell.
+  broken.catch(() => undefined);
+  return broken;
+}
+
+/** A found claude is cached for the host's life; a VM that could not be reached is asked again next time. */
+function cacheConclusive(
+  run: () => Promise<{ preflight: Preflight; isConclusive: boolean }>,
+): () => Promise<Preflight> {
+  let cached: Promise<Preflight> | undefined;
+  return () =>
+    (cached ??= run().then((result) => {
+      if (!result.isConclusive) cached = undefined;
+      return result.preflight;
+    }));
 }
 
 function forgetOnFailure<T>(promise: Promise<T>, forget: () => void): Promise<T> {

@@ -30,8 +30,10 @@ class FakeConnection {
     this.lost = new Promise((resolve) => (this.#markLost = resolve));
   }
 
-  exec = (): Promise<ChannelOpenResult<never>> => this.#openChannel();
-  sftp = (): Promise<ChannelOpenResult<never>> => this.#openChannel();
+  // The pool never calls these itself: its callers' openers do, and the tests' openers call openFake().
+  exec = (): Promise<ChannelOpenResult<never>> =>
+    Promise.resolve({ kind: 'lost', message: 'not a real connection' });
+  sftp = this.exec;
   isOpen = (): boolean => this.#isOpen;
   end = (): void => {
     this.drop('ended');
@@ -45,7 +47,7 @@ class FakeConnection {
     for (const channel of this.open) channel.close();
   }
 
-  async #openChannel(): Promise<ChannelOpenResult<never>> {
+  async openFake(): Promise<ChannelOpenResult<FakeChannel>> {
     this.execCalls++;
     await Promise.resolve();
     if (!this.#isOpen) return { kind: 'lost', message: 'Not connected' };
@@ -54,7 +56,7 @@ class FakeConnection {
     const channel = new FakeChannel();
     this.open.add(channel);
     channel.once('close', () => this.open.delete(channel));
-    return { kind: 'opened', channel: channel as never };
+    return { kind: 'opened', channel };
   }
 }
 
@@ -77,6 +79,13 @@ class FakeServer {
     this.connections.push(connection);
     return connection;
   };
+
+  /** The opener a test hands the pool: a fake channel on whichever connection the pool picked. */
+  readonly openOn = (connection: SshConnection): Promise<ChannelOpenResult<FakeChannel>> => {
+    const fake = this.connections.find((candidate) => candidate.id === connection.id);
+    if (fake === undefined) throw new Error(`unknown connection ${String(connection.id)}`);
+    return fake.openFake();
+  };
 }
 
 const LIMITS: SshPoolLimits = {
@@ -94,8 +103,8 @@ function setUp(limits: Partial<SshPoolLimits> = {}): { server: FakeServer; pool:
   return { server, pool };
 }
 
-function openRuns(pool: SshPool, count: number) {
-  return Array.from({ length: count }, () => pool.open('run', (connection) => connection.exec('x')));
+function openRuns(server: FakeServer, pool: SshPool, count: number): Promise<FakeChannel>[] {
+  return Array.from({ length: count }, () => pool.open('run', server.openOn));
 }
 
 function retryable(): CatalystError {
@@ -107,7 +116,7 @@ function retryable(): CatalystError {
 describe('the SSH connection pool', () => {
   it('spreads 20 runs over 3 connections, at most maxHandshakes handshakes at a time', async () => {
     const { server, pool } = setUp();
-    const channels = await Promise.all(openRuns(pool, 20));
+    const channels = await Promise.all(openRuns(server, pool, 20));
     expect(channels).toHaveLength(20);
     expect(server.connections.map((connection) => connection.open.size)).toEqual([8, 8, 4]);
     expect(server.peakInFlight).toBe(2);
@@ -122,9 +131,9 @@ describe('the SSH connection pool', () => {
 
   it('queues runs FIFO once every connection is full, and serves them as channels close', async () => {
     const { server, pool } = setUp({ maxConnections: 1, maxRunsPerConnection: 2 });
-    const [first, second] = await Promise.all(openRuns(pool, 2));
+    const [first, second] = await Promise.all(openRuns(server, pool, 2));
     const order: number[] = [];
-    const queued = openRuns(pool, 2).map((run, index) => run.then(() => order.push(index)));
+    const queued = openRuns(server, pool, 2).map((run, index) => run.then(() => order.push(index)));
     await new Promise((resolve) => setImmediate(resolve));
     expect(pool.stats().queued).toBe(2);
     first?.close();
@@ -136,10 +145,10 @@ describe('the SSH connection pool', () => {
   });
 
   it('lets a control channel (a kill, SFTP) pass queued runs', async () => {
-    const { pool } = setUp({ maxConnections: 1, maxRunsPerConnection: 2 });
-    await Promise.all(openRuns(pool, 2));
-    const waiting = openRuns(pool, 1)[0];
-    const control = await pool.open('control', (connection) => connection.sftp());
+    const { server, pool } = setUp({ maxConnections: 1, maxRunsPerConnection: 2 });
+    await Promise.all(openRuns(server, pool, 2));
+    const waiting = openRuns(server, pool, 1)[0];
+    const control = await pool.open('control', server.openOn);
     expect(control).toBeInstanceOf(FakeChannel);
     expect(pool.stats()).toMatchObject({ openChannels: 3, queued: 1 });
     await pool.close();
@@ -149,7 +158,7 @@ describe('the SSH connection pool', () => {
   it('learns a lower MaxSessions from a refused channel and uses another connection', async () => {
     const { server, pool } = setUp();
     server.maxSessions = 3;
-    await Promise.all(openRuns(pool, 5));
+    await Promise.all(openRuns(server, pool, 5));
     const [first, second] = server.connections;
     expect(first?.open.size).toBe(3);
     expect(second?.open.size).toBe(2);
@@ -162,7 +171,7 @@ describe('the SSH connection pool', () => {
   it('retries a handshake lost to MaxStartups throttling, with backoff', async () => {
     const { server, pool } = setUp();
     server.failures.push(retryable(), retryable());
-    await pool.open('run', (connection) => connection.exec('x'));
+    await pool.open('run', server.openOn);
     expect(pool.stats()).toMatchObject({ handshakeAttempts: 3, connectionsOpened: 1, handshakeFailures: 0 });
     await pool.close();
   });
@@ -170,12 +179,12 @@ describe('the SSH connection pool', () => {
   it('fails at once on an error a retry cannot fix, and gives up after connectAttempts', async () => {
     const { server, pool } = setUp();
     server.failures.push(new CatalystError('SSH_AUTH_FAILED', 'refused'));
-    await expect(pool.open('run', (connection) => connection.exec('x'))).rejects.toMatchObject({
+    await expect(pool.open('run', server.openOn)).rejects.toMatchObject({
       code: 'SSH_AUTH_FAILED',
     });
     expect(pool.stats().handshakeAttempts).toBe(1);
     server.failures.push(retryable(), retryable(), retryable());
-    await expect(pool.open('run', (connection) => connection.exec('x'))).rejects.toMatchObject({
+    await expect(pool.open('run', server.openOn)).rejects.toMatchObject({
       code: 'SSH_CONNECT_FAILED',
     });
     expect(pool.stats()).toMatchObject({ handshakeAttempts: 4, handshakeFailures: 2 });
@@ -184,11 +193,11 @@ describe('the SSH connection pool', () => {
 
   it('evicts a lost connection, closing its channels, and connects afresh for the next request', async () => {
     const { server, pool } = setUp();
-    const channel = await pool.open('run', (connection) => connection.exec('x'));
+    const channel = await pool.open('run', server.openOn);
     const closed = new Promise((resolve) => channel.once('close', resolve));
     server.connections[0]?.drop('Keepalive timeout');
     await closed;
-    await pool.open('run', (connection) => connection.exec('x'));
+    await pool.open('run', server.openOn);
     expect(server.connections).toHaveLength(2);
     expect(pool.stats()).toMatchObject({ connectionsOpened: 2, openConnections: 1, openChannels: 1 });
     await pool.close();
@@ -196,7 +205,7 @@ describe('the SSH connection pool', () => {
 
   it('closes a connection once it has been idle for idleMs', async () => {
     const { server, pool } = setUp({ idleMs: 5 });
-    const channel = await pool.open('run', (connection) => connection.exec('x'));
+    const channel = await pool.open('run', server.openOn);
     const connection = server.connections[0];
     channel.close();
     await expect(connection?.lost).resolves.toBe('ended');

@@ -1,0 +1,20 @@
+import { afterAll } from 'vitest';
+import { stopAllSshd } from '@catalyst/testkit';
+import { describeHostCleanup } from './host-cleanup.ts';
+import { describeHostContract } from './host-contract.ts';
+import { createSharedSshd, sshHostSetup, type TestUser } from './ssh-test-kit.ts';
+
+// The Host contract and the cleanup proofs for the SSH adapter against a real OpenSSH sshd on 127.0.0.1, once per
+// kind of login user: bash (its ~/.bashrc prints noise), dash (no rc file, no `$'…'`), and root (sshd never
+// delivers `signal` requests to root sessions, ssh-field-notes.md §1: nothing here may depend on them).
+
+const getSshd = createSharedSshd();
+
+afterAll(async () => {
+  await stopAllSshd();
+});
+
+for (const user of ['bash', 'dash', 'root'] satisfies TestUser[]) {
+  describeHostContract(`ssh as the ${user} user`, sshHostSetup(getSshd, user));
+  describeHostCleanup(`ssh as the ${user} user`, sshHostSetup(getSshd, user));
+}
