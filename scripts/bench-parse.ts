@@ -17,7 +17,7 @@ const MIB = 1024 * 1024;
 const LINE_SIZES = [1024, 64 * 1024, MIB, 4 * MIB, 16 * MIB];
 /** Per repetition and line size; 64 MB keeps timer and GC noise small next to the work. */
 const STREAM_BYTES = 64 * MIB;
-const REPETITIONS = 5;
+const REPETITIONS = 7;
 /** The naive splitter gets fewer lines when big lines make it slow; its MB/s stay comparable. */
 const NAIVE_BUDGET_MS = 1500;
 const MB = 1e6;
@@ -197,15 +197,22 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/** Runs `run` once to warm up, then REPETITIONS times after a GC; the median in ms. */
-function measure(run: () => number): number {
-  run();
-  const times: number[] = [];
+/**
+ * Runs each method once to warm up, then REPETITIONS rounds of all of them, each run after a GC; the median ms of
+ * each. The methods take turns, in an order that rotates, so a load that comes and goes on a shared machine
+ * weighs on all of them alike.
+ */
+function measure(...methods: readonly (() => number)[]): number[] {
+  for (const run of methods) run();
+  const entries = methods.map((run) => ({ run, times: new Array<number>() }));
   for (let rep = 0; rep < REPETITIONS; rep++) {
-    globalThis.gc?.();
-    times.push(run());
+    const turn = rep % entries.length;
+    for (const entry of [...entries.slice(turn), ...entries.slice(0, turn)]) {
+      globalThis.gc?.();
+      entry.times.push(entry.run());
+    }
   }
-  return median(times);
+  return entries.map((entry) => median(entry.times));
 }
 
 /** How many lines the naive splitter can take within its budget, from a probe on a few lines. */
@@ -222,8 +229,10 @@ function toMBps(bytes: number, ms: number): number {
 
 function measureParser(workload: Workload): { jsonParseMBps: number; parserMBps: number } {
   const chunks = chunksOf(workload.stream);
-  const jsonParseMs = measure(() => timeJsonParse(workload.lines));
-  const parserMs = measure(() => timeParser(chunks, workload.lines.length));
+  const [jsonParseMs = Number.NaN, parserMs = Number.NaN] = measure(
+    () => timeJsonParse(workload.lines),
+    () => timeParser(chunks, workload.lines.length),
+  );
   return {
     jsonParseMBps: toMBps(workload.stream.length, jsonParseMs),
     parserMBps: toMBps(workload.stream.length, parserMs),
@@ -234,7 +243,7 @@ function measureNaive(workload: Workload): { naiveMBps: number; naiveLines: numb
   const naiveLines = naiveLineCount(workload);
   const naiveBytes = naiveLines * (workload.lineBytes + 1);
   const naiveChunks = chunksOf(workload.stream.subarray(0, naiveBytes));
-  const naiveMs = measure(() => timeNaive(naiveChunks, naiveLines));
+  const [naiveMs = Number.NaN] = measure(() => timeNaive(naiveChunks, naiveLines));
   return { naiveMBps: toMBps(naiveBytes, naiveMs), naiveLines };
 }
 
@@ -286,7 +295,8 @@ function describeSchemaPath(): string {
 
 function main(): void {
   console.log(
-    `node ${process.version}, ${CHUNK_BYTES / 1024} KiB chunks, median of ${REPETITIONS} runs, MB = 1e6 B, ASCII lines`,
+    `node ${process.version}, ${CHUNK_BYTES / 1024} KiB chunks, median of ${REPETITIONS} runs (jsonParse and parser ` +
+      'interleaved), MB = 1e6 B, ASCII lines',
   );
   console.log(`parseCliOutput: ${describeSchemaPath()}`);
   if (globalThis.gc === undefined) console.log('(run with --expose-gc for steadier figures)');

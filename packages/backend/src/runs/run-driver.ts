@@ -21,6 +21,8 @@ export interface RunDriverOptions {
   /** The idea's project directory on the host: the CLI's cwd for every run (sessions are per cwd). */
   cwd: string;
   claudePath: string;
+  /** Exported in the run (not secrets: the wrapper script is on a command line). */
+  env?: Readonly<Record<string, string>>;
   sessionId?: string;
   inactivityTimeoutMs: number;
   maxDurationMs: number;
@@ -102,10 +104,11 @@ class RunDriver {
   }
 
   async #start(): Promise<RunHandle> {
-    const { mode, cwd, claudePath, sessionId, maxDurationMs } = this.#options;
+    const { mode, cwd, claudePath, sessionId, maxDurationMs, env } = this.#options;
     const command = buildClaudeCommand({
       claudePath,
       cwd,
+      ...(env === undefined ? {} : { env: { ...env } }),
       ...commandOptionsFor(mode),
       ...(sessionId === undefined ? {} : { resume: sessionId }),
     });
@@ -140,6 +143,10 @@ class RunDriver {
         if (handle) this.#queueWrite(() => handle.endInput());
         return;
       case 'interrupt_process':
+        // SIGINT to the CLI alone: it ends the turn and exits (claude-cli-protocol.md §9). If it does not, the
+        // lifecycle's stop_kill timer follows with kill_run.
+        handle?.interrupt();
+        return;
       case 'kill_run':
         // The wrapper's stop: TERM to every process carrying the run tag (the CLI and whatever its tools
         // started, also in their own sessions), a grace period, then KILL (run-wrapper.ts).

@@ -165,7 +165,7 @@ export class CatalystService implements IdeaService {
     const store = await this.#store(host);
     const history = await this.#history(id);
     const registered = this.#options.hosts.get(host);
-    const claudePath = await this.#options.hosts.claudePath(host);
+    const claude = await this.#options.hosts.claude(host);
     await this.#setStatus({ id, host, runId, status: statusAtStart(meta.status, mode) }, history);
     const emit = (draft: RelayEventDraft): RelayEvent => history.append(draft);
     this.#options.logger.info({ ideaId: id, runId, mode, host }, 'run started');
@@ -176,7 +176,8 @@ export class CatalystService implements IdeaService {
       mode,
       message,
       cwd: store.paths(id).project,
-      claudePath,
+      claudePath: claude.claudePath,
+      env: { PATH: claude.path },
       ...(meta.sessionId === undefined ? {} : { sessionId: meta.sessionId }),
       inactivityTimeoutMs: this.#options.inactivityTimeoutMs,
       maxDurationMs: this.#options.maxRunMs,

@@ -18,7 +18,7 @@ export interface RegisteredHost {
 export class HostRegistry {
   readonly #hosts = new Map<string, RegisteredHost>();
   readonly #stores = new Map<string, Promise<IdeaStore>>();
-  readonly #claudePaths = new Map<string, Promise<string>>();
+  readonly #claudes = new Map<string, Promise<ClaudeRuntime>>();
   readonly #defaultName: string;
 
   constructor(entries: readonly HostEntry[], defaultName: string, createHost: (entry: HostEntry) => Host) {
@@ -61,14 +61,14 @@ export class HostRegistry {
     return pending;
   }
 
-  /** The claude binary to run on the host: the configured path, else what the preflight found. */
-  claudePath(name: string): Promise<string> {
-    const cached = this.#claudePaths.get(name);
+  /** The claude binary to run on the host (the configured path, else what the preflight found), and its PATH. */
+  claude(name: string): Promise<ClaudeRuntime> {
+    const cached = this.#claudes.get(name);
     if (cached) return cached;
     const registered = this.get(name);
     const pending = findClaude(registered);
-    pending.catch(() => this.#claudePaths.delete(name));
-    this.#claudePaths.set(name, pending);
+    pending.catch(() => this.#claudes.delete(name));
+    this.#claudes.set(name, pending);
     return pending;
   }
 
@@ -84,14 +84,25 @@ async function resolveRoot(registered: RegisteredHost): Promise<string> {
   return root;
 }
 
-async function findClaude(registered: RegisteredHost): Promise<string> {
-  if (registered.entry.claudePath !== undefined) return registered.entry.claudePath;
+export interface ClaudeRuntime {
+  claudePath: string;
+  /**
+   * The PATH a run gets: claude's own directory first, then the host's. The npm build of the CLI is
+   * `#!/usr/bin/env node`, and an nvm or npm-prefix install keeps its `node` beside it, on no PATH that a plain
+   * SSH command has (ssh-field-notes.md §9).
+   */
+  path: string;
+}
+
+async function findClaude(registered: RegisteredHost): Promise<ClaudeRuntime> {
   const preflight = await registered.host.preflight();
-  if (preflight.claudePath === undefined) {
+  const claudePath = registered.entry.claudePath ?? preflight.claudePath;
+  if (claudePath === undefined) {
+    const why = preflight.problems.join('; ') || 'not on PATH nor in the usual places';
     throw new CatalystError(
       'CLI_NOT_FOUND',
-      `The claude CLI was not found on ${registered.host.label}: ${preflight.problems.join('; ')}`,
+      `The claude CLI was not found on ${registered.host.label}: ${why}`,
     );
   }
-  return preflight.claudePath;
+  return { claudePath, path: `${posix.dirname(claudePath)}:${preflight.path}` };
 }
