@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { captureCatalystError } from './capture-error.ts';
 import {
   CWD_NOT_FOUND_EXIT_CODE,
   buildClaudeCommand,
@@ -35,16 +36,6 @@ const FULL: ClaudeCommandOptionsInput = {
   addDirs: ['/home/dev/outside', '/srv/shared data'],
   env: { IS_SANDBOX: '1', LANG: 'C.UTF-8' },
 };
-
-function captureError(run: () => unknown): CatalystError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CatalystError) return error;
-    throw error;
-  }
-  throw new Error('expected a CatalystError, nothing was thrown');
-}
 
 describe('buildClaudeCommand', () => {
   it('builds the minimal command: default binary, fixed flags, cwd apart from argv', () => {
@@ -98,21 +89,25 @@ describe('buildClaudeCommand', () => {
     ['a tool name with a comma', { cwd: '/w', tools: ['Read,Write'] }],
     ['a claudePath with ~', { cwd: '/w', claudePath: '~/.local/bin/claude' }],
   ])('rejects %s with INVALID_ARGUMENT', (_label, options) => {
-    const error = captureError(() => buildClaudeCommand(options));
+    const error = captureCatalystError(() => buildClaudeCommand(options));
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toMatch(/^invalid claude command options: /);
   });
 
   it('rejects an unknown option and an unknown permission mode', () => {
-    const unknownKey = captureError(() => parseClaudeCommandOptions({ cwd: '/w', projectDir: '/w' }));
+    const unknownKey = captureCatalystError(() => parseClaudeCommandOptions({ cwd: '/w', projectDir: '/w' }));
     expect(unknownKey.message).toMatch(/projectDir/);
-    const badMode = captureError(() => parseClaudeCommandOptions({ cwd: '/w', permissionMode: 'auto' }));
+    const badMode = captureCatalystError(() =>
+      parseClaudeCommandOptions({ cwd: '/w', permissionMode: 'auto' }),
+    );
     expect(badMode.message).toMatch(/permissionMode/);
-    expect(captureError(() => parseClaudeCommandOptions('cwd=/w')).code).toBe('INVALID_ARGUMENT');
+    expect(captureCatalystError(() => parseClaudeCommandOptions('cwd=/w')).code).toBe('INVALID_ARGUMENT');
   });
 
   it('reports every problem at once', () => {
-    const error = captureError(() => buildClaudeCommand({ cwd: 'rel', maxTurns: -1, env: { 'a b': '' } }));
+    const error = captureCatalystError(() =>
+      buildClaudeCommand({ cwd: 'rel', maxTurns: -1, env: { 'a b': '' } }),
+    );
     expect(error.message).toMatch(/cwd/);
     expect(error.message).toMatch(/maxTurns/);
     expect(error.message).toMatch(/env/);
@@ -130,7 +125,7 @@ describe('buildClaudeCommand', () => {
     ['an env value', { cwd: '/w', env: { FOO: 'a\0b' } }],
     ['an env name', { cwd: '/w', env: { 'FO\0O': 'x' } }],
   ])('rejects a NUL in %s with UNSAFE_ARGUMENT', (_label, options) => {
-    const error = captureError(() => buildClaudeCommand(options));
+    const error = captureCatalystError(() => buildClaudeCommand(options));
     expect(error.code).toBe('UNSAFE_ARGUMENT');
     expect(error.message).toMatch(/NUL/);
   });
@@ -161,10 +156,10 @@ describe('renderClaudeScript', () => {
   });
 
   it('re-checks env names and cwd when given a hand-made command', () => {
-    expect(captureError(() => renderEnvExports({ 'X;id': 'v' })).code).toBe('UNSAFE_ARGUMENT');
-    expect(captureError(() => renderCdLine('relative')).code).toBe('INVALID_ARGUMENT');
+    expect(captureCatalystError(() => renderEnvExports({ 'X;id': 'v' })).code).toBe('UNSAFE_ARGUMENT');
+    expect(captureCatalystError(() => renderCdLine('relative')).code).toBe('INVALID_ARGUMENT');
     const handMade = { argv: ['claude'], cwd: '/w', env: { OK: 'a\0' } };
-    expect(captureError(() => renderClaudeScript(handMade)).code).toBe('UNSAFE_ARGUMENT');
+    expect(captureCatalystError(() => renderClaudeScript(handMade)).code).toBe('UNSAFE_ARGUMENT');
   });
 
   it('wraps the script for any login shell, and refuses one over the size limit', () => {
@@ -172,6 +167,6 @@ describe('renderClaudeScript', () => {
     const wrapped = renderClaudeLoginShellCommand(command);
     expect(wrapped).toMatch(/^exec \/bin\/sh -c 'eval "\$\(echo [A-Za-z0-9+/=]+ \| base64 -d\)"'$/);
     const huge = buildClaudeCommand({ cwd: '/w', env: { BIG: 'x'.repeat(100_000) } });
-    expect(captureError(() => renderClaudeLoginShellCommand(huge)).code).toBe('COMMAND_TOO_LONG');
+    expect(captureCatalystError(() => renderClaudeLoginShellCommand(huge)).code).toBe('COMMAND_TOO_LONG');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { captureCatalystError } from './capture-error.ts';
 import { CatalystError } from './catalyst-error.ts';
 import {
   MAX_WRAPPED_COMMAND_BYTES,
@@ -6,16 +7,6 @@ import {
   renderShellCommand,
   wrapForAnyLoginShell,
 } from './shell-quote.ts';
-
-function captureError(run: () => unknown): CatalystError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CatalystError) return error;
-    throw error;
-  }
-  throw new Error('expected a CatalystError, nothing was thrown');
-}
 
 describe('quoteShellArg', () => {
   it.each([
@@ -39,14 +30,14 @@ describe('quoteShellArg', () => {
   });
 
   it('rejects a NUL byte with UNSAFE_ARGUMENT', () => {
-    const error = captureError(() => quoteShellArg('a\0b'));
+    const error = captureCatalystError(() => quoteShellArg('a\0b'));
     expect(error.code).toBe('UNSAFE_ARGUMENT');
     expect(error.message).toMatch(/NUL/);
   });
 
   it('rejects a lone surrogate, which has no UTF-8 encoding', () => {
-    expect(captureError(() => quoteShellArg('x\uD83Dy')).code).toBe('UNSAFE_ARGUMENT');
-    expect(captureError(() => quoteShellArg('\uDE00')).code).toBe('UNSAFE_ARGUMENT');
+    expect(captureCatalystError(() => quoteShellArg('x\uD83Dy')).code).toBe('UNSAFE_ARGUMENT');
+    expect(captureCatalystError(() => quoteShellArg('\uDE00')).code).toBe('UNSAFE_ARGUMENT');
   });
 });
 
@@ -58,11 +49,13 @@ describe('renderShellCommand', () => {
   });
 
   it('rejects an empty argv', () => {
-    expect(captureError(() => renderShellCommand([])).code).toBe('INVALID_ARGUMENT');
+    expect(captureCatalystError(() => renderShellCommand([])).code).toBe('INVALID_ARGUMENT');
   });
 
   it('rejects a NUL in any word', () => {
-    expect(captureError(() => renderShellCommand(['echo', 'ok', 'b\0d'])).code).toBe('UNSAFE_ARGUMENT');
+    expect(captureCatalystError(() => renderShellCommand(['echo', 'ok', 'b\0d'])).code).toBe(
+      'UNSAFE_ARGUMENT',
+    );
   });
 });
 
@@ -83,7 +76,7 @@ describe('wrapForAnyLoginShell', () => {
     expect(atLimit.length).toBeLessThanOrEqual(MAX_WRAPPED_COMMAND_BYTES);
     expect(atLimit.length).toBeGreaterThan(MAX_WRAPPED_COMMAND_BYTES - 4);
 
-    const error = captureError(() => wrapForAnyLoginShell('x'.repeat(maxScriptBytes + 1)));
+    const error = captureCatalystError(() => wrapForAnyLoginShell('x'.repeat(maxScriptBytes + 1)));
     expect(error.code).toBe('COMMAND_TOO_LONG');
     expect(error.details).toMatchObject({ reason: 'too-long', limit: MAX_WRAPPED_COMMAND_BYTES });
     expect(error.message).toMatch(/limit/);
@@ -91,7 +84,9 @@ describe('wrapForAnyLoginShell', () => {
 
   it('counts UTF-8 bytes, not UTF-16 code units', () => {
     // 4 UTF-8 bytes per emoji: 30,000 emoji are 120,000 bytes, far over the limit though only 60,000 code units.
-    expect(captureError(() => wrapForAnyLoginShell('🎉'.repeat(30_000))).code).toBe('COMMAND_TOO_LONG');
+    expect(captureCatalystError(() => wrapForAnyLoginShell('🎉'.repeat(30_000))).code).toBe(
+      'COMMAND_TOO_LONG',
+    );
   });
 
   it('keeps the limit well under MAX_ARG_STRLEN (128 KiB)', () => {
@@ -99,6 +94,6 @@ describe('wrapForAnyLoginShell', () => {
   });
 
   it('rejects a script containing NUL', () => {
-    expect(captureError(() => wrapForAnyLoginShell('echo a\0b')).code).toBe('UNSAFE_ARGUMENT');
+    expect(captureCatalystError(() => wrapForAnyLoginShell('echo a\0b')).code).toBe('UNSAFE_ARGUMENT');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { captureCatalystError } from '../../core/capture-error.ts';
 import { CatalystError } from '../../core/catalyst-error.ts';
 import { createHostKeyCheck, fingerprintOf, parseKnownHostsLine } from './host-key-pin.ts';
 
@@ -6,16 +7,6 @@ import { createHostKeyCheck, fingerprintOf, parseKnownHostsLine } from './host-k
 const GOOD = 'AAAAC3NzaC1lZDI1NTE5AAAAIMGa4OtGleqrET8eznCgDjphZt625Bb8Uva8HFlMu8hH';
 const GOOD_FINGERPRINT = 'SHA256:dogY1I9YdFBGygDwKR4rVtBlFsTjnKTAgI6wz3b9NNM';
 const OTHER = 'AAAAC3NzaC1lZDI1NTE5AAAAIAN+IbcPjC0IRHSFa50LhwyIEyZf9T7MT6o40J8hJ4YQ';
-
-function captureError(run: () => unknown): CatalystError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CatalystError) return error;
-    throw error;
-  }
-  throw new Error('expected a CatalystError, nothing was thrown');
-}
 
 describe('parseKnownHostsLine', () => {
   it('reads ssh-keyscan output, a plain host line and a bare public key alike', () => {
@@ -41,7 +32,7 @@ describe('parseKnownHostsLine', () => {
       '',
     ];
     for (const line of lines)
-      expect(captureError(() => parseKnownHostsLine(line)).code).toBe('INVALID_ARGUMENT');
+      expect(captureCatalystError(() => parseKnownHostsLine(line)).code).toBe('INVALID_ARGUMENT');
   });
 });
 

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { captureCatalystError } from '../../core/capture-error.ts';
 import { CatalystError } from '../../core/catalyst-error.ts';
 import { parseSshHostConfig } from './ssh-config.ts';
 
 const GOOD = 'AAAAC3NzaC1lZDI1NTE5AAAAIMGa4OtGleqrET8eznCgDjphZt625Bb8Uva8HFlMu8hH';
-
-function captureError(run: () => unknown): CatalystError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CatalystError) return error;
-    throw error;
-  }
-  throw new Error('expected a CatalystError, nothing was thrown');
-}
 
 describe('parseSshHostConfig', () => {
   const base = { address: 'vm.example', user: 'dev', privateKeyPath: '/keys/id' };
@@ -35,13 +26,13 @@ describe('parseSshHostConfig', () => {
   });
 
   it('refuses a host without a host key and says how to get one', () => {
-    const error = captureError(() => parseSshHostConfig({ ...base, port: 2222 }));
+    const error = captureCatalystError(() => parseSshHostConfig({ ...base, port: 2222 }));
     expect(error.code).toBe('SSH_HOST_KEY_MISSING');
     expect(error.message).toContain('ssh-keyscan -p 2222 -t ed25519 vm.example');
   });
 
   it('reports every problem at once', () => {
-    const error = captureError(() =>
+    const error = captureCatalystError(() =>
       parseSshHostConfig({
         address: '',
         user: 'dev',
@@ -57,9 +48,9 @@ describe('parseSshHostConfig', () => {
 
   it('refuses both and neither of key file and agent', () => {
     const hostKey = `h ssh-ed25519 ${GOOD}`;
-    const both = captureError(() => parseSshHostConfig({ ...base, agentSocket: '/a', hostKey }));
+    const both = captureCatalystError(() => parseSshHostConfig({ ...base, agentSocket: '/a', hostKey }));
     expect(both.message).toContain('exactly one of privateKeyPath and agentSocket');
-    const neither = captureError(() => parseSshHostConfig({ address: 'h', user: 'u', hostKey }));
+    const neither = captureCatalystError(() => parseSshHostConfig({ address: 'h', user: 'u', hostKey }));
     expect(neither.message).toContain('exactly one of privateKeyPath and agentSocket');
   });
 });
