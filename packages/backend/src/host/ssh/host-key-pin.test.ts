@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { captureCatalystError } from '../../core/capture-error.ts';
-import { CatalystError } from '../../core/catalyst-error.ts';
 import { createHostKeyCheck, fingerprintOf, parseKnownHostsLine } from './host-key-pin.ts';
 
 // Two real ed25519 host keys and the fingerprint `ssh-keygen -lf` printed for the first (ssh-field-notes.md §6).

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { captureCatalystError } from '../../core/capture-error.ts';
-import { CatalystError } from '../../core/catalyst-error.ts';
 import { parseSshHostConfig } from './ssh-config.ts';
 
 const GOOD = 'AAAAC3NzaC1lZDI1NTE5AAAAIMGa4OtGleqrET8eznCgDjphZt625Bb8Uva8HFlMu8hH';
