@@ -10,7 +10,6 @@ import {
   renderEnvExports,
 } from './claude-command.ts';
 import type { ClaudeCommandOptionsInput } from './claude-command.ts';
-import { CatalystError } from './catalyst-error.ts';
 
 const FIXED = [
   '-p',

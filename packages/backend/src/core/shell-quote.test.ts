@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { captureCatalystError } from './capture-error.ts';
-import { CatalystError } from './catalyst-error.ts';
 import {
   MAX_WRAPPED_COMMAND_BYTES,
   quoteShellArg,
