@@ -41,8 +41,10 @@ export class IdeaHistory {
   private constructor(options: IdeaHistoryOptions, stored: Stored[]) {
     this.#options = {
       flushDelayMs: 25,
-      memoryEvents: 2_000,
-      memoryBytes: 16 * 1024 * 1024,
+      // Every idea opened since start keeps its tail: small enough for hundreds of ideas (scripts/bench-relay),
+      // large enough that a client reconnecting after a blip is served from memory.
+      memoryEvents: 256,
+      memoryBytes: 2 * 1024 * 1024,
       now: () => new Date(),
       ...options,
     };

@@ -70,15 +70,58 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
   };
 }
 
+/** An SFTP session unused this long is ended, so an idle host holds no channel. */
+const SFTP_IDLE_MS = 2_000;
+
+interface SharedSftp {
+  sftp: SFTPWrapper;
+  broken: Promise<never>;
+  users: number;
+  idle?: NodeJS.Timeout;
+}
+
+/**
+ * One SFTP session per host, shared by every file operation under way (SFTP carries concurrent requests) and
+ * ended after a short idle spell. Opening one per operation costs a channel and a forked sftp-server on the VM
+ * each time: the event history appends every few tens of milliseconds while a run streams.
+ */
 function withSftpFrom(pool: SshPool): WithSftp {
+  let shared: Promise<SharedSftp> | undefined;
+  const open = (): Promise<SharedSftp> => {
+    const opening = pool
+      .open('control', (connection) => connection.sftp())
+      .then((sftp: SFTPWrapper) => {
+        const session: SharedSftp = { sftp, broken: failOnError(sftp), users: 0 };
+        const forget = () => {
+          if (shared === opening) shared = undefined;
+        };
+        sftp.on('close', forget);
+        session.broken.catch(forget);
+        return session;
+      });
+    opening.catch(() => {
+      if (shared === opening) shared = undefined;
+    });
+    return opening;
+  };
   return async (work) => {
-    const sftp: SFTPWrapper = await pool.open('control', (connection) => connection.sftp());
-    const broken = failOnError(sftp);
+    shared ??= open();
+    const current = shared;
+    const session = await current;
+    clearTimeout(session.idle);
+    session.users += 1;
     try {
-      return await Promise.race([work(sftp), broken]);
+      return await Promise.race([work(session.sftp), session.broken]);
     } finally {
-      // Ending the session frees its MaxSessions slot (§7: SFTP takes one like any channel).
-      sftp.end();
+      session.users -= 1;
+      if (session.users === 0) {
+        session.idle = setTimeout(() => {
+          if (shared === current) shared = undefined;
+          // Ending the session frees its MaxSessions slot (§7: SFTP takes one like any channel).
+          session.sftp.end();
+        }, SFTP_IDLE_MS);
+        session.idle.unref();
+      }
     }
   };
 }
@@ -97,7 +140,7 @@ function failOnError(sftp: SFTPWrapper): Promise<never> {
       );
     });
   });
-  // Raced only while an operation runs; a later error has nobody left to tell.
+  // Raced only while operations run; an error between them just retires the session.
   broken.catch(() => undefined);
   return broken;
 }
