@@ -94,8 +94,8 @@ cr_stop_run() {
 /**
  * The watchdog D (ssh-field-notes.md §3b), a `setsid` shell outside the run's tag and group whose stdin is the
  * channel's stdin: `{…` lines go to the job's FIFO unchanged, `h` renews the lease, `c` stops, `e` closes the
- * job's stdin, EOF stops. Its timer T (a subshell) stops the run when the lease lapses or the run is too old.
- * Arguments: run dir, job pid, wrapper pid.
+ * job's stdin, `i` interrupts the job, EOF stops. Its timer T (a subshell) stops the run when the lease lapses or
+ * the run is too old. Arguments: run dir, job pid, wrapper pid.
  */
 export const WATCHDOG_BODY = `
 cr_run=$1 cr_job=$2 cr_wrapper=$3
@@ -125,6 +125,7 @@ while IFS= read -r cr_line; do
     h) printf '' >"$cr_run/heartbeat" ;;
     c) cr_watch_stop cancel ;;
     e) exec 4>&-; cr_input=closed ;;
+    i) kill -INT "$cr_job" 2>/dev/null ;;
   esac
 done
 cr_watch_stop eof
@@ -137,3 +138,7 @@ cr_watch_stop eof
 // that closes its stdin costs D only a failed write, not its life. `printf ''` rather than `:` for the
 // heartbeat: a failed redirection on a special builtin would end the watchdog. `kill -TERM -$$` ends D's own
 // session (D and T) once D or T has stopped the run.
+// `i` is SIGINT to J's pid alone: not its group, not the tag set, not D; the claude CLI ends its turn and exits
+// (claude-cli-protocol.md §9). Nothing is claimed, so the run ends as the job does (reason=exit). The loop reads
+// on after `e`, so `i`, `h` and `c` still arrive once the job's input is closed (the CLI can hang after its
+// result). An `i` that comes before J has exec'd meets the subshell, which ignores INT (run-wrapper.ts).

@@ -63,7 +63,7 @@ describe('renderRunWrapper', () => {
       cwd: "/srv/o'brien",
       env: { GREETING: 'a $b `c`' },
     });
-    expect(script).toContain(`exec setsid '/opt/my claude' 'it'\\''s' '$HOME'`);
+    expect(script).toContain(`exec "$@" setsid '/opt/my claude' 'it'\\''s' '$HOME'`);
     expect(script).toContain(`cd '/srv/o'\\''brien' || cr_finish cwd 86`);
     expect(script).toContain("  export GREETING='a $b `c`'");
     expect(script.match(/export CATALYST_RUN_TAG=/g)).toHaveLength(1);
@@ -82,6 +82,25 @@ describe('renderRunWrapper', () => {
     });
     expect(script).toContain('cr_polls=3');
     expect(script).toContain('cr_lease=3 cr_maxt=10');
+  });
+
+  it('gives the job back the default SIGINT that a background sh job starts without, probing untagged', () => {
+    const script = renderRunWrapper(base);
+    const probe = script.indexOf(
+      '  env --default-signal=INT true 2>/dev/null && set -- env --default-signal=INT,QUIT',
+    );
+    const cleared = script.indexOf('  set --\n');
+    expect(cleared).toBeGreaterThan(0);
+    expect(probe).toBeGreaterThan(cleared);
+    expect(probe).toBeLessThan(script.indexOf('export CATALYST_RUN_TAG='));
+    expect(script).toContain(`exec "$@" setsid 'claude' '-p'`);
+  });
+
+  it("has the watchdog send `i` as SIGINT to the job's pid alone, claiming no stop reason", () => {
+    const script = renderRunWrapper(base);
+    expect(script).toContain(`    i) kill -INT "$cr_job" 2>/dev/null ;;\n`);
+    // Not the job's group (`-$cr_job`), not the tag set (cr_signal), not a stop (cr_watch_stop).
+    expect(script).not.toMatch(/i\)[^\n]*(-\$cr_job|cr_signal|cr_watch_stop|cr_claim)/);
   });
 
   it('runs the watchdog with the shell it is given', () => {

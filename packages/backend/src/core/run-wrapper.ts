@@ -79,6 +79,11 @@ function renderWatchdogScript(options: RunWrapperOptions): string {
  * does not fork here (the trap of ssh-field-notes.md §3a needs a group leader, and a background subshell is not
  * one), so `$!` is the job itself and W's `wait` gets its real status. Only this subshell exports the tag: W and
  * D never carry it, so a stop never matches them.
+ * A background job of a non-interactive sh starts with SIGINT and SIGQUIT ignored (POSIX, asynchronous lists
+ * without job control), an ignore that dash lets neither `trap` nor `exec` undo, so the watchdog's `i` would be
+ * lost on a job that does not catch SIGINT itself. `env --default-signal` (GNU coreutils 8.31+) restores the
+ * defaults across the exec; where it is missing the job keeps the ignore, which the claude CLI does not mind: it
+ * installs its own SIGINT handler. The probe runs before the tag is exported, so it is never a tagged process.
  */
 function renderJobLines(options: RunWrapperOptions): string[] {
   const [binary] = options.argv;
@@ -94,8 +99,10 @@ function renderJobLines(options: RunWrapperOptions): string[] {
     '(',
     ...renderEnvExports(env).map((line) => `  ${line}`),
     `  command -v ${quoteShellArg(binary)} >/dev/null 2>&1 || { printf '' >"$cr_run/not-found"; exit ${CLI_NOT_FOUND_EXIT_CODE}; }`,
+    '  set --',
+    '  env --default-signal=INT true 2>/dev/null && set -- env --default-signal=INT,QUIT',
     `  export ${RUN_TAG_ENV}=${quoteShellArg(options.tag)}`,
-    `  exec setsid ${renderShellCommand(options.argv)}`,
+    `  exec "$@" setsid ${renderShellCommand(options.argv)}`,
     ') <"$cr_run/stdin" 3<&- &',
   ];
 }

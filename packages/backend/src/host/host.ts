@@ -57,8 +57,8 @@ export interface RunHandle {
   endInput(): Promise<void>;
   /**
    * SIGINT to the job's main process alone (the claude CLI, not its tools or the wrapper): the CLI ends the turn
-   * and exits (claude-cli-protocol.md §9). The run is not stopped and no stop is recorded, so the outcome is how
-   * the process then ends, usually `exited`. One signal per call, nothing else changes. Still works after
+   * and exits (claude-cli-protocol.md §9), not always after printing the interrupted result. The run is not
+   * stopped and no stop is recorded, so the outcome is how the process then ends, usually `exited`. One signal per call, nothing else changes. Still works after
    * endInput() (the CLI can hang after its result); a no-op once the run has ended. When the channel can no
    * longer carry it, nothing happens: escalate to cancel() if the run does not end.
    */
