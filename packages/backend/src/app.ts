@@ -61,6 +61,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     logger,
     inactivityTimeoutMs: config.claudeTimeoutMs,
     maxRunMs: config.maxRunMs,
+    qa: config.qa,
   });
   const auth = createAuth({ token, allowedOrigins: config.allowedOrigins });
   const app = createHttpApp({

@@ -1,3 +1,4 @@
+import { IdeaMetaSchema } from '@catalyst/protocol';
 import type {
   CreateIdeaBody,
   IdeaView,
@@ -102,7 +103,7 @@ export class IdeaServiceDouble implements IdeaService {
         idea.listeners.delete(listener);
         this.changed();
       };
-      return { lastSeq: idea.events.length, running: idea.running, unsubscribe };
+      return { lastSeq: idea.events.length, running: idea.running, pending: [], unsubscribe };
     });
   }
 
@@ -127,6 +128,32 @@ export class IdeaServiceDouble implements IdeaService {
     });
   }
 
+  /** The double has no runs, so no prompts: every answer is to a question that is not pending. */
+  pendingPrompts(id: string): Promise<RelayEvent[]> {
+    return settle(() => {
+      this.find(id);
+      return [];
+    });
+  }
+
+  answerQuestion(id: string, questionId: string): Promise<void> {
+    return settle(() => {
+      this.calls.push(`answerQuestion ${id} ${questionId}`);
+      throw new CatalystError('QUESTION_NOT_FOUND', 'That question is not waiting for an answer.');
+    });
+  }
+
+  dismissQuestion(id: string, questionId: string): Promise<void> {
+    return this.answerQuestion(id, questionId);
+  }
+
+  answerPermission(id: string, requestId: string): Promise<void> {
+    return settle(() => {
+      this.calls.push(`answerPermission ${id} ${requestId}`);
+      throw new CatalystError('PERMISSION_REQUEST_NOT_FOUND', 'That request is not waiting for an answer.');
+    });
+  }
+
   hosts(): Promise<HostHealth[]> {
     return settle(() => {
       this.calls.push('hosts');
@@ -144,7 +171,7 @@ export class IdeaServiceDouble implements IdeaService {
       host: 'local',
       available: true,
       running: false,
-      meta: {
+      meta: IdeaMetaSchema.parse({
         schemaVersion: 1,
         id,
         title,
@@ -153,7 +180,7 @@ export class IdeaServiceDouble implements IdeaService {
         createdAt: now,
         updatedAt: now,
         totals: { costUsd: 0, turns: 0, runs: 0, questionsAsked: 0 },
-      },
+      }),
     };
     this.ideas.set(id, { view, events: [], listeners: new Set(), running: false });
     return view;

@@ -24,10 +24,30 @@ export const IdeaTotalsSchema = z.strictObject({
   turns: z.number().int().nonnegative(),
   runs: z.number().int().nonnegative(),
   questionsAsked: z.number().int().nonnegative(),
+  /** Added with questions: files written before them lack these, so each defaults to 0. */
+  questionsAnsweredByPerson: z.number().int().nonnegative().default(0),
+  questionsAnsweredAutomatically: z.number().int().nonnegative().default(0),
+  autoAnswerRetries: z.number().int().nonnegative().default(0),
+  auxiliaryCostUsd: z.number().nonnegative().default(0),
 });
 export type IdeaTotals = z.infer<typeof IdeaTotalsSchema>;
 
 export const IDEA_META_SCHEMA_VERSION = 1;
+
+/** Who answers Claude's AskUserQuestion: a person, a small model, or a person first and the model after a delay. */
+export const QuestionPolicySchema = z.enum(['human', 'auto', 'human_then_auto']);
+export type QuestionPolicy = z.infer<typeof QuestionPolicySchema>;
+
+/** `auto`: build allows every tool (today's behaviour); `ask`: a person allows or denies each tool call. */
+export const PermissionPolicySchema = z.enum(['auto', 'ask']);
+export type PermissionPolicy = z.infer<typeof PermissionPolicySchema>;
+
+export const DEFAULT_AUTO_ANSWER_DELAY_MS = 120_000;
+const delayMs = z
+  .number()
+  .int()
+  .min(0)
+  .max(24 * 3_600_000);
 
 export const IdeaMetaSchema = z.strictObject({
   schemaVersion: z.literal(IDEA_META_SCHEMA_VERSION),
@@ -41,6 +61,12 @@ export const IdeaMetaSchema = z.strictObject({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   totals: IdeaTotalsSchema,
+  /** Added with questions (still schemaVersion 1): absent in older files, which read as the defaults. */
+  questionPolicy: QuestionPolicySchema.default('human'),
+  autoAnswerDelayMs: delayMs.default(DEFAULT_AUTO_ANSWER_DELAY_MS),
+  /** How long a question waits for a person before the model is told to go on; no limit when absent. */
+  humanAnswerLimitMs: delayMs.min(1).optional(),
+  permissionPolicy: PermissionPolicySchema.default('auto'),
 });
 export type IdeaMeta = z.infer<typeof IdeaMetaSchema>;
 
@@ -68,6 +94,11 @@ export const UpdateIdeaBodySchema = z
   .strictObject({
     title: z.string().trim().min(1).max(200).optional(),
     description: z.string().max(20_000).optional(),
+    questionPolicy: QuestionPolicySchema.optional(),
+    autoAnswerDelayMs: delayMs.optional(),
+    /** `null` removes the limit. */
+    humanAnswerLimitMs: delayMs.min(1).nullable().optional(),
+    permissionPolicy: PermissionPolicySchema.optional(),
   })
-  .refine((body) => body.title !== undefined || body.description !== undefined, 'nothing to update');
+  .refine((body) => Object.values(body).some((value) => value !== undefined), 'nothing to update');
 export type UpdateIdeaBody = z.infer<typeof UpdateIdeaBodySchema>;

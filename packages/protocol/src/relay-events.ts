@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AskUserQuestionItemSchema } from './ask-user-question.ts';
+import { PermissionUpdateSchema } from './cli-control.ts';
 import { CliMessageSchema } from './cli-output.ts';
 import { CommandResultSchema } from './command-result.ts';
 import { ErrorCodeSchema } from './error-codes.ts';
@@ -26,6 +28,21 @@ export const RunOutcomeKindSchema = z.enum([
 export type RunOutcomeKind = z.infer<typeof RunOutcomeKindSchema>;
 
 export const ClaudeErrorSourceSchema = z.enum(['stderr', 'unparsable_line', 'line_too_long', 'protocol']);
+
+export const QuestionClosedReasonSchema = z.enum(['answered', 'dismissed', 'timed_out', 'cancelled']);
+export type QuestionClosedReason = z.infer<typeof QuestionClosedReasonSchema>;
+
+export const PermissionClosedReasonSchema = z.enum([
+  'allowed',
+  'denied',
+  'withdrawn',
+  'cancelled',
+  'timed_out',
+]);
+export type PermissionClosedReason = z.infer<typeof PermissionClosedReasonSchema>;
+
+export const AnswerSourceSchema = z.enum(['human', 'auto']);
+export type AnswerSource = z.infer<typeof AnswerSourceSchema>;
 
 export const RelayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...base, type: z.literal('run:started'), mode: RunModeSchema, message: z.string() }),
@@ -75,6 +92,45 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
     type: z.literal('claude:error'),
     source: ClaudeErrorSourceSchema,
     text: z.string(),
+  }),
+  /** An AskUserQuestion waiting for an answer (protocol §8.3); `questionId` is the CLI's request id. */
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:question'),
+    questionId: z.string(),
+    questions: z.array(AskUserQuestionItemSchema),
+    askedAt: z.iso.datetime(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:question_answered'),
+    questionId: z.string(),
+    answers: z.record(z.string(), z.string()),
+    source: AnswerSourceSchema,
+    /** Who answered: "person" for a browser, the model's name for an automatic answer. */
+    by: z.string(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:question_closed'),
+    questionId: z.string(),
+    reason: QuestionClosedReasonSchema,
+  }),
+  /** A tool call waiting for a person's allow or deny (permissionPolicy `ask`, protocol §8.2). */
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:permission_request'),
+    requestId: z.string(),
+    toolName: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    description: z.string().optional(),
+    suggestions: z.array(PermissionUpdateSchema).optional(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('claude:permission_closed'),
+    requestId: z.string(),
+    reason: PermissionClosedReasonSchema,
   }),
   z.strictObject({ ...base, type: z.literal('idea:status'), status: IdeaStatusSchema }),
   z.strictObject({

@@ -26,6 +26,36 @@ export const ClientFrameSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('chat'), ideaId: IdeaIdSchema, message, requestId }),
   z.strictObject({ type: z.literal('build'), ideaId: IdeaIdSchema, message, requestId }),
   z.strictObject({ type: z.literal('cancel'), ideaId: IdeaIdSchema, requestId }),
+  /** Answers a pending `claude:question`: per question text, a label, free text ("Other"), or several labels. */
+  z.strictObject({
+    type: z.literal('answer'),
+    ideaId: IdeaIdSchema,
+    questionId: z.string().min(1).max(200),
+    answers: z.record(
+      z.string().max(MAX_MESSAGE_CHARS),
+      z.union([z.string().max(MAX_MESSAGE_CHARS), z.array(z.string().max(MAX_MESSAGE_CHARS)).max(100)]),
+    ),
+    requestId,
+  }),
+  /** The person declines to answer: Claude is told so and goes on. */
+  z.strictObject({
+    type: z.literal('dismiss'),
+    ideaId: IdeaIdSchema,
+    questionId: z.string().min(1).max(200),
+    requestId,
+  }),
+  /**
+   * Answers a pending `claude:permission_request`; `remember` applies the CLI's suggested rules. Here `requestId`
+   * is the permission request's id (required), and an error this frame causes echoes it.
+   */
+  z.strictObject({
+    type: z.literal('permission'),
+    ideaId: IdeaIdSchema,
+    requestId: z.string().min(1).max(200),
+    decision: z.enum(['allow', 'deny']),
+    message: z.string().min(1).max(MAX_MESSAGE_CHARS).optional(),
+    remember: z.boolean().optional(),
+  }),
 ]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 

@@ -72,6 +72,13 @@ describe('buildClaudeCommand', () => {
     expect(buildClaudeCommand({ cwd: '/w', tools: [] }).argv.slice(-2)).toEqual(['--tools', '']);
   });
 
+  it('renders --no-session-persistence only when asked (the question answerer leaves no session)', () => {
+    expect(buildClaudeCommand({ cwd: '/w', noSessionPersistence: true }).argv.at(-1)).toBe(
+      '--no-session-persistence',
+    );
+    expect(buildClaudeCommand({ cwd: '/w' }).argv).not.toContain('--no-session-persistence');
+  });
+
   it.each<[string, ClaudeCommandOptionsInput]>([
     ['a relative cwd', { cwd: 'work' }],
     ['a home-relative cwd', { cwd: '~/work' }],

@@ -79,6 +79,8 @@ export const ClaudeCommandOptionsSchema = z.strictObject({
   permissionMode: PermissionModeSchema.optional(),
   model: FlagValueSchema.optional(),
   maxTurns: z.number().int().positive().optional(),
+  // A one-off helper run (the question answerer) leaves no session behind to resume or list.
+  noSessionPersistence: z.boolean().optional(),
   addDirs: z.array(AbsolutePathSchema).optional(),
   env: z.record(EnvNameSchema, ShellSafeStringSchema).optional(),
 });
@@ -155,6 +157,7 @@ function renderOptionalFlags(o: ClaudeCommandOptions): string[] {
   if (o.permissionMode !== undefined) flags.push('--permission-mode', o.permissionMode);
   if (o.model !== undefined) flags.push('--model', o.model);
   if (o.maxTurns !== undefined) flags.push('--max-turns', String(o.maxTurns));
+  if (o.noSessionPersistence === true) flags.push('--no-session-persistence');
   for (const dir of o.addDirs ?? []) flags.push('--add-dir', dir);
   return flags;
 }

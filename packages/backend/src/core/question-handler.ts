@@ -112,6 +112,27 @@ export class QuestionHandler {
     return true;
   }
 
+  /**
+   * Settles a pending question with a response other than a person's answer (dismissed, timed out), built from
+   * the question's original input. `false` for an unknown (or already settled) id.
+   */
+  settleWith(id: string, respond: (input: Record<string, unknown>) => HostControlResponse): boolean {
+    const waiter = this.#waiters.get(id);
+    if (!waiter) return false;
+    this.#waiters.delete(id);
+    waiter.resolve(respond(waiter.input));
+    return true;
+  }
+
+  /** Ends one wait with QUESTION_CANCELLED (e.g. the CLI withdrew its request, §8.4). */
+  reject(id: string, reason: string): boolean {
+    const waiter = this.#waiters.get(id);
+    if (!waiter) return false;
+    this.#waiters.delete(id);
+    waiter.reject(new CatalystError('QUESTION_CANCELLED', reason, { details: { questionId: id } }));
+    return true;
+  }
+
   getPending(): PendingQuestion[] {
     return [...this.#waiters.values()].map((waiter) => waiter.question);
   }

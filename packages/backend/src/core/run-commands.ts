@@ -1,5 +1,8 @@
 import type {
+  CanUseToolRequest,
+  ErrorCode,
   CliMessage,
+  HostControlResponse,
   IdeaId,
   LineTooLong,
   RelayEventDraft,
@@ -7,6 +10,7 @@ import type {
   UnparsableLine,
 } from '@catalyst/protocol';
 import type { RunOutcome } from '../host/host.ts';
+import type { AskPerson, PromptKind } from './control-decision.ts';
 import type { RunEnding } from './run-ending.ts';
 
 /**
@@ -25,6 +29,10 @@ import type { RunEnding } from './run-ending.ts';
  *   and is the driver's cue to tidy up (meta.json, status, releasing the run); the driver emits neither event.
  * - `session_started`: save the session id to meta.json at once, so a crash mid-run still resumes (§3.1, §6).
  * - `log`: a line for the server log (e.g. a question answered on nobody's behalf); never shown to the person.
+ * - `ask`: a `can_use_tool` request now waits for a person (a question or a permission). Feed the answer back as
+ *   `prompt_answered`, whenever it comes; one for a prompt that is no longer pending is ignored.
+ * - `close_prompts`: the prompts named stopped waiting (the run stopped, or the CLI withdrew its request, §8.4):
+ *   settle them without writing anything (this machine already did what the CLI needs).
  * - `host_outcome` must be fed exactly once, after stdout and stderr were read to their end; when startRun
  *   itself fails, feed `{ kind: 'start_failed', … }` without `started`. Every run then ends in exactly one `finish`.
  */
@@ -37,11 +45,16 @@ export type RunInput =
   | { type: 'stream_error'; event: UnparsableLine | LineTooLong; now: number }
   | { type: 'stderr'; text: string; now: number }
   | { type: 'cancel_requested'; now: number }
+  /** Catalyst cannot go on (run-ending.ts): stopped like a cancel, ended `failed` with this error. */
+  | { type: 'fail_requested'; code: ErrorCode; message: string; now: number }
   | { type: 'timer_fired'; name: TimerName; now: number }
   /** A question or permission now waits on a person: the inactivity timeout pauses until every one is settled. */
   | { type: 'pending_started'; id: string; now: number }
   | { type: 'pending_finished'; id: string; now: number }
+  | { type: 'prompt_answered'; id: string; response: HostControlResponse; now: number }
   | { type: 'host_outcome'; outcome: RunOutcome; now: number };
+
+export type PromptCloseReason = 'cancelled' | 'timed_out' | 'withdrawn';
 
 export type RunCommand =
   | { type: 'write_line'; line: string }
@@ -53,6 +66,8 @@ export type RunCommand =
   | { type: 'emit'; event: RelayEventDraft }
   | { type: 'session_started'; sessionId: string }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
+  | { type: 'ask'; prompt: PromptKind; requestId: string; request: CanUseToolRequest }
+  | { type: 'close_prompts'; ids: string[]; reason: PromptCloseReason }
   | ({ type: 'finish' } & RunEnding);
 
 export interface RunLifecycleOptions {
@@ -61,6 +76,8 @@ export interface RunLifecycleOptions {
   mode: RunMode;
   /** The person's message: written as the run's one user message once the process has started (§7.1). */
   prompt: string;
+  /** Which `can_use_tool` requests wait for a person; none by default (answered at once, tool-policy.ts). */
+  askPerson?: AskPerson;
   /** The session being resumed; `session_started` is sent only for a different id. */
   sessionId?: string;
   /**
@@ -96,4 +113,12 @@ export function resolveTimings(options: RunLifecycleOptions): RunTimings {
     sigintGraceMs: options.sigintGraceMs ?? DEFAULT_SIGINT_GRACE_MS,
     exitGraceMs: options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS,
   };
+}
+
+export function emit(event: RelayEventDraft): RunCommand {
+  return { type: 'emit', event };
+}
+
+export function log(level: 'info' | 'warn', message: string): RunCommand {
+  return { type: 'log', level, message };
 }

@@ -21,7 +21,11 @@ export interface RunEnding {
   error?: RunError;
 }
 
-export type StopReason = { outcome: 'cancelled' } | { outcome: 'timed_out'; message: string };
+export type StopReason =
+  | { outcome: 'cancelled' }
+  | { outcome: 'timed_out'; message: string }
+  /** Catalyst itself could not go on (e.g. no usable automatic answer to a question). */
+  | { outcome: 'failed'; error: RunError };
 
 export interface EndingFacts {
   stop: StopReason | undefined;
@@ -32,10 +36,7 @@ export interface EndingFacts {
 export function decideEnding(facts: EndingFacts, outcome: RunOutcome): RunEnding {
   const { stop, result } = facts;
   if (stop !== undefined) {
-    const ending: RunEnding =
-      stop.outcome === 'cancelled'
-        ? { outcome: 'cancelled' }
-        : { outcome: 'timed_out', error: { code: 'RUN_TIMED_OUT', message: stop.message } };
+    const ending = endingFromStop(stop);
     // Kept for the totals (cost, turns) even though the run was stopped.
     if (result !== undefined) ending.result = result;
     return ending;
@@ -46,6 +47,17 @@ export function decideEnding(facts: EndingFacts, outcome: RunOutcome): RunEnding
     return { outcome: 'failed', result, error: { code: 'CLI_FAILED', message } };
   }
   return endingFromHost(outcome, facts.stderrTail);
+}
+
+function endingFromStop(stop: StopReason): RunEnding {
+  switch (stop.outcome) {
+    case 'cancelled':
+      return { outcome: 'cancelled' };
+    case 'timed_out':
+      return { outcome: 'timed_out', error: { code: 'RUN_TIMED_OUT', message: stop.message } };
+    case 'failed':
+      return { outcome: 'failed', error: stop.error };
+  }
 }
 
 function endingFromHost(outcome: RunOutcome, stderrTail: string): RunEnding {

@@ -4,13 +4,14 @@ import {
   type CliMessage,
   type CliResultMessage,
   type CommandResult,
-  type RelayEventDraft,
   type UnknownCliMessage,
 } from '@catalyst/protocol';
 import type { RunOutcome } from '../host/host.ts';
 import { parseResult } from './command-result.ts';
 import { toErrorDraft, toRelayDrafts, toStderrDraft, type RelayContext } from './relay-mapping.ts';
 import {
+  emit,
+  log,
   resolveTimings,
   type RunCommand,
   type RunInput,
@@ -24,7 +25,8 @@ import {
   describeMaxDurationTimeout,
   type StopReason,
 } from './run-ending.ts';
-import { answerControlRequest, answerUnreadableControlRequest, type ControlAnswer } from './tool-policy.ts';
+import { LifecyclePrompts } from './run-lifecycle-prompts.ts';
+import { answerUnreadableControlRequest } from './tool-policy.ts';
 
 export * from './run-commands.ts';
 
@@ -44,6 +46,7 @@ export class RunLifecycle {
   readonly #context: RelayContext;
   readonly #timers = new Set<TimerName>();
   readonly #pending = new Set<string>();
+  readonly #prompts: LifecyclePrompts;
   #phase: Phase = 'created';
   #hasAnnouncedStart = false;
   #startedAt: number | undefined;
@@ -59,6 +62,12 @@ export class RunLifecycle {
     this.#timing = resolveTimings(options);
     this.#context = { ideaId: options.ideaId, runId: options.runId };
     this.#sessionId = options.sessionId;
+    this.#prompts = new LifecyclePrompts({
+      write: (line) => this.#write(line),
+      hold: (id) => this.#hold(id),
+      release: (id, now) => this.#onPendingFinished(id, now),
+      drop: (id) => this.#pending.delete(id),
+    });
   }
 
   get isFinished(): boolean {
@@ -88,13 +97,16 @@ export class RunLifecycle {
         return this.#onStderr(input.text, input.now);
       case 'cancel_requested':
         return this.#beginStop({ outcome: 'cancelled' });
+      case 'fail_requested':
+        return this.#beginStop({ outcome: 'failed', error: { code: input.code, message: input.message } });
       case 'timer_fired':
         return this.#timers.delete(input.name) ? this.#onTimer(input.name, input.now) : [];
       case 'pending_started':
-        this.#pending.add(input.id);
-        return this.#clearTimer('inactivity');
+        return this.#hold(input.id);
       case 'pending_finished':
         return this.#onPendingFinished(input.id, input.now);
+      case 'prompt_answered':
+        return this.#prompts.onAnswered(input.id, input.response, input.now);
       case 'host_outcome':
         return this.#finish(input.outcome);
     }
@@ -127,9 +139,14 @@ export class RunLifecycle {
       case 'system':
         return message.subtype === 'init' ? this.#onSessionId(message.session_id) : [];
       case 'control_request':
-        return this.#reply(
-          answerControlRequest(message, { mode: this.#options.mode, isStopping: this.#stop !== undefined }),
-        );
+        return this.#prompts.onRequest(message, {
+          mode: this.#options.mode,
+          askPerson: this.#options.askPerson ?? {},
+          isStopping: this.#stop !== undefined,
+          isInputEnded: this.#isInputEnded,
+        });
+      case 'control_cancel_request':
+        return this.#prompts.onWithdrawn(message.request_id, now);
       case 'result':
         return this.#onResult(message, now);
       case 'unknown':
@@ -138,7 +155,6 @@ export class RunLifecycle {
       case 'user':
       case 'stream_event':
       case 'control_response':
-      case 'control_cancel_request':
         return [];
     }
   }
@@ -154,12 +170,7 @@ export class RunLifecycle {
   #onUnknown(message: UnknownCliMessage, now: number): RunCommand[] {
     if (message.originalType === 'result') return this.#onResult(message, now);
     const answer = answerUnreadableControlRequest(message);
-    return answer === undefined ? [] : this.#reply(answer);
-  }
-
-  #reply(answer: ControlAnswer): RunCommand[] {
-    const write = this.#write(answer.response);
-    return answer.note === undefined ? [write] : [log('info', answer.note), write];
+    return answer === undefined ? [] : this.#prompts.reply(answer);
   }
 
   /** §4: one result per turn, and a run has one turn. Then stdin closes, and the CLI exits once idle (§7.3). */
@@ -215,6 +226,11 @@ export class RunLifecycle {
     return this.#beginStop({ outcome: 'timed_out', message: describeInactivityTimeout(timeoutMs) });
   }
 
+  #hold(id: string): RunCommand[] {
+    this.#pending.add(id);
+    return this.#clearTimer('inactivity');
+  }
+
   #onPendingFinished(id: string, now: number): RunCommand[] {
     if (!this.#pending.delete(id) || this.#pending.size > 0 || !this.#isTurnLive()) return [];
     this.#lastActivityAt = now;
@@ -230,6 +246,7 @@ export class RunLifecycle {
     this.#stop = reason;
     if (this.#phase !== 'running') return [];
     return [
+      ...this.#prompts.settle(reason.outcome === 'timed_out' ? 'timed_out' : 'cancelled', true),
       ...this.#clearTimer('inactivity'),
       ...this.#clearTimer('max_duration'),
       this.#write(createInterruptRequest(`interrupt-${this.#options.runId}`)),
@@ -238,7 +255,10 @@ export class RunLifecycle {
   }
 
   #finish(outcome: RunOutcome): RunCommand[] {
-    const clears = [...this.#timers].flatMap((name) => this.#clearTimer(name));
+    const clears = [
+      ...[...this.#timers].flatMap((name) => this.#clearTimer(name)),
+      ...this.#prompts.settle('cancelled', false),
+    ];
     const facts = { stop: this.#stop, result: this.#result, stderrTail: this.#stderrTail };
     const ending = decideEnding(facts, outcome);
     this.#phase = 'finished';
@@ -274,12 +294,4 @@ export class RunLifecycle {
   #clearTimer(name: TimerName): RunCommand[] {
     return this.#timers.delete(name) ? [{ type: 'clear_timer', name }] : [];
   }
-}
-
-function emit(event: RelayEventDraft): RunCommand {
-  return { type: 'emit', event };
-}
-
-function log(level: 'info' | 'warn', message: string): RunCommand {
-  return { type: 'log', level, message };
 }

@@ -79,7 +79,8 @@ export class IdeaStore {
     const id = createIdeaId();
     const paths = this.paths(id);
     const at = this.#now().toISOString();
-    const meta: IdeaMeta = {
+    // Parsed so the fields with defaults (question and permission policies, newer totals) are filled in.
+    const meta: IdeaMeta = IdeaMetaSchema.parse({
       schemaVersion: IDEA_META_SCHEMA_VERSION,
       id,
       title: fields.title,
@@ -88,7 +89,7 @@ export class IdeaStore {
       createdAt: at,
       updatedAt: at,
       totals: { costUsd: 0, turns: 0, runs: 0, questionsAsked: 0 },
-    };
+    });
     await this.#files.mkdirp(paths.project);
     await this.#writeMeta(paths.meta, meta);
     return meta;

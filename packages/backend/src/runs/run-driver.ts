@@ -5,6 +5,13 @@ import type { RunEnding } from '../core/run-ending.ts';
 import { RunLifecycle, type RunCommand, type RunInput, type TimerName } from '../core/run-lifecycle.ts';
 import { parseStream } from '../core/stream-parser.ts';
 import { commandOptionsFor } from '../core/tool-policy.ts';
+import type { AskPerson } from '../core/control-decision.ts';
+import { runAutoAnswer } from './auto-answer-run.ts';
+import type { AutoAnswerSetup } from './question-auto-answer.ts';
+import { RunPrompts } from './run-prompts.ts';
+
+/** questionPolicy `auto` / `human_then_auto`: the driver adds how to reach the model and how to give up. */
+export type AutoAnswerOptions = Omit<AutoAnswerSetup, 'reply' | 'fail' | 'warn'> & { timeoutMs: number };
 import type { Host, RunHandle, RunOutcome } from '../host/host.ts';
 
 /**
@@ -26,6 +33,10 @@ export interface RunDriverOptions {
   sessionId?: string;
   inactivityTimeoutMs: number;
   maxDurationMs: number;
+  /** Which prompts wait for a person (questions, permissions); see core/control-decision.ts. */
+  askPerson?: AskPerson;
+  humanAnswerLimitMs?: number | undefined;
+  autoAnswer?: AutoAnswerOptions | undefined;
   emit: (draft: RelayEventDraft) => RelayEvent;
   onSession: (sessionId: string) => Promise<void>;
   /**
@@ -36,9 +47,16 @@ export interface RunDriverOptions {
   logger: Logger;
 }
 
+/** What a person can do with the prompts of a running run. */
+export type PromptControls = Pick<
+  RunPrompts,
+  'answerQuestion' | 'dismissQuestion' | 'answerPermission' | 'pending' | 'stats'
+>;
+
 export interface ActiveRun {
   readonly runId: string;
   readonly ended: Promise<RunEnding>;
+  readonly prompts?: PromptControls;
   cancel(): void;
 }
 
@@ -47,6 +65,7 @@ export function startRunDriver(options: RunDriverOptions): ActiveRun {
   return {
     runId: options.runId,
     ended: driver.ended,
+    prompts: driver.prompts,
     cancel: () => {
       driver.input({ type: 'cancel_requested', now: Date.now() });
     },
@@ -55,6 +74,7 @@ export function startRunDriver(options: RunDriverOptions): ActiveRun {
 
 class RunDriver {
   readonly ended: Promise<RunEnding>;
+  readonly prompts: RunPrompts;
   readonly #options: RunDriverOptions;
   readonly #lifecycle: RunLifecycle;
   readonly #timers = new Map<TimerName, NodeJS.Timeout>();
@@ -72,7 +92,18 @@ class RunDriver {
       prompt: options.message,
       inactivityTimeoutMs: options.inactivityTimeoutMs,
       maxDurationMs: options.maxDurationMs,
+      ...(options.askPerson === undefined ? {} : { askPerson: options.askPerson }),
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    });
+    this.prompts = new RunPrompts({
+      ideaId: options.ideaId,
+      runId: options.runId,
+      emit: options.emit,
+      answer: (id, response) => {
+        this.input({ type: 'prompt_answered', id, response, now: Date.now() });
+      },
+      humanAnswerLimitMs: options.humanAnswerLimitMs,
+      autoAnswer: options.autoAnswer === undefined ? undefined : this.#autoAnswerSetup(options.autoAnswer),
     });
     this.ended = new Promise((resolve) => (this.#resolve = resolve));
     void this.#run();
@@ -81,6 +112,30 @@ class RunDriver {
   input(input: RunInput): void {
     if (this.#lifecycle.isFinished) return;
     for (const command of this.#lifecycle.handle(input)) this.#execute(command);
+  }
+
+  #autoAnswerSetup(auto: AutoAnswerOptions): AutoAnswerSetup {
+    const { host, claudePath, cwd, env, logger, ideaId, runId } = this.#options;
+    return {
+      ...auto,
+      reply: (prompt, signal) =>
+        runAutoAnswer({
+          host,
+          claudePath,
+          cwd,
+          env,
+          model: auto.model,
+          prompt,
+          timeoutMs: auto.timeoutMs,
+          signal,
+        }),
+      fail: (message) => {
+        this.input({ type: 'fail_requested', code: 'AUTO_ANSWER_FAILED', message, now: Date.now() });
+      },
+      warn: (message) => {
+        logger.warn({ ideaId, runId }, message);
+      },
+    };
   }
 
   async #run(): Promise<void> {
@@ -162,6 +217,12 @@ class RunDriver {
       case 'emit':
         if (command.event.type === 'run:ended') this.#runEnded = command.event;
         else this.#options.emit(command.event);
+        return;
+      case 'ask':
+        this.prompts.ask(command.prompt, command.requestId, command.request);
+        return;
+      case 'close_prompts':
+        this.prompts.close(command.ids, command.reason);
         return;
       case 'session_started':
         this.#options.onSession(command.sessionId).catch((error: unknown) => {

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       ideasRoot: '~/catalyst/ideas',
       claudeTimeoutMs: 600_000,
       maxRunMs: 6 * 60 * 60_000,
+      qa: { model: 'claude-haiku-4-5', timeoutMs: 60_000 },
       logLevel: 'info',
     });
   });
@@ -58,6 +59,8 @@ describe('loadConfig', () => {
         CATALYST_MAX_RUN_MS: '60000',
         CATALYST_LOG_LEVEL: 'debug',
         CATALYST_ALLOWED_ORIGINS: 'http://localhost:5173, https://Cat.Example',
+        CATALYST_QA_MODEL: 'claude-sonnet-4-5',
+        CATALYST_QA_TIMEOUT_MS: '30000',
       },
       { homeDir: HOME },
     );
@@ -70,6 +73,7 @@ describe('loadConfig', () => {
       hosts: [{ name: 'local', kind: 'local', ideasRoot: '/data/ideas', claudePath: '/opt/claude' }],
       claudeTimeoutMs: 5000,
       maxRunMs: 60_000,
+      qa: { model: 'claude-sonnet-4-5', timeoutMs: 30_000 },
       logLevel: 'debug',
     });
   });

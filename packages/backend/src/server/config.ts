@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import {
   ClaudePathSchema,
@@ -79,6 +80,11 @@ const EnvSchema = z
     CLAUDE_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 24 * 60 * 60_000, fallback: 600_000 }),
     CATALYST_MAX_RUN_MS: wholeNumber({ min: 1_000, max: 7 * 24 * 60 * 60_000, fallback: SIX_HOURS_MS }),
     CATALYST_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    /** The small model that answers Claude's questions for ideas with questionPolicy auto / human_then_auto. */
+    CATALYST_QA_MODEL: present
+      .pipe(z.string().regex(/^[A-Za-z0-9._:[\]-]{1,100}$/))
+      .default(DEFAULT_QA_MODEL),
+    CATALYST_QA_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     /** Browser origins allowed besides the app's own (e.g. a dev server, a reverse proxy's public name). */
     CATALYST_ALLOWED_ORIGINS: OriginListSchema.optional(),
   })
@@ -129,6 +135,7 @@ export interface Config {
   readonly claudePath?: string;
   readonly claudeTimeoutMs: number;
   readonly maxRunMs: number;
+  readonly qa: { readonly model: string; readonly timeoutMs: number };
   readonly logLevel: LogLevel;
 }
 
@@ -197,6 +204,7 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     ...(env.CATALYST_CLAUDE_PATH === undefined ? {} : { claudePath: env.CATALYST_CLAUDE_PATH }),
     claudeTimeoutMs: env.CLAUDE_TIMEOUT_MS,
     maxRunMs: env.CATALYST_MAX_RUN_MS,
+    qa: { model: env.CATALYST_QA_MODEL, timeoutMs: env.CATALYST_QA_TIMEOUT_MS },
     logLevel: env.CATALYST_LOG_LEVEL,
   };
 }

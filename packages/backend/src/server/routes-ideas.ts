@@ -1,6 +1,7 @@
-import { CreateIdeaBodySchema, UpdateIdeaBodySchema } from '@catalyst/protocol';
+import { CreateIdeaBodySchema, UpdateIdeaBodySchema, type RelayEvent } from '@catalyst/protocol';
 import { Router } from 'express';
 import { z } from 'zod';
+import { CatalystError } from '../core/catalyst-error.ts';
 import type { IdeaService } from '../service/idea-service.ts';
 import { parseBody, parseIdeaId, parseQuery } from './request-parsing.ts';
 
@@ -45,5 +46,22 @@ export function createIdeasRouter(service: IdeaService): Router {
     const { sinceSeq, limit } = parseQuery(EventsQuerySchema, request.query);
     response.json({ events: await service.history(id, sinceSeq, limit) });
   });
+  router.get('/:id/questions', async (request, response) => {
+    const id = parseIdeaId(request.params.id);
+    response.json({ questions: questionsOf(await service.pendingPrompts(id)) });
+  });
+  router.get('/:id/questions/:questionId', async (request, response) => {
+    const id = parseIdeaId(request.params.id);
+    const questionId = request.params.questionId;
+    const question = questionsOf(await service.pendingPrompts(id)).find((q) => q.questionId === questionId);
+    if (question === undefined) {
+      throw new CatalystError('QUESTION_NOT_FOUND', 'That question is not waiting for an answer.');
+    }
+    response.json({ question });
+  });
   return router;
+}
+
+function questionsOf(events: RelayEvent[]): Extract<RelayEvent, { type: 'claude:question' }>[] {
+  return events.flatMap((event) => (event.type === 'claude:question' ? [event] : []));
 }

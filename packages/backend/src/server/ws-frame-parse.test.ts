@@ -37,7 +37,8 @@ describe('parseClientFrame', () => {
       error: {
         type: 'error',
         code: 'INVALID_FRAME',
-        message: 'Unknown frame type "rm -rf"; expected one of: subscribe, unsubscribe, chat, build, cancel.',
+        message:
+          'Unknown frame type "rm -rf"; expected one of: subscribe, unsubscribe, chat, build, cancel, answer, dismiss, permission.',
         requestId: 'r1',
       },
     });

@@ -138,6 +138,19 @@ async function handleFrame(
     case 'cancel':
       await context.service.cancelRun(frame.ideaId);
       return;
+    case 'answer':
+      await context.service.answerQuestion(frame.ideaId, frame.questionId, frame.answers);
+      return;
+    case 'dismiss':
+      await context.service.dismissQuestion(frame.ideaId, frame.questionId);
+      return;
+    case 'permission':
+      await context.service.answerPermission(frame.ideaId, frame.requestId, {
+        decision: frame.decision,
+        message: frame.message,
+        remember: frame.remember,
+      });
+      return;
   }
 }
 

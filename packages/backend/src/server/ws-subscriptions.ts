@@ -72,6 +72,8 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
     }
     slot.subscription = subscription;
     send(toSubscribedFrame(frame, subscription));
+    // A client that reconnects mid-question must be able to answer it, whatever `sinceSeq` it replayed from.
+    for (const event of subscription.pending) send(event);
   };
   const releaseAll = (): void => {
     for (const ideaId of [...slots.keys()]) release(ideaId);

@@ -14,11 +14,17 @@ import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import type { RunEnding } from '../core/run-ending.ts';
 import { checkIdeaId } from '../ideas/idea-store.ts';
 import { IdeaHistory } from '../ideas/event-history.ts';
-import { startRunDriver, type ActiveRun } from '../runs/run-driver.ts';
+import type { PermissionDecision } from '../core/prompt-answers.ts';
+import type { SubmittedAnswers } from '../core/question-handler.ts';
+import { startRunDriver, type ActiveRun, type PromptControls } from '../runs/run-driver.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { IdeaIndex } from './idea-index.ts';
 import type { HostHealth, IdeaService, IdeaSubscription } from './idea-service.ts';
+import { checkHosts } from './host-health.ts';
+import { claimRun } from './run-claim.ts';
+import { addTotals, applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
 import { statusAfterRun, statusAtStart } from './idea-status.ts';
+import * as routing from './prompt-routing.ts';
 
 export interface CatalystServiceOptions {
   hosts: HostRegistry;
@@ -26,6 +32,7 @@ export interface CatalystServiceOptions {
   logger: Logger;
   inactivityTimeoutMs: number;
   maxRunMs: number;
+  qa?: routing.QaSettings;
 }
 
 /** The service: ideas on their hosts, one run per idea, every event into the idea's history and out to subscribers. */
@@ -62,11 +69,7 @@ export class CatalystService implements IdeaService {
   async updateIdea(id: string, body: UpdateIdeaBody): Promise<IdeaView> {
     const { host } = await this.#locate(id);
     const store = await this.#store(host);
-    const meta = await store.update(id, (current) => ({
-      ...current,
-      ...(body.title === undefined ? {} : { title: body.title }),
-      ...(body.description === undefined ? {} : { description: body.description }),
-    }));
+    const meta = await store.update(id, (current) => applyUpdate(current, body));
     return this.#view(id, host, meta);
   }
 
@@ -93,7 +96,8 @@ export class CatalystService implements IdeaService {
   ): Promise<IdeaSubscription> {
     await this.#locate(id);
     const subscription = await (await this.#history(id)).subscribe(sinceSeq, listener);
-    return { ...subscription, running: this.#runs.has(id) };
+    const pending = routing.pendingOf(this.#runs.get(id)?.prompts);
+    return { ...subscription, running: this.#runs.has(id), pending };
   }
 
   async startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
@@ -102,25 +106,10 @@ export class CatalystService implements IdeaService {
       throw new CatalystError('RUN_IN_PROGRESS', 'This idea already has a running task.');
     const runId = `run-${randomUUID()}`;
     const launching = this.#launch(id, runId, mode, message);
-    // Claimed before the first await: a second start for the same idea is refused, never a second claude. A
-    // cancel or a shutdown during the launch reaches the run once it exists.
-    const claim: ActiveRun = {
-      runId,
-      ended: launching.then(
-        (run) => run.ended,
-        (): RunEnding => ({ outcome: 'failed' }),
-      ),
-      cancel: () =>
-        void launching.then(
-          (run) => {
-            run.cancel();
-          },
-          () => undefined,
-        ),
-    };
+    const claim = claimRun(runId, launching);
     this.#runs.set(id, claim);
     try {
-      await launching;
+      claim.adopt(await launching);
       return { runId };
     } catch (error) {
       this.#runs.delete(id);
@@ -136,17 +125,32 @@ export class CatalystService implements IdeaService {
     return Promise.resolve();
   }
 
-  async hosts(): Promise<HostHealth[]> {
-    return Promise.all(
-      this.#options.hosts.all().map(async (registered) => {
-        const base = { name: registered.name, label: registered.host.label, isDefault: registered.isDefault };
-        try {
-          return { ...base, reachable: true, preflight: await registered.host.preflight() };
-        } catch (error) {
-          return { ...base, reachable: false, error: messageOf(error) };
-        }
-      }),
-    );
+  async pendingPrompts(id: string): Promise<RelayEvent[]> {
+    await this.#locate(id);
+    return routing.pendingOf(this.#runs.get(id)?.prompts);
+  }
+
+  async answerQuestion(id: string, questionId: string, answers: SubmittedAnswers): Promise<void> {
+    routing.requireQuestion((await this.#prompts(id)).answerQuestion(questionId, answers), questionId);
+  }
+
+  async dismissQuestion(id: string, questionId: string): Promise<void> {
+    routing.requireQuestion((await this.#prompts(id)).dismissQuestion(questionId), questionId);
+  }
+
+  async answerPermission(id: string, requestId: string, decision: PermissionDecision): Promise<void> {
+    routing.requirePermission((await this.#prompts(id)).answerPermission(requestId, decision), requestId);
+  }
+
+  /** The prompts of the idea's run, or none (answers to them all fail) when it has no run. */
+  async #prompts(id: string): Promise<PromptControls> {
+    checkIdeaId(id);
+    if (!this.#runs.has(id)) await this.#locate(id);
+    return this.#runs.get(id)?.prompts ?? routing.NO_PROMPTS;
+  }
+
+  hosts(): Promise<HostHealth[]> {
+    return checkHosts(this.#options.hosts);
   }
 
   /** Stops accepting runs, cancels the running ones, waits for them to end, and flushes every history. */
@@ -167,9 +171,8 @@ export class CatalystService implements IdeaService {
     const registered = this.#options.hosts.get(host);
     const claude = await this.#options.hosts.claude(host);
     await this.#setStatus({ id, host, runId, status: statusAtStart(meta.status, mode) }, history);
-    const emit = (draft: RelayEventDraft): RelayEvent => history.append(draft);
     this.#options.logger.info({ ideaId: id, runId, mode, host }, 'run started');
-    return startRunDriver({
+    const run: ActiveRun = startRunDriver({
       host: registered.host,
       ideaId: id,
       runId,
@@ -181,23 +184,27 @@ export class CatalystService implements IdeaService {
       ...(meta.sessionId === undefined ? {} : { sessionId: meta.sessionId }),
       inactivityTimeoutMs: this.#options.inactivityTimeoutMs,
       maxDurationMs: this.#options.maxRunMs,
-      emit,
+      ...routing.promptOptionsFor(meta, this.#options.qa ?? routing.DEFAULT_QA, history),
+      emit: (draft: RelayEventDraft): RelayEvent => history.append(draft),
       onSession: async (sessionId) => {
         await store.update(id, (current) => ({ ...current, sessionId }));
       },
-      onFinish: (ending) => this.#recordEnding({ id, host, runId, mode }, ending),
+      onFinish: (ending) => this.#recordEnding({ id, host, runId, mode, prompts: run.prompts }, ending),
       logger: this.#options.logger,
     });
+    return run;
   }
 
   async #recordEnding(
-    run: { id: string; host: string; runId: string; mode: RunMode },
+    run: { id: string; host: string; runId: string; mode: RunMode; prompts?: PromptControls | undefined },
     ending: RunEnding,
   ): Promise<void> {
     const { id, host, runId, mode } = run;
     try {
       const store = await this.#store(host);
-      const meta = await store.update(id, (current) => addTotals(current, mode, ending));
+      const meta = await store.update(id, (current) =>
+        addTotals(current, { mode, ending, stats: run.prompts?.stats() }),
+      );
       const status = statusAfterRun(meta.status, mode, ending.outcome);
       await this.#setStatus({ id, host, runId, status }, await this.#history(id));
     } finally {
@@ -287,38 +294,4 @@ export class CatalystService implements IdeaService {
   #view(id: string, host: string, meta: IdeaMeta): IdeaView {
     return { id, host, available: true, running: this.#runs.has(id), meta };
   }
-}
-
-function addTotals(meta: IdeaMeta, mode: RunMode, ending: RunEnding): IdeaMeta {
-  const result = ending.result;
-  return {
-    ...meta,
-    lastMode: mode,
-    ...(result?.sessionId ? { sessionId: result.sessionId } : {}),
-    totals: {
-      ...meta.totals,
-      runs: meta.totals.runs + 1,
-      // Each run is its own CLI process, so its result's cumulative cost is this run's cost (protocol §3.4).
-      costUsd: meta.totals.costUsd + (result?.costUsd ?? 0),
-      turns: meta.totals.turns + (result?.numTurns ?? 0),
-    },
-  };
-}
-
-function toUnavailable(error: unknown, host: string): unknown {
-  if (isCatalystError(error)) {
-    const isIdeaLevel = ['IDEA_NOT_FOUND', 'INVALID_ARGUMENT', 'FILE_ERROR'].includes(error.code);
-    return isIdeaLevel
-      ? error
-      : new CatalystError('HOST_UNAVAILABLE', `Host ${host} is unavailable: ${error.message}`, {
-          cause: error,
-        });
-  }
-  return new CatalystError('HOST_UNAVAILABLE', `Host ${host} is unavailable: ${messageOf(error)}`, {
-    cause: error,
-  });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,6 @@
 import type { CreateIdeaBody, IdeaView, RelayEvent, RunMode, UpdateIdeaBody } from '@catalyst/protocol';
+import type { PermissionDecision } from '../core/prompt-answers.ts';
+import type { SubmittedAnswers } from '../core/question-handler.ts';
 import type { Preflight } from '../host/host.ts';
 
 /**
@@ -10,6 +12,8 @@ export interface IdeaSubscription {
   /** The newest seq when the subscription began: events up to it were replayed, later ones are live. */
   lastSeq: number;
   running: boolean;
+  /** The `claude:question` and `claude:permission_request` events still waiting, to send the client again. */
+  pending: RelayEvent[];
   unsubscribe(): void;
 }
 
@@ -41,4 +45,11 @@ export interface IdeaService {
   /** Stops the idea's run; NO_RUN when there is none. */
   cancelRun(id: string): Promise<void>;
   hosts(): Promise<HostHealth[]>;
+  /** The prompts of the idea's run still waiting for a person (empty without a run). */
+  pendingPrompts(id: string): Promise<RelayEvent[]>;
+  /** QUESTION_NOT_FOUND (and nothing changes) unless the question is pending in the idea's run. */
+  answerQuestion(id: string, questionId: string, answers: SubmittedAnswers): Promise<void>;
+  dismissQuestion(id: string, questionId: string): Promise<void>;
+  /** PERMISSION_REQUEST_NOT_FOUND unless the request is pending in the idea's run. */
+  answerPermission(id: string, requestId: string, decision: PermissionDecision): Promise<void>;
 }

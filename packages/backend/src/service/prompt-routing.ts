@@ -1,0 +1,111 @@
+import type { IdeaMeta, RelayEvent } from '@catalyst/protocol';
+import { CatalystError } from '../core/catalyst-error.ts';
+import type { AskPerson } from '../core/control-decision.ts';
+import { DEFAULT_QA_MODEL, type ConversationMessage } from '../core/auto-answer.ts';
+import type { IdeaHistory } from '../ideas/event-history.ts';
+import type { AutoAnswerOptions, PromptControls } from '../runs/run-driver.ts';
+import type { PromptStats } from '../runs/run-prompts.ts';
+
+/** Routes a person's answers to the prompts of an idea's run; an id that is not pending changes nothing. */
+
+export function requireQuestion(isSettled: boolean, questionId: string): void {
+  if (isSettled) return;
+  throw new CatalystError(
+    'QUESTION_NOT_FOUND',
+    'That question is not waiting for an answer: it was answered, dismissed or closed, or never asked.',
+    { details: { questionId } },
+  );
+}
+
+export function requirePermission(isSettled: boolean, requestId: string): void {
+  if (isSettled) return;
+  throw new CatalystError(
+    'PERMISSION_REQUEST_NOT_FOUND',
+    'That permission request is not waiting for an answer: it was answered, withdrawn or closed.',
+    { details: { requestId } },
+  );
+}
+
+/** An idea without a run: nothing is pending, so every answer is to a prompt that is not waiting. */
+export const NO_PROMPTS: PromptControls = {
+  answerQuestion: () => false,
+  dismissQuestion: () => false,
+  answerPermission: () => false,
+  pending: () => [],
+  stats: () => ({ questionsAsked: 0, questionsAnsweredByPerson: 0 }),
+};
+
+export function pendingOf(prompts: PromptControls | undefined): RelayEvent[] {
+  return prompts?.pending() ?? [];
+}
+
+/**
+ * Who answers the run's prompts: every question is routed (to a person, or to the model per questionPolicy);
+ * tool calls only with permissionPolicy `ask`.
+ */
+export function promptOptionsFor(
+  meta: IdeaMeta,
+  qa: QaSettings,
+  history: IdeaHistory,
+): {
+  askPerson: AskPerson;
+  humanAnswerLimitMs: number | undefined;
+  autoAnswer: AutoAnswerOptions | undefined;
+} {
+  return {
+    askPerson: { questions: true, permissions: meta.permissionPolicy === 'ask' },
+    humanAnswerLimitMs: meta.humanAnswerLimitMs,
+    autoAnswer: autoAnswerFor(meta, qa, history),
+  };
+}
+
+/** The model that answers questions automatically (CATALYST_QA_MODEL) and its time limit per attempt. */
+export interface QaSettings {
+  model: string;
+  timeoutMs: number;
+}
+
+export const DEFAULT_QA: QaSettings = { model: DEFAULT_QA_MODEL, timeoutMs: 60_000 };
+
+/** questionPolicy `human` needs no model; the others get the idea and its conversation for the prompt. */
+export function autoAnswerFor(
+  meta: IdeaMeta,
+  qa: QaSettings,
+  history: IdeaHistory,
+): AutoAnswerOptions | undefined {
+  if (meta.questionPolicy === 'human') return undefined;
+  return {
+    policy: meta.questionPolicy,
+    delayMs: meta.autoAnswerDelayMs,
+    ...qa,
+    idea: { title: meta.title, description: meta.description },
+    conversation: async () => conversationOf(await history.since(0)),
+  };
+}
+
+/** The person's messages (each run's) and Claude's top-level text, oldest first. */
+function conversationOf(events: readonly RelayEvent[]): ConversationMessage[] {
+  return events.flatMap((event): ConversationMessage[] => {
+    if (event.type === 'run:started') return [{ role: 'person', text: event.message }];
+    if (event.type === 'claude:text' && event.parentToolUseId === null)
+      return [{ role: 'claude', text: event.text }];
+    return [];
+  });
+}
+
+export function addPromptTotals(meta: IdeaMeta, stats: PromptStats | undefined): IdeaMeta {
+  if (stats === undefined) return meta;
+  const { totals } = meta;
+  return {
+    ...meta,
+    totals: {
+      ...totals,
+      questionsAsked: totals.questionsAsked + stats.questionsAsked,
+      questionsAnsweredByPerson: totals.questionsAnsweredByPerson + stats.questionsAnsweredByPerson,
+      questionsAnsweredAutomatically:
+        totals.questionsAnsweredAutomatically + (stats.questionsAnsweredAutomatically ?? 0),
+      autoAnswerRetries: totals.autoAnswerRetries + (stats.autoAnswerRetries ?? 0),
+      auxiliaryCostUsd: totals.auxiliaryCostUsd + (stats.auxiliaryCostUsd ?? 0),
+    },
+  };
+}

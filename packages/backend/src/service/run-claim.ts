@@ -1,0 +1,30 @@
+import type { RunEnding } from '../core/run-ending.ts';
+import type { ActiveRun } from '../runs/run-driver.ts';
+
+/**
+ * A run's place in the service's map from before its launch finishes: a second start for the same idea is
+ * refused (never a second claude), and a cancel or a shutdown during the launch reaches the run once it exists.
+ * Its prompts appear once the run does (`adopt`).
+ */
+export type RunClaim = ActiveRun & { adopt(run: ActiveRun): void };
+
+export function claimRun(runId: string, launching: Promise<ActiveRun>): RunClaim {
+  const claim: { -readonly [K in keyof ActiveRun]: ActiveRun[K] } & { adopt(run: ActiveRun): void } = {
+    runId,
+    ended: launching.then(
+      (run) => run.ended,
+      (): RunEnding => ({ outcome: 'failed' }),
+    ),
+    cancel: () =>
+      void launching.then(
+        (run) => {
+          run.cancel();
+        },
+        () => undefined,
+      ),
+    adopt: (run) => {
+      if (run.prompts !== undefined) claim.prompts = run.prompts;
+    },
+  };
+  return claim;
+}

@@ -1,0 +1,170 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  collectTexts,
+  findProcesses,
+  installSharedClaude,
+  startScriptedModel,
+  startSshd,
+  stall,
+  text,
+  toolUse,
+  waitUntil,
+  writeClaudeSettings,
+  type ScriptedModel,
+  type SshdHandle,
+} from '@catalyst/testkit';
+import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
+import { startRun, toolResultsOf } from './question-client.ts';
+import { startService, type ServiceUnderTest } from './service-harness.ts';
+
+// Automatic answers end to end: the answering `claude -p` runs on the same VM and talks to the same scripted
+// model, so its reply is enqueued between the main run's replies, in the order the requests arrive.
+
+let sshd: SshdHandle;
+let model: ScriptedModel;
+let claudePath: string;
+let service: ServiceUnderTest;
+
+const color = {
+  question: 'Which color do you prefer?',
+  header: 'Color',
+  options: [
+    { label: 'Red', description: 'Warm color' },
+    { label: 'Blue', description: 'Cool color' },
+  ],
+  multiSelect: false,
+};
+const reply = (label: string) => text(JSON.stringify({ answers: { [color.question]: label } }));
+
+beforeAll(async () => {
+  [sshd, model, claudePath] = await Promise.all([startSshd(), startScriptedModel(), installSharedClaude()]);
+  await writeClaudeSettings(sshd.users.bash, model.url);
+  service = await startService({ sshd, user: sshd.users.bash, claudePath });
+});
+
+afterEach(() => {
+  expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
+});
+
+afterAll(async () => {
+  await service.stop();
+  await model.close();
+  await sshd.stop();
+});
+
+async function openIdea(title: string, policy: Record<string, unknown>) {
+  const idea = await service.createIdea(title);
+  const patched = await service.api(`/api/ideas/${idea.id}`, {
+    method: 'PATCH',
+    body: JSON.stringify(policy),
+  });
+  expect(patched.status).toBe(200);
+  const client = await service.connect();
+  await client.subscribe(idea.id);
+  return { idea, client };
+}
+
+async function totalsOf(ideaId: string): Promise<unknown> {
+  return (await service.api(`/api/ideas/${ideaId}`)).json();
+}
+
+describe('questions answered automatically', () => {
+  it('questionPolicy auto: the small model answers with an offered label, which reaches Claude', async () => {
+    const { idea, client } = await openIdea('Auto answer', { questionPolicy: 'auto' });
+    const base = model.requests.length;
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), reply('Blue'), text('Blue it is.'));
+    const events = await client.run(idea.id, 'chat', 'I like calm colors. Pick one.');
+
+    const qaRequest = await model.waitForRequest(base + 1);
+    expect(qaRequest.body.model).toBe(DEFAULT_QA_MODEL);
+    expect(qaRequest.body.tools ?? []).toEqual([]);
+    expect(collectTexts(qaRequest).join('\n')).toContain('I like calm colors. Pick one.');
+    const [result] = await toolResultsOf(model, base + 2);
+    expect(result?.content).toContain(`"${color.question}"="Blue"`);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:question_answered', source: 'auto', by: DEFAULT_QA_MODEL }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(await totalsOf(idea.id)).toMatchObject({
+      idea: {
+        meta: { totals: { questionsAsked: 1, questionsAnsweredAutomatically: 1, autoAnswerRetries: 0 } },
+      },
+    });
+    expect(await findProcesses(claudePath)).toEqual([]);
+    client.close();
+  });
+
+  it('retries once when the reply is not an offered label', async () => {
+    const { idea, client } = await openIdea('Retry', { questionPolicy: 'auto' });
+    const base = model.requests.length;
+    model.enqueue(
+      toolUse('AskUserQuestion', { questions: [color] }),
+      text('I think blue would be nice.'),
+      reply('Red'),
+      text('Red, then.'),
+    );
+    await client.run(idea.id, 'chat', 'Pick one.');
+
+    expect(collectTexts(await model.waitForRequest(base + 2)).join('\n')).toContain(
+      'I think blue would be nice.',
+    );
+    const [result] = await toolResultsOf(model, base + 3);
+    expect(result?.content).toContain(`"${color.question}"="Red"`);
+    expect(await totalsOf(idea.id)).toMatchObject({ idea: { meta: { totals: { autoAnswerRetries: 1 } } } });
+    client.close();
+  });
+
+  it('ends the run failed, saying why, when no usable answer comes (policy auto)', async () => {
+    const { idea, client } = await openIdea('Unusable', { questionPolicy: 'auto' });
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Purple.'), text('Green!'));
+    const events = await client.run(idea.id, 'chat', 'Pick one.');
+
+    expect(events.at(-1)).toMatchObject({
+      type: 'run:ended',
+      outcome: 'failed',
+      error: { code: 'AUTO_ANSWER_FAILED', message: expect.stringContaining('Green!') as unknown },
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:question_closed', reason: 'cancelled' }),
+    );
+    client.close();
+  });
+
+  it('human_then_auto: the model answers once the delay passes without a person', async () => {
+    const { idea, client } = await openIdea('Then auto', {
+      questionPolicy: 'human_then_auto',
+      autoAnswerDelayMs: 300,
+    });
+    const base = model.requests.length;
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), reply('Red'), text('Red.'));
+    const events = await client.run(idea.id, 'chat', 'Pick one.');
+
+    const question = events.find((e) => e.type === 'claude:question');
+    const answered = events.find((e) => e.type === 'claude:question_answered');
+    expect(answered).toMatchObject({ source: 'auto' });
+    expect(Date.parse(answered?.ts ?? '') - Date.parse(question?.ts ?? '')).toBeGreaterThanOrEqual(300);
+    const [result] = await toolResultsOf(model, base + 2);
+    expect(result?.content).toContain(`"${color.question}"="Red"`);
+    client.close();
+  });
+
+  it('cancelling the run also stops an answering process that is still waiting', async () => {
+    const { idea, client } = await openIdea('Cancel auto', { questionPolicy: 'auto' });
+    const base = model.requests.length;
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), stall());
+    const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Pick one.' });
+    await model.waitForRequest(base + 1);
+    client.send({ type: 'cancel', ideaId: idea.id });
+    const events = await client.untilEnded(started);
+
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'cancelled' });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:question_closed', reason: 'cancelled' }),
+    );
+    await waitUntil(async () => (await findProcesses(claudePath)).length === 0, {
+      timeoutMs: 15_000,
+      what: 'no claude process left on the VM',
+    });
+    client.close();
+  });
+});

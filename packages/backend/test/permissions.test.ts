@@ -1,0 +1,148 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  findProcesses,
+  installSharedClaude,
+  startScriptedModel,
+  startSshd,
+  text,
+  toolUse,
+  writeClaudeSettings,
+  type ScriptedModel,
+  type SshdHandle,
+} from '@catalyst/testkit';
+import { startRun, toolResultsOf, waitForError, waitForPermission } from './question-client.ts';
+import { startService, type ServiceUnderTest } from './service-harness.ts';
+
+// permissionPolicy `ask` end to end (claude-cli-protocol.md §8.2): each tool call the CLI asks about in a build
+// reaches the browser, and the person's allow or deny is what the real CLI does.
+
+let sshd: SshdHandle;
+let model: ScriptedModel;
+let claudePath: string;
+let service: ServiceUnderTest;
+
+beforeAll(async () => {
+  [sshd, model, claudePath] = await Promise.all([startSshd(), startScriptedModel(), installSharedClaude()]);
+  await writeClaudeSettings(sshd.users.bash, model.url);
+  service = await startService({ sshd, user: sshd.users.bash, claudePath });
+});
+
+afterEach(() => {
+  expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
+});
+
+afterAll(async () => {
+  await service.stop();
+  await model.close();
+  await sshd.stop();
+});
+
+async function openAskingIdea(title: string) {
+  const idea = await service.createIdea(title);
+  const patched = await service.api(`/api/ideas/${idea.id}`, {
+    method: 'PATCH',
+    body: JSON.stringify({ permissionPolicy: 'ask' }),
+  });
+  expect(await patched.json()).toMatchObject({ idea: { meta: { permissionPolicy: 'ask' } } });
+  const client = await service.connect();
+  await client.subscribe(idea.id);
+  return { idea, client };
+}
+
+describe('permission prompts (permissionPolicy ask)', () => {
+  it('denies a write with the person`s words, which reach the model', async () => {
+    const { idea, client } = await openAskingIdea('Deny a write');
+    const target = join(service.projectDir(idea.id), 'denied.txt');
+    const base = model.requests.length;
+    model.enqueue(toolUse('Write', { file_path: target, content: 'no\n' }), text('Understood.'));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'build', message: 'Write it.' });
+    const request = await waitForPermission(client, 0);
+    expect(request).toMatchObject({ toolName: 'Write', input: { file_path: target } });
+    client.send({
+      type: 'permission',
+      ideaId: idea.id,
+      requestId: request.requestId,
+      decision: 'deny',
+      message: 'Not this file, please.',
+    });
+    const events = await client.untilEnded(started);
+
+    expect(await toolResultsOf(model, base + 1)).toEqual([
+      { content: 'Not this file, please.', isError: true },
+    ]);
+    expect(existsSync(target)).toBe(false);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:permission_closed', reason: 'denied' }),
+    );
+    client.close();
+  });
+
+  it('allows a write, which runs; a second answer is refused', async () => {
+    const { idea, client } = await openAskingIdea('Allow a write');
+    const target = join(service.projectDir(idea.id), 'allowed.txt');
+    model.enqueue(toolUse('Write', { file_path: target, content: 'yes\n' }), text('Written.'));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'build', message: 'Write it.' });
+    const request = await waitForPermission(client, 0);
+    const answer = { type: 'permission', ideaId: idea.id, requestId: request.requestId, decision: 'allow' };
+    client.send(answer);
+    client.send(answer);
+    expect(await waitForError(client, request.requestId)).toMatchObject({
+      code: 'PERMISSION_REQUEST_NOT_FOUND',
+    });
+    const events = await client.untilEnded(started);
+
+    expect(await readFile(target, 'utf8')).toBe('yes\n');
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:permission_closed', reason: 'allowed' }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    client.close();
+  });
+
+  it('remembers an allow: the same kind of call is not asked about again', async () => {
+    const { idea, client } = await openAskingIdea('Remember');
+    const first = join(service.projectDir(idea.id), 'first.txt');
+    const second = join(service.projectDir(idea.id), 'second.txt');
+    model.enqueue(
+      toolUse('Write', { file_path: first, content: '1\n' }),
+      toolUse('Write', { file_path: second, content: '2\n' }),
+      text('Both written.'),
+    );
+    const started = await startRun(client, { ideaId: idea.id, mode: 'build', message: 'Write two.' });
+    const request = await waitForPermission(client, 0);
+    expect(request.suggestions?.length ?? 0).toBeGreaterThan(0);
+    client.send({
+      type: 'permission',
+      ideaId: idea.id,
+      requestId: request.requestId,
+      decision: 'allow',
+      remember: true,
+    });
+    const events = await client.untilEnded(started);
+
+    expect(events.filter((e) => e.type === 'claude:permission_request')).toHaveLength(1);
+    expect(await readFile(second, 'utf8')).toBe('2\n');
+    client.close();
+  });
+
+  it('cancels a run while a permission waits, and leaves nothing on the VM', async () => {
+    const { idea, client } = await openAskingIdea('Cancel a permission');
+    const target = join(service.projectDir(idea.id), 'never.txt');
+    model.enqueue(toolUse('Write', { file_path: target, content: 'never\n' }));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'build', message: 'Write it.' });
+    await waitForPermission(client, 0);
+    client.send({ type: 'cancel', ideaId: idea.id });
+    const events = await client.untilEnded(started);
+
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:permission_closed', reason: 'cancelled' }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'cancelled' });
+    expect(existsSync(target)).toBe(false);
+    expect(await findProcesses(claudePath)).toEqual([]);
+    client.close();
+  });
+});

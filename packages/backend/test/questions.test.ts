@@ -1,0 +1,247 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  findProcesses,
+  installSharedClaude,
+  startScriptedModel,
+  startSshd,
+  text,
+  toolUse,
+  writeClaudeSettings,
+  type ScriptedModel,
+  type SshdHandle,
+} from '@catalyst/testkit';
+import { DISMISSED_MESSAGE, NO_ANSWER_IN_TIME } from '../src/core/prompt-answers.ts';
+import { startRun, toolResultsOf, waitForError, waitForQuestion } from './question-client.ts';
+import { startService, type ServiceUnderTest } from './service-harness.ts';
+
+// AskUserQuestion end to end (claude-cli-protocol.md §8.3): the real CLI over the test kit's sshd asks, a person
+// answers over the WebSocket, and the scripted model's next request shows exactly what the model was told.
+
+let sshd: SshdHandle;
+let model: ScriptedModel;
+let claudePath: string;
+let service: ServiceUnderTest;
+const extra: ServiceUnderTest[] = [];
+
+const color = {
+  question: 'Which color do you prefer?',
+  header: 'Color',
+  options: [
+    { label: 'Red', description: 'Warm color' },
+    { label: 'Blue', description: 'Cool color' },
+  ],
+  multiSelect: false,
+};
+const toppings = {
+  question: 'Which toppings do you want?',
+  header: 'Toppings',
+  options: [
+    { label: 'Cheese', description: 'Melted' },
+    { label: 'Olives', description: 'Black' },
+    { label: 'Basil', description: 'Fresh' },
+  ],
+  multiSelect: true,
+};
+
+beforeAll(async () => {
+  [sshd, model, claudePath] = await Promise.all([startSshd(), startScriptedModel(), installSharedClaude()]);
+  await writeClaudeSettings(sshd.users.bash, model.url);
+  service = await startService({ sshd, user: sshd.users.bash, claudePath });
+});
+
+afterEach(async () => {
+  await Promise.all(extra.splice(0).map((other) => other.stop()));
+  expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
+});
+
+afterAll(async () => {
+  await service.stop();
+  await model.close();
+  await sshd.stop();
+});
+
+async function openIdea(target: ServiceUnderTest, title: string) {
+  const idea = await target.createIdea(title);
+  const client = await target.connect();
+  await client.subscribe(idea.id);
+  return { idea, client };
+}
+
+describe('questions answered by a person', () => {
+  it('relays the question, sends exactly the answer to the model, and counts it', async () => {
+    const { idea, client } = await openIdea(service, 'One question');
+    const base = model.requests.length;
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue it is.'));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Pick a color.' });
+    const question = await waitForQuestion(client, 0);
+    expect(question.questions).toEqual([color]);
+
+    const listed = await (await service.api(`/api/ideas/${idea.id}/questions`)).json();
+    expect(listed).toMatchObject({ questions: [{ questionId: question.questionId }] });
+    const one = await service.api(`/api/ideas/${idea.id}/questions/${question.questionId}`);
+    expect(one.status).toBe(200);
+
+    client.send({
+      type: 'answer',
+      ideaId: idea.id,
+      questionId: question.questionId,
+      answers: { [color.question]: 'Blue' },
+    });
+    const events = await client.untilEnded(started);
+
+    const results = await toolResultsOf(model, base + 1);
+    expect(results).toHaveLength(1);
+    expect(results[0]?.content).toContain(`"${color.question}"="Blue"`);
+    expect(results[0]?.isError).toBe(false);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'claude:question_answered',
+        answers: { [color.question]: 'Blue' },
+        source: 'human',
+      }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:question_closed', reason: 'answered' }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    const meta = await (await service.api(`/api/ideas/${idea.id}`)).json();
+    expect(meta).toMatchObject({
+      idea: { meta: { totals: { questionsAsked: 1, questionsAnsweredByPerson: 1 } } },
+    });
+    expect(await (await service.api(`/api/ideas/${idea.id}/questions`)).json()).toEqual({ questions: [] });
+    client.close();
+  });
+
+  it('answers two questions at once: a multi-select and free text for "Other"', async () => {
+    const { idea, client } = await openIdea(service, 'Two questions');
+    const base = model.requests.length;
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color, toppings] }), text('Noted.'));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask me.' });
+    const question = await waitForQuestion(client, 0);
+    const answers = { [color.question]: 'Green, like moss', [toppings.question]: ['Cheese', 'Basil'] };
+    client.send({ type: 'answer', ideaId: idea.id, questionId: question.questionId, answers });
+    await client.untilEnded(started);
+
+    const [result] = await toolResultsOf(model, base + 1);
+    expect(result?.content).toContain(`"${color.question}"="Green, like moss"`);
+    expect(result?.content).toContain(`"${toppings.question}"="Cheese, Basil"`);
+    client.close();
+  });
+
+  it('refuses an unknown question id and a second answer with QUESTION_NOT_FOUND', async () => {
+    const { idea, client } = await openIdea(service, 'Refusals');
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Red.'));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
+    const question = await waitForQuestion(client, 0);
+    const answer = { type: 'answer', ideaId: idea.id, answers: { [color.question]: 'Red' } };
+    client.send({ ...answer, questionId: 'no-such-question', requestId: 'unknown' });
+    expect(await waitForError(client, 'unknown')).toMatchObject({ code: 'QUESTION_NOT_FOUND' });
+    client.send({ ...answer, questionId: question.questionId, requestId: 'first' });
+    client.send({ ...answer, questionId: question.questionId, requestId: 'second' });
+    expect(await waitForError(client, 'second')).toMatchObject({ code: 'QUESTION_NOT_FOUND' });
+    const events = await client.untilEnded(started);
+    expect(events.filter((e) => e.type === 'claude:question_answered')).toHaveLength(1);
+    expect(client.frames.some((f) => f.type === 'error' && f.requestId === 'first')).toBe(false);
+    client.close();
+  });
+
+  it('sends the pending question to a client that reconnects, whose answer completes the run', async () => {
+    const { idea, client } = await openIdea(service, 'Reconnect');
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Red, then.'));
+    await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
+    const question = await waitForQuestion(client, 0);
+    client.close();
+
+    const again = await service.connect();
+    await again.subscribe(idea.id, question.seq);
+    const resent = await waitForQuestion(again, 0);
+    expect(resent.questionId).toBe(question.questionId);
+    again.send({
+      type: 'answer',
+      ideaId: idea.id,
+      questionId: resent.questionId,
+      answers: { [color.question]: 'Red' },
+    });
+    await again.waitFor((f) => f.type === 'run:ended' && f.outcome === 'completed');
+    again.close();
+  });
+
+  it('tells the model the person dismissed the question', async () => {
+    const { idea, client } = await openIdea(service, 'Dismiss');
+    const base = model.requests.length;
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('I will choose myself.'));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
+    const question = await waitForQuestion(client, 0);
+    client.send({ type: 'dismiss', ideaId: idea.id, questionId: question.questionId });
+    const events = await client.untilEnded(started);
+
+    expect(await toolResultsOf(model, base + 1)).toEqual([{ content: DISMISSED_MESSAGE, isError: true }]);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:question_closed', reason: 'dismissed' }),
+    );
+    client.close();
+  });
+
+  it('cancels a run while a question waits: the question is cancelled and nothing is left on the VM', async () => {
+    const { idea, client } = await openIdea(service, 'Cancel a question');
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
+    await waitForQuestion(client, 0);
+    client.send({ type: 'cancel', ideaId: idea.id });
+    const events = await client.untilEnded(started);
+
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:question_closed', reason: 'cancelled' }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'cancelled' });
+    expect(await findProcesses(claudePath)).toEqual([]);
+    client.close();
+  });
+
+  it('does not time out while a question waits longer than CLAUDE_TIMEOUT_MS', async () => {
+    const quick = await startService({
+      sshd,
+      user: sshd.users.bash,
+      claudePath,
+      env: { CLAUDE_TIMEOUT_MS: '2000' },
+    });
+    extra.push(quick);
+    const { idea, client } = await openIdea(quick, 'Slow person');
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue.'));
+    const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
+    const question = await waitForQuestion(client, 0);
+    // No event marks "the timeout did not fire": waiting past it is the behaviour under test.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    client.send({
+      type: 'answer',
+      ideaId: idea.id,
+      questionId: question.questionId,
+      answers: { [color.question]: 'Blue' },
+    });
+    expect((await client.untilEnded(started)).at(-1)).toMatchObject({
+      type: 'run:ended',
+      outcome: 'completed',
+    });
+    client.close();
+  });
+
+  it('tells the model to go on when the idea`s answer limit passes', async () => {
+    const { idea, client } = await openIdea(service, 'Answer limit');
+    const patched = await service.api(`/api/ideas/${idea.id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ humanAnswerLimitMs: 500 }),
+    });
+    expect(patched.status).toBe(200);
+    const base = model.requests.length;
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('I assumed blue.'));
+    const events = await client.run(idea.id, 'chat', 'Ask.');
+
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'claude:question_closed', reason: 'timed_out' }),
+    );
+    const [result] = await toolResultsOf(model, base + 1);
+    expect(result).toMatchObject({ isError: false });
+    expect(result?.content).toContain(NO_ANSWER_IN_TIME);
+    client.close();
+  });
+});
