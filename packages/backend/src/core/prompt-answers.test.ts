@@ -36,6 +36,33 @@ describe('prompt answers (protocol §8.2, §8.3)', () => {
     });
   });
 
+  it('remembers a rule for this session only, whatever settings file the CLI suggested', () => {
+    const rule = {
+      type: 'addRules',
+      rules: [{ toolName: 'Bash', ruleContent: 'npm install *' }],
+      behavior: 'allow',
+    };
+    const bashRequest: CanUseToolRequest = {
+      subtype: 'can_use_tool',
+      tool_name: 'Bash',
+      input: { command: 'npm install left-pad' },
+      permission_suggestions: [
+        { ...rule, destination: 'localSettings' },
+        { ...rule, destination: 'userSettings' },
+      ],
+    };
+    expect(
+      payloadOf(createPermissionResponse('p', bashRequest, { decision: 'allow', remember: true })),
+    ).toEqual({
+      behavior: 'allow',
+      updatedInput: bashRequest.input,
+      updatedPermissions: [
+        { ...rule, destination: 'session' },
+        { ...rule, destination: 'session' },
+      ],
+    });
+  });
+
   it('allows with the input echoed, and with the suggestions only when remembered', () => {
     expect(payloadOf(createPermissionResponse('p', writeRequest, { decision: 'allow' }))).toEqual({
       behavior: 'allow',

@@ -50,9 +50,12 @@ export function createPermissionResponse(
   }
   const suggestions = request.permission_suggestions;
   const isRemembered = decision.remember === true && suggestions !== undefined && suggestions.length > 0;
+  // "Remember" lasts for the run: the CLI may suggest writing the rule to local, project or user settings
+  // (claude-cli-protocol.md §8.2), which would outlive the run and reach other ideas on the VM.
+  const forThisSession = isRemembered ? suggestions.map((rule) => ({ ...rule, destination: 'session' })) : [];
   return createAllowResponse(
     requestId,
     request.input,
-    isRemembered ? { updatedPermissions: suggestions } : {},
+    isRemembered ? { updatedPermissions: forThisSession } : {},
   );
 }

@@ -46,6 +46,8 @@ export async function runAutoAnswer(options: AutoAnswerRunOptions): Promise<Auto
   };
   const timer = setTimeout(stop, options.timeoutMs);
   options.signal?.addEventListener('abort', stop, { once: true });
+  // A listener added to an already aborted signal never fires: a cancel during startRun stops it here.
+  if (options.signal?.aborted === true) stop();
   try {
     await handle.writeLine(JSON.stringify(createUserMessage(options.prompt)));
     await handle.endInput();

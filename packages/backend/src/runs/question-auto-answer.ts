@@ -138,6 +138,8 @@ export class QuestionAutoAnswerer {
   }
 
   async #ask(prompt: string, signal: AbortSignal): Promise<string> {
+    // A cancel during the history read or between attempts must not start another process on the VM.
+    if (signal.aborted) throw new CatalystError('QUESTION_CANCELLED', 'the automatic answer was cancelled');
     const reply = await this.#setup.reply(prompt, signal);
     this.#stats.auxiliaryCostUsd += reply.costUsd;
     return reply.text;

@@ -80,6 +80,7 @@ class RunDriver {
   readonly #timers = new Map<TimerName, NodeJS.Timeout>();
   #handle: RunHandle | undefined;
   #runEnded: RelayEventDraft | undefined;
+  #isFinishing = false;
   #writes: Promise<void> = Promise.resolve();
   #resolve!: (ending: RunEnding) => void;
 
@@ -106,7 +107,7 @@ class RunDriver {
       autoAnswer: options.autoAnswer === undefined ? undefined : this.#autoAnswerSetup(options.autoAnswer),
     });
     this.ended = new Promise((resolve) => (this.#resolve = resolve));
-    void this.#run();
+    this.#run().catch((error: unknown) => { this.#fail(error); });
   }
 
   input(input: RunInput): void {
@@ -247,16 +248,42 @@ class RunDriver {
   }
 
   async #finish(ending: RunEnding): Promise<void> {
+    if (this.#isFinishing) return;
+    this.#isFinishing = true;
     try {
       await this.#options.onFinish(ending);
+      if (this.#runEnded) this.#options.emit(this.#runEnded);
     } catch (error) {
       this.#options.logger.error(
         { err: error, runId: this.#options.runId },
         'could not record the end of a run',
       );
+    } finally {
+      this.#resolve(ending);
     }
-    if (this.#runEnded) this.#options.emit(this.#runEnded);
-    this.#resolve(ending);
+  }
+
+  /**
+   * Whatever went wrong in the driver itself (a throwing listener, a history that refused an event), the run must
+   * still end once: its processes stopped, the idea released, `ended` settled. Never an unhandled rejection.
+   */
+  #fail(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.#options.logger.error(
+      { err: error, runId: this.#options.runId },
+      'the run driver failed; ending the run',
+    );
+    this.#handle?.cancel();
+    try {
+      this.input({
+        type: 'host_outcome',
+        outcome: { kind: 'start_failed', code: 'RUN_START_FAILED', message },
+        now: Date.now(),
+      });
+    } catch (again) {
+      this.#options.logger.error({ err: again, runId: this.#options.runId }, 'the run lifecycle failed too');
+    }
+    void this.#finish({ outcome: 'failed', error: { code: 'INTERNAL', message } });
   }
 
   #setTimer(name: TimerName, ms: number): void {

@@ -21,7 +21,7 @@ import type { HostRegistry } from './host-registry.ts';
 import type { IdeaIndex } from './idea-index.ts';
 import type { HostHealth, IdeaService, IdeaSubscription } from './idea-service.ts';
 import { checkHosts } from './host-health.ts';
-import { claimRun } from './run-claim.ts';
+import { claimRun, deletingClaim } from './run-claim.ts';
 import { addTotals, applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
 import { statusAfterRun, statusAtStart } from './idea-status.ts';
 import * as routing from './prompt-routing.ts';
@@ -77,11 +77,17 @@ export class CatalystService implements IdeaService {
     const { host } = await this.#locate(id);
     if (this.#runs.has(id))
       throw new CatalystError('RUN_IN_PROGRESS', 'Stop the running task before deleting the idea.');
-    const history = this.#histories.get(id);
-    this.#histories.delete(id);
-    await (await history)?.close();
-    await (await this.#store(host)).delete(id);
-    await this.#options.index.delete(id);
+    // Marked before the first await: a run started meanwhile would work in a folder about to vanish.
+    this.#runs.set(id, deletingClaim);
+    try {
+      const history = this.#histories.get(id);
+      this.#histories.delete(id);
+      await (await history)?.close();
+      await (await this.#store(host)).delete(id);
+      await this.#options.index.delete(id);
+    } finally {
+      this.#runs.delete(id);
+    }
   }
 
   async history(id: string, sinceSeq: number, limit?: number): Promise<RelayEvent[]> {

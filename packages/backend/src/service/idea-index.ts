@@ -59,12 +59,15 @@ export class IdeaIndex {
 
   #save(): Promise<void> {
     const body = `${JSON.stringify({ version: 1, ideas: Object.fromEntries(this.#ideas) }, null, 2)}\n`;
-    this.#saving = this.#saving.then(async () => {
-      await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
-      const temporary = `${this.#path}.${process.pid}.tmp`;
-      await writeFile(temporary, body, { mode: 0o600 });
-      await rename(temporary, this.#path);
-    });
+    // A failed save must not poison the chain: the next save tries again with the whole index.
+    this.#saving = this.#saving
+      .catch(() => undefined)
+      .then(async () => {
+        await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
+        const temporary = `${this.#path}.${process.pid}.tmp`;
+        await writeFile(temporary, body, { mode: 0o600 });
+        await rename(temporary, this.#path);
+      });
     return this.#saving;
   }
 }

@@ -28,3 +28,10 @@ export function claimRun(runId: string, launching: Promise<ActiveRun>): RunClaim
   };
   return claim;
 }
+
+/** Holds an idea's place while it is being deleted: a start or a delete meanwhile sees RUN_IN_PROGRESS. */
+export const deletingClaim: ActiveRun = {
+  runId: 'deleting',
+  ended: Promise.resolve({ outcome: 'cancelled' }),
+  cancel: () => undefined,
+};
