@@ -50,20 +50,33 @@ cr_pid_in() {
  * then one under $HOME for when /tmp is not writable (ssh-field-notes.md §3c).
  */
 export const RUN_ROOT_WORDS =
-  '"${TMPDIR:-/tmp}/catalyst-runs-$(id -u)" "${HOME:-/nonexistent}/.catalyst-runs"';
+  '"${TMPDIR:-/tmp}/catalyst-runs-${cr_uid:-$(id -u)}" "${HOME:-/nonexistent}/.catalyst-runs"';
+
+/**
+ * Sets `cr_uid` to the effective uid (what `id -u` prints) without a fork: the third field of `Uid:` in
+ * /proc/self/status, read by the shell itself. Left empty when that fails, and RUN_ROOT_WORDS then asks `id -u`.
+ */
+export const READ_UID = `
+cr_uid=
+while read -r cr_k cr_r cr_e cr_x; do
+  if [ "$cr_k" = Uid: ]; then cr_uid=$cr_e; break; fi
+done 2>/dev/null </proc/self/status
+case $cr_uid in '' | *[!0-9]*) cr_uid= ;; esac
+`;
 
 /**
  * Makes `<root>/<tag>` (0700) under the first root that is a real directory owned by us, not a symlink another
- * user planted in /tmp; prints its path.
+ * user planted in /tmp, and sets `cr_run` to its path. Runs in the caller's shell (no `$(…)`), and only calls
+ * `mkdir` for a root that does not exist yet.
  */
 export const MAKE_RUN_DIR = `
 cr_make_run() {
   for cr_root in ${RUN_ROOT_WORDS}; do
-    mkdir -m 700 "$cr_root" 2>/dev/null
+    [ -d "$cr_root" ] || mkdir -m 700 "$cr_root" 2>/dev/null
     [ -d "$cr_root" ] && [ ! -h "$cr_root" ] && [ -O "$cr_root" ] || continue
     chmod 700 "$cr_root" 2>/dev/null
     mkdir -m 700 "$cr_root/$cr_tag" 2>/dev/null || continue
-    printf '%s\\n' "$cr_root/$cr_tag"
+    cr_run=$cr_root/$cr_tag
     return 0
   done
   return 1
@@ -116,28 +129,36 @@ cr_timer() {
 }
 trap '' PIPE
 printf '' >"$cr_run/heartbeat"
-cr_timer </dev/null &
-if ! command exec 4>"$cr_run/stdin"; then cr_watch_stop setup; exit 0; fi
+(exec 4>&-; cr_timer) </dev/null &
+cr_opened=
+cr_await_job() {
+  [ -z "$cr_opened" ] || return 0
+  while [ ! -e "$cr_run/opened" ] && kill -0 "$cr_job" 2>/dev/null; do sleep 0.05; done
+  cr_opened=1
+}
 cr_input=open
 while IFS= read -r cr_line; do
   case $cr_line in
-    '{'*) [ "$cr_input" = closed ] || printf '%s\\n' "$cr_line" >&4 ;;
+    '{'*) [ "$cr_input" = closed ] || { cr_await_job; printf '%s\\n' "$cr_line" >&4; } ;;
     h) printf '' >"$cr_run/heartbeat" ;;
     c) cr_watch_stop cancel ;;
-    e) exec 4>&-; cr_input=closed ;;
+    e) cr_await_job; exec 4>&-; cr_input=closed ;;
     i) kill -INT "$cr_job" 2>/dev/null ;;
   esac
 done
 cr_watch_stop eof
 `;
-// The FIFO opens rendezvous: D's write-only open waits for the job's read-only open and the other way round, so
-// D cannot close its end (on `e`) before the job has opened its own, which would leave the job waiting for a
-// writer forever. A job that dies before opening never releases D, but the wrapper ends D's session whenever the
-// job ends. T starts before fd 4 exists (dash keeps a saved copy of an fd closed with `4>&-` on a backgrounded
-// function), so D holds the only writer and closing it on `e` is the job's EOF. SIGPIPE is ignored so that a job
-// that closes its stdin costs D only a failed write, not its life. `printf ''` rather than `:` for the
-// heartbeat: a failed redirection on a special builtin would end the watchdog. `kill -TERM -$$` ends D's own
-// session (D and T) once D or T has stopped the run.
+// D's fd 4 is a writer on the job's FIFO that W opened right after starting the job (run-wrapper.ts), so the
+// job's read-only open never waits for D's start-up, and D never blocks on an open either (a job that has already
+// closed its stdin, or ended, must not stop D from reading `c`, `h` and EOF). The job marks `opened` right after
+// its open; before its first write and before closing its end (on `e`), D waits for that mark while the job lives,
+// so it loses no line to a job not yet reading and cannot close the last writer before the job's open, which would
+// leave the job waiting for a writer forever. Normally the mark is there long before D is. T drops the inherited
+// fd 4 in its own subshell (`exec`, not a `4>&-` on the function call: dash keeps a saved copy of an fd closed
+// that way on a backgrounded function), so D holds the only writer and closing it on `e` is the job's EOF. SIGPIPE
+// is ignored so that a job that closes its stdin costs D only a failed write, not its life. `printf ''` rather
+// than `:` for the heartbeat: a failed redirection on a special builtin would end the watchdog. `kill -TERM -$$`
+// ends D's own session (D and T) once D or T has stopped the run.
 // `i` is SIGINT to J's pid alone: not its group, not the tag set, not D; the claude CLI ends its turn and exits
 // (claude-cli-protocol.md §9). Nothing is claimed, so the run ends as the job does (reason=exit). The loop reads
 // on after `e`, so `i`, `h` and `c` still arrive once the job's input is closed (the CLI can hang after its

@@ -86,14 +86,51 @@ describe('renderRunWrapper', () => {
 
   it('gives the job back the default SIGINT that a background sh job starts without, probing untagged', () => {
     const script = renderRunWrapper(base);
-    const probe = script.indexOf(
-      '  env --default-signal=INT true 2>/dev/null && set -- env --default-signal=INT,QUIT',
-    );
+    const chosen = script.indexOf('  [ -z "$cr_dfl" ] || set -- env --default-signal=INT,QUIT');
     const cleared = script.indexOf('  set --\n');
     expect(cleared).toBeGreaterThan(0);
-    expect(probe).toBeGreaterThan(cleared);
-    expect(probe).toBeLessThan(script.indexOf('export CATALYST_RUN_TAG='));
+    expect(chosen).toBeGreaterThan(cleared);
+    expect(chosen).toBeLessThan(script.indexOf('export CATALYST_RUN_TAG='));
+    // The probe itself runs in W's background, untagged, and W collects its answer before starting the job.
+    const probe = script.indexOf(
+      '(exec env --default-signal=INT --version) </dev/null >/dev/null 2>&1 3<&- &\ncr_probe=$!',
+    );
+    expect(probe).toBeGreaterThan(0);
+    expect(probe).toBeLessThan(script.indexOf('wait "$cr_probe" && cr_dfl=1'));
+    expect(script.indexOf('wait "$cr_probe" && cr_dfl=1')).toBeLessThan(script.indexOf('\n(\n'));
     expect(script).toContain(`exec "$@" setsid 'claude' '-p'`);
+  });
+
+  it("probes with the env PATH, the one that picks the job's env", () => {
+    const script = renderRunWrapper({ ...base, env: { PATH: '/opt/bin:/usr/bin', A: 'b' } });
+    expect(script).toContain(
+      "(export PATH='/opt/bin:/usr/bin'; exec env --default-signal=INT --version) </dev/null",
+    );
+  });
+
+  it("opens a writer on the job's FIFO right after starting the job, for the watchdog to inherit", () => {
+    const script = renderRunWrapper(base);
+    const job = script.indexOf(') <"$cr_run/stdin" 3<&- &\ncr_job=$!\n');
+    const writer = script.indexOf('command exec 5<>"$cr_run/stdin" 4>"$cr_run/stdin" 5<&- ||');
+    const watchdog = script.indexOf("setsid '/bin/sh' -c");
+    expect(job).toBeGreaterThan(0);
+    expect(writer).toBeGreaterThan(job);
+    expect(watchdog).toBeGreaterThan(writer);
+    expect(script).toContain('exec 3<&- 4>&-\n');
+    // The job marks its open; the watchdog waits for the mark before writing or closing; its timer drops fd 4.
+    expect(script).toContain(`(\n  printf '' >"$cr_run/opened"\n`);
+    expect(script).toContain('(exec 4>&-; cr_timer) </dev/null &\n');
+    expect(script).toContain('    e) cr_await_job; exec 4>&-; cr_input=closed ;;');
+    // W ends D by pid too: D may not have made its session yet when a quick job is already done.
+    expect(script).toContain('kill -TERM "$cr_wd" "-$cr_wd" 2>/dev/null');
+  });
+
+  it('makes the run dir without a command substitution and finds the uid without `id -u`', () => {
+    const script = renderRunWrapper(base);
+    expect(script).not.toContain('$(cr_make_run)');
+    expect(script).toContain('cr_make_run || cr_fail_setup');
+    expect(script).toContain('done 2>/dev/null </proc/self/status');
+    expect(script.indexOf('cr_uid=$cr_e')).toBeLessThan(script.indexOf('cr_make_run ||'));
   });
 
   it("has the watchdog send `i` as SIGINT to the job's pid alone, claiming no stop reason", () => {

@@ -3,6 +3,7 @@ import { CWD_NOT_FOUND_EXIT_CODE, renderEnvExports } from './claude-command.ts';
 import { END_MARKER, START_MARKER } from './run-markers.ts';
 import {
   MAKE_RUN_DIR,
+  READ_UID,
   RUN_ROOT_WORDS,
   STOP_FUNCTIONS,
   STOP_RUN_FROM_OUTSIDE,
@@ -58,11 +59,11 @@ function assertSeconds(value: number, what: string, minimum: number): void {
   }
 }
 
-/** The values every script reads; `cr_polls` is the grace period in 0.1 s polls. */
+/** The values every script reads; `cr_polls` is the grace period in 0.1 s polls; `cr_uid` see READ_UID. */
 function renderSettings(tag: string, graceSeconds: number): string {
   assertRunTag(tag);
   assertSeconds(graceSeconds, 'graceSeconds', 0);
-  return `cr_tag=${quoteShellArg(tag)} cr_polls=${Math.round(graceSeconds * 10)}`;
+  return `cr_tag=${quoteShellArg(tag)} cr_polls=${Math.round(graceSeconds * 10)} cr_uid=`;
 }
 
 function renderWatchdogScript(options: RunWrapperOptions): string {
@@ -83,7 +84,8 @@ function renderWatchdogScript(options: RunWrapperOptions): string {
  * without job control), an ignore that dash lets neither `trap` nor `exec` undo, so the watchdog's `i` would be
  * lost on a job that does not catch SIGINT itself. `env --default-signal` (GNU coreutils 8.31+) restores the
  * defaults across the exec; where it is missing the job keeps the ignore, which the claude CLI does not mind: it
- * installs its own SIGINT handler. The probe runs before the tag is exported, so it is never a tagged process.
+ * installs its own SIGINT handler. The probe (renderSignalProbe) is W's child, started before the job and never
+ * tagged; its answer arrives as `cr_dfl`.
  */
 function renderJobLines(options: RunWrapperOptions): string[] {
   const [binary] = options.argv;
@@ -97,14 +99,36 @@ function renderJobLines(options: RunWrapperOptions): string[] {
   }
   return [
     '(',
+    `  printf '' >"$cr_run/opened"`,
     ...renderEnvExports(env).map((line) => `  ${line}`),
     `  command -v ${quoteShellArg(binary)} >/dev/null 2>&1 || { printf '' >"$cr_run/not-found"; exit ${CLI_NOT_FOUND_EXIT_CODE}; }`,
     '  set --',
-    '  env --default-signal=INT true 2>/dev/null && set -- env --default-signal=INT,QUIT',
+    '  [ -z "$cr_dfl" ] || set -- env --default-signal=INT,QUIT',
     `  export ${RUN_TAG_ENV}=${quoteShellArg(options.tag)}`,
     `  exec "$@" setsid ${renderShellCommand(options.argv)}`,
     ') <"$cr_run/stdin" 3<&- &',
   ];
+}
+
+/**
+ * A writer on the job's FIFO for D to inherit as fd 4, opened without waiting for anyone: a read-write open of a
+ * FIFO never blocks (Linux), and with it open neither does the write-only one; fd 5 is closed at once. So the job's
+ * read-only open completes as soon as the job gets to it, not when D has started and opened its own writer.
+ */
+const FIFO_WRITER = `command exec 5<>"$cr_run/stdin" 4>"$cr_run/stdin" 5<&- || {
+  kill -KILL "$cr_job" 2>/dev/null
+  cr_fail_setup "opening the FIFO failed"
+}`;
+
+/**
+ * Whether the job's `env` has `--default-signal` (see renderJobLines): asked in the background as soon as the cwd
+ * is known, so it runs alongside the run dir's set-up instead of in front of the job's exec, and W collects the
+ * answer (`wait`) just before it starts the job. With the env's PATH, if it has one (that is what picks `env`), and
+ * never tagged. `--version` after the option: one exec, no command to run.
+ */
+function renderSignalProbe(env: Readonly<Record<string, string>>): string {
+  const path = env['PATH'] === undefined ? [] : renderEnvExports({ PATH: env['PATH'] });
+  return `(${[...path, 'exec env --default-signal=INT --version'].join('; ')}) </dev/null >/dev/null 2>&1 3<&- &`;
 }
 
 const WRAPPER_FUNCTIONS = `
@@ -131,7 +155,7 @@ else
   cr_reason=$(cat "$cr_run/reason" 2>/dev/null)
 fi
 cr_stop '' "$cr_job"
-kill -TERM "-$cr_wd" 2>/dev/null
+kill -TERM "$cr_wd" "-$cr_wd" 2>/dev/null
 wait "$cr_wd" 2>/dev/null
 rm -rf "$cr_run"
 cr_finish "\${cr_reason:-exit}" "$cr_rc"
@@ -158,17 +182,23 @@ export function renderRunWrapper(options: RunWrapperOptions): string {
     MAKE_RUN_DIR,
     WRAPPER_FUNCTIONS,
     `cd ${quoteShellArg(options.cwd)} || cr_finish cwd ${CWD_NOT_FOUND_EXIT_CODE}`,
-    'cr_run=$(cr_make_run) || cr_fail_setup "no private run directory under $TMPDIR, /tmp or $HOME"',
+    renderSignalProbe(options.env ?? {}),
+    'cr_probe=$!',
+    READ_UID,
+    'cr_make_run || cr_fail_setup "no private run directory under $TMPDIR, /tmp or $HOME"',
     'command -v setsid >/dev/null 2>&1 || cr_fail_setup "setsid is missing"',
     'mkfifo -m 600 "$cr_run/stdin" || cr_fail_setup "mkfifo failed"',
+    'cr_dfl=',
+    'wait "$cr_probe" && cr_dfl=1',
     `printf '%s\\n' "$$" >"$cr_run/wrapper"`,
     ...renderJobLines(options),
     'cr_job=$!',
+    FIFO_WRITER,
     `printf '%s\\n' "$cr_job" >"$cr_run/job"`,
     `setsid ${quoteShellArg(shell)} -c ${watchdog} catalyst-watchdog "$cr_run" "$cr_job" "$$" <&3 3<&- >/dev/null 2>&1 &`,
     'cr_wd=$!',
+    'exec 3<&- 4>&-',
     `printf '%s\\n' "$cr_wd" >"$cr_run/watchdog"`,
-    'exec 3<&-',
     WRAPPER_EPILOGUE,
   ].join('\n');
 }
