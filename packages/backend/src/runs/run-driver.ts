@@ -107,7 +107,9 @@ class RunDriver {
       autoAnswer: options.autoAnswer === undefined ? undefined : this.#autoAnswerSetup(options.autoAnswer),
     });
     this.ended = new Promise((resolve) => (this.#resolve = resolve));
-    this.#run().catch((error: unknown) => { this.#fail(error); });
+    this.#run().catch((error: unknown) => {
+      this.#fail(error);
+    });
   }
 
   input(input: RunInput): void {
