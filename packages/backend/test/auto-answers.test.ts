@@ -2,20 +2,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   collectTexts,
   findProcesses,
-  installSharedClaude,
-  startScriptedModel,
-  startSshd,
   stall,
   text,
   toolUse,
   waitUntil,
-  writeClaudeSettings,
   type ScriptedModel,
   type SshdHandle,
 } from '@catalyst/testkit';
 import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
 import { startRun, toolResultsOf } from './question-client.ts';
-import { startService, type ServiceUnderTest } from './service-harness.ts';
+import { type ServiceUnderTest, startServiceFixture, stopServiceFixture } from './service-harness.ts';
 
 // Automatic answers end to end: the answering `claude -p` runs on the same VM and talks to the same scripted
 // model, so its reply is enqueued between the main run's replies, in the order the requests arrive.
@@ -37,20 +33,14 @@ const color = {
 const reply = (label: string) => text(JSON.stringify({ answers: { [color.question]: label } }));
 
 beforeAll(async () => {
-  [sshd, model, claudePath] = await Promise.all([startSshd(), startScriptedModel(), installSharedClaude()]);
-  await writeClaudeSettings(sshd.users.bash, model.url);
-  service = await startService({ sshd, user: sshd.users.bash, claudePath });
+  ({ sshd, model, claudePath, service } = await startServiceFixture());
 });
 
 afterEach(() => {
   expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
 });
 
-afterAll(async () => {
-  await service.stop();
-  await model.close();
-  await sshd.stop();
-});
+afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
 
 async function openIdea(title: string, policy: Record<string, unknown>) {
   const idea = await service.createIdea(title);

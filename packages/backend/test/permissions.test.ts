@@ -2,19 +2,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  findProcesses,
-  installSharedClaude,
-  startScriptedModel,
-  startSshd,
-  text,
-  toolUse,
-  writeClaudeSettings,
-  type ScriptedModel,
-  type SshdHandle,
-} from '@catalyst/testkit';
+import { findProcesses, text, toolUse, type ScriptedModel, type SshdHandle } from '@catalyst/testkit';
 import { startRun, toolResultsOf, waitForError, waitForPermission } from './question-client.ts';
-import { startService, type ServiceUnderTest } from './service-harness.ts';
+import { type ServiceUnderTest, startServiceFixture, stopServiceFixture } from './service-harness.ts';
 
 // permissionPolicy `ask` end to end (claude-cli-protocol.md §8.2): each tool call the CLI asks about in a build
 // reaches the browser, and the person's allow or deny is what the real CLI does.
@@ -25,20 +15,14 @@ let claudePath: string;
 let service: ServiceUnderTest;
 
 beforeAll(async () => {
-  [sshd, model, claudePath] = await Promise.all([startSshd(), startScriptedModel(), installSharedClaude()]);
-  await writeClaudeSettings(sshd.users.bash, model.url);
-  service = await startService({ sshd, user: sshd.users.bash, claudePath });
+  ({ sshd, model, claudePath, service } = await startServiceFixture());
 });
 
 afterEach(() => {
   expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
 });
 
-afterAll(async () => {
-  await service.stop();
-  await model.close();
-  await sshd.stop();
-});
+afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
 
 async function openAskingIdea(title: string) {
   const idea = await service.createIdea(title);

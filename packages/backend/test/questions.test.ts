@@ -1,18 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  findProcesses,
-  installSharedClaude,
-  startScriptedModel,
-  startSshd,
-  text,
-  toolUse,
-  writeClaudeSettings,
-  type ScriptedModel,
-  type SshdHandle,
-} from '@catalyst/testkit';
+import { findProcesses, text, toolUse, type ScriptedModel, type SshdHandle } from '@catalyst/testkit';
 import { DISMISSED_MESSAGE, NO_ANSWER_IN_TIME } from '../src/core/prompt-answers.ts';
 import { startRun, toolResultsOf, waitForError, waitForQuestion } from './question-client.ts';
-import { startService, type ServiceUnderTest } from './service-harness.ts';
+import {
+  startService,
+  type ServiceUnderTest,
+  startServiceFixture,
+  stopServiceFixture,
+} from './service-harness.ts';
 
 // AskUserQuestion end to end (claude-cli-protocol.md §8.3): the real CLI over the test kit's sshd asks, a person
 // answers over the WebSocket, and the scripted model's next request shows exactly what the model was told.
@@ -44,9 +39,7 @@ const toppings = {
 };
 
 beforeAll(async () => {
-  [sshd, model, claudePath] = await Promise.all([startSshd(), startScriptedModel(), installSharedClaude()]);
-  await writeClaudeSettings(sshd.users.bash, model.url);
-  service = await startService({ sshd, user: sshd.users.bash, claudePath });
+  ({ sshd, model, claudePath, service } = await startServiceFixture());
 });
 
 afterEach(async () => {
@@ -54,11 +47,7 @@ afterEach(async () => {
   expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
 });
 
-afterAll(async () => {
-  await service.stop();
-  await model.close();
-  await sshd.stop();
-});
+afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
 
 async function openIdea(target: ServiceUnderTest, title: string) {
   const idea = await target.createIdea(title);

@@ -4,7 +4,17 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { IdeaViewSchema, type IdeaView, type RelayEvent, type ServerFrame } from '@catalyst/protocol';
-import { createTempDir, type SshdHandle, type SshdUser, type TempDir } from '@catalyst/testkit';
+import {
+  createTempDir,
+  installSharedClaude,
+  startScriptedModel,
+  startSshd,
+  writeClaudeSettings,
+  type ScriptedModel,
+  type SshdHandle,
+  type SshdUser,
+  type TempDir,
+} from '@catalyst/testkit';
 import { startCatalyst, type RunningCatalyst } from '../src/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openClient, type TestClient } from './server-ws-client.ts';
@@ -159,4 +169,29 @@ export class IdeaClient {
       }
     }
   }
+}
+
+/** What every service e2e file starts once: a VM (sshd), the scripted model its claude talks to, and Catalyst. */
+export interface ServiceFixture {
+  sshd: SshdHandle;
+  model: ScriptedModel;
+  claudePath: string;
+  service: ServiceUnderTest;
+}
+
+export async function startServiceFixture(): Promise<ServiceFixture> {
+  const [sshd, model, claudePath] = await Promise.all([
+    startSshd(),
+    startScriptedModel(),
+    installSharedClaude(),
+  ]);
+  await writeClaudeSettings(sshd.users.bash, model.url);
+  const service = await startService({ sshd, user: sshd.users.bash, claudePath });
+  return { sshd, model, claudePath, service };
+}
+
+export async function stopServiceFixture(fixture: ServiceFixture): Promise<void> {
+  await fixture.service.stop();
+  await fixture.model.close();
+  await fixture.sshd.stop();
 }

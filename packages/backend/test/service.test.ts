@@ -5,18 +5,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   collectTexts,
   findProcesses,
-  installSharedClaude,
-  startScriptedModel,
-  startSshd,
   stall,
   text,
   toolUse,
   waitUntil,
-  writeClaudeSettings,
   type ScriptedModel,
   type SshdHandle,
 } from '@catalyst/testkit';
-import { startService, type ServiceUnderTest } from './service-harness.ts';
+import {
+  startService,
+  type ServiceUnderTest,
+  startServiceFixture,
+  stopServiceFixture,
+} from './service-harness.ts';
 
 // The whole service, end to end: REST and WebSocket as a browser uses them, runs of the real claude CLI over the
 // test kit's real sshd, and the scripted model behind the CLI.
@@ -28,9 +29,7 @@ let service: ServiceUnderTest;
 const extra: ServiceUnderTest[] = [];
 
 beforeAll(async () => {
-  [sshd, model, claudePath] = await Promise.all([startSshd(), startScriptedModel(), installSharedClaude()]);
-  await writeClaudeSettings(sshd.users.bash, model.url);
-  service = await startService({ sshd, user: sshd.users.bash, claudePath });
+  ({ sshd, model, claudePath, service } = await startServiceFixture());
 });
 
 afterEach(async () => {
@@ -38,11 +37,7 @@ afterEach(async () => {
   expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
 });
 
-afterAll(async () => {
-  await service.stop();
-  await model.close();
-  await sshd.stop();
-});
+afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
 
 describe('the Catalyst service over SSH with the real claude CLI', () => {
   it('relays a chat as it happens and records the turn in meta.json', async () => {
