@@ -9,7 +9,16 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+          exclude: ['packages/frontend/**', '**/node_modules/**'],
           environment: 'node',
+        },
+      },
+      {
+        // The web app's pure code and components, in a simulated DOM.
+        test: {
+          name: 'web',
+          include: ['packages/frontend/src/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
         },
       },
       {

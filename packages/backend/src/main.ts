@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isCatalystError } from './core/catalyst-error.ts';
 import { startCatalyst } from './app.ts';
 import { loadConfig } from './server/config.ts';
@@ -11,7 +14,12 @@ try {
   process.exit(2);
 }
 
-const catalyst = await startCatalyst({ config });
+// The web app scripts/start built; without it Catalyst still serves the API and the WebSocket.
+const appDir = fileURLToPath(new URL('../../frontend/dist', import.meta.url));
+const staticDir = existsSync(join(appDir, 'index.html')) ? appDir : undefined;
+if (staticDir === undefined) console.warn(`No built web app in ${appDir}: serving the API only.`);
+
+const catalyst = await startCatalyst({ config, ...(staticDir === undefined ? {} : { staticDir }) });
 const login = catalyst.isTokenGenerated
   ? `${catalyst.url}/login?token=${catalyst.token}`
   : `${catalyst.url}/login?token=<CATALYST_TOKEN>`;

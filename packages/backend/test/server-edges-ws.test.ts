@@ -1,4 +1,4 @@
-import { MAX_CLIENT_FRAME_BYTES } from '@catalyst/protocol';
+import { MAX_CLIENT_FRAME_BYTES, type TextDeltaFrame } from '@catalyst/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WS_MAX_PAYLOAD_BYTES } from '../src/server/ws-hub.ts';
 import { SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON } from '../src/server/ws-session.ts';
@@ -27,6 +27,18 @@ async function setUp(options: HarnessOptions = {}) {
   const started = await startServer(options);
   harness = started;
   return started;
+}
+
+function textDelta(ideaId: string, text: string): TextDeltaFrame {
+  return {
+    type: 'claude:text_delta',
+    ideaId,
+    runId: 'run-1',
+    messageId: 'msg-1',
+    index: 0,
+    text,
+    parentToolUseId: null,
+  };
 }
 
 async function connect(target: ServerHarness, options: { autoPong?: boolean } = {}) {
@@ -139,6 +151,28 @@ describe('subscriptions', () => {
     expect(await client.next()).toMatchObject({ type: 'subscribed', lastSeq: 16 });
   });
 
+  it('sends live-only frames to the subscribers of that moment, in order with events, and never replays them', async () => {
+    const server = await setUp();
+    const { id } = server.service.seedIdea();
+    const client = await connect(server);
+    server.service.relayLive(textDelta(id, 'before anyone listened'));
+    client.send({ type: 'subscribe', ideaId: id });
+    expect(await client.next()).toMatchObject({ type: 'subscribed', lastSeq: 0 });
+    server.service.relayLive(textDelta(id, 'Hel'));
+    server.service.relayLive(textDelta(id, 'lo'));
+    server.service.emitText(id, 'Hello');
+    server.service.relayLive({ type: 'claude:text_reset', ideaId: id, runId: 'run-1' });
+    expect(await client.next()).toEqual(textDelta(id, 'Hel'));
+    expect(await client.next()).toEqual(textDelta(id, 'lo'));
+    expect(await client.next()).toMatchObject({ type: 'claude:text', seq: 1, text: 'Hello' });
+    expect(await client.next()).toEqual({ type: 'claude:text_reset', ideaId: id, runId: 'run-1' });
+
+    const later = await connect(server);
+    later.send({ type: 'subscribe', ideaId: id, sinceSeq: 0 });
+    expect(await later.next()).toMatchObject({ type: 'claude:text', seq: 1 });
+    expect(await later.next()).toMatchObject({ type: 'subscribed', lastSeq: 1 });
+  });
+
   it('drops a subscription on unsubscribe, and every one when the socket closes', async () => {
     const server = await setUp();
     const first = server.service.seedIdea();
@@ -222,6 +256,26 @@ describe('slow and dead clients', () => {
     slow.socket.resume();
     expect(await slow.closed).toEqual({ code: SLOW_CLIENT_CLOSE_CODE, reason: SLOW_CLIENT_CLOSE_REASON });
     expect(fast.socket.readyState).toBe(fast.socket.OPEN);
+  });
+
+  it('holds live-only text to the same bound: a client that stops reading is closed with 4008', async () => {
+    const server = await setUp({ maxBufferedBytes: 256 * 1024 });
+    const { id } = server.service.seedIdea();
+    const slow = await connect(server);
+    const fast = await connect(server);
+    for (const client of [slow, fast]) {
+      client.send({ type: 'subscribe', ideaId: id });
+      expect(await client.next()).toMatchObject({ type: 'subscribed' });
+    }
+    slow.socket.pause();
+    const chunk = 'x'.repeat(64 * 1024);
+    for (let sent = 0; server.service.subscriberCount(id) === 2 && sent < 2000; sent++) {
+      server.service.relayLive(textDelta(id, chunk));
+      expect(await fast.next()).toMatchObject({ type: 'claude:text_delta', text: chunk });
+    }
+    expect(server.service.subscriberCount(id)).toBe(1);
+    slow.socket.resume();
+    expect(await slow.closed).toEqual({ code: SLOW_CLIENT_CLOSE_CODE, reason: SLOW_CLIENT_CLOSE_REASON });
   });
 
   it('terminates a client that stops answering pings, and keeps one that answers', async () => {

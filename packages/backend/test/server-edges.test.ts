@@ -259,4 +259,13 @@ describe('the built frontend', () => {
     );
     expect((await fetch(`${harness.baseUrl}/api/ideas`)).status).toBe(401);
   });
+
+  it('sends a refused login link to the login screen of the app, with no cookie', async () => {
+    for (const query of ['?token=wrong', '']) {
+      const response = await fetch(`${harness.baseUrl}/login${query}`, { redirect: 'manual' });
+      expect(response.status).toBe(303);
+      expect(response.headers.get('location')).toBe('/?login=refused');
+      expect(response.headers.getSetCookie()).toEqual([]);
+    }
+  });
 });

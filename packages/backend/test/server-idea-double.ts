@@ -2,13 +2,14 @@ import { IdeaMetaSchema } from '@catalyst/protocol';
 import type {
   CreateIdeaBody,
   IdeaView,
+  LiveFrame,
   RelayEvent,
   RelayEventDraft,
   RunMode,
   UpdateIdeaBody,
 } from '@catalyst/protocol';
 import { CatalystError } from '../src/core/catalyst-error.ts';
-import type { HostHealth, IdeaService, IdeaSubscription } from '../src/service/idea-service.ts';
+import type { HostHealth, IdeaListener, IdeaService, IdeaSubscription } from '../src/service/idea-service.ts';
 
 /**
  * An in-memory IdeaService for the edge tests: it keeps the port's promises (replay then live, in seq order, no
@@ -17,12 +18,10 @@ import type { HostHealth, IdeaService, IdeaSubscription } from '../src/service/i
  * make it fail or wait.
  */
 
-type Listener = (event: RelayEvent) => void;
-
 interface StoredIdea {
   view: IdeaView;
   events: RelayEvent[];
-  listeners: Set<Listener>;
+  listeners: Set<IdeaListener>;
   running: boolean;
 }
 
@@ -92,7 +91,7 @@ export class IdeaServiceDouble implements IdeaService {
     });
   }
 
-  subscribe(id: string, sinceSeq: number, listener: Listener): Promise<IdeaSubscription> {
+  subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription> {
     return settle(() => {
       this.calls.push(`subscribe ${id} ${sinceSeq}`);
       const idea = this.find(id);
@@ -196,6 +195,11 @@ export class IdeaServiceDouble implements IdeaService {
       messageId: 'msg-1',
       parentToolUseId: null,
     });
+  }
+
+  /** Hands a live-only frame to every subscriber of this moment, synchronously; like the service, keeps nothing. */
+  relayLive(frame: LiveFrame): void {
+    for (const listener of [...this.find(frame.ideaId).listeners]) listener(frame);
   }
 
   subscriberCount(ideaId: string): number {

@@ -42,6 +42,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Reuse a previous instance's config dir and ideas root: a restarted backend. */
   reuse?: { configDir: TempDir; ideasRoot: string };
+  /** The built web app, served from the same origin (browser tests). */
+  staticDir?: string;
 }
 
 export async function startService(options: ServiceOptions): Promise<ServiceUnderTest> {
@@ -71,7 +73,11 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     },
     { homeDir: configDir.path },
   );
-  const catalyst = await startCatalyst({ config, logger: pino({ level: 'silent' }) });
+  const catalyst = await startCatalyst({
+    config,
+    logger: pino({ level: 'silent' }),
+    ...(options.staticDir === undefined ? {} : { staticDir: options.staticDir }),
+  });
   const headers = { authorization: `Bearer ${catalyst.token}` };
   const api = (path: string, init: Omit<RequestInit, 'headers'> = {}) =>
     fetch(`${catalyst.url}${path}`, { ...init, headers: { ...headers, 'content-type': 'application/json' } });
@@ -142,10 +148,9 @@ export class IdeaClient {
     return this.events().filter((event) => event.runId === runId);
   }
 
+  /** The relay events (what has a `seq`): not errors, acknowledgements or live-only text deltas. */
   events(): RelayEvent[] {
-    return this.frames.flatMap((frame) =>
-      frame.type === 'error' || frame.type === 'subscribed' ? [] : [frame],
-    );
+    return this.frames.flatMap((frame) => ('seq' in frame ? [frame] : []));
   }
 
   close(): void {
@@ -179,14 +184,16 @@ export interface ServiceFixture {
   service: ServiceUnderTest;
 }
 
-export async function startServiceFixture(): Promise<ServiceFixture> {
+export async function startServiceFixture(
+  options: Pick<ServiceOptions, 'staticDir'> = {},
+): Promise<ServiceFixture> {
   const [sshd, model, claudePath] = await Promise.all([
     startSshd(),
     startScriptedModel(),
     installSharedClaude(),
   ]);
   await writeClaudeSettings(sshd.users.bash, model.url);
-  const service = await startService({ sshd, user: sshd.users.bash, claudePath });
+  const service = await startService({ ...options, sshd, user: sshd.users.bash, claudePath });
   return { sshd, model, claudePath, service };
 }
 

@@ -82,3 +82,21 @@ export const CliStreamEventMessageSchema = z.looseObject({
   ttft_ms: z.number().optional(),
 });
 export type CliStreamEventMessage = z.infer<typeof CliStreamEventMessageSchema>;
+
+/**
+ * §3.9: the two raw SSE events inside a `stream_event` that Catalyst reads: `message_start` names the message
+ * the following deltas belong to, and a text block's `content_block_delta` carries the next piece of its text.
+ * Parsed on their own (safeParse), leniently; every other event (and delta type) is left alone.
+ */
+export const StreamMessageStartSchema = z.looseObject({
+  type: z.literal('message_start'),
+  message: z.looseObject({ id: z.string() }),
+});
+export type StreamMessageStart = z.infer<typeof StreamMessageStartSchema>;
+
+export const StreamTextDeltaSchema = z.looseObject({
+  type: z.literal('content_block_delta'),
+  index: z.number().int().nonnegative(),
+  delta: z.looseObject({ type: z.literal('text_delta'), text: z.string() }),
+});
+export type StreamTextDelta = z.infer<typeof StreamTextDeltaSchema>;

@@ -13,3 +13,4 @@ export * from './cli-json-object.ts';
 export * from './idea.ts';
 export * from './relay-events.ts';
 export * from './ws-frames.ts';
+export * from './rest.ts';

@@ -79,5 +79,39 @@ export const SubscribedFrameSchema = z.strictObject({
 });
 export type SubscribedFrame = z.infer<typeof SubscribedFrameSchema>;
 
-export const ServerFrameSchema = z.union([RelayEventSchema, ErrorFrameSchema, SubscribedFrameSchema]);
+/**
+ * Text as the model writes it (the CLI's `--include-partial-messages` deltas), live only: no `seq`, never in the
+ * history. The complete `claude:text` of the same `messageId` (which has a `seq`) replaces what the deltas built;
+ * a client that missed deltas loses nothing but the animation. `index` is the content block within the message.
+ * `claude:text_reset` means the model's attempt was abandoned (a retry): drop the partial text of that run.
+ */
+export const TextDeltaFrameSchema = z.strictObject({
+  type: z.literal('claude:text_delta'),
+  ideaId: IdeaIdSchema,
+  runId: z.string(),
+  messageId: z.string(),
+  index: z.number().int().nonnegative(),
+  text: z.string(),
+  parentToolUseId: z.string().nullable(),
+});
+export type TextDeltaFrame = z.infer<typeof TextDeltaFrameSchema>;
+
+export const TextResetFrameSchema = z.strictObject({
+  type: z.literal('claude:text_reset'),
+  ideaId: IdeaIdSchema,
+  runId: z.string(),
+});
+export type TextResetFrame = z.infer<typeof TextResetFrameSchema>;
+
+/** The frames that exist only on the wire, for whoever is subscribed at that moment: never stored, never replayed. */
+export const LiveFrameSchema = z.discriminatedUnion('type', [TextDeltaFrameSchema, TextResetFrameSchema]);
+export type LiveFrame = z.infer<typeof LiveFrameSchema>;
+
+export const ServerFrameSchema = z.union([
+  RelayEventSchema,
+  ErrorFrameSchema,
+  SubscribedFrameSchema,
+  TextDeltaFrameSchema,
+  TextResetFrameSchema,
+]);
 export type ServerFrame = z.infer<typeof ServerFrameSchema>;

@@ -7,6 +7,7 @@ import {
   jsonMessage,
   messageStartEvent,
   stopReasonOf,
+  streamErrorEvent,
   streamedMessage,
   toWireBlocks,
   type MessageIdentity,
@@ -76,6 +77,18 @@ function sendStall(
   }
 }
 
+function sendStreamError(
+  response: ServerResponse,
+  reply: Extract<ScriptedReply, { kind: 'stream_error' }>,
+  id: MessageIdentity,
+): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  const [start, delta] = contentBlockEvents({ type: 'text', text: reply.partialText }, 0);
+  response.end(
+    `${messageStartEvent(id)}${start ?? ''}${delta ?? ''}${streamErrorEvent('scripted overload mid-stream')}`,
+  );
+}
+
 function sendReply(response: ServerResponse, reply: ScriptedReply, request: RecordedRequest): void {
   const identity = { id: `msg_scripted_${request.index}`, model: request.body.model ?? 'claude-scripted' };
   switch (reply.kind) {
@@ -85,10 +98,13 @@ function sendReply(response: ServerResponse, reply: ScriptedReply, request: Reco
     case 'stall':
       sendStall(response, reply, identity);
       return;
+    case 'stream_error':
+      sendStreamError(response, reply, identity);
+      return;
     case 'message': {
       const blocks = toWireBlocks(reply.content, identity);
       const stopReason = reply.stopReason ?? stopReasonOf(blocks);
-      if (request.body.stream === false) {
+      if (request.body.stream !== true) {
         sendJson(response, 200, jsonMessage(blocks, identity, stopReason));
         return;
       }

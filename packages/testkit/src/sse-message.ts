@@ -7,8 +7,9 @@ export interface MessageIdentity {
   model: string;
 }
 
+/** `deltas` is how the stream splits a text; it is never a field on the wire. */
 type WireBlock =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; deltas?: readonly string[] }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -77,7 +78,7 @@ function blockStart(block: WireBlock): Record<string, unknown> {
 function blockDeltas(block: WireBlock): Record<string, unknown>[] {
   switch (block.type) {
     case 'text':
-      return [{ type: 'text_delta', text: block.text }];
+      return (block.deltas ?? [block.text]).map((text) => ({ type: 'text_delta', text }));
     case 'thinking':
       return [
         { type: 'thinking_delta', thinking: block.thinking },
@@ -124,9 +125,14 @@ export function jsonMessage(blocks: WireBlock[], identity: MessageIdentity, stop
     type: 'message',
     role: 'assistant',
     model: identity.model,
-    content: blocks,
+    content: blocks.map((block) => (block.type === 'text' ? { type: 'text', text: block.text } : block)),
     stop_reason: stopReason,
     stop_sequence: null,
     usage: { ...usageAtStart, output_tokens: 20 + blocks.length },
   };
+}
+
+/** The SSE `error` event the API sends when a stream fails after it started (e.g. overloaded mid-response). */
+export function streamErrorEvent(message: string): string {
+  return sseEvent('error', { type: 'error', error: { type: 'overloaded_error', message } });
 }

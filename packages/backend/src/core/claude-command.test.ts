@@ -77,6 +77,10 @@ describe('buildClaudeCommand', () => {
       '--no-session-persistence',
     );
     expect(buildClaudeCommand({ cwd: '/w' }).argv).not.toContain('--no-session-persistence');
+    expect(buildClaudeCommand({ cwd: '/w' }).argv).not.toContain('--include-partial-messages');
+    expect(buildClaudeCommand({ cwd: '/w', includePartialMessages: true }).argv.at(-1)).toBe(
+      '--include-partial-messages',
+    );
   });
 
   it.each<[string, ClaudeCommandOptionsInput]>([

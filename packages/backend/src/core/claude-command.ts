@@ -81,6 +81,8 @@ export const ClaudeCommandOptionsSchema = z.strictObject({
   maxTurns: z.number().int().positive().optional(),
   // A one-off helper run (the question answerer) leaves no session behind to resume or list.
   noSessionPersistence: z.boolean().optional(),
+  // stream_event lines (text deltas) and system/status "requesting" on stdout (§3.9).
+  includePartialMessages: z.boolean().optional(),
   addDirs: z.array(AbsolutePathSchema).optional(),
   env: z.record(EnvNameSchema, ShellSafeStringSchema).optional(),
 });
@@ -158,6 +160,7 @@ function renderOptionalFlags(o: ClaudeCommandOptions): string[] {
   if (o.model !== undefined) flags.push('--model', o.model);
   if (o.maxTurns !== undefined) flags.push('--max-turns', String(o.maxTurns));
   if (o.noSessionPersistence === true) flags.push('--no-session-persistence');
+  if (o.includePartialMessages === true) flags.push('--include-partial-messages');
   for (const dir of o.addDirs ?? []) flags.push('--add-dir', dir);
   return flags;
 }

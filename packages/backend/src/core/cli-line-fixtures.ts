@@ -170,3 +170,43 @@ export function interruptedResultLine() {
     errors: ['[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null'],
   };
 }
+
+/** §3.9 [06-partial]: one raw SSE event, as `--include-partial-messages` prints it. */
+export function streamEventLine(event: Record<string, unknown>, parentToolUseId: string | null = null) {
+  return {
+    type: 'stream_event',
+    event,
+    session_id: SESSION_ID,
+    parent_tool_use_id: parentToolUseId,
+    uuid: '6d3b27d8-1111-4aaa-8bbb-0123456789ab',
+  };
+}
+
+export function messageStartLine(messageId = MESSAGE_ID) {
+  return streamEventLine({
+    type: 'message_start',
+    message: { id: messageId, type: 'message', role: 'assistant', model: 'claude-opus-4-8', content: [] },
+  });
+}
+
+export function textDeltaLine(text: string, index = 0, parentToolUseId: string | null = null) {
+  return streamEventLine(
+    { type: 'content_block_delta', index, delta: { type: 'text_delta', text } },
+    parentToolUseId,
+  );
+}
+
+/** §3.6 [05-err529]. */
+export function apiRetryLine() {
+  return {
+    type: 'system',
+    subtype: 'api_retry',
+    attempt: 1,
+    max_retries: 10,
+    retry_delay_ms: 537.36,
+    error_status: null,
+    error: 'unknown',
+    session_id: SESSION_ID,
+    uuid: 'a3408077-2222-4ccc-8ddd-0123456789ab',
+  };
+}

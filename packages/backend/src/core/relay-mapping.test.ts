@@ -162,6 +162,29 @@ describe('toRelayDrafts', () => {
   });
 
   it.each([
+    ['message_start', { type: 'message_start', message: { id: MESSAGE_ID, content: [] } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text' } }],
+    ['a text delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }],
+    [
+      'an input_json_delta',
+      { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"f' } },
+    ],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: {} }],
+    ['message_stop', { type: 'message_stop' }],
+  ])('stores nothing for a stream_event (%s): its text goes out live, live-text.ts', (_name, event) => {
+    expect(map({ type: 'stream_event', event, parent_tool_use_id: null, session_id: SESSION_ID })).toEqual(
+      [],
+    );
+  });
+
+  it('stores nothing for the status "requesting" printed before each API call with partial messages', () => {
+    expect(map({ type: 'system', subtype: 'status', status: 'requesting', session_id: SESSION_ID })).toEqual(
+      [],
+    );
+  });
+
+  it.each([
     ['a result of an unknown subtype', { ...successResultLine(), subtype: 'error_new_kind' }],
     ['a line of an unknown type', { type: 'rate_limit_event', rate_limit_info: {} }],
     [
@@ -187,10 +210,7 @@ describe('toRelayDrafts', () => {
         task_type: 'local_bash',
       },
     ],
-    [
-      'a stream_event',
-      { type: 'stream_event', event: { type: 'message_stop' }, parent_tool_use_id: null, session_id: 's' },
-    ],
+    ['a status other than requesting', { type: 'system', subtype: 'status', status: 'compacting' }],
     ['a can_use_tool request', canUseToolLine('Write', writeInput)],
     [
       'a control_response',

@@ -4,6 +4,7 @@ import type {
   AssistantContentBlock,
   CliAssistantMessage,
   CliMessage,
+  CliSystemMessage,
   CliUserMessage,
   IdeaId,
   LineTooLong,
@@ -19,6 +20,9 @@ import type {
  * - `result` lines map to nothing here: the run emits `claude:result` itself with the parsed CommandResult.
  *   An `unknown` message (including a result the parser could not type) becomes a `claude:event`, so the reason it
  *   was not typed stays visible.
+ * - Nor do the lines of `--include-partial-messages` (§3.9): every `stream_event` (one per text delta would
+ *   multiply the history; the text reaches browsers live instead, live-text.ts, and whole as `claude:text`) and the
+ *   `system/status` "requesting" printed before each API call.
  * - Size: lines reach 10 MB (claude-cli-protocol.md §1: an Edit's `tool_use_result.originalFile` holds the whole
  *   file; a 1 MB Write puts 1 MB in `tool_use.input.content`). A browser gets none of that bulk:
  *   `claude:tool_result` carries only the tool_result's own content, `tool_use_result` is dropped from user lines
@@ -42,14 +46,14 @@ const SlashCommandsSchema = z.array(z.string()).catch([]);
 export function toRelayDrafts(message: CliMessage, ctx: RelayContext): RelayEventDraft[] {
   switch (message.type) {
     case 'system':
-      return [message.subtype === 'init' ? toSystemDraft(message, ctx) : toEventDraft(message, ctx)];
+      return toSystemDrafts(message, ctx);
     case 'assistant':
       return toAssistantDrafts(message, ctx);
     case 'user':
       return toUserDrafts(message, ctx);
     case 'result':
-      return [];
     case 'stream_event':
+      return [];
     case 'control_request':
     case 'control_response':
     case 'control_cancel_request':
@@ -89,6 +93,12 @@ export function toStderrDraft(text: string, ctx: RelayContext): DraftOf<'claude:
     source: 'stderr',
     text: capText(text),
   };
+}
+
+function toSystemDrafts(message: CliSystemMessage, ctx: RelayContext): RelayEventDraft[] {
+  if (message.subtype === 'init') return [toSystemDraft(message, ctx)];
+  if (message.subtype === 'status' && message.status === 'requesting') return [];
+  return [toEventDraft(message, ctx)];
 }
 
 function toSystemDraft(message: SystemInitMessage, ctx: RelayContext): DraftOf<'claude:system'> {

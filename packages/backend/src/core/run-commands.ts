@@ -5,6 +5,7 @@ import type {
   HostControlResponse,
   IdeaId,
   LineTooLong,
+  LiveFrame,
   RelayEventDraft,
   RunMode,
   UnparsableLine,
@@ -27,6 +28,8 @@ import type { RunEnding } from './run-ending.ts';
  * - `emit`: append the draft to the idea's history. This machine emits `run:started` first and `run:ended` last,
  *   exactly once each: it alone decides how the run ended, so it alone announces it. `finish` follows `run:ended`
  *   and is the driver's cue to tidy up (meta.json, status, releasing the run); the driver emits neither event.
+ * - `relay_live`: send the frame to the idea's subscribers of this moment, and nowhere else (no seq, no history),
+ *   in order with the `emit`s around it (live-text.ts).
  * - `session_started`: save the session id to meta.json at once, so a crash mid-run still resumes (§3.1, §6).
  * - `log`: a line for the server log (e.g. a question answered on nobody's behalf); never shown to the person.
  * - `ask`: a `can_use_tool` request now waits for a person (a question or a permission). Feed the answer back as
@@ -64,6 +67,7 @@ export type RunCommand =
   | { type: 'set_timer'; name: TimerName; ms: number }
   | { type: 'clear_timer'; name: TimerName }
   | { type: 'emit'; event: RelayEventDraft }
+  | { type: 'relay_live'; frame: LiveFrame }
   | { type: 'session_started'; sessionId: string }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
   | { type: 'ask'; prompt: PromptKind; requestId: string; request: CanUseToolRequest }

@@ -89,7 +89,11 @@ export class LifecycleHarness {
 }
 
 export function typesOf(commands: readonly RunCommand[]): string[] {
-  return commands.map((command) => (command.type === 'emit' ? `emit:${command.event.type}` : command.type));
+  return commands.map((command) => {
+    if (command.type === 'emit') return `emit:${command.event.type}`;
+    if (command.type === 'relay_live') return `live:${command.frame.type}`;
+    return command.type;
+  });
 }
 
 export function finishesOf(commands: readonly RunCommand[]): Extract<RunCommand, { type: 'finish' }>[] {

@@ -4,10 +4,12 @@ import {
   type CliMessage,
   type CliResultMessage,
   type CommandResult,
+  type LiveFrame,
   type UnknownCliMessage,
 } from '@catalyst/protocol';
 import type { RunOutcome } from '../host/host.ts';
 import { parseResult } from './command-result.ts';
+import { LiveText } from './live-text.ts';
 import { toErrorDraft, toRelayDrafts, toStderrDraft, type RelayContext } from './relay-mapping.ts';
 import {
   emit,
@@ -47,6 +49,7 @@ export class RunLifecycle {
   readonly #timers = new Set<TimerName>();
   readonly #pending = new Set<string>();
   readonly #prompts: LifecyclePrompts;
+  readonly #liveText: LiveText;
   #phase: Phase = 'created';
   #hasAnnouncedStart = false;
   #startedAt: number | undefined;
@@ -62,6 +65,7 @@ export class RunLifecycle {
     this.#timing = resolveTimings(options);
     this.#context = { ideaId: options.ideaId, runId: options.runId };
     this.#sessionId = options.sessionId;
+    this.#liveText = new LiveText(this.#context);
     this.#prompts = new LifecyclePrompts({
       write: (line) => this.#write(line),
       hold: (id) => this.#hold(id),
@@ -79,7 +83,7 @@ export class RunLifecycle {
     if (this.#phase === 'finished') return [];
     const commands = this.#dispatch(input);
     // run:started comes before any other event, even one the driver fed before `started`.
-    return commands.some((command) => command.type === 'emit')
+    return commands.some((command) => command.type === 'emit' || command.type === 'relay_live')
       ? [...this.#announceStart(), ...commands]
       : commands;
   }
@@ -128,10 +132,12 @@ export class RunLifecycle {
     ];
   }
 
+  /** Every line counts as activity, a stream_event too: it is what a long streamed answer consists of. */
   #onMessage(message: CliMessage, now: number): RunCommand[] {
     this.#lastActivityAt = now;
+    const live = this.#liveText.framesFor(message).map(relayLive);
     const emits = toRelayDrafts(message, this.#context).map(emit);
-    return [...emits, ...this.#react(message, now)];
+    return [...live, ...emits, ...this.#react(message, now)];
   }
 
   #react(message: CliMessage, now: number): RunCommand[] {
@@ -264,6 +270,7 @@ export class RunLifecycle {
     this.#phase = 'finished';
     return [
       ...clears,
+      ...this.#liveText.end().map(relayLive),
       emit({ ...this.#context, type: 'run:ended', ...ending }),
       { type: 'finish', ...ending },
     ];
@@ -294,4 +301,8 @@ export class RunLifecycle {
   #clearTimer(name: TimerName): RunCommand[] {
     return this.#timers.delete(name) ? [{ type: 'clear_timer', name }] : [];
   }
+}
+
+function relayLive(frame: LiveFrame): RunCommand {
+  return { type: 'relay_live', frame };
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
+import type { LiveFrame, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
 import { buildClaudeCommand } from '../core/claude-command.ts';
 import type { RunEnding } from '../core/run-ending.ts';
 import { RunLifecycle, type RunCommand, type RunInput, type TimerName } from '../core/run-lifecycle.ts';
@@ -38,6 +38,8 @@ export interface RunDriverOptions {
   humanAnswerLimitMs?: number | undefined;
   autoAnswer?: AutoAnswerOptions | undefined;
   emit: (draft: RelayEventDraft) => RelayEvent;
+  /** Live-only frames (streaming text): to the idea's subscribers of this moment, never into the history. */
+  relayLive: (frame: LiveFrame) => void;
   onSession: (sessionId: string) => Promise<void>;
   /**
    * The run's bookkeeping (totals, status, releasing the idea), done before `run:ended` is relayed: a client that
@@ -168,6 +170,8 @@ class RunDriver {
       cwd,
       ...(env === undefined ? {} : { env: { ...env } }),
       ...commandOptionsFor(mode),
+      // Text as the model writes it, relayed live (core/live-text.ts).
+      includePartialMessages: true,
       ...(sessionId === undefined ? {} : { resume: sessionId }),
     });
     // The wrapper's own backstop sits past the lifecycle's limit, which stops the run cleanly first.
@@ -220,6 +224,9 @@ class RunDriver {
       case 'emit':
         if (command.event.type === 'run:ended') this.#runEnded = command.event;
         else this.#options.emit(command.event);
+        return;
+      case 'relay_live':
+        this.#options.relayLive(command.frame);
         return;
       case 'ask':
         this.prompts.ask(command.prompt, command.requestId, command.request);

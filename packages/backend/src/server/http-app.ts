@@ -38,7 +38,11 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(setSecurityHeaders, logRequests(logger));
-  app.get('/login', noStore, createLoginHandler(auth, logger));
+  app.get(
+    '/login',
+    noStore,
+    createLoginHandler(auth, logger, { appServed: options.staticDir !== undefined }),
+  );
   app.use(
     '/api',
     noStore,

@@ -1,6 +1,6 @@
-import type { ClientFrame, IdeaId, RelayEvent, ServerFrame, SubscribedFrame } from '@catalyst/protocol';
+import type { ClientFrame, IdeaId, ServerFrame, SubscribedFrame } from '@catalyst/protocol';
 import type { Logger } from 'pino';
-import type { IdeaService, IdeaSubscription } from '../service/idea-service.ts';
+import type { IdeaListener, IdeaService, IdeaSubscription } from '../service/idea-service.ts';
 
 /**
  * One connection's subscriptions, at most one per idea. Subscribing an idea again replaces the previous
@@ -20,7 +20,7 @@ export interface SubscriptionSet {
 export interface SubscriptionSetOptions {
   service: IdeaService;
   logger: Logger;
-  /** Live frames: past the session's buffer bound the client is dropped as too slow. */
+  /** Live frames (relay events and live-only text): past the session's buffer bound the client is dropped as too slow. */
   send: (frame: ServerFrame) => void;
   /** Replayed frames: sent at the pace the client reads them (resolves once the socket has room again). */
   sendPaced: (frame: ServerFrame) => Promise<void>;
@@ -52,8 +52,8 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
     release(frame.ideaId);
     const slot: Slot = { active: true };
     slots.set(frame.ideaId, slot);
-    const listener = (event: RelayEvent): void => {
-      if (slot.active) send(event);
+    const listener: IdeaListener = (frame) => {
+      if (slot.active) send(frame);
     };
     const replayedUpTo = await replayHistory({ service, sendPaced, slot }, frame).catch((error: unknown) => {
       drop(frame.ideaId, slot);

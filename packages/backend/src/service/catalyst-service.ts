@@ -19,7 +19,8 @@ import type { SubmittedAnswers } from '../core/question-handler.ts';
 import { startRunDriver, type ActiveRun, type PromptControls } from '../runs/run-driver.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { IdeaIndex } from './idea-index.ts';
-import type { HostHealth, IdeaService, IdeaSubscription } from './idea-service.ts';
+import type { HostHealth, IdeaListener, IdeaService, IdeaSubscription } from './idea-service.ts';
+import { LiveSubscribers } from './live-subscribers.ts';
 import { checkHosts } from './host-health.ts';
 import { claimRun, deletingClaim } from './run-claim.ts';
 import { addTotals, applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
@@ -35,11 +36,15 @@ export interface CatalystServiceOptions {
   qa?: routing.QaSettings;
 }
 
-/** The service: ideas on their hosts, one run per idea, every event into the idea's history and out to subscribers. */
+/**
+ * The service: ideas on their hosts, one run per idea, every event into the idea's history and out to subscribers;
+ * live-only frames (streaming text) out to subscribers alone.
+ */
 export class CatalystService implements IdeaService {
   readonly #options: CatalystServiceOptions;
   readonly #histories = new Map<string, Promise<IdeaHistory>>();
   readonly #runs = new Map<string, ActiveRun>();
+  readonly #live = new LiveSubscribers();
   #isStopping = false;
 
   constructor(options: CatalystServiceOptions) {
@@ -82,6 +87,7 @@ export class CatalystService implements IdeaService {
     try {
       const history = this.#histories.get(id);
       this.#histories.delete(id);
+      this.#live.drop(id);
       await (await history)?.close();
       await (await this.#store(host)).delete(id);
       await this.#options.index.delete(id);
@@ -95,15 +101,21 @@ export class CatalystService implements IdeaService {
     return (await this.#history(id)).since(sinceSeq, limit);
   }
 
-  async subscribe(
-    id: string,
-    sinceSeq: number,
-    listener: (event: RelayEvent) => void,
-  ): Promise<IdeaSubscription> {
+  async subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription> {
     await this.#locate(id);
-    const subscription = await (await this.#history(id)).subscribe(sinceSeq, listener);
+    const { lastSeq, unsubscribe } = await (await this.#history(id)).subscribe(sinceSeq, listener);
+    // Joined in the same tick as the history's live events: from here on both arrive in stdout order.
+    const leaveLive = this.#live.add(id, listener);
     const pending = routing.pendingOf(this.#runs.get(id)?.prompts);
-    return { ...subscription, running: this.#runs.has(id), pending };
+    return {
+      lastSeq,
+      running: this.#runs.has(id),
+      pending,
+      unsubscribe: () => {
+        unsubscribe();
+        leaveLive();
+      },
+    };
   }
 
   async startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
@@ -192,6 +204,9 @@ export class CatalystService implements IdeaService {
       maxDurationMs: this.#options.maxRunMs,
       ...routing.promptOptionsFor(meta, this.#options.qa ?? routing.DEFAULT_QA, history),
       emit: (draft: RelayEventDraft): RelayEvent => history.append(draft),
+      relayLive: (frame) => {
+        this.#live.send(id, frame);
+      },
       onSession: async (sessionId) => {
         await store.update(id, (current) => ({ ...current, sessionId }));
       },

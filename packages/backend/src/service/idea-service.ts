@@ -1,4 +1,11 @@
-import type { CreateIdeaBody, IdeaView, RelayEvent, RunMode, UpdateIdeaBody } from '@catalyst/protocol';
+import type {
+  CreateIdeaBody,
+  IdeaView,
+  LiveFrame,
+  RelayEvent,
+  RunMode,
+  UpdateIdeaBody,
+} from '@catalyst/protocol';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
 import type { SubmittedAnswers } from '../core/question-handler.ts';
 import type { Preflight } from '../host/host.ts';
@@ -16,6 +23,9 @@ export interface IdeaSubscription {
   pending: RelayEvent[];
   unsubscribe(): void;
 }
+
+/** What a subscriber receives: the idea's relay events, and the live-only frames of its running run. */
+export type IdeaListener = (frame: RelayEvent | LiveFrame) => void;
 
 export interface HostHealth {
   name: string;
@@ -37,9 +47,10 @@ export interface IdeaService {
   history(id: string, sinceSeq: number, limit?: number): Promise<RelayEvent[]>;
   /**
    * Calls `listener` with every event after `sinceSeq` (replayed from the history first, then live), in seq
-   * order, with no gap and no duplicate.
+   * order, with no gap and no duplicate. Once subscribed it also gets the live-only frames (streaming text), in
+   * their place among the live events; those that came before are not replayed.
    */
-  subscribe(id: string, sinceSeq: number, listener: (event: RelayEvent) => void): Promise<IdeaSubscription>;
+  subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription>;
   /** Starts a chat or build run; RUN_IN_PROGRESS when the idea has one. */
   startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }>;
   /** Stops the idea's run; NO_RUN when there is none. */

@@ -1,0 +1,128 @@
+import { createContext, useContext, useEffect, useState, useSyncExternalStore } from 'react';
+import { ApiError, api } from './api.ts';
+import { Connection, type ConnectionState } from './connection.ts';
+import { IdeaPage } from './IdeaPage.tsx';
+import { IdeasList } from './IdeasList.tsx';
+import { LoginScreen } from './LoginScreen.tsx';
+import { navigate, routeOf, usePath } from './router.ts';
+
+type Login = 'checking' | 'ok' | 'missing' | 'refused' | 'offline';
+
+const ConnectionContext = createContext<Connection | undefined>(undefined);
+
+export function useConnection(): Connection {
+  const connection = useContext(ConnectionContext);
+  if (connection === undefined) throw new Error('useConnection outside the logged-in app');
+  return connection;
+}
+
+export function useConnectionState(connection: Connection): ConnectionState {
+  return useSyncExternalStore(
+    (listener) => connection.onState(listener),
+    () => connection.state,
+  );
+}
+
+/** `/login?token=…` sends a refused token here as `/?login=refused` (routes-login.ts). */
+function initialLogin(): Login {
+  return new URLSearchParams(location.search).get('login') === 'refused' ? 'refused' : 'checking';
+}
+
+async function isLoggedIn(): Promise<boolean> {
+  try {
+    await api.checkLogin();
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.isUnauthorized) return false;
+    throw error;
+  }
+}
+
+export function App() {
+  const [login, setLogin] = useState<Login>(initialLogin);
+  const [connection, setConnection] = useState<Connection>();
+
+  useEffect(() => {
+    if (login !== 'checking') return;
+    let live = true;
+    isLoggedIn().then(
+      (ok) => {
+        if (live) setLogin(ok ? 'ok' : 'missing');
+      },
+      () => {
+        if (live) setLogin('offline');
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [login]);
+
+  useEffect(() => {
+    if (login !== 'ok') return;
+    const created = new Connection({ checkLogin: isLoggedIn });
+    const stop = created.onState((state) => {
+      if (state === 'unauthorized') setLogin('missing');
+    });
+    setConnection(created);
+    return () => {
+      stop();
+      created.close();
+      setConnection(undefined);
+    };
+  }, [login]);
+
+  if (login === 'checking') return <main className="centered" aria-busy="true" />;
+  if (login === 'missing' || login === 'refused') return <LoginScreen refused={login === 'refused'} />;
+  if (login === 'offline') {
+    return (
+      <main className="centered">
+        <div className="panel">
+          <h1>Catalyst cannot be reached</h1>
+          <p>Is it still running? Start it again with ./scripts/start, then reload this page.</p>
+          <button
+            type="button"
+            onClick={() => {
+              setLogin('checking');
+            }}
+          >
+            Try again
+          </button>
+        </div>
+      </main>
+    );
+  }
+  if (connection === undefined) return <main className="centered" aria-busy="true" />;
+  return (
+    <ConnectionContext.Provider value={connection}>
+      <Routes />
+    </ConnectionContext.Provider>
+  );
+}
+
+function Routes() {
+  const route = routeOf(usePath());
+  switch (route.name) {
+    case 'ideas':
+      return <IdeasList />;
+    case 'idea':
+      return <IdeaPage key={route.ideaId} ideaId={route.ideaId} />;
+    case 'not_found':
+      return (
+        <main className="centered">
+          <div className="panel">
+            <h1>Nothing here</h1>
+            <p>This address is not a page of Catalyst.</p>
+            <button
+              type="button"
+              onClick={() => {
+                navigate('/');
+              }}
+            >
+              Go to your ideas
+            </button>
+          </div>
+        </main>
+      );
+  }
+}

@@ -1,0 +1,216 @@
+import { MAX_MESSAGE_CHARS, type RunMode } from '@catalyst/protocol';
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { Dialog } from './Dialog.tsx';
+
+interface ComposerProps {
+  ideaId: string;
+  connected: boolean;
+  running: boolean;
+  runMode: RunMode | undefined;
+  /** Cancel was sent; the run has not ended yet. */
+  stopping: boolean;
+  /** The idea has been built before (no confirmation for Build then). */
+  hasBuilt: boolean;
+  hostName: string | undefined;
+  slashCommands: readonly string[];
+  waitingForPerson: boolean;
+  onSend: (mode: RunMode, message: string) => boolean;
+  onCancel: () => void;
+}
+
+const MODE_HINT: Record<RunMode, string> = {
+  chat: 'Chat: Claude reads and talks it through with you; it changes nothing.',
+  build: 'Build: Claude writes files and runs commands in this idea’s project folder on the host.',
+};
+
+/** What to type, in which mode; Enter sends, Shift+Enter is a new line, `/` suggests the session's commands. */
+export function Composer(props: ComposerProps) {
+  const [mode, setMode] = useState<RunMode>('chat');
+  const [text, setText] = useState('');
+  const [confirmingBuild, setConfirmingBuild] = useState(false);
+  const [suggestion, setSuggestion] = useState(0);
+  const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const hintId = useId();
+  const listId = useId();
+  const confirmedKey = `catalyst.build-confirmed.${props.ideaId}`;
+
+  const blockedReason = !props.connected
+    ? 'Reconnecting… you can send again once the connection is back.'
+    : props.running
+      ? props.waitingForPerson
+        ? 'Claude is working… and waits for your answer above.'
+        : 'Claude is working…'
+      : undefined;
+  const disabled = blockedReason !== undefined;
+
+  // When a run ends, the person can type again: give them the cursor back.
+  const wasRunning = useRef(props.running);
+  useEffect(() => {
+    if (wasRunning.current && !props.running) textareaRef.current?.focus();
+    wasRunning.current = props.running;
+  }, [props.running]);
+
+  const suggestions =
+    text.startsWith('/') && !/\s/.test(text)
+      ? props.slashCommands
+          .map((command) => (command.startsWith('/') ? command : `/${command}`))
+          .filter((command) => command.startsWith(text) && command !== text)
+          .slice(0, 8)
+      : [];
+
+  const chooseMode = (next: RunMode) => {
+    if (next === 'build' && !props.hasBuilt && localStorage.getItem(confirmedKey) !== 'yes') {
+      setConfirmingBuild(true);
+      return;
+    }
+    setMode(next);
+  };
+
+  const send = () => {
+    const message = text.trim();
+    if (disabled || message === '' || message.length > MAX_MESSAGE_CHARS) return;
+    if (props.onSend(mode, message)) setText('');
+    textareaRef.current?.focus();
+  };
+
+  const complete = (command: string) => {
+    setText(`${command} `);
+    setSuggestion(0);
+    textareaRef.current?.focus();
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (suggestions.length > 0) {
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        event.preventDefault();
+        const step = event.key === 'ArrowDown' ? 1 : -1;
+        setSuggestion((index) => (index + step + suggestions.length) % suggestions.length);
+        return;
+      }
+      if (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey)) {
+        event.preventDefault();
+        const picked = suggestions[Math.min(suggestion, suggestions.length - 1)];
+        if (picked !== undefined) complete(picked);
+        return;
+      }
+    }
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  };
+
+  return (
+    <section className="composer" aria-label="Composer">
+      <div className="composer-top">
+        <div className="mode-toggle" role="radiogroup" aria-label="Mode">
+          {(['chat', 'build'] as const).map((value) => (
+            <label key={value} className={mode === value ? 'mode mode-active' : 'mode'}>
+              <input
+                type="radio"
+                name={`mode-${props.ideaId}`}
+                value={value}
+                checked={mode === value}
+                onChange={() => {
+                  chooseMode(value);
+                }}
+              />
+              {value === 'chat' ? 'Chat' : 'Build'}
+            </label>
+          ))}
+        </div>
+        <p className="hint" id={hintId}>
+          {MODE_HINT[mode]}
+        </p>
+      </div>
+      {suggestions.length > 0 ? (
+        <ul className="suggestions" role="listbox" id={listId} aria-label="Commands">
+          {suggestions.map((command, index) => (
+            <li
+              key={command}
+              role="option"
+              aria-selected={index === suggestion}
+              onMouseDown={(event) => {
+                event.preventDefault();
+                complete(command);
+              }}
+            >
+              {command}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <div className="composer-row">
+        <label htmlFor={`message-${props.ideaId}`} className="visually-hidden">
+          Message
+        </label>
+        <textarea
+          id={`message-${props.ideaId}`}
+          ref={textareaRef}
+          value={text}
+          rows={3}
+          maxLength={MAX_MESSAGE_CHARS}
+          disabled={disabled}
+          placeholder={mode === 'chat' ? 'Ask Claude about this idea…' : 'Tell Claude what to build…'}
+          aria-describedby={hintId}
+          aria-controls={suggestions.length > 0 ? listId : undefined}
+          onChange={(event) => {
+            setText(event.target.value);
+            setSuggestion(0);
+          }}
+          onKeyDown={onKeyDown}
+        />
+        <div className="composer-buttons">
+          {props.running ? (
+            <button type="button" className="danger" disabled={props.stopping} onClick={props.onCancel}>
+              {props.stopping ? 'Stopping…' : 'Cancel run'}
+            </button>
+          ) : null}
+          <button type="button" className="primary" disabled={disabled || text.trim() === ''} onClick={send}>
+            Send
+          </button>
+        </div>
+      </div>
+      <p className="composer-status" role="status">
+        {blockedReason ?? (props.runMode === undefined ? 'Enter sends, Shift+Enter starts a new line.' : '')}
+      </p>
+      {confirmingBuild ? (
+        <Dialog
+          title="Start building?"
+          onClose={() => {
+            setConfirmingBuild(false);
+          }}
+        >
+          <p>
+            In Build mode Claude can create and change files and run commands in this idea’s{' '}
+            <code>project/</code> folder{props.hostName === undefined ? '' : ` on ${props.hostName}`}. It
+            continues the same conversation, so it knows what you discussed.
+          </p>
+          <div className="actions">
+            <button
+              type="button"
+              className="primary"
+              autoFocus
+              onClick={() => {
+                localStorage.setItem(confirmedKey, 'yes');
+                setMode('build');
+                setConfirmingBuild(false);
+                textareaRef.current?.focus();
+              }}
+            >
+              Start building
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                setConfirmingBuild(false);
+              }}
+            >
+              Keep chatting
+            </button>
+          </div>
+        </Dialog>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,326 @@
+import type {
+  HostHealthView,
+  IdeaStatus,
+  IdeaView,
+  QuestionPolicy,
+  PermissionPolicy,
+} from '@catalyst/protocol';
+import { useState, type SyntheticEvent } from 'react';
+import { api, describeError } from './api.ts';
+import { Dialog } from './Dialog.tsx';
+import { formatCost } from './format.ts';
+import { navigate } from './router.ts';
+import { StatusBadge } from './StatusBadge.tsx';
+
+interface IdeaHeaderProps {
+  ideaId: string;
+  idea: IdeaView | undefined;
+  host: HostHealthView | undefined;
+  /** The newest `idea:status` from the live stream: newer than the last fetched meta. */
+  liveStatus: IdeaStatus | undefined;
+  sessionId: string | undefined;
+  running: boolean;
+  onChanged: (idea: IdeaView) => void;
+}
+
+type Panel = 'none' | 'edit' | 'settings';
+
+export function IdeaHeader(props: IdeaHeaderProps) {
+  const { idea, host, running } = props;
+  const meta = idea?.meta;
+  const [panel, setPanel] = useState<Panel>('none');
+  const [deleting, setDeleting] = useState(false);
+  const toggle = (next: Panel) => {
+    setPanel((current) => (current === next ? 'none' : next));
+  };
+  const status = props.liveStatus ?? meta?.status;
+
+  return (
+    <header className="idea-header">
+      <nav className="breadcrumb">
+        <a
+          href="/"
+          onClick={(event) => {
+            event.preventDefault();
+            navigate('/');
+          }}
+        >
+          ← Ideas
+        </a>
+      </nav>
+      <div className="idea-title-row">
+        <h1>{meta?.title ?? 'Loading…'}</h1>
+        {status === undefined ? null : <StatusBadge status={status} />}
+      </div>
+      {meta?.description ? <p className="idea-description">{meta.description}</p> : null}
+      <dl className="idea-facts">
+        <div>
+          <dt>Session</dt>
+          <dd title={props.sessionId}>
+            {props.sessionId === undefined ? 'not started' : props.sessionId.slice(0, 8)}
+          </dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{meta ? formatCost(meta.totals.costUsd + meta.totals.auxiliaryCostUsd) : '…'}</dd>
+        </div>
+        <div>
+          <dt>Host</dt>
+          <dd>
+            <HostHealth name={idea?.host} host={host} />
+          </dd>
+        </div>
+      </dl>
+      <div className="actions idea-actions">
+        <button
+          type="button"
+          aria-expanded={panel === 'edit'}
+          onClick={() => {
+            toggle('edit');
+          }}
+        >
+          Edit idea
+        </button>
+        <button
+          type="button"
+          aria-expanded={panel === 'settings'}
+          onClick={() => {
+            toggle('settings');
+          }}
+        >
+          Settings
+        </button>
+        <button
+          type="button"
+          className="danger"
+          disabled={running}
+          title={running ? 'Cancel the run before deleting' : undefined}
+          onClick={() => {
+            setDeleting(true);
+          }}
+        >
+          Delete idea
+        </button>
+      </div>
+      {panel === 'edit' && idea !== undefined && meta !== undefined ? (
+        <EditForm
+          idea={idea}
+          onDone={(updated) => {
+            if (updated) props.onChanged(updated);
+            setPanel('none');
+          }}
+        />
+      ) : null}
+      {panel === 'settings' && idea !== undefined && meta !== undefined ? (
+        <SettingsPanel idea={idea} onChanged={props.onChanged} />
+      ) : null}
+      {deleting ? (
+        <DeleteDialog
+          ideaId={props.ideaId}
+          title={meta?.title ?? props.ideaId}
+          onClose={() => {
+            setDeleting(false);
+          }}
+        />
+      ) : null}
+    </header>
+  );
+}
+
+function HostHealth({ name, host }: { name: string | undefined; host: HostHealthView | undefined }) {
+  if (name === undefined) return <>…</>;
+  if (host === undefined) return <>{name}</>;
+  if (!host.reachable) {
+    return (
+      <span className="health health-bad" title={host.error}>
+        {name}: unreachable
+      </span>
+    );
+  }
+  const preflight = host.preflight;
+  const problems = preflight?.problems ?? [];
+  if (preflight?.claudePath === undefined || problems.length > 0) {
+    return (
+      <span className="health health-bad" title={problems.join('\n')}>
+        {name}: {preflight?.claudePath === undefined ? 'claude not found' : problems[0]}
+      </span>
+    );
+  }
+  return (
+    <span className="health health-ok" title={preflight.claudePath}>
+      {name}: claude {preflight.version?.split(' ')[0] ?? 'found'}
+    </span>
+  );
+}
+
+function EditForm({ idea, onDone }: { idea: IdeaView; onDone: (updated?: IdeaView) => void }) {
+  const [title, setTitle] = useState(idea.meta?.title ?? '');
+  const [description, setDescription] = useState(idea.meta?.description ?? '');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: SyntheticEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      onDone(await api.updateIdea(idea.id, { title: title.trim(), description }));
+    } catch (caught) {
+      setError(describeError(caught));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="panel" aria-label="Edit idea" onSubmit={(event) => void submit(event)}>
+      <label htmlFor="edit-title">Title</label>
+      <input
+        id="edit-title"
+        value={title}
+        required
+        maxLength={200}
+        onChange={(event) => {
+          setTitle(event.target.value);
+        }}
+      />
+      <label htmlFor="edit-description">Description</label>
+      <textarea
+        id="edit-description"
+        value={description}
+        rows={4}
+        maxLength={20_000}
+        onChange={(event) => {
+          setDescription(event.target.value);
+        }}
+      />
+      {error === undefined ? null : (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          Save
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            onDone();
+          }}
+        >
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+const QUESTION_POLICIES: { value: QuestionPolicy; label: string }[] = [
+  { value: 'human', label: 'A person answers' },
+  { value: 'auto', label: 'A small model answers' },
+  { value: 'human_then_auto', label: 'A person, then the model after a wait' },
+];
+const PERMISSION_POLICIES: { value: PermissionPolicy; label: string }[] = [
+  { value: 'auto', label: 'Build may use every tool' },
+  { value: 'ask', label: 'Ask me before each tool call' },
+];
+
+function SettingsPanel({ idea, onChanged }: { idea: IdeaView; onChanged: (idea: IdeaView) => void }) {
+  const [state, setState] = useState<
+    { kind: 'idle' | 'saving' | 'saved' } | { kind: 'error'; message: string }
+  >({
+    kind: 'idle',
+  });
+  const save = async (body: { questionPolicy?: QuestionPolicy; permissionPolicy?: PermissionPolicy }) => {
+    setState({ kind: 'saving' });
+    try {
+      onChanged(await api.updateIdea(idea.id, body));
+      setState({ kind: 'saved' });
+    } catch (caught) {
+      setState({ kind: 'error', message: describeError(caught) });
+    }
+  };
+  const meta = idea.meta;
+  if (meta === undefined) return null;
+  return (
+    <section className="panel settings" aria-label="Settings">
+      <label htmlFor="question-policy">Question policy</label>
+      <select
+        id="question-policy"
+        value={meta.questionPolicy}
+        onChange={(event) => {
+          const value = QUESTION_POLICIES.find((policy) => policy.value === event.target.value)?.value;
+          if (value) void save({ questionPolicy: value });
+        }}
+      >
+        {QUESTION_POLICIES.map((policy) => (
+          <option key={policy.value} value={policy.value}>
+            {policy.label}
+          </option>
+        ))}
+      </select>
+      <p className="hint">Who answers when Claude asks a question during a run.</p>
+      <label htmlFor="permission-policy">Permission policy</label>
+      <select
+        id="permission-policy"
+        value={meta.permissionPolicy}
+        onChange={(event) => {
+          const value = PERMISSION_POLICIES.find((policy) => policy.value === event.target.value)?.value;
+          if (value) void save({ permissionPolicy: value });
+        }}
+      >
+        {PERMISSION_POLICIES.map((policy) => (
+          <option key={policy.value} value={policy.value}>
+            {policy.label}
+          </option>
+        ))}
+      </select>
+      <p className="hint">
+        Whether a build asks you before it writes files or runs commands. Applies from the next run.
+      </p>
+      <p className="muted" role="status">
+        {state.kind === 'saving' ? 'Saving…' : state.kind === 'saved' ? 'Saved.' : ''}
+      </p>
+      {state.kind === 'error' ? (
+        <p className="form-error" role="alert">
+          {state.message}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function DeleteDialog({ ideaId, title, onClose }: { ideaId: string; title: string; onClose: () => void }) {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const remove = async () => {
+    setBusy(true);
+    try {
+      await api.deleteIdea(ideaId);
+      navigate('/');
+    } catch (caught) {
+      setError(describeError(caught));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Delete “${title}”?`} onClose={onClose}>
+      <p>
+        Its folder on the host, the project Claude built in it and the whole conversation are removed. This
+        cannot be undone.
+      </p>
+      {error === undefined ? null : (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
+          Delete
+        </button>
+        <button type="button" autoFocus onClick={onClose}>
+          Keep it
+        </button>
+      </div>
+    </Dialog>
+  );
+}

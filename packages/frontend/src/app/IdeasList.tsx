@@ -1,0 +1,178 @@
+import type { IdeaView } from '@catalyst/protocol';
+import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
+import { api, describeError } from './api.ts';
+import { formatRelative } from './format.ts';
+import { navigate } from './router.ts';
+import { StatusBadge } from './StatusBadge.tsx';
+
+/** Every idea on every host, newest activity first, and a form to capture a new one. */
+export function IdeasList() {
+  const [ideas, setIdeas] = useState<IdeaView[]>();
+  const [error, setError] = useState<string>();
+  const [creating, setCreating] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      setIdeas(await api.listIdeas());
+      setError(undefined);
+    } catch (caught) {
+      setError(describeError(caught));
+    }
+  }, []);
+
+  useEffect(() => {
+    document.title = 'Ideas · Catalyst';
+    void load();
+    // Statuses change while builds run elsewhere: refresh when the person comes back, and now and then.
+    const onFocus = () => void load();
+    addEventListener('focus', onFocus);
+    const timer = setInterval(onFocus, 15_000);
+    return () => {
+      removeEventListener('focus', onFocus);
+      clearInterval(timer);
+    };
+  }, [load]);
+
+  const sorted = [...(ideas ?? [])].sort((a, b) =>
+    (b.meta?.updatedAt ?? '').localeCompare(a.meta?.updatedAt ?? ''),
+  );
+
+  return (
+    <main className="page">
+      <header className="page-header">
+        <h1>Ideas</h1>
+        {creating ? null : (
+          <button
+            type="button"
+            className="primary"
+            onClick={() => {
+              setCreating(true);
+            }}
+          >
+            New idea
+          </button>
+        )}
+      </header>
+      {creating ? (
+        <NewIdeaForm
+          onCancel={() => {
+            setCreating(false);
+          }}
+        />
+      ) : null}
+      {error === undefined ? null : (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      {ideas === undefined ? (
+        error === undefined ? (
+          <p className="muted">Loading…</p>
+        ) : null
+      ) : sorted.length === 0 ? (
+        <p className="empty">No ideas yet. Capture the first one with “New idea”.</p>
+      ) : (
+        <ul className="idea-list">
+          {sorted.map((idea) => (
+            <IdeaRow key={idea.id} idea={idea} />
+          ))}
+        </ul>
+      )}
+    </main>
+  );
+}
+
+function IdeaRow({ idea }: { idea: IdeaView }) {
+  const meta = idea.meta;
+  const title = meta?.title ?? idea.id;
+  const href = `/ideas/${idea.id}`;
+  return (
+    <li className="idea-row">
+      <a
+        href={href}
+        className="idea-link"
+        onClick={(event) => {
+          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+          event.preventDefault();
+          navigate(href);
+        }}
+      >
+        {title}
+      </a>
+      <StatusBadge status={idea.available && meta ? meta.status : 'unavailable'} />
+      {idea.running ? <span className="running-dot">running</span> : null}
+      <span className="idea-row-meta muted">
+        {meta ? `${formatRelative(meta.updatedAt)} · ${idea.host}` : (idea.error ?? `on ${idea.host}`)}
+      </span>
+      {meta?.description ? <p className="idea-row-description">{meta.description}</p> : null}
+    </li>
+  );
+}
+
+function NewIdeaForm({ onCancel }: { onCancel: () => void }) {
+  const [title, setTitle] = useState('');
+  const [description, setDescription] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const titleRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    titleRef.current?.focus();
+  }, []);
+
+  const submit = async (event: SyntheticEvent) => {
+    event.preventDefault();
+    if (title.trim() === '') {
+      setError('Give the idea a title.');
+      return;
+    }
+    setBusy(true);
+    try {
+      const idea = await api.createIdea({ title: title.trim(), description });
+      navigate(`/ideas/${idea.id}`);
+    } catch (caught) {
+      setError(describeError(caught));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="panel new-idea" aria-label="New idea" onSubmit={(event) => void submit(event)}>
+      <label htmlFor="new-idea-title">Title</label>
+      <input
+        id="new-idea-title"
+        ref={titleRef}
+        value={title}
+        maxLength={200}
+        required
+        onChange={(event) => {
+          setTitle(event.target.value);
+        }}
+      />
+      <label htmlFor="new-idea-description">Description</label>
+      <textarea
+        id="new-idea-description"
+        value={description}
+        maxLength={20_000}
+        rows={4}
+        placeholder="What is it, who is it for, what should it do?"
+        onChange={(event) => {
+          setDescription(event.target.value);
+        }}
+      />
+      {error === undefined ? null : (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          Create idea
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,102 @@
+import {
+  ApiErrorBodySchema,
+  EventsResponseSchema,
+  HostsResponseSchema,
+  IdeaListResponseSchema,
+  IdeaResponseSchema,
+  type CreateIdeaBody,
+  type ErrorCode,
+  type HostHealthView,
+  type IdeaView,
+  type RelayEvent,
+  type UpdateIdeaBody,
+} from '@catalyst/protocol';
+import type { z } from 'zod';
+
+/**
+ * The REST API, same origin, authenticated by the HttpOnly cookie `/login` set. Every answer is parsed with the
+ * protocol's schemas; a failure becomes an `ApiError` with a sentence for a person (never a stack trace).
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode | 'NETWORK' | 'BAD_RESPONSE';
+  readonly status: number;
+
+  constructor(code: ApiError['code'], message: string, status: number) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+  }
+
+  get isUnauthorized(): boolean {
+    return this.status === 401;
+  }
+}
+
+async function request<T>(
+  path: string,
+  schema: z.ZodType<T> | undefined,
+  init: RequestInit = {},
+): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      ...init,
+      credentials: 'same-origin',
+      headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
+    });
+  } catch {
+    throw new ApiError('NETWORK', 'Catalyst cannot be reached. Is it still running?', 0);
+  }
+  if (!response.ok) throw await errorOf(response);
+  if (schema === undefined) return undefined as T;
+  const parsed = schema.safeParse(await response.json().catch(() => undefined));
+  if (!parsed.success) {
+    throw new ApiError('BAD_RESPONSE', `Catalyst sent an answer this page does not understand (${path}).`, 0);
+  }
+  return parsed.data;
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const body = ApiErrorBodySchema.safeParse(await response.json().catch(() => undefined));
+  if (body.success) return new ApiError(body.data.error.code, body.data.error.message, response.status);
+  return new ApiError('BAD_RESPONSE', `Catalyst answered ${response.status}.`, response.status);
+}
+
+const json = (body: unknown) => JSON.stringify(body);
+
+export const api = {
+  async listIdeas(): Promise<IdeaView[]> {
+    return (await request('/api/ideas', IdeaListResponseSchema)).ideas;
+  },
+  async getIdea(id: string): Promise<IdeaView> {
+    return (await request(`/api/ideas/${encodeURIComponent(id)}`, IdeaResponseSchema)).idea;
+  },
+  async createIdea(body: CreateIdeaBody): Promise<IdeaView> {
+    return (await request('/api/ideas', IdeaResponseSchema, { method: 'POST', body: json(body) })).idea;
+  },
+  async updateIdea(id: string, body: UpdateIdeaBody): Promise<IdeaView> {
+    const path = `/api/ideas/${encodeURIComponent(id)}`;
+    return (await request(path, IdeaResponseSchema, { method: 'PATCH', body: json(body) })).idea;
+  },
+  async deleteIdea(id: string): Promise<void> {
+    await request(`/api/ideas/${encodeURIComponent(id)}`, undefined, { method: 'DELETE' });
+  },
+  async events(id: string, sinceSeq: number): Promise<RelayEvent[]> {
+    const path = `/api/ideas/${encodeURIComponent(id)}/events?sinceSeq=${sinceSeq}`;
+    return (await request(path, EventsResponseSchema)).events;
+  },
+  async hosts(): Promise<HostHealthView[]> {
+    return (await request('/api/hosts', HostsResponseSchema)).hosts;
+  },
+  /** Resolves when the cookie is accepted; an ApiError with status 401 when it is missing or wrong. */
+  async checkLogin(): Promise<void> {
+    await request('/api/health', undefined);
+  },
+};
+
+/** What a person reads for any failure. */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return 'Something went wrong. Try again.';
+}

@@ -1,0 +1,136 @@
+import type { ClientFrame, RelayEvent } from '@catalyst/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
+import { Connection, type ConnectionState, type IdeaFrame } from './connection.ts';
+
+// The page's connection against a real ws server: reconnects by itself, and each reconnect subscribes again
+// from the newest seq the view holds.
+
+const IDEA = 'idea-0123456789abcdef';
+
+function event(seq: number): RelayEvent {
+  return {
+    type: 'claude:text',
+    ideaId: IDEA,
+    runId: 'run-1',
+    seq,
+    ts: new Date(0).toISOString(),
+    text: `line ${seq}`,
+    messageId: 'msg-1',
+    parentToolUseId: null,
+  };
+}
+
+interface Server {
+  url: string;
+  frames: ClientFrame[];
+  sockets: ServerSocket[];
+  nextSocket(): Promise<ServerSocket>;
+  close(): Promise<void>;
+}
+
+async function startServer(): Promise<Server> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => wss.once('listening', resolve));
+  const address = wss.address();
+  if (address === null || typeof address === 'string') throw new Error('unexpected address');
+  const frames: ClientFrame[] = [];
+  const sockets: ServerSocket[] = [];
+  const waiting: ((socket: ServerSocket) => void)[] = [];
+  wss.on('connection', (socket) => {
+    sockets.push(socket);
+    socket.on('message', (data: Buffer) => {
+      frames.push(JSON.parse(data.toString('utf8')) as ClientFrame);
+    });
+    waiting.shift()?.(socket);
+  });
+  return {
+    url: `ws://127.0.0.1:${address.port}/ws`,
+    frames,
+    sockets,
+    nextSocket: () => new Promise((resolve) => waiting.push(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of wss.clients) socket.terminate();
+        wss.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+function until(check: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const poll = () => {
+      if (check()) resolve();
+      else setTimeout(poll, 5);
+    };
+    poll();
+  });
+}
+
+describe('Connection', () => {
+  let server: Server;
+  let connection: Connection | undefined;
+  beforeEach(async () => {
+    server = await startServer();
+  });
+  afterEach(async () => {
+    connection?.close();
+    await server.close();
+  });
+
+  it('subscribes, delivers parsed frames in batches, and after a drop resubscribes from the last seq', async () => {
+    const states: ConnectionState[] = [];
+    const received: IdeaFrame[] = [];
+    let lastSeq = 0;
+    const first = server.nextSocket();
+    connection = new Connection({ url: server.url, initialDelayMs: 10 });
+    connection.onState((state) => states.push(state));
+    connection.subscribe({
+      ideaId: IDEA,
+      lastSeq: () => lastSeq,
+      onFrames: (frames) => {
+        received.push(...frames);
+        for (const frame of frames) if ('seq' in frame) lastSeq = Math.max(lastSeq, frame.seq);
+      },
+      onSubscribed: () => undefined,
+      onError: () => undefined,
+    });
+    const socket = await first;
+    await until(() => server.frames.length === 1);
+    expect(server.frames[0]).toEqual({ type: 'subscribe', ideaId: IDEA });
+
+    for (const seq of [1, 2, 3]) socket.send(JSON.stringify(event(seq)));
+    socket.send('not json');
+    socket.send(JSON.stringify({ type: 'claude:text', ideaId: IDEA })); // fails the schema: ignored
+    await until(() => lastSeq === 3);
+    expect(received.map((frame) => ('seq' in frame ? frame.seq : -1))).toEqual([1, 2, 3]);
+
+    const second = server.nextSocket();
+    socket.terminate();
+    await second;
+    await until(() => server.frames.length === 2);
+    expect(server.frames[1]).toEqual({ type: 'subscribe', ideaId: IDEA, sinceSeq: 3 });
+    expect(states).toEqual(['open', 'reconnecting', 'open']);
+  });
+
+  it('turns a socket that cannot open into "unauthorized" when the login check fails', async () => {
+    const url = server.url;
+    await server.close();
+    server = await startServer(); // a different port: the old one refuses
+    const states: ConnectionState[] = [];
+    connection = new Connection({ url, initialDelayMs: 10, checkLogin: () => Promise.resolve(false) });
+    connection.onState((state) => states.push(state));
+    await until(() => states.includes('unauthorized'));
+    expect(connection.state).toBe('unauthorized');
+  });
+
+  it('send() says false while disconnected instead of queueing', async () => {
+    connection = new Connection({ url: server.url, initialDelayMs: 10 });
+    expect(connection.send({ type: 'cancel', ideaId: IDEA })).toBe(false);
+    await server.nextSocket();
+    await until(() => connection?.state === 'open');
+    expect(connection.send({ type: 'cancel', ideaId: IDEA })).toBe(true);
+  });
+});

@@ -1,0 +1,247 @@
+import {
+  ServerFrameSchema,
+  type ClientFrame,
+  type ErrorFrame,
+  type ServerFrame,
+  type SubscribedFrame,
+} from '@catalyst/protocol';
+
+/**
+ * The page's one WebSocket. It reconnects by itself with backoff, and on every (re)connect subscribes each open
+ * idea again with the last `seq` that idea's view has, so the server replays exactly what was missed; the
+ * transcript dedupes by `seq`, so an overlap costs nothing. A socket that cannot even open is followed by a
+ * login check: a missing or expired cookie turns into the `unauthorized` state instead of endless retries.
+ */
+
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized';
+
+/** A frame for one idea: its relay events, live text deltas, its `subscribed` and the errors its frames caused. */
+export type IdeaFrame = Exclude<ServerFrame, ErrorFrame | SubscribedFrame>;
+
+export interface IdeaSubscriber {
+  readonly ideaId: string;
+  /** The newest `seq` the view holds: what a (re)subscribe asks to continue from. */
+  lastSeq(): number;
+  onFrames(frames: readonly IdeaFrame[]): void;
+  onSubscribed(frame: SubscribedFrame): void;
+  onError(frame: ErrorFrame): void;
+}
+
+export interface ConnectionOptions {
+  url?: string;
+  /** Resolves true when the login is still good; called when a socket fails to open. */
+  checkLogin?: () => Promise<boolean>;
+  /** Backoff: the first delay, doubled per failure up to `maxDelayMs`, each with ±20 % jitter. */
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export class Connection {
+  #state: ConnectionState = 'connecting';
+  #socket: WebSocket | undefined;
+  #attempt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  readonly #subscribers = new Map<string, Set<IdeaSubscriber>>();
+  readonly #stateListeners = new Set<(state: ConnectionState) => void>();
+  readonly #errorListeners = new Set<(frame: ErrorFrame) => void>();
+  /** Frames arrive one per message; views get them in batches (one render per burst, not per frame). */
+  #pending: ServerFrame[] = [];
+  #flushScheduled = false;
+  readonly #options: Required<ConnectionOptions>;
+
+  constructor(options: ConnectionOptions = {}) {
+    const defaultUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+    this.#options = {
+      url: options.url ?? defaultUrl,
+      checkLogin: options.checkLogin ?? (() => Promise.resolve(true)),
+      initialDelayMs: options.initialDelayMs ?? 500,
+      maxDelayMs: options.maxDelayMs ?? 8_000,
+    };
+    this.#open();
+    addEventListener('online', this.#retryNow);
+    document.addEventListener('visibilitychange', this.#retryNow);
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  onState(listener: (state: ConnectionState) => void): () => void {
+    this.#stateListeners.add(listener);
+    return () => this.#stateListeners.delete(listener);
+  }
+
+  /** Errors no idea view claims (a frame without an idea). */
+  onError(listener: (frame: ErrorFrame) => void): () => void {
+    this.#errorListeners.add(listener);
+    return () => this.#errorListeners.delete(listener);
+  }
+
+  subscribe(subscriber: IdeaSubscriber): () => void {
+    let set = this.#subscribers.get(subscriber.ideaId);
+    if (set === undefined) {
+      set = new Set();
+      this.#subscribers.set(subscriber.ideaId, set);
+    }
+    set.add(subscriber);
+    this.#sendSubscribe(subscriber);
+    return () => {
+      const current = this.#subscribers.get(subscriber.ideaId);
+      current?.delete(subscriber);
+      if (current?.size === 0) {
+        this.#subscribers.delete(subscriber.ideaId);
+        this.send({ type: 'unsubscribe', ideaId: subscriber.ideaId });
+      }
+    };
+  }
+
+  /** False when the socket is not open (the caller says so to the person; nothing is queued behind their back). */
+  send(frame: ClientFrame): boolean {
+    const socket = this.#socket;
+    if (socket?.readyState !== WebSocket.OPEN) return false;
+    socket.send(JSON.stringify(frame));
+    return true;
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    removeEventListener('online', this.#retryNow);
+    document.removeEventListener('visibilitychange', this.#retryNow);
+    this.#socket?.close(1000);
+  }
+
+  #setState(state: ConnectionState): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    for (const listener of this.#stateListeners) listener(state);
+  }
+
+  #open(): void {
+    if (this.#closed) return;
+    let opened = false;
+    const socket = new WebSocket(this.#options.url);
+    this.#socket = socket;
+    socket.addEventListener('open', () => {
+      opened = true;
+      this.#attempt = 0;
+      this.#setState('open');
+      for (const set of this.#subscribers.values()) {
+        for (const subscriber of set) this.#sendSubscribe(subscriber);
+      }
+    });
+    socket.addEventListener('message', (event: MessageEvent<unknown>) => {
+      this.#receive(event.data);
+    });
+    socket.addEventListener('close', () => {
+      if (this.#socket !== socket) return;
+      this.#socket = undefined;
+      this.#flush();
+      if (this.#closed) return;
+      this.#setState('reconnecting');
+      if (opened) {
+        this.#schedule();
+        return;
+      }
+      // Never opened: the upgrade may have been refused for the login, which a WebSocket cannot tell us.
+      this.#options.checkLogin().then(
+        (ok) => {
+          if (ok) this.#schedule();
+          else this.#setState('unauthorized');
+        },
+        () => {
+          this.#schedule();
+        },
+      );
+    });
+  }
+
+  #schedule(): void {
+    clearTimeout(this.#timer);
+    const base = Math.min(this.#options.maxDelayMs, this.#options.initialDelayMs * 2 ** this.#attempt);
+    this.#attempt += 1;
+    const delay = base * (0.8 + Math.random() * 0.4);
+    this.#timer = setTimeout(() => {
+      this.#open();
+    }, delay);
+  }
+
+  /** Back online, or the tab is visible again: try at once instead of waiting out the backoff. */
+  readonly #retryNow = (): void => {
+    if (this.#closed || this.#socket !== undefined || this.#state === 'unauthorized') return;
+    if (document.visibilityState === 'hidden') return;
+    clearTimeout(this.#timer);
+    this.#open();
+  };
+
+  #sendSubscribe(subscriber: IdeaSubscriber): void {
+    const sinceSeq = subscriber.lastSeq();
+    this.send({ type: 'subscribe', ideaId: subscriber.ideaId, ...(sinceSeq > 0 ? { sinceSeq } : {}) });
+  }
+
+  #receive(data: unknown): void {
+    if (typeof data !== 'string') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      console.warn('Catalyst: ignored a WebSocket frame that is not JSON');
+      return;
+    }
+    const parsed = ServerFrameSchema.safeParse(json);
+    if (!parsed.success) {
+      const type =
+        typeof json === 'object' && json !== null && 'type' in json ? String(json.type) : 'no type';
+      console.warn(`Catalyst: ignored a WebSocket frame this page does not understand (${type})`);
+      return;
+    }
+    this.#pending.push(parsed.data);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    // A burst (a replay of hundreds of events, or fast deltas) becomes one render.
+    setTimeout(() => {
+      this.#flush();
+    }, 16);
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const frames = this.#pending;
+    if (frames.length === 0) return;
+    this.#pending = [];
+    const batches = new Map<string, IdeaFrame[]>();
+    for (const frame of frames) {
+      if (frame.type === 'error') {
+        this.#deliver(batches);
+        batches.clear();
+        const targets = frame.ideaId === undefined ? undefined : this.#subscribers.get(frame.ideaId);
+        if (targets === undefined || targets.size === 0) {
+          for (const listener of this.#errorListeners) listener(frame);
+        } else {
+          for (const subscriber of targets) subscriber.onError(frame);
+        }
+        continue;
+      }
+      if (frame.type === 'subscribed') {
+        this.#deliver(batches);
+        batches.clear();
+        for (const subscriber of this.#subscribers.get(frame.ideaId) ?? []) subscriber.onSubscribed(frame);
+        continue;
+      }
+      let batch = batches.get(frame.ideaId);
+      if (batch === undefined) {
+        batch = [];
+        batches.set(frame.ideaId, batch);
+      }
+      batch.push(frame);
+    }
+    this.#deliver(batches);
+  }
+
+  #deliver(batches: Map<string, IdeaFrame[]>): void {
+    for (const [ideaId, batch] of batches) {
+      for (const subscriber of this.#subscribers.get(ideaId) ?? []) subscriber.onFrames(batch);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { useSyncExternalStore } from 'react';
+
+/** Two screens need no router library: the path is the state, `navigate` pushes it, Back pops it. */
+
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  addEventListener('popstate', listener);
+  return () => {
+    listeners.delete(listener);
+    removeEventListener('popstate', listener);
+  };
+}
+
+export function usePath(): string {
+  return useSyncExternalStore(subscribe, () => location.pathname);
+}
+
+export function navigate(path: string): void {
+  if (location.pathname === path) return;
+  history.pushState(null, '', path);
+  for (const listener of listeners) listener();
+}
+
+export type Route = { name: 'ideas' } | { name: 'idea'; ideaId: string } | { name: 'not_found' };
+
+const IDEA_PATH = /^\/ideas\/(idea-[a-z0-9]{16})\/?$/;
+
+export function routeOf(path: string): Route {
+  if (path === '/' || path === '/ideas' || path === '/ideas/') return { name: 'ideas' };
+  const match = IDEA_PATH.exec(path);
+  if (match?.[1] !== undefined) return { name: 'idea', ideaId: match[1] };
+  return { name: 'not_found' };
+}

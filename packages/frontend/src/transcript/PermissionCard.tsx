@@ -1,0 +1,93 @@
+import { useMemo } from 'react';
+import type { RelayEvent } from '@catalyst/protocol';
+import { DiffView } from './DiffView.tsx';
+import { readFileChange, readKeyInput } from './tool-input.ts';
+import type { TranscriptActions } from './transcript-actions.ts';
+import { usePendingSubmit } from './use-pending-submit.ts';
+
+type PermissionRequest = Extract<RelayEvent, { type: 'claude:permission_request' }>;
+type PermissionClosed = Extract<RelayEvent, { type: 'claude:permission_closed' }>;
+
+interface PermissionCardProps {
+  request: PermissionRequest;
+  closed: PermissionClosed | undefined;
+  isRunEnded: boolean;
+  actions: TranscriptActions;
+}
+
+const closedWords: Record<PermissionClosed['reason'], string> = {
+  allowed: 'Allowed',
+  denied: 'Denied',
+  withdrawn: 'Withdrawn by Claude',
+  cancelled: 'Cancelled',
+  timed_out: 'Timed out',
+};
+
+/** A tool call waiting for the person's allow or deny; shows what the tool would do. */
+export function PermissionCard({ request, closed, isRunEnded, actions }: PermissionCardProps) {
+  const { isSubmitted, markSubmitted } = usePendingSubmit();
+  const isClosed = closed !== undefined || isRunEnded;
+  const isDisabled = isClosed || isSubmitted;
+  const canRemember = (request.suggestions?.length ?? 0) > 0;
+  const decide = (decision: 'allow' | 'deny', remember: boolean) => () => {
+    markSubmitted();
+    actions.permission(request.requestId, decision, remember);
+  };
+  return (
+    <form
+      className={isClosed ? 't-card t-permission t-card--closed' : 't-card t-permission'}
+      aria-label={`Permission: ${request.toolName}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+      }}
+    >
+      <p className="t-card__title">
+        Claude wants to use <span className="t-tool__name">{request.toolName}</span>
+      </p>
+      {request.description === undefined ? null : (
+        <p className="t-card__description">{request.description}</p>
+      )}
+      <PermissionInput toolName={request.toolName} input={request.input} />
+      <div className="t-card__actions">
+        <button
+          type="button"
+          className="t-button t-button--primary"
+          disabled={isDisabled}
+          onClick={decide('allow', false)}
+        >
+          Allow
+        </button>
+        <button type="button" className="t-button" disabled={isDisabled} onClick={decide('deny', false)}>
+          Deny
+        </button>
+        {canRemember ? (
+          <button type="button" className="t-button" disabled={isDisabled} onClick={decide('allow', true)}>
+            Allow and remember
+          </button>
+        ) : null}
+        {isSubmitted && !isClosed ? <span className="t-card__status">Sending…</span> : null}
+      </div>
+      {isClosed ? (
+        <p className="t-card__outcome">
+          {closed === undefined ? 'Closed: the run ended' : closedWords[closed.reason]}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+function PermissionInput({ toolName, input }: { toolName: string; input: Record<string, unknown> }) {
+  const change = useMemo(() => readFileChange(toolName, input), [toolName, input]);
+  const json = useMemo(() => JSON.stringify(input, null, 2), [input]);
+  const key = readKeyInput(input);
+  return (
+    <>
+      {key === undefined ? null : <code className="t-tool__key">{key.value}</code>}
+      {change === undefined ? (
+        <pre className="t-pre t-card__input">{json}</pre>
+      ) : (
+        <DiffView change={change} />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,120 @@
+import { useState, type SyntheticEvent } from 'react';
+import type { RelayEvent } from '@catalyst/protocol';
+import { QuestionFieldset } from './QuestionFieldset.tsx';
+import { buildAnswers, emptyChoice, type QuestionChoice } from './question-answers.ts';
+import type { TranscriptActions } from './transcript-actions.ts';
+import { usePendingSubmit } from './use-pending-submit.ts';
+
+type Question = Extract<RelayEvent, { type: 'claude:question' }>;
+type QuestionAnswered = Extract<RelayEvent, { type: 'claude:question_answered' }>;
+type QuestionClosed = Extract<RelayEvent, { type: 'claude:question_closed' }>;
+
+interface QuestionCardProps {
+  question: Question;
+  answered: QuestionAnswered | undefined;
+  closed: QuestionClosed | undefined;
+  isRunEnded: boolean;
+  actions: TranscriptActions;
+}
+
+const closedWords: Record<QuestionClosed['reason'], string> = {
+  answered: 'Answered',
+  dismissed: 'Dismissed',
+  timed_out: 'Timed out: Claude went on without an answer',
+  cancelled: 'Cancelled',
+};
+
+/** Claude's AskUserQuestion: one fieldset per question; disabled once answered or closed, or while sending. */
+export function QuestionCard({ question, answered, closed, isRunEnded, actions }: QuestionCardProps) {
+  const [choices, setChoices] = useState<readonly QuestionChoice[]>(() =>
+    question.questions.map(() => emptyChoice),
+  );
+  const { isSubmitted, markSubmitted } = usePendingSubmit();
+  const isClosed = answered !== undefined || closed !== undefined || isRunEnded;
+  const isDisabled = isClosed || isSubmitted;
+  const answers = buildAnswers(question.questions, choices);
+  const header = question.questions[0]?.header ?? 'Claude asks';
+
+  const submit = (event: SyntheticEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (isDisabled || answers === undefined) return;
+    markSubmitted();
+    actions.answer(question.questionId, answers);
+  };
+  const dismiss = () => {
+    markSubmitted();
+    actions.dismiss(question.questionId);
+  };
+  const setChoice = (index: number, choice: QuestionChoice) => {
+    setChoices((current) => current.map((old, at) => (at === index ? choice : old)));
+  };
+
+  return (
+    <form
+      className={isClosed ? 't-card t-question t-card--closed' : 't-card t-question'}
+      aria-label={`Question: ${header}`}
+      onSubmit={submit}
+    >
+      {question.questions.map((item, index) => (
+        <QuestionFieldset
+          key={index}
+          item={item}
+          choice={choices[index] ?? emptyChoice}
+          isDisabled={isDisabled}
+          onChange={(choice) => {
+            setChoice(index, choice);
+          }}
+        />
+      ))}
+      {answered === undefined ? null : <AnswerList answers={answered.answers} />}
+      <QuestionButtons
+        canSubmit={!isDisabled && answers !== undefined}
+        isDisabled={isDisabled}
+        isSending={isSubmitted && !isClosed}
+        onDismiss={dismiss}
+      />
+      {isClosed ? <p className="t-card__outcome">{describeOutcome(answered, closed)}</p> : null}
+    </form>
+  );
+}
+
+interface QuestionButtonsProps {
+  canSubmit: boolean;
+  isDisabled: boolean;
+  isSending: boolean;
+  onDismiss: () => void;
+}
+
+function QuestionButtons({ canSubmit, isDisabled, isSending, onDismiss }: QuestionButtonsProps) {
+  return (
+    <div className="t-card__actions">
+      <button type="submit" className="t-button t-button--primary" disabled={!canSubmit}>
+        Submit answer
+      </button>
+      <button type="button" className="t-button" disabled={isDisabled} onClick={onDismiss}>
+        Dismiss
+      </button>
+      {isSending ? <span className="t-card__status">Sending…</span> : null}
+    </div>
+  );
+}
+
+function AnswerList({ answers }: { answers: Record<string, string> }) {
+  return (
+    <dl className="t-answers">
+      {Object.entries(answers).map(([question, answer]) => (
+        <div key={question} className="t-answers__row">
+          <dt>{question}</dt>
+          <dd>{answer}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function describeOutcome(answered: QuestionAnswered | undefined, closed: QuestionClosed | undefined): string {
+  if (answered !== undefined) {
+    return answered.source === 'human' ? 'Answered by you' : `Answered automatically (${answered.by})`;
+  }
+  return closed === undefined ? 'Closed: the run ended' : closedWords[closed.reason];
+}

@@ -1,0 +1,80 @@
+import { useMemo } from 'react';
+import type { RelayEvent } from '@catalyst/protocol';
+import { DiffView } from './DiffView.tsx';
+import { readFileChange, readKeyInput } from './tool-input.ts';
+
+type ToolUse = Extract<RelayEvent, { type: 'claude:tool_use' }>;
+type ToolResult = Extract<RelayEvent, { type: 'claude:tool_result' }>;
+
+/** Results longer than this collapse into a "Result" disclosure (ui-contract.md). */
+export const LONG_RESULT_LINES = 20;
+export const LONG_RESULT_CHARS = 2000;
+
+interface ToolCardProps {
+  use: ToolUse | undefined;
+  result: ToolResult | undefined;
+  isRunEnded: boolean;
+}
+
+/** A tool call with its result: the key input on top, a diff for file changes, then the result. */
+export function ToolCard({ use, result, isRunEnded }: ToolCardProps) {
+  const name = use?.name ?? 'unknown';
+  const change = useMemo(() => (use === undefined ? undefined : readFileChange(use.name, use.input)), [use]);
+  const key = use === undefined ? undefined : readKeyInput(use.input);
+  const hasOtherInput = use !== undefined && Object.keys(use.input).some((field) => field !== key?.field);
+  const className = result?.isError === true ? 't-tool t-tool--error' : 't-tool';
+  return (
+    <article className={className} aria-label={`Tool: ${name}`}>
+      <p className="t-tool__head">
+        <span className="t-tool__name">{name}</span>
+        {key === undefined ? null : <code className="t-tool__key">{key.value}</code>}
+      </p>
+      {change !== undefined ? (
+        <DiffView change={change} />
+      ) : hasOtherInput ? (
+        <ToolInput input={use.input} />
+      ) : null}
+      <ToolOutput result={result} isRunEnded={isRunEnded} />
+    </article>
+  );
+}
+
+function ToolInput({ input }: { input: Record<string, unknown> }) {
+  const json = useMemo(() => JSON.stringify(input, null, 2), [input]);
+  return (
+    <details className="t-tool__input">
+      <summary>Input</summary>
+      <pre className="t-pre">{json}</pre>
+    </details>
+  );
+}
+
+function ToolOutput({ result, isRunEnded }: { result: ToolResult | undefined; isRunEnded: boolean }) {
+  if (result === undefined) {
+    return <p className="t-tool__status">{isRunEnded ? 'No result' : 'Running…'}</p>;
+  }
+  const content = result.content === '' ? '(no output)' : result.content;
+  const output = <pre className="t-pre t-tool__output">{content}</pre>;
+  return (
+    <>
+      {result.isError ? <p className="t-tool__error">Error</p> : null}
+      {isLong(content) ? (
+        <details className="t-tool__result">
+          <summary>Result</summary>
+          {output}
+        </details>
+      ) : (
+        output
+      )}
+    </>
+  );
+}
+
+function isLong(text: string): boolean {
+  if (text.length > LONG_RESULT_CHARS) return true;
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    if (++lines > LONG_RESULT_LINES) return true;
+  }
+  return false;
+}

@@ -1,0 +1,66 @@
+import { useLayoutEffect, useMemo, useRef } from 'react';
+import type { TranscriptActions } from './transcript-actions.ts';
+import { TranscriptItemView } from './TranscriptItemView.tsx';
+import { buildItems, type TranscriptState } from './transcript-state.ts';
+import { useItemWindow } from './use-item-window.ts';
+import { useStickToBottom } from './use-stick-to-bottom.ts';
+
+export type { TranscriptActions } from './transcript-actions.ts';
+
+interface TranscriptProps {
+  state: TranscriptState;
+  actions: TranscriptActions;
+}
+
+/** An idea's conversation with Claude, live: role="log", newest at the bottom. */
+export function Transcript({ state, actions }: TranscriptProps): React.JSX.Element {
+  const items = useMemo(() => buildItems(state), [state]);
+  const stableActions = useStableActions(actions);
+  const { ref, isAtBottom, scrollToBottom } = useStickToBottom<HTMLDivElement>(items);
+  const { visible, hiddenCount, showEarlier } = useItemWindow(items);
+  return (
+    <div className="t-transcript">
+      <div ref={ref} className="t-log" role="log" aria-label="Transcript">
+        {items.length === 0 ? <p className="t-empty">Nothing here yet: send Claude a message.</p> : null}
+        {hiddenCount === 0 ? null : (
+          <button type="button" className="t-earlier" onClick={showEarlier}>
+            Show earlier ({hiddenCount})
+          </button>
+        )}
+        {visible.map((item) => (
+          <TranscriptItemView key={item.key} item={item} actions={stableActions} />
+        ))}
+      </div>
+      {isAtBottom ? null : (
+        <button type="button" className="t-jump" onClick={scrollToBottom}>
+          Jump to latest
+        </button>
+      )}
+    </div>
+  );
+}
+
+/**
+ * One actions object for the transcript's lifetime that calls the latest props: a page that passes a new object
+ * on every render would otherwise re-render every item.
+ */
+function useStableActions(actions: TranscriptActions): TranscriptActions {
+  const latest = useRef(actions);
+  useLayoutEffect(() => {
+    latest.current = actions;
+  });
+  return useMemo(
+    () => ({
+      answer: (questionId, answers) => {
+        latest.current.answer(questionId, answers);
+      },
+      dismiss: (questionId) => {
+        latest.current.dismiss(questionId);
+      },
+      permission: (requestId, decision, remember) => {
+        latest.current.permission(requestId, decision, remember);
+      },
+    }),
+    [],
+  );
+}

@@ -1,0 +1,75 @@
+import { memo } from 'react';
+import { ClaudeText } from './ClaudeText.tsx';
+import { ErrorLine } from './ErrorLine.tsx';
+import { EventLine } from './EventLine.tsx';
+import { PermissionCard } from './PermissionCard.tsx';
+import { QuestionCard } from './QuestionCard.tsx';
+import { RunSummary } from './RunSummary.tsx';
+import { ThinkingBlock } from './ThinkingBlock.tsx';
+import { ToolCard } from './ToolCard.tsx';
+import type { TranscriptActions } from './transcript-actions.ts';
+import type { TranscriptItem } from './transcript-items.ts';
+import { UserMessage } from './UserMessage.tsx';
+
+interface ItemViewProps {
+  item: TranscriptItem;
+  actions: TranscriptActions;
+}
+
+function ItemView({ item, actions }: ItemViewProps) {
+  switch (item.kind) {
+    case 'user':
+      return <UserMessage event={item.event} />;
+    case 'text':
+      return <ClaudeText text={item.text} isStreaming={item.isStreaming} isSubagent={item.isSubagent} />;
+    case 'thinking':
+      return <ThinkingBlock thinking={item.event.thinking} />;
+    case 'tool':
+      return <ToolCard use={item.use} result={item.result} isRunEnded={item.isRunEnded} />;
+    case 'event':
+      return <EventLine event={item.event} />;
+    case 'error':
+      return <ErrorLine event={item.event} />;
+    case 'question':
+      return (
+        <QuestionCard
+          question={item.question}
+          answered={item.answered}
+          closed={item.closed}
+          isRunEnded={item.isRunEnded}
+          actions={actions}
+        />
+      );
+    case 'permission':
+      return (
+        <PermissionCard
+          request={item.request}
+          closed={item.closed}
+          isRunEnded={item.isRunEnded}
+          actions={actions}
+        />
+      );
+    case 'summary':
+      return <RunSummary ended={item.ended} started={item.started} result={item.result} />;
+  }
+}
+
+/**
+ * buildItems makes new item objects on every event, but from the same event objects: an item whose fields are
+ * all the same values is the same item, and its subtree is skipped. Thousands of items stay cheap to re-render.
+ */
+export const TranscriptItemView = memo(
+  ItemView,
+  (before, after) => before.actions === after.actions && haveSameFields(before.item, after.item),
+);
+
+function haveSameFields(a: object, b: object): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => {
+    const left: unknown = Reflect.get(a, key);
+    const right: unknown = Reflect.get(b, key);
+    return left === right;
+  });
+}

@@ -1,0 +1,228 @@
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AskUserQuestionItem } from '@catalyst/protocol';
+import { Transcript, type TranscriptActions } from './Transcript.tsx';
+import { relayEvent, started, text } from './transcript-fixtures.ts';
+import { applyFrames, emptyTranscript, type TranscriptFrame } from './transcript-state.ts';
+
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
+
+function renderFrames(frames: TranscriptFrame[]) {
+  const actions = { answer: vi.fn(), dismiss: vi.fn(), permission: vi.fn() } satisfies TranscriptActions;
+  let state = applyFrames(emptyTranscript, frames);
+  const view = render(<Transcript state={state} actions={actions} />);
+  const push = (...more: TranscriptFrame[]) => {
+    state = applyFrames(state, more);
+    view.rerender(<Transcript state={state} actions={actions} />);
+  };
+  return { actions, push };
+}
+
+const colour: AskUserQuestionItem = {
+  question: 'Which colour scheme?',
+  header: 'Colours',
+  multiSelect: false,
+  options: [
+    { label: 'Dark', description: 'Easy on the eyes at night' },
+    { label: 'Light', description: 'Crisp in daylight' },
+  ],
+};
+const features: AskUserQuestionItem = {
+  question: 'Which features?',
+  header: 'Features',
+  multiSelect: true,
+  options: [
+    { label: 'Search', description: '' },
+    { label: 'Export', description: 'CSV and JSON' },
+    { label: 'Sharing', description: '' },
+  ],
+};
+
+const ask = (seq: number, questions: AskUserQuestionItem[], questionId = 'q-1') =>
+  relayEvent(seq, {
+    type: 'claude:question',
+    runId: 'run-1',
+    questionId,
+    questions,
+    askedAt: '2025-01-01T12:00:00.000Z',
+  });
+
+const submit = () => {
+  fireEvent.click(screen.getByRole('button', { name: 'Submit answer' }));
+};
+
+describe('QuestionCard', () => {
+  it('answers with the chosen option label, then waits disabled for the server', () => {
+    const { actions } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour])]);
+    const form = screen.getByRole('form', { name: 'Question: Colours' });
+    const group = within(form).getByRole('group', { name: 'Which colour scheme?' });
+    expect(within(group).getByText('Easy on the eyes at night')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Submit answer' })).toHaveProperty('disabled', true);
+
+    fireEvent.click(within(group).getByRole('radio', { name: 'Light' }));
+    submit();
+    expect(actions.answer).toHaveBeenCalledExactlyOnceWith('q-1', { 'Which colour scheme?': 'Light' });
+    expect(within(group).getByRole('radio', { name: 'Dark' })).toHaveProperty('disabled', true);
+    expect(screen.getByRole('button', { name: 'Submit answer' })).toHaveProperty('disabled', true);
+  });
+
+  it('comes back after a while when the server never confirms (the frame may have been lost)', () => {
+    vi.useFakeTimers();
+    renderFrames([started(1, 'run-1', 'go'), ask(2, [colour])]);
+    fireEvent.click(screen.getByRole('radio', { name: 'Dark' }));
+    submit();
+    expect(screen.getByRole('radio', { name: 'Dark' })).toHaveProperty('disabled', true);
+    act(() => {
+      vi.advanceTimersByTime(20_000);
+    });
+    expect(screen.getByRole('radio', { name: 'Dark' })).toHaveProperty('disabled', false);
+  });
+
+  it('gives an array of labels for multiSelect, with the Other text as one more entry', () => {
+    const { actions } = renderFrames([started(1, 'run-1', 'go'), ask(2, [features])]);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Sharing' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Search' }));
+    fireEvent.change(screen.getByRole('textbox', { name: 'Other answer' }), {
+      target: { value: ' Printing ' },
+    });
+    expect(screen.getByRole('checkbox', { name: 'Other' })).toHaveProperty('checked', true);
+    submit();
+    expect(actions.answer).toHaveBeenCalledExactlyOnceWith('q-1', {
+      'Which features?': ['Search', 'Sharing', 'Printing'],
+    });
+  });
+
+  it('answers a single-choice question with the Other text, and needs every question answered', () => {
+    const { actions } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour, features])]);
+    const colours = screen.getByRole('group', { name: 'Which colour scheme?' });
+    fireEvent.click(within(colours).getByRole('radio', { name: 'Dark' }));
+    fireEvent.change(within(colours).getByRole('textbox', { name: 'Other answer' }), {
+      target: { value: 'Solarized' },
+    });
+    expect(within(colours).getByRole('radio', { name: 'Dark' })).toHaveProperty('checked', false);
+    expect(screen.getByRole('button', { name: 'Submit answer' })).toHaveProperty('disabled', true);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Export' }));
+    submit();
+    expect(actions.answer).toHaveBeenCalledExactlyOnceWith('q-1', {
+      'Which colour scheme?': 'Solarized',
+      'Which features?': ['Export'],
+    });
+  });
+
+  it('shows an automatic answer and disables the card', () => {
+    renderFrames([
+      started(1, 'run-1', 'go'),
+      ask(2, [colour]),
+      relayEvent(3, {
+        type: 'claude:question_answered',
+        runId: 'run-1',
+        questionId: 'q-1',
+        answers: { 'Which colour scheme?': 'Dark' },
+        source: 'auto',
+        by: 'claude-haiku-4-5',
+      }),
+      relayEvent(4, {
+        type: 'claude:question_closed',
+        runId: 'run-1',
+        questionId: 'q-1',
+        reason: 'answered',
+      }),
+    ]);
+    const form = screen.getByRole('form', { name: 'Question: Colours' });
+    expect(form.textContent).toContain('Answered automatically (claude-haiku-4-5)');
+    expect(within(form).getByRole('definition').textContent).toBe('Dark');
+    expect(within(form).getByRole('radio', { name: 'Light' })).toHaveProperty('disabled', true);
+    expect(within(form).getByRole('button', { name: 'Dismiss' })).toHaveProperty('disabled', true);
+  });
+
+  it('dismisses, and says so once the server closes the question', () => {
+    const { actions, push } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour])]);
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(actions.dismiss).toHaveBeenCalledExactlyOnceWith('q-1');
+    push(
+      relayEvent(3, {
+        type: 'claude:question_closed',
+        runId: 'run-1',
+        questionId: 'q-1',
+        reason: 'dismissed',
+      }),
+    );
+    expect(screen.getByRole('form', { name: 'Question: Colours' }).textContent).toContain('Dismissed');
+  });
+});
+
+describe('PermissionCard', () => {
+  const request = (seq: number, withSuggestions: boolean) =>
+    relayEvent(seq, {
+      type: 'claude:permission_request',
+      runId: 'run-1',
+      requestId: `p-${seq}`,
+      toolName: 'Bash',
+      input: { command: 'rm -rf build' },
+      description: 'Remove the build folder',
+      ...(withSuggestions ? { suggestions: [{ type: 'addRules', destination: 'session' }] } : {}),
+    });
+
+  it('offers "Allow and remember" only with suggestions, and sends each decision', () => {
+    const { actions } = renderFrames([started(1, 'run-1', 'go'), request(2, true), request(3, false)]);
+    const [withRules, without] = screen.getAllByRole('form', { name: 'Permission: Bash' });
+    if (withRules === undefined || without === undefined) expect.unreachable();
+    expect(withRules.textContent).toContain('rm -rf build');
+    expect(within(without).queryByRole('button', { name: 'Allow and remember' })).toBeNull();
+
+    fireEvent.click(within(withRules).getByRole('button', { name: 'Allow and remember' }));
+    fireEvent.click(within(without).getByRole('button', { name: 'Deny' }));
+    expect(actions.permission.mock.calls).toEqual([
+      ['p-2', 'allow', true],
+      ['p-3', 'deny', false],
+    ]);
+    expect(within(withRules).getByRole('button', { name: 'Allow' })).toHaveProperty('disabled', true);
+  });
+
+  it('shows the closing reason in words', () => {
+    const { push } = renderFrames([started(1, 'run-1', 'go'), request(2, false)]);
+    push(
+      relayEvent(3, {
+        type: 'claude:permission_closed',
+        runId: 'run-1',
+        requestId: 'p-2',
+        reason: 'allowed',
+      }),
+    );
+    const form = screen.getByRole('form', { name: 'Permission: Bash' });
+    expect(within(form).getByText('Allowed')).toBeTruthy();
+    expect(within(form).getByRole('button', { name: 'Deny' })).toHaveProperty('disabled', true);
+  });
+});
+
+describe('auto-scroll', () => {
+  /** jsdom has no layout: give the log a size, as a browser would. */
+  function layOut(element: HTMLElement, sizes: { scrollHeight: number; clientHeight: number }) {
+    element.style.overflowY = 'auto';
+    Object.defineProperty(element, 'scrollHeight', { configurable: true, get: () => sizes.scrollHeight });
+    Object.defineProperty(element, 'clientHeight', { configurable: true, get: () => sizes.clientHeight });
+  }
+
+  it('follows new content at the bottom, and leaves a reader who scrolled up where they are', () => {
+    const { push } = renderFrames([started(1, 'run-1', 'go')]);
+    const log = screen.getByRole('log', { name: 'Transcript' });
+    const sizes = { scrollHeight: 1000, clientHeight: 400 };
+    layOut(log, sizes);
+
+    push(text(2, 'run-1', 'm-1', 'first'));
+    expect(log.scrollTop).toBe(1000);
+
+    log.scrollTop = 100;
+    fireEvent.scroll(log);
+    sizes.scrollHeight = 1500;
+    push(text(3, 'run-1', 'm-2', 'second'));
+    expect(log.scrollTop).toBe(100);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Jump to latest' }));
+    expect(log.scrollTop).toBe(1500);
+    expect(screen.queryByRole('button', { name: 'Jump to latest' })).toBeNull();
+  });
+});

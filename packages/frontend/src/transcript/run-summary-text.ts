@@ -1,0 +1,50 @@
+import type { CommandResult, RelayEvent, RunOutcomeKind } from '@catalyst/protocol';
+
+type RunEnded = Extract<RelayEvent, { type: 'run:ended' }>;
+type RunStarted = Extract<RelayEvent, { type: 'run:started' }>;
+
+export interface RunSummaryInput {
+  ended: RunEnded;
+  started: RunStarted | undefined;
+  result: CommandResult | undefined;
+}
+
+export const outcomeWords: Record<RunOutcomeKind, string> = {
+  completed: 'Completed',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  timed_out: 'Timed out',
+  connection_lost: 'Connection lost',
+};
+
+/** A cancelled run is the person's choice, and a completed one has nothing to explain. */
+const outcomesWithError = new Set<RunOutcomeKind>(['failed', 'timed_out', 'connection_lost']);
+
+/** "Completed · 3.2 s · 2 turns · $0.0123", or "Failed · 1.0 s — <why>": the outcome word always first. */
+export function describeRunSummary({ ended, started, result }: RunSummaryInput): string {
+  const parts = [outcomeWords[ended.outcome]];
+  const durationMs = result?.durationMs ?? measureMs(started, ended);
+  if (durationMs !== undefined) parts.push(formatDuration(durationMs));
+  if (result !== undefined) {
+    parts.push(result.numTurns === 1 ? '1 turn' : `${result.numTurns} turns`);
+    parts.push(`$${result.costUsd.toFixed(4)}`);
+  }
+  const error = ended.error?.message ?? result?.error;
+  const line = parts.join(' · ');
+  return error !== undefined && outcomesWithError.has(ended.outcome) ? `${line} — ${error}` : line;
+}
+
+function measureMs(started: RunStarted | undefined, ended: RunEnded): number | undefined {
+  if (started === undefined) return undefined;
+  const ms = Date.parse(ended.ts) - Date.parse(started.ts);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const totalSeconds = Math.round(ms / 1000);
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = totalSeconds % 60;
+  return hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min ${seconds} s`;
+}

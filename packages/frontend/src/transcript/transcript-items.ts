@@ -1,0 +1,253 @@
+import type { CommandResult, RelayEvent } from '@catalyst/protocol';
+import { endedRunIdsOf } from './ended-runs.ts';
+import type { TextDraft, TranscriptState } from './transcript-state.ts';
+
+/**
+ * The render model: one item per thing a person sees. Items hold the events themselves (never copies), so an
+ * item rebuilt from unchanged events compares shallow-equal to the previous one and its component skips the
+ * render. Keys are stable: a text's key is its message id and its rank among that message's texts, which is also
+ * the key of the draft it replaces, so the streamed element becomes the final one in place.
+ */
+
+type EventOf<T extends RelayEvent['type']> = Extract<RelayEvent, { type: T }>;
+
+export type TranscriptItem =
+  | { readonly kind: 'user'; readonly key: string; readonly event: EventOf<'run:started'> }
+  | {
+      readonly kind: 'text';
+      readonly key: string;
+      readonly text: string;
+      readonly isStreaming: boolean;
+      readonly isSubagent: boolean;
+    }
+  | { readonly kind: 'thinking'; readonly key: string; readonly event: EventOf<'claude:thinking'> }
+  | {
+      readonly kind: 'tool';
+      readonly key: string;
+      /** Undefined for a result whose call is not in the transcript. */
+      readonly use: EventOf<'claude:tool_use'> | undefined;
+      readonly result: EventOf<'claude:tool_result'> | undefined;
+      readonly isRunEnded: boolean;
+    }
+  | { readonly kind: 'event'; readonly key: string; readonly event: EventOf<'claude:event'> }
+  | { readonly kind: 'error'; readonly key: string; readonly event: EventOf<'claude:error'> }
+  | {
+      readonly kind: 'question';
+      readonly key: string;
+      readonly question: EventOf<'claude:question'>;
+      readonly answered: EventOf<'claude:question_answered'> | undefined;
+      readonly closed: EventOf<'claude:question_closed'> | undefined;
+      readonly isRunEnded: boolean;
+    }
+  | {
+      readonly kind: 'permission';
+      readonly key: string;
+      readonly request: EventOf<'claude:permission_request'>;
+      readonly closed: EventOf<'claude:permission_closed'> | undefined;
+      readonly isRunEnded: boolean;
+    }
+  | {
+      readonly kind: 'summary';
+      readonly key: string;
+      readonly ended: EventOf<'run:ended'>;
+      readonly started: EventOf<'run:started'> | undefined;
+      /** run:ended's result, else the run's latest claude:result. */
+      readonly result: CommandResult | undefined;
+    };
+
+interface BaseItems {
+  readonly items: readonly TranscriptItem[];
+  /** Per run: the position just after its latest event, where its drafts render. */
+  readonly draftPositions: ReadonlyMap<string, number>;
+  /** Per message id: how many complete texts it has. */
+  readonly textCounts: ReadonlyMap<string, number>;
+}
+
+const baseCache = new WeakMap<readonly RelayEvent[], BaseItems>();
+
+/** Over the events: memoised per event list, so a delta only places the drafts again. */
+export function buildItems(state: TranscriptState): TranscriptItem[] {
+  let base = baseCache.get(state.events);
+  if (base === undefined) {
+    base = buildBaseItems(state.events);
+    baseCache.set(state.events, base);
+  }
+  return state.drafts.length === 0 ? base.items.slice() : placeDrafts(base, state.drafts);
+}
+
+class ItemBuilder {
+  readonly items: TranscriptItem[] = [];
+  readonly draftPositions = new Map<string, number>();
+  readonly textCounts = new Map<string, number>();
+  readonly #indexById = new Map<string, number>();
+  readonly #started = new Map<string, EventOf<'run:started'>>();
+  readonly #results = new Map<string, CommandResult>();
+  readonly #ended: ReadonlySet<string>;
+
+  constructor(ended: ReadonlySet<string>) {
+    this.#ended = ended;
+  }
+
+  add(event: RelayEvent): void {
+    const item = this.#toItem(event);
+    if (item !== undefined) this.items.push(item);
+    if (event.runId !== undefined) this.draftPositions.set(event.runId, this.items.length);
+  }
+
+  #toItem(event: RelayEvent): TranscriptItem | undefined {
+    const key = `${event.type}:${event.seq}`;
+    const isRunEnded = event.runId !== undefined && this.#ended.has(event.runId);
+    switch (event.type) {
+      case 'run:started':
+        if (event.runId !== undefined) this.#started.set(event.runId, event);
+        return { kind: 'user', key, event };
+      case 'claude:text':
+        return { kind: 'text', key: this.#nextTextKey(event.messageId), ...readText(event) };
+      case 'claude:thinking':
+        return { kind: 'thinking', key, event };
+      case 'claude:tool_use':
+        this.#remember(`tool:${event.toolUseId}`);
+        return { kind: 'tool', key, use: event, result: undefined, isRunEnded };
+      case 'claude:event':
+        // Partial-message lines are shown through the text deltas; one line per delta would bury the transcript.
+        return event.message.type === 'stream_event' ? undefined : { kind: 'event', key, event };
+      case 'claude:error':
+        return { kind: 'error', key, event };
+      case 'claude:question':
+        this.#remember(`question:${event.questionId}`);
+        return { kind: 'question', key, question: event, answered: undefined, closed: undefined, isRunEnded };
+      case 'claude:permission_request':
+        this.#remember(`permission:${event.requestId}`);
+        return { kind: 'permission', key, request: event, closed: undefined, isRunEnded };
+      case 'run:ended':
+        return { kind: 'summary', key, ended: event, ...this.#runContext(event.runId, event.result) };
+      case 'claude:tool_result':
+        // A result whose call is not in the transcript still shows, on its own card.
+        return this.#attachResult(event)
+          ? undefined
+          : { kind: 'tool', key, use: undefined, result: event, isRunEnded };
+      case 'claude:question_answered':
+      case 'claude:question_closed':
+      case 'claude:permission_closed':
+      case 'claude:result':
+        this.#attach(event);
+        return undefined;
+      case 'claude:system':
+      case 'idea:status':
+        // They feed the header (summarize), not the log.
+        return undefined;
+    }
+  }
+
+  #attachResult(event: EventOf<'claude:tool_result'>): boolean {
+    return this.#update(`tool:${event.toolUseId}`, (item) =>
+      item.kind === 'tool' ? { ...item, result: event } : item,
+    );
+  }
+
+  /** Events that complete an earlier item rather than making one. */
+  #attach(
+    event: EventOf<
+      'claude:question_answered' | 'claude:question_closed' | 'claude:permission_closed' | 'claude:result'
+    >,
+  ): void {
+    switch (event.type) {
+      case 'claude:question_answered':
+        this.#update(`question:${event.questionId}`, (item) =>
+          item.kind === 'question' ? { ...item, answered: event } : item,
+        );
+        break;
+      case 'claude:question_closed':
+        this.#update(`question:${event.questionId}`, (item) =>
+          item.kind === 'question' ? { ...item, closed: event } : item,
+        );
+        break;
+      case 'claude:permission_closed':
+        this.#update(`permission:${event.requestId}`, (item) =>
+          item.kind === 'permission' ? { ...item, closed: event } : item,
+        );
+        break;
+      case 'claude:result':
+        if (event.runId !== undefined) this.#results.set(event.runId, event.result);
+        break;
+    }
+  }
+
+  #nextTextKey(messageId: string): string {
+    const count = this.textCounts.get(messageId) ?? 0;
+    this.textCounts.set(messageId, count + 1);
+    return textKey(messageId, count);
+  }
+
+  #remember(id: string): void {
+    this.#indexById.set(id, this.items.length);
+  }
+
+  /** Replaces the item remembered under `id`; false when there is none. */
+  #update(id: string, change: (item: TranscriptItem) => TranscriptItem): boolean {
+    const index = this.#indexById.get(id);
+    const item = index === undefined ? undefined : this.items[index];
+    if (index === undefined || item === undefined) return false;
+    this.items[index] = change(item);
+    return true;
+  }
+
+  #runContext(
+    runId: string | undefined,
+    result: CommandResult | undefined,
+  ): { started: EventOf<'run:started'> | undefined; result: CommandResult | undefined } {
+    if (runId === undefined) return { started: undefined, result };
+    return { started: this.#started.get(runId), result: result ?? this.#results.get(runId) };
+  }
+}
+
+function readText(event: { text: string; parentToolUseId: string | null }): {
+  text: string;
+  isStreaming: boolean;
+  isSubagent: boolean;
+} {
+  return { text: event.text, isStreaming: false, isSubagent: event.parentToolUseId !== null };
+}
+
+function textKey(messageId: string, rank: number): string {
+  return `text:${messageId}:${rank}`;
+}
+
+function buildBaseItems(events: readonly RelayEvent[]): BaseItems {
+  const builder = new ItemBuilder(endedRunIdsOf(events));
+  for (const event of events) builder.add(event);
+  return builder;
+}
+
+/** Each draft goes after its run's latest event, in block order, keyed as the complete text will be. */
+function placeDrafts(base: BaseItems, drafts: readonly TextDraft[]): TranscriptItem[] {
+  const messageOrder = new Map<string, number>();
+  drafts.forEach((draft, arrival) => {
+    if (!messageOrder.has(draft.messageId)) messageOrder.set(draft.messageId, arrival);
+  });
+  const placed = drafts
+    .map((draft) => ({
+      draft,
+      at: base.draftPositions.get(draft.runId) ?? base.items.length,
+      message: messageOrder.get(draft.messageId) ?? 0,
+    }))
+    .sort((a, b) => a.at - b.at || a.message - b.message || a.draft.index - b.draft.index);
+  const ranks = new Map<string, number>();
+  const result: TranscriptItem[] = [];
+  let next = 0;
+  const copyUpTo = (end: number): void => {
+    for (; next < end; next++) {
+      const item = base.items[next];
+      if (item !== undefined) result.push(item);
+    }
+  };
+  for (const { draft, at } of placed) {
+    copyUpTo(at);
+    const rank = ranks.get(draft.messageId) ?? base.textCounts.get(draft.messageId) ?? 0;
+    ranks.set(draft.messageId, rank + 1);
+    const text = { ...readText(draft), isStreaming: true };
+    result.push({ kind: 'text', key: textKey(draft.messageId, rank), ...text });
+  }
+  copyUpTo(base.items.length);
+  return result;
+}

@@ -1,0 +1,161 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { waitUntil, type TempDir } from '@catalyst/testkit';
+import {
+  startServiceFixture,
+  stopServiceFixture,
+  type ServiceFixture,
+} from '../../backend/test/service-harness.ts';
+import { buildApp } from './app-build.ts';
+import { findStackTraces, saveScreenshot, watchPage, type PageProblems } from './page-problems.ts';
+
+/**
+ * Browser tests against the real thing: the production build of the web app, served by a whole Catalyst (the
+ * test kit's sshd as the VM, the real claude CLI, the scripted model), driven by Debian's Chromium. Never a
+ * downloaded browser: scripts/setup installs `chromium` with apt.
+ *
+ * `useBrowserSuite` registers the file's hooks: build and start once per file; after each test a screenshot of
+ * its last page (`artifacts/screenshots/<file>-<test>.png`), then the checks every page must pass (no uncaught
+ * error, no console error, no stack trace on screen) and no scripted reply left unused.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+/** How long one step may wait for the page: runs of the real CLI over SSH take seconds, not minutes. */
+const STEP_TIMEOUT_MS = 20_000;
+
+export interface PageOptions {
+  /** Where the page is loaded from; the backend's own origin unless a test puts a proxy in between. */
+  origin?: string;
+  /** Console errors the test causes on purpose (e.g. the 401 of a page that is not logged in). */
+  expectedConsole?: readonly RegExp[];
+}
+
+export interface BrowserSuite {
+  readonly fixture: ServiceFixture;
+  /** A fresh browser context (no cookie) and a blank page in it. */
+  openPage(options?: PageOptions): Promise<Page>;
+  /** A page logged in through `/login?token=…`, showing the ideas list. */
+  openLoggedInPage(options?: PageOptions): Promise<Page>;
+}
+
+interface OpenedPage {
+  page: Page;
+  context: BrowserContext;
+  problems: PageProblems;
+}
+
+export function useBrowserSuite(): BrowserSuite {
+  let app: TempDir | undefined;
+  let fixture: ServiceFixture | undefined;
+  let browser: Browser | undefined;
+  let opened: OpenedPage[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: ./scripts/setup installs Debian's chromium`);
+    app = await buildApp();
+    fixture = await startServiceFixture({ staticDir: app.path });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  }, 180_000);
+
+  afterEach(async (context) => {
+    const pages = opened;
+    opened = [];
+    const last = pages.at(-1);
+    if (last !== undefined && !last.page.isClosed()) {
+      const file = basename(context.task.file.name).replace(/\.test\.ts$/, '');
+      await saveScreenshot(last.page, file, context.task.name);
+    }
+    const stackTraces: string[] = [];
+    for (const { page, context: browserContext } of pages) {
+      if (!page.isClosed()) stackTraces.push(...(await findStackTraces(page)));
+      await browserContext.close();
+    }
+    const leftoverRuns = fixture === undefined ? [] : await cancelLeftoverRuns(fixture);
+    expect(stackTraces, 'a stack trace on screen').toEqual([]);
+    expect(
+      pages.flatMap(({ problems }) => problems.seen),
+      'errors in the page',
+    ).toEqual([]);
+    expect(leftoverRuns, 'runs the test left going (cancelled now)').toEqual([]);
+    expect(fixture?.model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (fixture !== undefined) {
+      await stopServiceFixture(fixture);
+      // stopServiceFixture keeps the config dir and the ideas on the VM (this machine): nothing here needs them.
+      await fixture.service.configDir.remove();
+      await rm(fixture.service.ideasRoot, { recursive: true, force: true });
+    }
+    await app?.remove();
+  });
+
+  const suite: BrowserSuite = {
+    get fixture() {
+      if (fixture === undefined) throw new Error('the browser suite has not started');
+      return fixture;
+    },
+    async openPage(options = {}) {
+      if (browser === undefined) throw new Error('the browser suite has not started');
+      const context = await browser.newContext({
+        baseURL: options.origin ?? suite.fixture.service.catalyst.url,
+        viewport: { width: 1200, height: 900 },
+      });
+      context.setDefaultTimeout(STEP_TIMEOUT_MS);
+      const page = await context.newPage();
+      opened.push({ page, context, problems: watchPage(page, options.expectedConsole) });
+      return page;
+    },
+    async openLoggedInPage(options = {}) {
+      const page = await suite.openPage(options);
+      const token = suite.fixture.service.catalyst.token;
+      await page.goto(`/login?token=${encodeURIComponent(token)}`);
+      await page.getByRole('heading', { name: 'Ideas', exact: true }).waitFor();
+      return page;
+    },
+  };
+  return suite;
+}
+
+/**
+ * Cancels the runs a test left going (one that failed halfway), so the next test starts on a quiet VM; resolves
+ * with their titles. Polls: the service announces a run's end only to subscribers.
+ */
+async function cancelLeftoverRuns(fixture: ServiceFixture): Promise<string[]> {
+  const service = fixture.service.catalyst.service;
+  const running = (await service.listIdeas()).filter((idea) => idea.running);
+  await Promise.all(running.map((idea) => service.cancelRun(idea.id)));
+  await waitUntil(async () => (await service.listIdeas()).every((idea) => !idea.running), {
+    timeoutMs: 15_000,
+    what: 'the leftover runs to end',
+  });
+  return running.map((idea) => idea.meta?.title ?? idea.id);
+}
+
+/** Awaits an event from outside the page (the scripted model's next request) no longer than one page step. */
+export async function within<T>(promise: Promise<T>, what: string, timeoutMs = STEP_TIMEOUT_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,113 @@
+import type { Locator, Page } from 'playwright-core';
+
+/**
+ * What a person does on an idea's page, by the accessible names of the UI contract (/tmp/notes/ui-contract.md
+ * during development; the components carry the same names), never by CSS structure.
+ */
+
+/** From the ideas list: "New idea", fill the form, "Create idea"; resolves with the new idea's id from its URL. */
+export async function createIdeaFromList(
+  page: Page,
+  idea: { title: string; description: string },
+): Promise<string> {
+  await page.getByRole('button', { name: 'New idea' }).click();
+  await page.getByLabel('Title', { exact: true }).fill(idea.title);
+  await page.getByLabel('Description', { exact: true }).fill(idea.description);
+  await page.getByRole('button', { name: 'Create idea' }).click();
+  await page.waitForURL(/\/ideas\/[^/]+$/);
+  await ideaHeading(page, idea.title).waitFor();
+  const id = /\/ideas\/([^/]+)$/.exec(new URL(page.url()).pathname)?.[1];
+  if (id === undefined) throw new Error(`not an idea page: ${page.url()}`);
+  return id;
+}
+
+export async function openIdea(page: Page, idea: { id: string; title: string }): Promise<void> {
+  await page.goto(`/ideas/${idea.id}`);
+  await ideaHeading(page, idea.title).waitFor();
+}
+
+export function ideaHeading(page: Page, title: string): Locator {
+  return page.getByRole('heading', { level: 1, name: title, exact: true });
+}
+
+/** The first Build of an idea asks for confirmation: "Build", then "Start building". */
+export async function chooseBuild(page: Page): Promise<void> {
+  const mode = page.getByRole('radiogroup', { name: 'Mode' });
+  await mode.getByRole('radio', { name: 'Build' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Start building' }).click();
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  if (!(await mode.getByRole('radio', { name: 'Build' }).isChecked())) {
+    throw new Error('"Start building" did not switch the composer to Build');
+  }
+}
+
+export async function sendMessage(page: Page, message: string): Promise<void> {
+  await page.getByLabel('Message', { exact: true }).fill(message);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+}
+
+export function transcript(page: Page): Locator {
+  return page.getByRole('log', { name: 'Transcript' });
+}
+
+export function claudeTexts(page: Page): Locator {
+  return transcript(page).getByRole('article', { name: 'Claude', exact: true });
+}
+
+export function userMessages(page: Page): Locator {
+  return transcript(page).getByRole('article', { name: 'You', exact: true });
+}
+
+export function toolCards(page: Page, tool: string): Locator {
+  return transcript(page).getByRole('article', { name: `Tool: ${tool}`, exact: true });
+}
+
+export function runSummaries(page: Page): Locator {
+  return transcript(page).getByRole('note', { name: 'Run summary', exact: true });
+}
+
+/** Waits for a run summary whose outcome (its first word or words) is `outcome`. */
+export async function waitForRunSummary(page: Page, outcome: string): Promise<Locator> {
+  const summary = runSummaries(page).filter({ hasText: new RegExp(`^\\s*${outcome}\\b`) });
+  await summary.waitFor();
+  return summary;
+}
+
+/** The connection banner, while the WebSocket is down. */
+export function reconnectingBanner(page: Page): Locator {
+  return page.getByRole('status').filter({ hasText: /^\s*Reconnecting…\s*$/ });
+}
+
+/** The idea's status badge (its text is the status). */
+export function statusBadge(page: Page, status: string): Locator {
+  return page.getByText(status, { exact: true });
+}
+
+/**
+ * Watches, from before a click on "Cancel run", whether the button turns into a disabled "Stopping…" before the
+ * run summary appears. The state may last only as long as the cancel takes, so an observer in the page records
+ * it instead of a poll that could miss it. For a page that shows no run summary yet.
+ */
+export async function watchForStopping(page: Page): Promise<() => Promise<boolean>> {
+  const watcher = await page.evaluateHandle(() => {
+    const seen = new Promise<boolean>((resolve) => {
+      const observer = new MutationObserver(() => {
+        const isStopping = [...document.querySelectorAll('button')].some(
+          (button) => button.textContent.trim() === 'Stopping…' && button.disabled,
+        );
+        const hasEnded = document.querySelector('[role="note"][aria-label="Run summary"]') !== null;
+        if (!isStopping && !hasEnded) return;
+        observer.disconnect();
+        resolve(isStopping);
+      });
+      observer.observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
+    });
+    return { seen };
+  });
+  return () => watcher.evaluate((state) => state.seen);
+}

@@ -1,0 +1,96 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { z } from 'zod';
+import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
+import { findProcesses, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { useBrowserSuite, within } from './browser-harness.ts';
+import {
+  chooseBuild,
+  claudeTexts,
+  openIdea,
+  reconnectingBanner,
+  runSummaries,
+  sendMessage,
+  toolCards,
+  userMessages,
+  waitForRunSummary,
+} from './idea-page.ts';
+import { startTcpProxy } from './tcp-proxy.ts';
+
+// The network drops under a running build: the page says so, reconnects by itself, catches up on what it missed,
+// and shows every message exactly once, as the server's history has it; a reload shows the same history.
+
+const suite = useBrowserSuite();
+
+const EventsSchema = z.object({ events: z.array(RelayEventSchema) });
+
+async function serverHistory(ideaId: string): Promise<RelayEvent[]> {
+  const response = await suite.fixture.service.api(`/api/ideas/${ideaId}/events`);
+  expect(response.status).toBe(200);
+  return EventsSchema.parse(await response.json()).events;
+}
+
+/** The transcript holds each message of the history once: every user message, text and tool call, in order. */
+async function expectTranscriptMatches(page: Page, history: RelayEvent[]): Promise<void> {
+  const texts = history.flatMap((e) => (e.type === 'claude:text' ? [e.text] : []));
+  const sent = history.flatMap((e) => (e.type === 'run:started' ? [e.message] : []));
+  const tools = history.flatMap((e) => (e.type === 'claude:tool_use' ? [e.name] : []));
+  const ended = history.filter((e) => e.type === 'run:ended');
+  expect(texts.length).toBeGreaterThan(1);
+
+  await waitForRunSummary(page, 'Completed');
+  const shownTexts = await claudeTexts(page).allInnerTexts();
+  expect(shownTexts).toHaveLength(texts.length);
+  texts.forEach((value, index) => {
+    expect(shownTexts[index]).toContain(value);
+  });
+  const shownSent = await userMessages(page).allInnerTexts();
+  expect(shownSent).toHaveLength(sent.length);
+  sent.forEach((value, index) => {
+    expect(shownSent[index]).toContain(value);
+  });
+  expect(await toolCards(page, 'Bash').count()).toBe(tools.filter((name) => name === 'Bash').length);
+  expect(await runSummaries(page).count()).toBe(ended.length);
+}
+
+describe('a dropped connection', () => {
+  it('shows "Reconnecting…", catches up, and keeps every message exactly once', async () => {
+    const { service, model } = suite.fixture;
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
+    // After the suite's afterEach: its screenshot and checks see the page still connected.
+    onTestFinished(() => proxy.close());
+    const idea = await service.createIdea('Flaky network');
+    const page = await suite.openLoggedInPage({ origin: proxy.url });
+    await openIdea(page, { id: idea.id, title: 'Flaky network' });
+    await chooseBuild(page);
+    const base = model.requests.length;
+    model.enqueue(
+      toolUse('Bash', { command: 'sleep 3.21', description: 'A slow step' }, 'Starting the slow step.'),
+      toolUse('Bash', { command: 'sleep 1.23', description: 'A second step' }),
+      text('The slow step is done.'),
+    );
+    await sendMessage(page, 'Run the slow step.');
+    await toolCards(page, 'Bash').filter({ hasText: 'sleep 3.21' }).waitFor();
+    await waitUntil(async () => (await findProcesses('sleep 3.21')).length > 0, {
+      timeoutMs: 20_000,
+      what: 'the slow step on the VM',
+    });
+
+    proxy.hold();
+    expect(proxy.dropConnections(), 'the page had a connection to drop').toBeGreaterThan(0);
+    await reconnectingBanner(page).waitFor();
+    // The first tool finishes and the model is asked again while the page is away: those events are caught up on
+    // reconnect; the second step's usually arrive live after it.
+    await within(model.waitForRequest(base + 1), 'the model`s request after the first step');
+    proxy.release();
+    await reconnectingBanner(page).waitFor({ state: 'hidden' });
+    await waitForRunSummary(page, 'Completed');
+
+    const history = await serverHistory(idea.id);
+    await expectTranscriptMatches(page, history);
+    expect(history.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+
+    await page.reload();
+    await expectTranscriptMatches(page, history);
+  });
+});

@@ -1,0 +1,159 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  collectTexts,
+  findProcesses,
+  stall,
+  streamedText,
+  text,
+  toolUse,
+  waitUntil,
+} from '@catalyst/testkit';
+import { toolResultsOf } from '../../backend/test/question-client.ts';
+import { useBrowserSuite } from './browser-harness.ts';
+import {
+  chooseBuild,
+  claudeTexts,
+  createIdeaFromList,
+  openIdea,
+  sendMessage,
+  statusBadge,
+  toolCards,
+  transcript,
+  userMessages,
+  waitForRunSummary,
+  watchForStopping,
+} from './idea-page.ts';
+
+// A person's runs in the browser, end to end: the built app, Catalyst, the real claude CLI over the test kit's
+// sshd, and the scripted model behind it.
+
+const suite = useBrowserSuite();
+
+const color = {
+  question: 'Which color do you prefer?',
+  header: 'Color',
+  options: [
+    { label: 'Red', description: 'Warm color' },
+    { label: 'Blue', description: 'Cool color' },
+  ],
+  multiSelect: false,
+};
+
+describe('runs in the browser', () => {
+  it('creates an idea from the list, and a chat answer streams into its page', async () => {
+    const { model } = suite.fixture;
+    const page = await suite.openLoggedInPage();
+    await createIdeaFromList(page, { title: 'Greeting bot', description: 'Says hello to people.' });
+    const base = model.requests.length;
+    model.enqueue(streamedText('Hello ', 'from the ', 'VM, in parts.'));
+    await sendMessage(page, 'Say hello, please.');
+
+    await userMessages(page).filter({ hasText: 'Say hello, please.' }).waitFor();
+    await claudeTexts(page).filter({ hasText: 'Hello from the VM, in parts.' }).waitFor();
+    const summary = await waitForRunSummary(page, 'Completed');
+    expect(await claudeTexts(page).count(), 'the deltas grew one article').toBe(1);
+    expect(await claudeTexts(page).getAttribute('data-streaming')).not.toBe('true');
+    expect(await summary.count()).toBe(1);
+    expect(collectTexts(await model.waitForRequest(base))).toContain('Say hello, please.');
+    await statusBadge(page, 'chatting').waitFor();
+  });
+
+  it('shows partial text while the model is still writing', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Slow writer');
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Slow writer' });
+    model.enqueue(stall('Let me think about'));
+    await sendMessage(page, 'Take your time.');
+
+    const partial = claudeTexts(page).filter({ hasText: 'Let me think about' });
+    await partial.waitFor();
+    expect(await partial.getAttribute('data-streaming')).toBe('true');
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await waitForRunSummary(page, 'Cancelled');
+    expect(await partial.getAttribute('data-streaming'), 'nothing streams once the run ended').not.toBe(
+      'true',
+    );
+  });
+
+  it('builds: the Write shows as a diff, the file is on the VM, and the idea is built', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Hello script');
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Hello script' });
+    await chooseBuild(page);
+    const target = join(service.projectDir(idea.id), 'hello.py');
+    const content = 'print("hello")\nprint("bye")\n';
+    model.enqueue(toolUse('Write', { file_path: target, content }), text('Wrote hello.py.'));
+    await sendMessage(page, 'Write hello.py.');
+
+    await userMessages(page).filter({ hasText: 'Write hello.py.' }).waitFor();
+    const diff = toolCards(page, 'Write').getByLabel(`Diff of ${target}`, { exact: true });
+    await diff.waitFor();
+    expect(await diff.locator('.diff-add').allInnerTexts()).toEqual([
+      expect.stringContaining('print("hello")'),
+      expect.stringContaining('print("bye")'),
+    ]);
+    expect(await diff.locator('.diff-del').count()).toBe(0);
+    await waitForRunSummary(page, 'Completed');
+    await claudeTexts(page).filter({ hasText: 'Wrote hello.py.' }).waitFor();
+    expect(await readFile(target, 'utf8')).toBe(content);
+    await statusBadge(page, 'built').waitFor();
+  });
+
+  it('asks a question: the person`s answer reaches the model and the run goes on', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Pick a color');
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Pick a color' });
+    const base = model.requests.length;
+    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue it is.'));
+    await sendMessage(page, 'Pick a color with me.');
+
+    const card = transcript(page).getByRole('form', { name: 'Question: Color', exact: true });
+    const question = card.getByRole('group', { name: color.question });
+    await question.getByText('Cool color').waitFor();
+    await question.getByRole('radio', { name: 'Blue' }).check();
+    await card.getByRole('button', { name: 'Submit answer' }).click();
+
+    await card.getByText('Answered by you').waitFor();
+    await waitForRunSummary(page, 'Completed');
+    await claudeTexts(page).filter({ hasText: 'Blue it is.' }).waitFor();
+    expect(await card.getByRole('radio', { name: 'Blue' }).isDisabled()).toBe(true);
+    const results = await toolResultsOf(model, base + 1);
+    expect(results).toHaveLength(1);
+    expect(results[0]?.content).toContain(`"${color.question}"="Blue"`);
+  });
+
+  it('cancels a build while Bash runs sleep, and nothing is left on the VM', async () => {
+    const { service, model, claudePath } = suite.fixture;
+    const idea = await service.createIdea('Sleepy build');
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Sleepy build' });
+    await chooseBuild(page);
+    model.enqueue(toolUse('Bash', { command: 'sleep 300', description: 'Wait a long time' }));
+    await sendMessage(page, 'Wait for a long time.');
+
+    await toolCards(page, 'Bash').filter({ hasText: 'sleep 300' }).waitFor();
+    await waitUntil(async () => (await findProcesses('sleep 300')).length > 0, {
+      timeoutMs: 20_000,
+      what: 'the sleep on the VM',
+    });
+    await page.getByText('Claude is working…', { exact: true }).waitFor();
+    expect(await page.getByLabel('Message', { exact: true }).isDisabled()).toBe(true);
+    const sawStopping = await watchForStopping(page);
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+
+    await waitForRunSummary(page, 'Cancelled');
+    expect(await sawStopping(), 'the button read "Stopping…", disabled, until the run ended').toBe(true);
+    await waitUntil(async () => (await findProcesses('sleep 300')).length === 0, {
+      timeoutMs: 15_000,
+      what: 'no sleep left',
+    });
+    expect(await findProcesses(claudePath)).toEqual([]);
+    await page.getByRole('button', { name: 'Cancel run' }).waitFor({ state: 'detached' });
+    expect(await page.getByLabel('Message', { exact: true }).isEnabled()).toBe(true);
+  });
+});

@@ -1,0 +1,70 @@
+import { createConnection, createServer, type Socket } from 'node:net';
+
+/**
+ * A transparent TCP proxy on 127.0.0.1 (port 0) in front of the backend, so a test can cut the browser's
+ * connections the way a network does: the page is loaded through the proxy's origin, and the backend accepts it
+ * because the Origin matches the Host the browser asked for. While `hold()` is in force new connections wait
+ * unanswered (no refusal the browser would log); `release()` lets them through.
+ */
+export interface TcpProxy {
+  readonly url: string;
+  /** Destroys every open connection, both sides; returns how many there were. */
+  dropConnections(): number;
+  hold(): void;
+  release(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const open = new Set<Socket>();
+  let held: Socket[] | undefined;
+
+  const track = (socket: Socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+    socket.on('error', () => socket.destroy());
+  };
+
+  const connectUpstream = (client: Socket) => {
+    const upstream = createConnection(target);
+    track(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  };
+
+  const server = createServer((client) => {
+    track(client);
+    if (held === undefined) connectUpstream(client);
+    else held.push(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('tcp proxy: no TCP address');
+
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    dropConnections() {
+      const count = open.size;
+      for (const socket of open) socket.destroy();
+      return count;
+    },
+    hold() {
+      held ??= [];
+    },
+    release() {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const client of waiting) if (!client.destroyed) connectUpstream(client);
+    },
+    async close() {
+      for (const socket of open) socket.destroy();
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// The web app. `vite build` writes dist/, which the backend serves from the same origin (scripts/start).
+// `vite` (pnpm --filter @catalyst/frontend dev) serves it with hot reload and forwards /api, /ws and /login to a
+// backend started by scripts/start on 127.0.0.1:7433 (CATALYST_DEV_BACKEND to point elsewhere).
+const backend = process.env['CATALYST_DEV_BACKEND'] ?? 'http://127.0.0.1:7433';
+
+export default defineConfig({
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1500 },
+  server: {
+    host: '127.0.0.1',
+    port: 5173,
+    strictPort: true,
+    proxy: {
+      // The Host header is kept (no changeOrigin): the backend accepts a page whose Origin matches the Host it
+      // was asked for, which here is Vite's own.
+      '/api': { target: backend },
+      '/login': { target: backend },
+      '/ws': { target: backend.replace(/^http/, 'ws'), ws: true },
+    },
+  },
+});

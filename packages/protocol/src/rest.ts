@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { ErrorCodeSchema } from './error-codes.ts';
+import { IdeaViewSchema } from './idea.ts';
+import { RelayEventSchema } from './relay-events.ts';
+
+/**
+ * The REST answers under /api, as a client parses them. Lists are wrapped so a response can grow fields; an
+ * error is always `{ error: { code, message } }` with a sentence for a person.
+ */
+
+export const ApiErrorBodySchema = z.object({
+  error: z.object({ code: ErrorCodeSchema, message: z.string() }),
+});
+export type ApiErrorBody = z.infer<typeof ApiErrorBodySchema>;
+
+export const IdeaListResponseSchema = z.object({ ideas: z.array(IdeaViewSchema) });
+export const IdeaResponseSchema = z.object({ idea: IdeaViewSchema });
+export const EventsResponseSchema = z.object({ events: z.array(RelayEventSchema) });
+
+/** A host's preflight (`GET /api/hosts`): whether its claude was found, which version, and what is missing. */
+export const PreflightSchema = z.object({
+  claudePath: z.string().optional(),
+  foundVia: z.enum(['config', 'path', 'known-location', 'login-shell']).optional(),
+  version: z.string().optional(),
+  path: z.string(),
+  canRunWrapper: z.boolean(),
+  problems: z.array(z.string()),
+});
+export type PreflightView = z.infer<typeof PreflightSchema>;
+
+export const HostHealthSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  isDefault: z.boolean(),
+  reachable: z.boolean(),
+  preflight: PreflightSchema.optional(),
+  error: z.string().optional(),
+});
+export type HostHealthView = z.infer<typeof HostHealthSchema>;
+export const HostsResponseSchema = z.object({ hosts: z.array(HostHealthSchema) });
