@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { z } from 'zod';
@@ -197,8 +197,11 @@ export async function startServiceFixture(
   return { sshd, model, claudePath, service };
 }
 
+/** Stops everything and removes what the run left: the config dir, and the ideas on the VM (this machine). */
 export async function stopServiceFixture(fixture: ServiceFixture): Promise<void> {
   await fixture.service.stop();
   await fixture.model.close();
   await fixture.sshd.stop();
+  await fixture.service.configDir.remove();
+  await rm(fixture.service.ideasRoot, { recursive: true, force: true });
 }

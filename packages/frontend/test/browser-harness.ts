@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
@@ -96,9 +95,6 @@ export function useBrowserSuite(): BrowserSuite {
     await browser?.close();
     if (fixture !== undefined) {
       await stopServiceFixture(fixture);
-      // stopServiceFixture keeps the config dir and the ideas on the VM (this machine): nothing here needs them.
-      await fixture.service.configDir.remove();
-      await rm(fixture.service.ideasRoot, { recursive: true, force: true });
     }
     await app?.remove();
   });

@@ -109,8 +109,7 @@ class ItemBuilder {
         this.#remember(`tool:${event.toolUseId}`);
         return { kind: 'tool', key, use: event, result: undefined, isRunEnded };
       case 'claude:event':
-        // Partial-message lines are shown through the text deltas; one line per delta would bury the transcript.
-        return event.message.type === 'stream_event' ? undefined : { kind: 'event', key, event };
+        return isShownElsewhere(event.message) ? undefined : { kind: 'event', key, event };
       case 'claude:error':
         return { kind: 'error', key, event };
       case 'claude:question':
@@ -250,4 +249,28 @@ function placeDrafts(base: BaseItems, drafts: readonly TextDraft[]): TranscriptI
   }
   copyUpTo(base.items.length);
   return result;
+}
+
+/**
+ * CLI lines the transcript already shows in another form get no line of their own: partial-message lines (the
+ * text deltas show them), thinking-token counts (the thinking block shows the thinking), and the control traffic around a tool call (`can_use_tool` and its answers: the tool
+ * card, the question card or the permission card is what a person reads).
+ */
+function isShownElsewhere(message: EventOf<'claude:event'>['message']): boolean {
+  switch (message.type) {
+    case 'stream_event':
+    case 'control_cancel_request':
+      return true;
+    case 'control_response':
+      return message.response.subtype !== 'error';
+    case 'control_request':
+      return message.request.subtype === 'can_use_tool';
+    case 'system':
+      return message.subtype === 'thinking_tokens';
+    case 'assistant':
+    case 'user':
+    case 'result':
+    case 'unknown':
+      return false;
+  }
 }
