@@ -8,7 +8,20 @@ const backend = process.env['CATALYST_DEV_BACKEND'] ?? 'http://127.0.0.1:7433';
 
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1500 },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: false,
+    chunkSizeWarningLimit: 1500,
+    rollupOptions: {
+      // Rollup drops misplaced `/*#__PURE__*/` comments inside dependencies (zod) and says so at length on every
+      // build; that is the dependency's business, not a warning about the app.
+      onwarn(warning, warn) {
+        if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/node_modules/')) return;
+        warn(warning);
+      },
+    },
+  },
   server: {
     host: '127.0.0.1',
     port: 5173,

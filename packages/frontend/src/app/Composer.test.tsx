@@ -1,0 +1,116 @@
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import type { ComponentProps } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Composer } from './Composer.tsx';
+
+// The composer's own rules: Enter sends and Shift+Enter does not, nothing is sent while Claude works (and the
+// page says why), the first Build asks first, and `/` offers the session's commands.
+
+afterEach(cleanup);
+beforeEach(() => {
+  localStorage.clear();
+});
+
+type Props = ComponentProps<typeof Composer>;
+
+function renderComposer(overrides: Partial<Props> = {}) {
+  const props: Props = {
+    ideaId: 'idea-0123456789abcdef',
+    connected: true,
+    running: false,
+    runMode: undefined,
+    stopping: false,
+    hasBuilt: false,
+    hostName: 'vm',
+    slashCommands: ['compact', 'context', 'cost', 'review'],
+    waitingForPerson: false,
+    onSend: vi.fn(() => true),
+    onCancel: vi.fn(),
+    ...overrides,
+  };
+  const view = render(<Composer {...props} />);
+  const rerender = (more: Partial<Props>) => {
+    view.rerender(<Composer {...props} {...more} />);
+  };
+  return { props, rerender };
+}
+
+const box = () => screen.getByLabelText<HTMLTextAreaElement>('Message');
+
+describe('Composer', () => {
+  it('sends with Enter in the chosen mode, keeps Shift+Enter as a new line, and clears the box', () => {
+    const { props } = renderComposer();
+    fireEvent.change(box(), { target: { value: 'first line' } });
+    fireEvent.keyDown(box(), { key: 'Enter', shiftKey: true });
+    expect(props.onSend).not.toHaveBeenCalled();
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(props.onSend).toHaveBeenCalledWith('chat', 'first line');
+    expect(box().value).toBe('');
+  });
+
+  it('keeps the text when the message could not be sent', () => {
+    const { props } = renderComposer({ onSend: vi.fn(() => false) });
+    fireEvent.change(box(), { target: { value: 'keep me' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect(props.onSend).toHaveBeenCalledOnce();
+    expect(box().value).toBe('keep me');
+  });
+
+  it('is disabled with a visible reason while a run is active, and offers Cancel, then Stopping…', () => {
+    const { props, rerender } = renderComposer({ running: true, runMode: 'build' });
+    expect(box().disabled).toBe(true);
+    expect(screen.getByRole('button', { name: 'Send' })).toHaveProperty('disabled', true);
+    expect(screen.getByText('Claude is working…')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel run' }));
+    expect(props.onCancel).toHaveBeenCalledOnce();
+    rerender({ running: true, runMode: 'build', stopping: true });
+    expect(screen.getByRole('button', { name: 'Stopping…' })).toHaveProperty('disabled', true);
+    rerender({ running: false, stopping: false });
+    expect(box().disabled).toBe(false);
+    expect(document.activeElement).toBe(box());
+  });
+
+  it('says why it cannot send while the connection is down', () => {
+    renderComposer({ connected: false });
+    expect(box().disabled).toBe(true);
+    expect(screen.getByText(/Reconnecting… you can send again/)).toBeTruthy();
+  });
+
+  it('asks before the first Build of an idea, and remembers the answer', () => {
+    const { props } = renderComposer();
+    fireEvent.click(screen.getByRole('radio', { name: 'Build' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Keep chatting' }));
+    expect(screen.getByRole('radio', { name: 'Chat' })).toHaveProperty('checked', true);
+
+    fireEvent.click(screen.getByRole('radio', { name: 'Build' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Start building' }));
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+    fireEvent.change(box(), { target: { value: 'build it' } });
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(props.onSend).toHaveBeenCalledWith('build', 'build it');
+
+    cleanup();
+    renderComposer();
+    fireEvent.click(screen.getByRole('radio', { name: 'Build' }));
+    expect(screen.queryByRole('button', { name: 'Start building' })).toBeNull();
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+  });
+
+  it('does not ask when the idea was built before', () => {
+    renderComposer({ hasBuilt: true });
+    fireEvent.click(screen.getByRole('radio', { name: 'Build' }));
+    expect(screen.queryByRole('button', { name: 'Start building' })).toBeNull();
+  });
+
+  it('suggests the session’s slash commands and completes the chosen one', () => {
+    const { props } = renderComposer();
+    fireEvent.change(box(), { target: { value: '/co' } });
+    const options = screen.getAllByRole('option').map((option) => option.textContent);
+    expect(options).toEqual(['/compact', '/context', '/cost']);
+    fireEvent.keyDown(box(), { key: 'ArrowDown' });
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(box().value).toBe('/context ');
+    expect(props.onSend).not.toHaveBeenCalled();
+    expect(screen.queryByRole('listbox')).toBeNull();
+  });
+});
