@@ -19,8 +19,14 @@ function describe(message: CliMessage): string {
       const flags = [message.isReplay ? 'replay' : '', message.isSynthetic ? 'synthetic' : ''].filter(
         Boolean,
       );
+      // Text the CLI itself wrote into the conversation ("[Request interrupted by user]") is worth reading.
       const content = message.message.content;
-      const text = typeof content === 'string' ? content : content.map((block) => block.type).join(', ');
+      const text =
+        typeof content === 'string'
+          ? content
+          : content
+              .map((block) => ('text' in block && typeof block.text === 'string' ? block.text : block.type))
+              .join(', ');
       return `user${flags.length > 0 ? ` (${flags.join(', ')})` : ''} ${text}`.trimEnd();
     }
     case 'result':
