@@ -20,14 +20,6 @@ export async function buildApp(): Promise<TempDir> {
       build: {
         outDir: outDir.path,
         emptyOutDir: true,
-        rollupOptions: {
-          // Rollup drops misplaced `/*#__PURE__*/` comments in dependencies (zod) and says so, at length, on
-          // every build; that is the dependency's business, not a warning about the app.
-          onwarn(warning, warn) {
-            if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/node_modules/')) return;
-            warn(warning);
-          },
-        },
       },
       logLevel: 'warn',
     });

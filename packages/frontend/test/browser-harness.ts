@@ -32,12 +32,15 @@ const CHROMIUM_ARGS = [
 ];
 /** How long one step may wait for the page: runs of the real CLI over SSH take seconds, not minutes. */
 const STEP_TIMEOUT_MS = 20_000;
+const DESKTOP = { width: 1200, height: 900, isMobile: false, hasTouch: false };
 
 export interface PageOptions {
   /** Where the page is loaded from; the backend's own origin unless a test puts a proxy in between. */
   origin?: string;
   /** Console errors the test causes on purpose (e.g. the 401 of a page that is not logged in). */
   expectedConsole?: readonly RegExp[];
+  /** The device the context emulates; a 1200×900 desktop window unless a test asks for another. */
+  device?: { width: number; height: number; isMobile: boolean; hasTouch: boolean };
 }
 
 export interface BrowserSuite {
@@ -106,9 +109,12 @@ export function useBrowserSuite(): BrowserSuite {
     },
     async openPage(options = {}) {
       if (browser === undefined) throw new Error('the browser suite has not started');
+      const { width, height, isMobile, hasTouch } = options.device ?? DESKTOP;
       const context = await browser.newContext({
         baseURL: options.origin ?? suite.fixture.service.catalyst.url,
-        viewport: { width: 1200, height: 900 },
+        viewport: { width, height },
+        isMobile,
+        hasTouch,
       });
       context.setDefaultTimeout(STEP_TIMEOUT_MS);
       const page = await context.newPage();

@@ -111,3 +111,64 @@ export async function watchForStopping(page: Page): Promise<() => Promise<boolea
   });
   return () => watcher.evaluate((state) => state.seen);
 }
+
+/** A tool call's permission card (permissionPolicy `ask`). */
+export function permissionCard(page: Page, tool: string): Locator {
+  return transcript(page).getByRole('form', { name: `Permission: ${tool}`, exact: true });
+}
+
+/** "Settings", then a policy's select; the change saves at once, and the panel says "Saved.". */
+export async function choosePolicy(
+  page: Page,
+  policy: { label: 'Question policy' | 'Permission policy'; value: string },
+): Promise<void> {
+  const settings = page.getByRole('region', { name: 'Settings', exact: true });
+  if (!(await settings.isVisible()))
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await settings.getByLabel(policy.label, { exact: true }).selectOption(policy.value);
+  await settings
+    .getByRole('status')
+    .filter({ hasText: /^Saved\.$/ })
+    .waitFor();
+}
+
+/** "Edit idea", new title and description, "Save"; resolves once the heading shows the new title. */
+export async function editIdea(page: Page, idea: { title: string; description: string }): Promise<void> {
+  await page.getByRole('button', { name: 'Edit idea', exact: true }).click();
+  const form = page.getByRole('form', { name: 'Edit idea', exact: true });
+  await form.getByLabel('Title', { exact: true }).fill(idea.title);
+  await form.getByLabel('Description', { exact: true }).fill(idea.description);
+  await form.getByRole('button', { name: 'Save', exact: true }).click();
+  await ideaHeading(page, idea.title).waitFor();
+  await form.waitFor({ state: 'detached' });
+}
+
+/** The link to an idea on the ideas list (its title). */
+export function ideaLink(page: Page, title: string): Locator {
+  return page.getByRole('link', { name: title, exact: true });
+}
+
+/**
+ * How far the page reaches past the device's width in CSS pixels (0: no sideways scrolling), and when it does, the
+ * innermost elements that stick out, to say what to fix. A mobile browser widens its layout viewport (and zooms
+ * out) to fit wide content, so `innerWidth` alone can grow with the overflow: the device width is the yardstick.
+ */
+export function sidewaysOverflow(
+  page: Page,
+  deviceWidth: number,
+): Promise<{ overflowPx: number; elements: string[] }> {
+  return page.evaluate((width) => {
+    const overflowPx = Math.max(document.documentElement.scrollWidth, window.innerWidth) - width;
+    if (overflowPx <= 0) return { overflowPx: 0, elements: [] };
+    const sticksOut = (element: Element) => element.getBoundingClientRect().right > width + 0.5;
+    const elements = [...document.body.querySelectorAll('*')]
+      .filter((element) => sticksOut(element) && ![...element.children].some(sticksOut))
+      .slice(0, 5)
+      .map((element) => {
+        const right = Math.round(element.getBoundingClientRect().right);
+        const text = element.textContent.slice(0, 40);
+        return `<${element.tagName.toLowerCase()} class="${element.className}"> right=${right}px "${text}"`;
+      });
+    return { overflowPx, elements };
+  }, deviceWidth);
+}

@@ -1,5 +1,5 @@
 import { createContext, useContext, useEffect, useState, useSyncExternalStore } from 'react';
-import { ApiError, api } from './api.ts';
+import { ApiError, UNAUTHORIZED_EVENT, api } from './api.ts';
 import { Connection, type ConnectionState } from './connection.ts';
 import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
@@ -57,6 +57,16 @@ export function App() {
       live = false;
     };
   }, [login]);
+
+  useEffect(() => {
+    const onUnauthorized = () => {
+      setLogin((current) => (current === 'ok' ? 'missing' : current));
+    };
+    addEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
+    return () => {
+      removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
+    };
+  }, []);
 
   useEffect(() => {
     if (login !== 'ok') return;

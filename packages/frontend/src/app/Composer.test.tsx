@@ -19,12 +19,14 @@ function renderComposer(overrides: Partial<Props> = {}) {
     connected: true,
     running: false,
     runMode: undefined,
+    pending: false,
+    accepted: 0,
     stopping: false,
     hasBuilt: false,
     hostName: 'vm',
     slashCommands: ['compact', 'context', 'cost', 'review'],
     waitingForPerson: false,
-    onSend: vi.fn(() => true),
+    onSend: vi.fn(),
     onCancel: vi.fn(),
     ...overrides,
   };
@@ -38,22 +40,30 @@ function renderComposer(overrides: Partial<Props> = {}) {
 const box = () => screen.getByLabelText<HTMLTextAreaElement>('Message');
 
 describe('Composer', () => {
-  it('sends with Enter in the chosen mode, keeps Shift+Enter as a new line, and clears the box', () => {
-    const { props } = renderComposer();
+  it('sends with Enter in the chosen mode, keeps Shift+Enter as a new line, clears once the run starts', () => {
+    const { props, rerender } = renderComposer();
     fireEvent.change(box(), { target: { value: 'first line' } });
     fireEvent.keyDown(box(), { key: 'Enter', shiftKey: true });
     expect(props.onSend).not.toHaveBeenCalled();
     fireEvent.keyDown(box(), { key: 'Enter' });
     expect(props.onSend).toHaveBeenCalledWith('chat', 'first line');
+    rerender({ pending: true });
+    expect(box().disabled).toBe(true);
+    expect(screen.getByText('Sending…')).toBeTruthy();
+    expect(box().value).toBe('first line');
+    rerender({ pending: false, accepted: 1 });
     expect(box().value).toBe('');
   });
 
-  it('keeps the text when the message could not be sent', () => {
-    const { props } = renderComposer({ onSend: vi.fn(() => false) });
+  it('keeps the text when the message is refused', () => {
+    const { props, rerender } = renderComposer();
     fireEvent.change(box(), { target: { value: 'keep me' } });
     fireEvent.click(screen.getByRole('button', { name: 'Send' }));
     expect(props.onSend).toHaveBeenCalledOnce();
+    rerender({ pending: true });
+    rerender({ pending: false });
     expect(box().value).toBe('keep me');
+    expect(box().disabled).toBe(false);
   });
 
   it('is disabled with a visible reason while a run is active, and offers Cancel, then Stopping…', () => {

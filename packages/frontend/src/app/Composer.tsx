@@ -7,6 +7,10 @@ interface ComposerProps {
   connected: boolean;
   running: boolean;
   runMode: RunMode | undefined;
+  /** A message was sent and its run has neither started nor been refused. */
+  pending: boolean;
+  /** Counts the sent messages whose run started: each one clears the box (a refused one keeps its text). */
+  accepted: number;
   /** Cancel was sent; the run has not ended yet. */
   stopping: boolean;
   /** The idea has been built before (no confirmation for Build then). */
@@ -14,7 +18,7 @@ interface ComposerProps {
   hostName: string | undefined;
   slashCommands: readonly string[];
   waitingForPerson: boolean;
-  onSend: (mode: RunMode, message: string) => boolean;
+  onSend: (mode: RunMode, message: string) => void;
   onCancel: () => void;
 }
 
@@ -36,17 +40,28 @@ export function Composer(props: ComposerProps) {
 
   const blockedReason = !props.connected
     ? 'Reconnecting… you can send again once the connection is back.'
-    : props.running
-      ? props.waitingForPerson
-        ? 'Claude is working… and waits for your answer above.'
-        : 'Claude is working…'
-      : undefined;
+    : props.pending
+      ? 'Sending…'
+      : props.running
+        ? props.waitingForPerson
+          ? 'Claude is working… and waits for your answer above.'
+          : 'Claude is working…'
+        : undefined;
   const disabled = blockedReason !== undefined;
 
-  // When a run ends, the person can type again: give them the cursor back.
+  // The message went through: clear the box (not before: a refused one keeps its text to send again).
+  const lastAccepted = useRef(props.accepted);
+  useEffect(() => {
+    if (props.accepted !== lastAccepted.current) setText('');
+    lastAccepted.current = props.accepted;
+  }, [props.accepted]);
+
+  // When a run ends, give the cursor back, unless the person is busy elsewhere (a form, an answer card): only
+  // when the focus was lost because the disabled box dropped it.
   const wasRunning = useRef(props.running);
   useEffect(() => {
-    if (wasRunning.current && !props.running) textareaRef.current?.focus();
+    const focusIsLost = document.activeElement === null || document.activeElement === document.body;
+    if (wasRunning.current && !props.running && focusIsLost) textareaRef.current?.focus();
     wasRunning.current = props.running;
   }, [props.running]);
 
@@ -69,7 +84,7 @@ export function Composer(props: ComposerProps) {
   const send = () => {
     const message = text.trim();
     if (disabled || message === '' || message.length > MAX_MESSAGE_CHARS) return;
-    if (props.onSend(mode, message)) setText('');
+    props.onSend(mode, message);
     textareaRef.current?.focus();
   };
 
@@ -128,6 +143,7 @@ export function Composer(props: ComposerProps) {
           {suggestions.map((command, index) => (
             <li
               key={command}
+              id={`${listId}-${index}`}
               role="option"
               aria-selected={index === suggestion}
               onMouseDown={(event) => {
@@ -153,7 +169,13 @@ export function Composer(props: ComposerProps) {
           disabled={disabled}
           placeholder={mode === 'chat' ? 'Ask Claude about this idea…' : 'Tell Claude what to build…'}
           aria-describedby={hintId}
+          role="combobox"
+          aria-autocomplete="list"
+          aria-expanded={suggestions.length > 0}
           aria-controls={suggestions.length > 0 ? listId : undefined}
+          aria-activedescendant={
+            suggestions.length > 0 ? `${listId}-${Math.min(suggestion, suggestions.length - 1)}` : undefined
+          }
           onChange={(event) => {
             setText(event.target.value);
             setSuggestion(0);
@@ -190,7 +212,7 @@ export function Composer(props: ComposerProps) {
             <button
               type="button"
               className="primary"
-              autoFocus
+              data-autofocus
               onClick={() => {
                 localStorage.setItem(confirmedKey, 'yes');
                 setMode('build');

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /**
  * A modal dialog on the native <dialog>: the browser traps focus, Escape closes it, and focus returns to what
- * opened it.
+ * opened it. The control marked `data-autofocus` gets the focus first (the harmless choice: "Keep it").
  */
 export function Dialog({
   title,
@@ -21,6 +21,8 @@ export function Dialog({
     const opener = document.activeElement;
     if (typeof dialog.showModal === 'function') dialog.showModal();
     else dialog.setAttribute('open', '');
+    // showModal() focuses the first control; the safe choice (marked data-autofocus) goes first instead.
+    dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
     return () => {
       if (opener instanceof HTMLElement) opener.focus();
     };

@@ -317,7 +317,7 @@ function DeleteDialog({ ideaId, title, onClose }: { ideaId: string; title: strin
         <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
           Delete
         </button>
-        <button type="button" autoFocus onClick={onClose}>
+        <button type="button" data-autofocus onClick={onClose}>
           Keep it
         </button>
       </div>

@@ -1,9 +1,10 @@
-import type { ClientFrame, HostHealthView, IdeaView, RunMode } from '@catalyst/protocol';
+import type { ClientFrame, ErrorFrame, HostHealthView, IdeaView, RunMode } from '@catalyst/protocol';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
 import { summarize } from '../transcript/transcript-state.ts';
 import { api, describeError } from './api.ts';
 import { useConnection, useConnectionState } from './App.tsx';
+import type { SendResult } from './connection.ts';
 import { Composer } from './Composer.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { IdeaHeader } from './IdeaHeader.tsx';
@@ -11,6 +12,12 @@ import { navigate } from './router.ts';
 import { useIdeaStream } from './use-idea-stream.ts';
 
 /** One idea: its header, the live transcript, and the composer. */
+const SEND_PROBLEMS: Record<SendResult, string | undefined> = {
+  sent: undefined,
+  offline: 'Not connected: Catalyst is reconnecting. Try again in a moment.',
+  too_large: 'That is too long to send in one message. Shorten it, or split it in parts.',
+};
+
 export function IdeaPage({ ideaId }: { ideaId: string }) {
   const connection = useConnection();
   const connectionState = useConnectionState(connection);
@@ -19,22 +26,40 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const [idea, setIdea] = useState<IdeaView>();
   const [loadError, setLoadError] = useState<string>();
   const [host, setHost] = useState<HostHealthView>();
-  const [stoppingRun, setStoppingRun] = useState<string>();
+  const [stoppingRun, setStoppingRun] = useState<{ runId: string; requestId: string }>();
   const [sendError, setSendError] = useState<string>();
-  const requestCounter = useRef(0);
+  /** A chat/build frame sent, not yet started (`run:started`) nor refused (an error frame with its requestId). */
+  const [pending, setPending] = useState<{ requestId: string; message: string; afterSeq: number }>();
+  const [accepted, setAccepted] = useState(0);
+  const [unclaimedErrors, setUnclaimedErrors] = useState<readonly ErrorFrame[]>([]);
+  const loads = useRef(0);
 
+  // Only the newest answer counts: a slow older one must not overwrite a settings change made since.
   const reload = useCallback(async () => {
+    loads.current += 1;
+    const load = loads.current;
     try {
-      setIdea(await api.getIdea(ideaId));
+      const fresh = await api.getIdea(ideaId);
+      if (load !== loads.current) return;
+      setIdea(fresh);
       setLoadError(undefined);
     } catch (caught) {
-      setLoadError(describeError(caught));
+      if (load === loads.current) setLoadError(describeError(caught));
     }
   }, [ideaId]);
+  const applyChange = useCallback((changed: IdeaView) => {
+    loads.current += 1;
+    setIdea(changed);
+  }, []);
 
-  useEffect(() => {
-    void reload();
-  }, [reload]);
+  // Errors no idea claims (a frame too large to be read has no idea on it) still reach the person.
+  useEffect(
+    () =>
+      connection.onError((frame) => {
+        setUnclaimedErrors((list) => [...list.slice(-2), frame]);
+      }),
+    [connection],
+  );
 
   const hostName = idea?.host;
   useEffect(() => {
@@ -55,38 +80,70 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     document.title = `${idea?.meta?.title ?? 'Idea'} · Catalyst`;
   }, [idea?.meta?.title]);
 
-  // Totals and status live in meta.json: fetch again when a run ends or the status moves.
-  const activeRunId = summary.activeRun?.runId;
+  // A run the history shows as started but the server (after the replay) says is not running ended without its
+  // `run:ended`: Catalyst was stopped mid-run. The page must not wait for it forever.
+  const subscribed = stream.subscribed;
+  const startedSeq = useMemo(() => {
+    const runId = summary.activeRun?.runId;
+    return stream.transcript.events.find((e) => e.type === 'run:started' && e.runId === runId)?.seq;
+  }, [summary.activeRun?.runId, stream.transcript.events]);
+  const isOrphaned =
+    summary.activeRun !== undefined &&
+    subscribed !== undefined &&
+    !subscribed.running &&
+    startedSeq !== undefined &&
+    startedSeq <= subscribed.lastSeq;
+  const activeRunId = isOrphaned ? undefined : summary.activeRun?.runId;
+  const running = activeRunId !== undefined;
+
+  // Totals and status live in meta.json: fetch again when a run ends or the status moves (once live, not for
+  // every step of a replay).
+  const isLive = stream.isLive;
   useEffect(() => {
     if (activeRunId === undefined) setStoppingRun(undefined);
-    void reload();
-  }, [activeRunId, summary.status, reload]);
+    if (isLive) void reload();
+  }, [activeRunId, summary.status, isLive, reload]);
+
+  useEffect(() => {
+    if (connectionState === 'open') setSendError(undefined);
+  }, [connectionState]);
+
+  // A pending message is accepted when its run starts, refused when an error names its request.
+  useEffect(() => {
+    if (pending === undefined) return;
+    const started = stream.transcript.events.some(
+      (e) => e.type === 'run:started' && e.seq > pending.afterSeq && e.message === pending.message,
+    );
+    if (started) {
+      setPending(undefined);
+      setAccepted((count) => count + 1);
+    }
+  }, [pending, stream.transcript.events]);
+  useEffect(() => {
+    const refused = [...stream.errors.map((shown) => shown.frame), ...unclaimedErrors];
+    if (pending !== undefined && refused.some((frame) => frame.requestId === pending.requestId)) {
+      setPending(undefined);
+    }
+    if (stoppingRun !== undefined && refused.some((frame) => frame.requestId === stoppingRun.requestId)) {
+      setStoppingRun(undefined);
+    }
+  }, [pending, stoppingRun, stream.errors, unclaimedErrors]);
 
   const send = useCallback(
     (frame: ClientFrame): boolean => {
-      const sent = connection.send(frame);
-      setSendError(sent ? undefined : 'Not connected: Catalyst is reconnecting. Try again in a moment.');
-      return sent;
+      const result: SendResult = connection.send(frame);
+      setSendError(SEND_PROBLEMS[result]);
+      return result === 'sent';
     },
     [connection],
   );
 
-  const nextRequestId = () => {
-    requestCounter.current += 1;
-    return `ui-${requestCounter.current}`;
-  };
-
   const actions: TranscriptActions = useMemo(
     () => ({
-      answer: (questionId, answers) => {
-        send({ type: 'answer', ideaId, questionId, answers });
-      },
-      dismiss: (questionId) => {
-        send({ type: 'dismiss', ideaId, questionId });
-      },
-      permission: (requestId, decision, remember) => {
-        send({ type: 'permission', ideaId, requestId, decision, ...(remember ? { remember } : {}) });
-      },
+      answer: (questionId, answers) => send({ type: 'answer', ideaId, questionId, answers }),
+      dismiss: (questionId) => send({ type: 'dismiss', ideaId, questionId }),
+      permission: (requestId, decision, remember) =>
+        send({ type: 'permission', ideaId, requestId, decision, ...(remember ? { remember } : {}) }),
     }),
     [send, ideaId],
   );
@@ -110,10 +167,25 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     );
   }
 
+  const shownErrors = [
+    ...stream.errors.map((shown) => ({
+      id: `idea-${shown.id}`,
+      frame: shown.frame,
+      dismiss: () => {
+        stream.dismissError(shown.id);
+      },
+    })),
+    ...unclaimedErrors.map((frame, index) => ({
+      id: `unclaimed-${index}`,
+      frame,
+      dismiss: () => {
+        setUnclaimedErrors((list) => list.filter((item) => item !== frame));
+      },
+    })),
+  ];
   const hasBuilt =
     idea?.meta?.lastMode === 'build' ||
     stream.transcript.events.some((e) => e.type === 'run:started' && e.mode === 'build');
-  const running = summary.activeRun !== undefined;
 
   return (
     <main className="page idea-page">
@@ -125,23 +197,23 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         liveStatus={summary.status}
         sessionId={summary.sessionId ?? idea?.meta?.sessionId}
         running={running}
-        onChanged={setIdea}
+        onChanged={applyChange}
       />
-      {stream.errors.map((frame, index) => (
-        <p className="form-error" role="alert" key={`${frame.code}-${index}`}>
+      {shownErrors.map(({ id, frame, dismiss }) => (
+        <p className="form-error" role="alert" key={id}>
           {frame.message}{' '}
-          <button
-            type="button"
-            className="link"
-            onClick={() => {
-              stream.dismissError(frame);
-            }}
-          >
+          <button type="button" className="link" onClick={dismiss}>
             Dismiss
           </button>
         </p>
       ))}
-      <Transcript state={stream.transcript} actions={actions} />
+      {isOrphaned ? (
+        <p className="notice" role="note">
+          The last run stopped without an ending (Catalyst was restarted while it ran). You can send a new
+          message.
+        </p>
+      ) : null}
+      <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
       {sendError === undefined ? null : (
         <p className="form-error" role="alert">
           {sendError}
@@ -151,17 +223,24 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         ideaId={ideaId}
         connected={connectionState === 'open'}
         running={running}
-        runMode={summary.activeRun?.mode}
-        stopping={stoppingRun !== undefined && stoppingRun === activeRunId}
+        runMode={running ? summary.activeRun?.mode : undefined}
+        pending={pending !== undefined}
+        accepted={accepted}
+        stopping={stoppingRun !== undefined && stoppingRun.runId === activeRunId}
         hasBuilt={hasBuilt}
         hostName={hostName}
         slashCommands={summary.slashCommands}
         waitingForPerson={summary.pendingQuestionIds.length + summary.pendingPermissionIds.length > 0}
-        onSend={(mode: RunMode, message: string) =>
-          send({ type: mode, ideaId, message, requestId: nextRequestId() })
-        }
+        onSend={(mode: RunMode, message: string) => {
+          const requestId = connection.nextRequestId('send');
+          if (!send({ type: mode, ideaId, message, requestId })) return;
+          setPending({ requestId, message, afterSeq: stream.transcript.lastSeq });
+        }}
         onCancel={() => {
-          if (send({ type: 'cancel', ideaId, requestId: nextRequestId() })) setStoppingRun(activeRunId);
+          const requestId = connection.nextRequestId('cancel');
+          if (activeRunId !== undefined && send({ type: 'cancel', ideaId, requestId })) {
+            setStoppingRun({ runId: activeRunId, requestId });
+          }
         }}
       />
     </main>

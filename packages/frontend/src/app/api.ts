@@ -33,6 +33,9 @@ export class ApiError extends Error {
   }
 }
 
+/** Fired on any 401: the login lapsed (a new token, a cleared cookie); the app shows its login screen. */
+export const UNAUTHORIZED_EVENT = 'catalyst:unauthorized';
+
 async function request<T>(
   path: string,
   schema: z.ZodType<T> | undefined,
@@ -48,6 +51,7 @@ async function request<T>(
   } catch {
     throw new ApiError('NETWORK', 'Catalyst cannot be reached. Is it still running?', 0);
   }
+  if (response.status === 401) dispatchEvent(new Event(UNAUTHORIZED_EVENT));
   if (!response.ok) throw await errorOf(response);
   if (schema === undefined) return undefined as T;
   const parsed = schema.safeParse(await response.json().catch(() => undefined));

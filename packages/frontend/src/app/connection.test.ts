@@ -84,6 +84,7 @@ describe('Connection', () => {
     const states: ConnectionState[] = [];
     const received: IdeaFrame[] = [];
     let lastSeq = 0;
+    let disconnects = 0;
     const first = server.nextSocket();
     connection = new Connection({ url: server.url, initialDelayMs: 10 });
     connection.onState((state) => states.push(state));
@@ -96,10 +97,17 @@ describe('Connection', () => {
       },
       onSubscribed: () => undefined,
       onError: () => undefined,
+      onDisconnected: () => {
+        disconnects += 1;
+      },
     });
     const socket = await first;
     await until(() => server.frames.length === 1);
-    expect(server.frames[0]).toEqual({ type: 'subscribe', ideaId: IDEA });
+    expect(server.frames[0]).toEqual({
+      type: 'subscribe',
+      ideaId: IDEA,
+      requestId: expect.any(String) as string,
+    });
 
     for (const seq of [1, 2, 3]) socket.send(JSON.stringify(event(seq)));
     socket.send('not json');
@@ -111,8 +119,14 @@ describe('Connection', () => {
     socket.terminate();
     await second;
     await until(() => server.frames.length === 2);
-    expect(server.frames[1]).toEqual({ type: 'subscribe', ideaId: IDEA, sinceSeq: 3 });
+    expect(server.frames[1]).toEqual({
+      type: 'subscribe',
+      ideaId: IDEA,
+      sinceSeq: 3,
+      requestId: expect.any(String) as string,
+    });
     expect(states).toEqual(['open', 'reconnecting', 'open']);
+    expect(disconnects).toBe(1);
   });
 
   it('turns a socket that cannot open into "unauthorized" when the login check fails', async () => {
@@ -126,11 +140,55 @@ describe('Connection', () => {
     expect(connection.state).toBe('unauthorized');
   });
 
-  it('send() says false while disconnected instead of queueing', async () => {
+  it('send() says so while disconnected, or when a frame is over the limit, instead of queueing', async () => {
     connection = new Connection({ url: server.url, initialDelayMs: 10 });
-    expect(connection.send({ type: 'cancel', ideaId: IDEA })).toBe(false);
+    expect(connection.send({ type: 'cancel', ideaId: IDEA })).toBe('offline');
     await server.nextSocket();
     await until(() => connection?.state === 'open');
-    expect(connection.send({ type: 'cancel', ideaId: IDEA })).toBe(true);
+    expect(connection.send({ type: 'cancel', ideaId: IDEA })).toBe('sent');
+    // 90,000 three-byte characters: under the message's character limit, over the frame's 256 KiB.
+    expect(connection.send({ type: 'chat', ideaId: IDEA, message: '語'.repeat(90_000) })).toBe('too_large');
+    await until(() => server.frames.length === 1);
+    expect(server.frames).toEqual([{ type: 'cancel', ideaId: IDEA }]);
+  });
+
+  it('passes on only the answer to the latest subscribe, and retries a refused one', async () => {
+    const subscribedSeqs: number[] = [];
+    const errors: string[] = [];
+    const first = server.nextSocket();
+    connection = new Connection({ url: server.url, initialDelayMs: 10 });
+    connection.subscribe({
+      ideaId: IDEA,
+      lastSeq: () => 0,
+      onFrames: () => undefined,
+      onSubscribed: (frame) => subscribedSeqs.push(frame.lastSeq),
+      onError: (frame) => errors.push(frame.code),
+      onDisconnected: () => undefined,
+    });
+    const socket = await first;
+    await until(() => server.frames.length === 1);
+    const firstId = (server.frames[0] as { requestId: string }).requestId;
+    socket.send(
+      JSON.stringify({ type: 'subscribed', ideaId: IDEA, lastSeq: 7, running: false, requestId: 'old-1' }),
+    );
+    socket.send(
+      JSON.stringify({
+        type: 'error',
+        code: 'HOST_UNAVAILABLE',
+        message: 'down',
+        ideaId: IDEA,
+        requestId: firstId,
+      }),
+    );
+    await until(() => errors.length === 1);
+    expect(subscribedSeqs).toEqual([]);
+    await until(() => server.frames.length === 2); // the retry, after its backoff
+    const retryId = (server.frames[1] as { requestId: string }).requestId;
+    expect(retryId).not.toBe(firstId);
+    socket.send(
+      JSON.stringify({ type: 'subscribed', ideaId: IDEA, lastSeq: 9, running: true, requestId: retryId }),
+    );
+    await until(() => subscribedSeqs.length === 1);
+    expect(subscribedSeqs).toEqual([9]);
   });
 });

@@ -1,4 +1,5 @@
 import {
+  MAX_CLIENT_FRAME_BYTES,
   ServerFrameSchema,
   type ClientFrame,
   type ErrorFrame,
@@ -23,9 +24,20 @@ export interface IdeaSubscriber {
   /** The newest `seq` the view holds: what a (re)subscribe asks to continue from. */
   lastSeq(): number;
   onFrames(frames: readonly IdeaFrame[]): void;
+  /** The answer to the latest (re)subscribe only: one for an earlier subscribe is not passed on. */
   onSubscribed(frame: SubscribedFrame): void;
   onError(frame: ErrorFrame): void;
+  /** The socket closed: live-only state (partial text) may have missed frames and should be dropped. */
+  onDisconnected(): void;
 }
+
+export type SendResult = 'sent' | 'offline' | 'too_large';
+
+/** A subscribe the server refused for a passing reason (host unreachable) is tried again after this, doubling. */
+const RESUBSCRIBE_DELAY_MS = 2_000;
+const MAX_RESUBSCRIBE_DELAY_MS = 30_000;
+/** A page hidden longer than this may hold a socket the server or the network has long dropped. */
+const STALE_AFTER_HIDDEN_MS = 30_000;
 
 export interface ConnectionOptions {
   url?: string;
@@ -42,6 +54,13 @@ export class Connection {
   #attempt = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  #hiddenSince: number | undefined;
+  #requestCounter = 0;
+  /** Per idea: the requestId of its latest subscribe, and how often a refused one has been retried. */
+  readonly #latestSubscribe = new Map<
+    string,
+    { requestId: string; retries: number; timer?: ReturnType<typeof setTimeout> }
+  >();
   readonly #subscribers = new Map<string, Set<IdeaSubscriber>>();
   readonly #stateListeners = new Set<(state: ConnectionState) => void>();
   readonly #errorListeners = new Set<(frame: ErrorFrame) => void>();
@@ -60,7 +79,7 @@ export class Connection {
     };
     this.#open();
     addEventListener('online', this.#retryNow);
-    document.addEventListener('visibilitychange', this.#retryNow);
+    document.addEventListener('visibilitychange', this.#onVisibility);
   }
 
   get state(): ConnectionState {
@@ -91,24 +110,38 @@ export class Connection {
       current?.delete(subscriber);
       if (current?.size === 0) {
         this.#subscribers.delete(subscriber.ideaId);
+        clearTimeout(this.#latestSubscribe.get(subscriber.ideaId)?.timer);
+        this.#latestSubscribe.delete(subscriber.ideaId);
         this.send({ type: 'unsubscribe', ideaId: subscriber.ideaId });
       }
     };
   }
 
-  /** False when the socket is not open (the caller says so to the person; nothing is queued behind their back). */
-  send(frame: ClientFrame): boolean {
+  /** A unique requestId for a frame, so the error it may cause can be told apart. */
+  nextRequestId(prefix: string): string {
+    this.#requestCounter += 1;
+    return `${prefix}-${this.#requestCounter}`;
+  }
+
+  /**
+   * Not `sent` when the socket is not open or the frame is over the server's limit: the caller says so to the
+   * person; nothing is queued behind their back.
+   */
+  send(frame: ClientFrame): SendResult {
     const socket = this.#socket;
-    if (socket?.readyState !== WebSocket.OPEN) return false;
-    socket.send(JSON.stringify(frame));
-    return true;
+    if (socket?.readyState !== WebSocket.OPEN) return 'offline';
+    const text = JSON.stringify(frame);
+    if (new TextEncoder().encode(text).length > MAX_CLIENT_FRAME_BYTES) return 'too_large';
+    socket.send(text);
+    return 'sent';
   }
 
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
     removeEventListener('online', this.#retryNow);
-    document.removeEventListener('visibilitychange', this.#retryNow);
+    document.removeEventListener('visibilitychange', this.#onVisibility);
+    for (const entry of this.#latestSubscribe.values()) clearTimeout(entry.timer);
     this.#socket?.close(1000);
   }
 
@@ -119,7 +152,7 @@ export class Connection {
   }
 
   #open(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#socket !== undefined) return;
     let opened = false;
     const socket = new WebSocket(this.#options.url);
     this.#socket = socket;
@@ -138,6 +171,7 @@ export class Connection {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
       this.#flush();
+      for (const set of this.#subscribers.values()) for (const subscriber of set) subscriber.onDisconnected();
       if (this.#closed) return;
       this.#setState('reconnecting');
       if (opened) {
@@ -147,10 +181,12 @@ export class Connection {
       // Never opened: the upgrade may have been refused for the login, which a WebSocket cannot tell us.
       this.#options.checkLogin().then(
         (ok) => {
+          if (this.#closed || this.#socket !== undefined) return;
           if (ok) this.#schedule();
           else this.#setState('unauthorized');
         },
         () => {
+          if (this.#closed || this.#socket !== undefined) return;
           this.#schedule();
         },
       );
@@ -167,6 +203,24 @@ export class Connection {
     }, delay);
   }
 
+  /**
+   * Hidden → visible: a page that slept may hold a socket that looks open but is dead (the laptop slept, the
+   * network changed), so after a long absence it starts a fresh one; `sinceSeq` makes that cheap.
+   */
+  readonly #onVisibility = (): void => {
+    if (document.visibilityState === 'hidden') {
+      this.#hiddenSince = Date.now();
+      return;
+    }
+    const hiddenFor = this.#hiddenSince === undefined ? 0 : Date.now() - this.#hiddenSince;
+    this.#hiddenSince = undefined;
+    if (hiddenFor > STALE_AFTER_HIDDEN_MS && this.#socket?.readyState === WebSocket.OPEN) {
+      this.#socket.close(4000, 'page was hidden');
+      return;
+    }
+    this.#retryNow();
+  };
+
   /** Back online, or the tab is visible again: try at once instead of waiting out the backoff. */
   readonly #retryNow = (): void => {
     if (this.#closed || this.#socket !== undefined || this.#state === 'unauthorized') return;
@@ -177,7 +231,28 @@ export class Connection {
 
   #sendSubscribe(subscriber: IdeaSubscriber): void {
     const sinceSeq = subscriber.lastSeq();
-    this.send({ type: 'subscribe', ideaId: subscriber.ideaId, ...(sinceSeq > 0 ? { sinceSeq } : {}) });
+    const requestId = this.nextRequestId('sub');
+    const previous = this.#latestSubscribe.get(subscriber.ideaId);
+    clearTimeout(previous?.timer);
+    this.#latestSubscribe.set(subscriber.ideaId, { requestId, retries: previous?.retries ?? 0 });
+    this.send({
+      type: 'subscribe',
+      ideaId: subscriber.ideaId,
+      ...(sinceSeq > 0 ? { sinceSeq } : {}),
+      requestId,
+    });
+  }
+
+  /** A refused subscribe (not a missing idea) is tried again with backoff, so the view comes alive by itself. */
+  #retrySubscribe(ideaId: string): void {
+    const entry = this.#latestSubscribe.get(ideaId);
+    const subscriber = this.#subscribers.get(ideaId)?.values().next().value;
+    if (entry === undefined || subscriber === undefined) return;
+    const delay = Math.min(MAX_RESUBSCRIBE_DELAY_MS, RESUBSCRIBE_DELAY_MS * 2 ** entry.retries);
+    entry.retries += 1;
+    entry.timer = setTimeout(() => {
+      if (this.#subscribers.get(ideaId)?.has(subscriber) === true) this.#sendSubscribe(subscriber);
+    }, delay);
   }
 
   #receive(data: unknown): void {
@@ -215,6 +290,14 @@ export class Connection {
       if (frame.type === 'error') {
         this.#deliver(batches);
         batches.clear();
+        const latest = frame.ideaId === undefined ? undefined : this.#latestSubscribe.get(frame.ideaId);
+        if (
+          frame.ideaId !== undefined &&
+          latest?.requestId === frame.requestId &&
+          frame.code !== 'IDEA_NOT_FOUND'
+        ) {
+          this.#retrySubscribe(frame.ideaId);
+        }
         const targets = frame.ideaId === undefined ? undefined : this.#subscribers.get(frame.ideaId);
         if (targets === undefined || targets.size === 0) {
           for (const listener of this.#errorListeners) listener(frame);
@@ -226,6 +309,9 @@ export class Connection {
       if (frame.type === 'subscribed') {
         this.#deliver(batches);
         batches.clear();
+        const latest = this.#latestSubscribe.get(frame.ideaId);
+        if (latest === undefined || latest.requestId !== frame.requestId) continue;
+        latest.retries = 0;
         for (const subscriber of this.#subscribers.get(frame.ideaId) ?? []) subscriber.onSubscribed(frame);
         continue;
       }

@@ -30,8 +30,7 @@ export function PermissionCard({ request, closed, isRunEnded, actions }: Permiss
   const isDisabled = isClosed || isSubmitted;
   const canRemember = (request.suggestions?.length ?? 0) > 0;
   const decide = (decision: 'allow' | 'deny', remember: boolean) => () => {
-    markSubmitted();
-    actions.permission(request.requestId, decision, remember);
+    if (actions.permission(request.requestId, decision, remember)) markSubmitted();
   };
   return (
     <form

@@ -38,12 +38,10 @@ export function QuestionCard({ question, answered, closed, isRunEnded, actions }
   const submit = (event: SyntheticEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (isDisabled || answers === undefined) return;
-    markSubmitted();
-    actions.answer(question.questionId, answers);
+    if (actions.answer(question.questionId, answers)) markSubmitted();
   };
   const dismiss = () => {
-    markSubmitted();
-    actions.dismiss(question.questionId);
+    if (actions.dismiss(question.questionId)) markSubmitted();
   };
   const setChoice = (index: number, choice: QuestionChoice) => {
     setChoices((current) => current.map((old, at) => (at === index ? choice : old)));

@@ -16,7 +16,11 @@ import { applyFrames, emptyTranscript, type TranscriptFrame } from './transcript
 afterEach(cleanup);
 
 function renderFrames(frames: TranscriptFrame[]) {
-  const actions: TranscriptActions = { answer: vi.fn(), dismiss: vi.fn(), permission: vi.fn() };
+  const actions: TranscriptActions = {
+    answer: vi.fn(() => true),
+    dismiss: vi.fn(() => true),
+    permission: vi.fn(() => true),
+  };
   let state = applyFrames(emptyTranscript, frames);
   const view = render(<Transcript state={state} actions={actions} />);
   const push = (...more: TranscriptFrame[]) => {

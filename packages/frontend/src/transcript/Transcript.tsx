@@ -10,14 +10,16 @@ export type { TranscriptActions } from './transcript-actions.ts';
 interface TranscriptProps {
   state: TranscriptState;
   actions: TranscriptActions;
+  /** False while the history replays: the render window waits for it before it fixes its first item. */
+  isLive?: boolean;
 }
 
 /** An idea's conversation with Claude, live: role="log", newest at the bottom. */
-export function Transcript({ state, actions }: TranscriptProps): React.JSX.Element {
+export function Transcript({ state, actions, isLive = true }: TranscriptProps): React.JSX.Element {
   const items = useMemo(() => buildItems(state), [state]);
   const stableActions = useStableActions(actions);
   const { ref, isAtBottom, scrollToBottom } = useStickToBottom<HTMLDivElement>(items);
-  const { visible, hiddenCount, showEarlier } = useItemWindow(items);
+  const { visible, hiddenCount, showEarlier } = useItemWindow(items, isLive);
   return (
     <div className="t-transcript">
       <div ref={ref} className="t-log" role="log" aria-label="Transcript">
@@ -51,15 +53,9 @@ function useStableActions(actions: TranscriptActions): TranscriptActions {
   });
   return useMemo(
     () => ({
-      answer: (questionId, answers) => {
-        latest.current.answer(questionId, answers);
-      },
-      dismiss: (questionId) => {
-        latest.current.dismiss(questionId);
-      },
-      permission: (requestId, decision, remember) => {
-        latest.current.permission(requestId, decision, remember);
-      },
+      answer: (questionId, answers) => latest.current.answer(questionId, answers),
+      dismiss: (questionId) => latest.current.dismiss(questionId),
+      permission: (requestId, decision, remember) => latest.current.permission(requestId, decision, remember),
     }),
     [],
   );

@@ -11,7 +11,11 @@ afterEach(() => {
 });
 
 function renderFrames(frames: TranscriptFrame[]) {
-  const actions = { answer: vi.fn(), dismiss: vi.fn(), permission: vi.fn() } satisfies TranscriptActions;
+  const actions = {
+    answer: vi.fn(() => true),
+    dismiss: vi.fn(() => true),
+    permission: vi.fn(() => true),
+  } satisfies TranscriptActions;
   let state = applyFrames(emptyTranscript, frames);
   const view = render(<Transcript state={state} actions={actions} />);
   const push = (...more: TranscriptFrame[]) => {

@@ -30,6 +30,14 @@ export interface TranscriptState {
 
 export const emptyTranscript: TranscriptState = { events: [], lastSeq: 0, drafts: [] };
 
+/**
+ * The live connection dropped: deltas and resets sent meanwhile are gone for good, so partial text could only be
+ * wrong (a gap, or an abandoned attempt). The complete `claude:text` arrives with the replay.
+ */
+export function withoutDrafts(state: TranscriptState): TranscriptState {
+  return state.drafts.length === 0 ? state : { ...state, drafts: [] };
+}
+
 export function applyFrame(state: TranscriptState, frame: TranscriptFrame): TranscriptState {
   return applyFrames(state, [frame]);
 }

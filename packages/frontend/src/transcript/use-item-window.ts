@@ -11,7 +11,11 @@ export const ITEM_WINDOW = 300;
  * The items from a first one on. The first is pinned by key once chosen, so live items only add at the end and
  * nothing slides out of the top under a reader.
  */
-export function useItemWindow(items: readonly TranscriptItem[]): {
+export function useItemWindow(
+  items: readonly TranscriptItem[],
+  /** False while a replay is still arriving (in batches): pinning then would pin a partial history's start. */
+  canPin = true,
+): {
   visible: readonly TranscriptItem[];
   hiddenCount: number;
   showEarlier: () => void;
@@ -22,8 +26,8 @@ export function useItemWindow(items: readonly TranscriptItem[]): {
   const firstItemKey = items[first]?.key;
 
   useEffect(() => {
-    if (pinned < 0 && firstItemKey !== undefined) setFirstKey(firstItemKey);
-  }, [pinned, firstItemKey]);
+    if (canPin && pinned < 0 && firstItemKey !== undefined) setFirstKey(firstItemKey);
+  }, [canPin, pinned, firstItemKey]);
 
   const showEarlier = useCallback(() => {
     setFirstKey(items[Math.max(0, first - ITEM_WINDOW)]?.key);

@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IdeaResponseSchema, type IdeaView } from '@catalyst/protocol';
+import { text, toolUse } from '@catalyst/testkit';
+import { toolResultsOf } from '../../backend/test/question-client.ts';
+import { useBrowserSuite } from './browser-harness.ts';
+import {
+  choosePolicy,
+  chooseBuild,
+  claudeTexts,
+  editIdea,
+  ideaHeading,
+  ideaLink,
+  openIdea,
+  permissionCard,
+  runSummaries,
+  sendMessage,
+  toolCards,
+  waitForRunSummary,
+} from './idea-page.ts';
+
+// Managing an idea from its page: the permission policy and the cards it brings, editing, deleting.
+
+const suite = useBrowserSuite();
+
+/** What Catalyst tells the model when a person clicks "Deny" without words (backend prompt-answers.ts). */
+const DENIED_WITHOUT_WORDS = 'The person denied this tool call.';
+
+async function fetchIdea(ideaId: string): Promise<{ status: number; idea?: IdeaView }> {
+  const response = await suite.fixture.service.api(`/api/ideas/${ideaId}`);
+  if (response.status !== 200) return { status: response.status };
+  return { status: 200, idea: IdeaResponseSchema.parse(await response.json()).idea };
+}
+
+describe('managing an idea in the browser', () => {
+  it('asks before each tool call once the policy is "ask": Allow writes the file, Deny stops a command', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Careful builder');
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Careful builder' });
+    await choosePolicy(page, { label: 'Permission policy', value: 'ask' });
+    expect((await fetchIdea(idea.id)).idea?.meta?.permissionPolicy).toBe('ask');
+
+    await chooseBuild(page);
+    const target = join(service.projectDir(idea.id), 'hello.py');
+    model.enqueue(toolUse('Write', { file_path: target, content: 'print("hello")\n' }), text('Wrote it.'));
+    await sendMessage(page, 'Write hello.py.');
+    const write = permissionCard(page, 'Write');
+    await write.getByText(target, { exact: true }).waitFor();
+    await write.getByLabel(`Diff of ${target}`, { exact: true }).getByText('print("hello")').waitFor();
+    expect(existsSync(target), 'nothing is written before the person allows it').toBe(false);
+    await write.getByRole('button', { name: 'Allow', exact: true }).click();
+    await write.getByText('Allowed', { exact: true }).waitFor();
+    await waitForRunSummary(page, 'Completed');
+    await claudeTexts(page).filter({ hasText: 'Wrote it.' }).waitFor();
+    expect(await readFile(target, 'utf8')).toBe('print("hello")\n');
+    expect(await write.getByRole('button', { name: 'Allow', exact: true }).isDisabled()).toBe(true);
+
+    const denied = join(service.projectDir(idea.id), 'denied.txt');
+    const command = `touch ${denied}`;
+    const base = model.requests.length;
+    model.enqueue(toolUse('Bash', { command, description: 'Make a file' }), text('Understood, I left it.'));
+    await sendMessage(page, 'Touch a file.');
+    const bash = permissionCard(page, 'Bash');
+    await bash.getByText(command, { exact: true }).waitFor();
+    await bash.getByRole('button', { name: 'Deny', exact: true }).click();
+    await bash.getByText('Denied', { exact: true }).waitFor();
+    await runSummaries(page)
+      .nth(1)
+      .filter({ hasText: /^\s*Completed\b/ })
+      .waitFor();
+    await claudeTexts(page).filter({ hasText: 'Understood, I left it.' }).waitFor();
+    // The session goes on, so each request carries the earlier results too: the denial is the one new result.
+    const earlier = await toolResultsOf(model, base);
+    expect((await toolResultsOf(model, base + 1)).slice(earlier.length)).toEqual([
+      { content: DENIED_WITHOUT_WORDS, isError: true },
+    ]);
+    expect(existsSync(denied), 'the denied command did not run').toBe(false);
+    await toolCards(page, 'Bash').getByText('Error', { exact: true }).waitFor();
+  });
+
+  it('edits the title and description, keeps the idea on "Keep it", and deletes it with its folder', async () => {
+    const { service } = suite.fixture;
+    const idea = await service.createIdea('Draft name');
+    const folder = join(service.ideasRoot, idea.id);
+    expect(existsSync(folder)).toBe(true);
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Draft name' });
+    await editIdea(page, { title: 'Final name', description: 'Now with a real description.' });
+    await page.getByText('Now with a real description.', { exact: true }).waitFor();
+    expect(await fetchIdea(idea.id)).toMatchObject({
+      idea: { meta: { title: 'Final name', description: 'Now with a real description.' } },
+    });
+    await page.getByRole('link', { name: '← Ideas' }).click();
+    await ideaLink(page, 'Final name').waitFor();
+    expect(await ideaLink(page, 'Draft name').count()).toBe(0);
+
+    await ideaLink(page, 'Final name').click();
+    await ideaHeading(page, 'Final name').waitFor();
+    const dialog = page.getByRole('dialog', { name: 'Delete “Final name”?' });
+    await page.getByRole('button', { name: 'Delete idea', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Keep it', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await fetchIdea(idea.id)).status).toBe(200);
+    expect(existsSync(folder)).toBe(true);
+
+    await page.getByRole('button', { name: 'Delete idea', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('heading', { name: 'Ideas', exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/');
+    expect((await fetchIdea(idea.id)).status).toBe(404);
+    expect(existsSync(folder), 'the idea`s folder on the VM is gone').toBe(false);
+    expect(await ideaLink(page, 'Final name').count()).toBe(0);
+  });
+});
