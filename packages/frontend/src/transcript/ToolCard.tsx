@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { RelayEvent } from '@catalyst/protocol';
 import { DiffView } from './DiffView.tsx';
-import { readFileChange, readKeyInput } from './tool-input.ts';
+import { displayKeyInput, readFileChange, readKeyInput } from './tool-input.ts';
 
 type ToolUse = Extract<RelayEvent, { type: 'claude:tool_use' }>;
 type ToolResult = Extract<RelayEvent, { type: 'claude:tool_result' }>;
@@ -27,7 +27,11 @@ export function ToolCard({ use, result, isRunEnded }: ToolCardProps) {
     <article className={className} aria-label={`Tool: ${name}`}>
       <p className="t-tool__head">
         <span className="t-tool__name">{name}</span>
-        {key === undefined ? null : <code className="t-tool__key">{key.value}</code>}
+        {key === undefined ? null : (
+          <code className="t-tool__key" title={key.value}>
+            {displayKeyInput(key)}
+          </code>
+        )}
       </p>
       {change !== undefined ? (
         <DiffView change={change} />

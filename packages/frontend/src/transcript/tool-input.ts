@@ -16,6 +16,15 @@ export function readKeyInput(input: Record<string, unknown>): { field: string; v
   return undefined;
 }
 
+const PATH_FIELDS = new Set(['file_path', 'notebook_path', 'path']);
+/** Where every idea's project lives on its host (docs/operations.md §6): `…/<idea id>/project/`. */
+const PROJECT_PREFIX = /^.*\/idea-[a-z0-9]{16}\/project\//;
+
+/** A key input as a person reads it: a path inside the idea's project relative to it (the rest as it is). */
+export function displayKeyInput(key: { field: string; value: string }): string {
+  return PATH_FIELDS.has(key.field) ? key.value.replace(PROJECT_PREFIX, '') || key.value : key.value;
+}
+
 /** One replacement in a file: the text before and after. A Write has no "before" we know of. */
 export interface FileEdit {
   readonly oldText: string;
