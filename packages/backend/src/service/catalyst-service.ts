@@ -21,6 +21,7 @@ import type { HostRegistry } from './host-registry.ts';
 import type { IdeaIndex } from './idea-index.ts';
 import type { HostHealth, IdeaListener, IdeaService, IdeaSubscription } from './idea-service.ts';
 import { LiveSubscribers } from './live-subscribers.ts';
+import { closeOrphanedRun } from './orphaned-runs.ts';
 import { checkHosts } from './host-health.ts';
 import { claimRun, deletingClaim } from './run-claim.ts';
 import { addTotals, applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
@@ -297,15 +298,17 @@ export class CatalystService implements IdeaService {
     if (cached) return cached;
     const pending = (async () => {
       const { host } = await this.#locate(id);
-      const path = (await this.#store(host)).paths(id).events;
+      const store = await this.#store(host);
       const files = this.#options.hosts.get(host).host;
-      return IdeaHistory.open({
+      const history = await IdeaHistory.open({
         files,
-        path,
+        path: store.paths(id).events,
         onError: (error) => {
           this.#options.logger.error({ err: error, ideaId: id }, 'event history problem');
         },
       });
+      await closeOrphanedRun(id, history, store, this.#options.logger);
+      return history;
     })();
     pending.catch(() => this.#histories.delete(id));
     this.#histories.set(id, pending);
