@@ -47,9 +47,12 @@ describe('managing an idea in the browser', () => {
     const target = join(service.projectDir(idea.id), 'hello.py');
     model.enqueue(toolUse('Write', { file_path: target, content: 'print("hello")\n' }), text('Wrote it.'));
     await sendMessage(page, 'Write hello.py.');
-    const write = permissionCard(page, 'Write');
-    await write.getByText(target, { exact: true }).waitFor();
-    await write.getByLabel(`Diff of ${target}`, { exact: true }).getByText('print("hello")').waitFor();
+    // The request shows inside the card of the call it is about: the call (its diff), the decision, the result.
+    const writeCard = toolCards(page, 'Write');
+    const write = writeCard.getByRole('form', { name: 'Permission: Write', exact: true });
+    await write.waitFor();
+    expect(await permissionCard(page, 'Write').count()).toBe(1);
+    await writeCard.getByLabel(`Diff of ${target}`, { exact: true }).getByText('print("hello")').waitFor();
     expect(existsSync(target), 'nothing is written before the person allows it').toBe(false);
     await write.getByRole('button', { name: 'Allow', exact: true }).click();
     await write.getByText('Allowed', { exact: true }).waitFor();
@@ -63,8 +66,10 @@ describe('managing an idea in the browser', () => {
     const base = model.requests.length;
     model.enqueue(toolUse('Bash', { command, description: 'Make a file' }), text('Understood, I left it.'));
     await sendMessage(page, 'Touch a file.');
-    const bash = permissionCard(page, 'Bash');
-    await bash.getByText(command, { exact: true }).waitFor();
+    const bashCard = toolCards(page, 'Bash');
+    const bash = bashCard.getByRole('form', { name: 'Permission: Bash', exact: true });
+    await bash.waitFor();
+    await bashCard.getByText(command, { exact: true }).waitFor();
     await bash.getByRole('button', { name: 'Deny', exact: true }).click();
     await bash.getByText('Denied', { exact: true }).waitFor();
     await runSummaries(page)

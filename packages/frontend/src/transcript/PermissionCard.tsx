@@ -13,6 +13,8 @@ interface PermissionCardProps {
   closed: PermissionClosed | undefined;
   isRunEnded: boolean;
   actions: TranscriptActions;
+  /** False inside the tool's own card, which shows the input already. */
+  showInput?: boolean;
 }
 
 const closedWords: Record<PermissionClosed['reason'], string> = {
@@ -24,7 +26,13 @@ const closedWords: Record<PermissionClosed['reason'], string> = {
 };
 
 /** A tool call waiting for the person's allow or deny; shows what the tool would do. */
-export function PermissionCard({ request, closed, isRunEnded, actions }: PermissionCardProps) {
+export function PermissionCard({
+  request,
+  closed,
+  isRunEnded,
+  actions,
+  showInput = true,
+}: PermissionCardProps) {
   const { isSubmitted, markSubmitted } = usePendingSubmit();
   const isClosed = closed !== undefined || isRunEnded;
   const isDisabled = isClosed || isSubmitted;
@@ -46,7 +54,7 @@ export function PermissionCard({ request, closed, isRunEnded, actions }: Permiss
       {request.description === undefined ? null : (
         <p className="t-card__description">{request.description}</p>
       )}
-      <PermissionInput toolName={request.toolName} input={request.input} />
+      {showInput ? <PermissionInput toolName={request.toolName} input={request.input} /> : null}
       <div className="t-card__actions">
         <button
           type="button"

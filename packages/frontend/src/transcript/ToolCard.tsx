@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, type ReactNode } from 'react';
 import type { RelayEvent } from '@catalyst/protocol';
 import { DiffView } from './DiffView.tsx';
 import { displayKeyInput, readFileChange, readKeyInput } from './tool-input.ts';
@@ -14,10 +14,14 @@ interface ToolCardProps {
   use: ToolUse | undefined;
   result: ToolResult | undefined;
   isRunEnded: boolean;
+  /** The question or permission card this call waited for, shown between its input and its result. */
+  prompt?: ReactNode;
+  /** The prompt shows the input itself (a question card lists the questions): no Input disclosure then. */
+  inputShownByPrompt?: boolean;
 }
 
 /** A tool call with its result: the key input on top, a diff for file changes, then the result. */
-export function ToolCard({ use, result, isRunEnded }: ToolCardProps) {
+export function ToolCard({ use, result, isRunEnded, prompt, inputShownByPrompt = false }: ToolCardProps) {
   const name = use?.name ?? 'unknown';
   const change = useMemo(() => (use === undefined ? undefined : readFileChange(use.name, use.input)), [use]);
   const key = use === undefined ? undefined : readKeyInput(use.input);
@@ -35,9 +39,10 @@ export function ToolCard({ use, result, isRunEnded }: ToolCardProps) {
       </p>
       {change !== undefined ? (
         <DiffView change={change} />
-      ) : hasOtherInput ? (
+      ) : hasOtherInput && !inputShownByPrompt ? (
         <ToolInput input={use.input} />
       ) : null}
+      {prompt}
       <ToolOutput result={result} isRunEnded={isRunEnded} />
     </article>
   );

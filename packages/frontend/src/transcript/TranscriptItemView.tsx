@@ -8,7 +8,7 @@ import { RunSummary } from './RunSummary.tsx';
 import { ThinkingBlock } from './ThinkingBlock.tsx';
 import { ToolCard } from './ToolCard.tsx';
 import type { TranscriptActions } from './transcript-actions.ts';
-import type { TranscriptItem } from './transcript-items.ts';
+import type { PromptItem, TranscriptItem } from './transcript-items.ts';
 import { UserMessage } from './UserMessage.tsx';
 
 interface ItemViewProps {
@@ -25,33 +25,56 @@ function ItemView({ item, actions }: ItemViewProps) {
     case 'thinking':
       return <ThinkingBlock thinking={item.event.thinking} />;
     case 'tool':
-      return <ToolCard use={item.use} result={item.result} isRunEnded={item.isRunEnded} />;
+      return (
+        <ToolCard
+          use={item.use}
+          result={item.result}
+          isRunEnded={item.isRunEnded}
+          inputShownByPrompt={item.prompt?.kind === 'question'}
+          prompt={
+            item.prompt === undefined ? null : <PromptView prompt={item.prompt} actions={actions} nested />
+          }
+        />
+      );
     case 'event':
       return <EventLine event={item.event} />;
     case 'error':
       return <ErrorLine event={item.event} />;
     case 'question':
-      return (
-        <QuestionCard
-          question={item.question}
-          answered={item.answered}
-          closed={item.closed}
-          isRunEnded={item.isRunEnded}
-          actions={actions}
-        />
-      );
     case 'permission':
-      return (
-        <PermissionCard
-          request={item.request}
-          closed={item.closed}
-          isRunEnded={item.isRunEnded}
-          actions={actions}
-        />
-      );
+      return <PromptView prompt={item} actions={actions} nested={false} />;
     case 'summary':
       return <RunSummary ended={item.ended} started={item.started} result={item.result} />;
   }
+}
+
+function PromptView({
+  prompt,
+  actions,
+  nested,
+}: {
+  prompt: PromptItem;
+  actions: TranscriptActions;
+  /** Inside its tool's card, which already shows the input. */
+  nested: boolean;
+}) {
+  return prompt.kind === 'question' ? (
+    <QuestionCard
+      question={prompt.question}
+      answered={prompt.answered}
+      closed={prompt.closed}
+      isRunEnded={prompt.isRunEnded}
+      actions={actions}
+    />
+  ) : (
+    <PermissionCard
+      request={prompt.request}
+      closed={prompt.closed}
+      isRunEnded={prompt.isRunEnded}
+      actions={actions}
+      showInput={!nested}
+    />
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AskUserQuestionItem } from '@catalyst/protocol';
 import { Transcript, type TranscriptActions } from './Transcript.tsx';
-import { relayEvent, started, text } from './transcript-fixtures.ts';
+import { relayEvent, started, text, toolResult, toolUse } from './transcript-fixtures.ts';
 import { applyFrames, emptyTranscript, type TranscriptFrame } from './transcript-state.ts';
 
 afterEach(() => {
@@ -199,6 +199,50 @@ describe('PermissionCard', () => {
     const form = screen.getByRole('form', { name: 'Permission: Bash' });
     expect(within(form).getByText('Allowed')).toBeTruthy();
     expect(within(form).getByRole('button', { name: 'Deny' })).toHaveProperty('disabled', true);
+  });
+});
+
+describe('a prompt about a tool call', () => {
+  it('shows inside that call’s card, between the call and its result; another one stands alone', () => {
+    const input = { file_path: '/p/idea-0123456789abcdef/project/hello.py', content: 'print(1)\n' };
+    const { push } = renderFrames([
+      started(1, 'run-1', 'go'),
+      toolUse(2, 'run-1', 'tu-1', 'Write', input),
+      relayEvent(3, {
+        type: 'claude:permission_request',
+        runId: 'run-1',
+        requestId: 'p-3',
+        toolName: 'Write',
+        input,
+      }),
+      relayEvent(4, {
+        type: 'claude:permission_request',
+        runId: 'run-1',
+        requestId: 'p-4',
+        toolName: 'Bash',
+        input: { command: 'ls' },
+      }),
+    ]);
+    const card = screen.getByRole('article', { name: 'Tool: Write' });
+    const form = within(card).getByRole('form', { name: 'Permission: Write' });
+    expect(within(form).queryByLabelText(/^Diff of/)).toBeNull(); // the card above shows the diff once
+    expect(within(card).getAllByLabelText(/^Diff of/)).toHaveLength(1);
+    const alone = screen.getByRole('form', { name: 'Permission: Bash' });
+    expect(alone.closest('article')).toBeNull();
+
+    push(
+      relayEvent(5, {
+        type: 'claude:permission_closed',
+        runId: 'run-1',
+        requestId: 'p-3',
+        reason: 'allowed',
+      }),
+      toolResult(6, 'run-1', 'tu-1', 'File created'),
+    );
+    const after = screen.getByRole('article', { name: 'Tool: Write' });
+    expect(within(after).getByText('Allowed')).toBeTruthy();
+    const text = after.textContent;
+    expect(text.indexOf('Allowed')).toBeLessThan(text.indexOf('File created'));
   });
 });
 

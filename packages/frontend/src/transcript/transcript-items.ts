@@ -1,4 +1,4 @@
-import type { CommandResult, RelayEvent } from '@catalyst/protocol';
+import { ASK_USER_QUESTION_TOOL_NAME, type CommandResult, type RelayEvent } from '@catalyst/protocol';
 import { endedRunIdsOf } from './ended-runs.ts';
 import type { TextDraft, TranscriptState } from './transcript-state.ts';
 
@@ -10,6 +10,26 @@ import type { TextDraft, TranscriptState } from './transcript-state.ts';
  */
 
 type EventOf<T extends RelayEvent['type']> = Extract<RelayEvent, { type: T }>;
+
+export interface QuestionItem {
+  readonly kind: 'question';
+  readonly key: string;
+  readonly question: EventOf<'claude:question'>;
+  readonly answered: EventOf<'claude:question_answered'> | undefined;
+  readonly closed: EventOf<'claude:question_closed'> | undefined;
+  readonly isRunEnded: boolean;
+}
+
+export interface PermissionItem {
+  readonly kind: 'permission';
+  readonly key: string;
+  readonly request: EventOf<'claude:permission_request'>;
+  readonly closed: EventOf<'claude:permission_closed'> | undefined;
+  readonly isRunEnded: boolean;
+}
+
+/** A question or permission request: on its own, or inside the card of the tool call it is about. */
+export type PromptItem = QuestionItem | PermissionItem;
 
 export type TranscriptItem =
   | { readonly kind: 'user'; readonly key: string; readonly event: EventOf<'run:started'> }
@@ -28,24 +48,16 @@ export type TranscriptItem =
       readonly use: EventOf<'claude:tool_use'> | undefined;
       readonly result: EventOf<'claude:tool_result'> | undefined;
       readonly isRunEnded: boolean;
+      /**
+       * The question or permission request this call waited for (the CLI asks after it prints the call and
+       * before the result), shown inside the card so that call, decision and result read top to bottom.
+       */
+      readonly prompt: PromptItem | undefined;
     }
   | { readonly kind: 'event'; readonly key: string; readonly event: EventOf<'claude:event'> }
   | { readonly kind: 'error'; readonly key: string; readonly event: EventOf<'claude:error'> }
-  | {
-      readonly kind: 'question';
-      readonly key: string;
-      readonly question: EventOf<'claude:question'>;
-      readonly answered: EventOf<'claude:question_answered'> | undefined;
-      readonly closed: EventOf<'claude:question_closed'> | undefined;
-      readonly isRunEnded: boolean;
-    }
-  | {
-      readonly kind: 'permission';
-      readonly key: string;
-      readonly request: EventOf<'claude:permission_request'>;
-      readonly closed: EventOf<'claude:permission_closed'> | undefined;
-      readonly isRunEnded: boolean;
-    }
+  | QuestionItem
+  | PermissionItem
   | {
       readonly kind: 'summary';
       readonly key: string;
@@ -107,24 +119,40 @@ class ItemBuilder {
         return { kind: 'thinking', key, event };
       case 'claude:tool_use':
         this.#remember(`tool:${event.toolUseId}`);
-        return { kind: 'tool', key, use: event, result: undefined, isRunEnded };
+        return { kind: 'tool', key, use: event, result: undefined, isRunEnded, prompt: undefined };
       case 'claude:event':
         return isShownElsewhere(event.message) ? undefined : { kind: 'event', key, event };
       case 'claude:error':
         return { kind: 'error', key, event };
-      case 'claude:question':
-        this.#remember(`question:${event.questionId}`);
-        return { kind: 'question', key, question: event, answered: undefined, closed: undefined, isRunEnded };
-      case 'claude:permission_request':
-        this.#remember(`permission:${event.requestId}`);
-        return { kind: 'permission', key, request: event, closed: undefined, isRunEnded };
+      case 'claude:question': {
+        const item: QuestionItem = {
+          kind: 'question',
+          key,
+          question: event,
+          answered: undefined,
+          closed: undefined,
+          isRunEnded,
+        };
+        const id = `question:${event.questionId}`;
+        return this.#nestInTool(id, item, ASK_USER_QUESTION_TOOL_NAME, { questions: event.questions });
+      }
+      case 'claude:permission_request': {
+        const item: PermissionItem = {
+          kind: 'permission',
+          key,
+          request: event,
+          closed: undefined,
+          isRunEnded,
+        };
+        return this.#nestInTool(`permission:${event.requestId}`, item, event.toolName, event.input);
+      }
       case 'run:ended':
         return { kind: 'summary', key, ended: event, ...this.#runContext(event.runId, event.result) };
       case 'claude:tool_result':
         // A result whose call is not in the transcript still shows, on its own card.
         return this.#attachResult(event)
           ? undefined
-          : { kind: 'tool', key, use: undefined, result: event, isRunEnded };
+          : { kind: 'tool', key, use: undefined, result: event, isRunEnded, prompt: undefined };
       case 'claude:question_answered':
       case 'claude:question_closed':
       case 'claude:permission_closed':
@@ -136,6 +164,40 @@ class ItemBuilder {
         // They feed the header (summarize), not the log.
         return undefined;
     }
+  }
+
+  /**
+   * Puts a prompt inside the card of the call it is about: the newest call of that tool, still without result
+   * or prompt, whose input matches. Without such a call the prompt is an item of its own.
+   */
+  #nestInTool(
+    id: string,
+    prompt: PromptItem,
+    toolName: string,
+    input: Record<string, unknown>,
+  ): PromptItem | undefined {
+    const wanted = JSON.stringify(input);
+    for (let index = this.items.length - 1; index >= 0; index -= 1) {
+      const item = this.items[index];
+      if (
+        item?.kind !== 'tool' ||
+        item.use === undefined ||
+        item.result !== undefined ||
+        item.prompt !== undefined
+      )
+        continue;
+      if (item.use.name !== toolName) continue;
+      const input =
+        toolName === ASK_USER_QUESTION_TOOL_NAME
+          ? { questions: item.use.input['questions'] }
+          : item.use.input;
+      if (JSON.stringify(input) !== wanted) continue;
+      this.items[index] = { ...item, prompt };
+      this.#indexById.set(id, index);
+      return undefined;
+    }
+    this.#remember(id);
+    return prompt;
   }
 
   #attachResult(event: EventOf<'claude:tool_result'>): boolean {
@@ -152,17 +214,17 @@ class ItemBuilder {
   ): void {
     switch (event.type) {
       case 'claude:question_answered':
-        this.#update(`question:${event.questionId}`, (item) =>
+        this.#updatePrompt(`question:${event.questionId}`, (item) =>
           item.kind === 'question' ? { ...item, answered: event } : item,
         );
         break;
       case 'claude:question_closed':
-        this.#update(`question:${event.questionId}`, (item) =>
+        this.#updatePrompt(`question:${event.questionId}`, (item) =>
           item.kind === 'question' ? { ...item, closed: event } : item,
         );
         break;
       case 'claude:permission_closed':
-        this.#update(`permission:${event.requestId}`, (item) =>
+        this.#updatePrompt(`permission:${event.requestId}`, (item) =>
           item.kind === 'permission' ? { ...item, closed: event } : item,
         );
         break;
@@ -180,6 +242,15 @@ class ItemBuilder {
 
   #remember(id: string): void {
     this.#indexById.set(id, this.items.length);
+  }
+
+  /** Changes a prompt, whether it is an item of its own or inside a tool card. */
+  #updatePrompt(id: string, change: (prompt: PromptItem) => PromptItem): void {
+    this.#update(id, (item) => {
+      if (item.kind === 'question' || item.kind === 'permission') return change(item);
+      if (item.kind === 'tool' && item.prompt !== undefined) return { ...item, prompt: change(item.prompt) };
+      return item;
+    });
   }
 
   /** Replaces the item remembered under `id`; false when there is none. */
