@@ -2,7 +2,8 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
-import { text, type ScriptedModel, type SshdHandle } from '@catalyst/testkit';
+import { text, waitUntil, type ScriptedModel, type SshdHandle } from '@catalyst/testkit';
+import { z } from 'zod';
 import { ORPHANED_RUN_MESSAGE } from '../src/service/orphaned-runs.ts';
 import {
   startService,
@@ -26,50 +27,69 @@ beforeAll(async () => {
 
 afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
 
+/** A chatted idea, then the files a SIGKILL during its build leaves on the VM; Catalyst is stopped. */
+async function leaveKilledBuild(
+  title: string,
+): Promise<{ ideaId: string; lastSeq: number; left: RelayEvent[] }> {
+  const idea = await service.createIdea(title);
+  const client = await service.connect();
+  await client.subscribe(idea.id);
+  model.enqueue(text('Talked it through.'));
+  await client.run(idea.id, 'chat', 'Let us talk.');
+  client.close();
+  await service.stop();
+
+  // What a SIGKILL during the next build leaves on the VM.
+  const folder = join(service.ideasRoot, idea.id);
+  const eventsPath = join(folder, 'events.ndjson');
+  const lines = (await readFile(eventsPath, 'utf8')).trim().split('\n');
+  const lastSeq = RelayEventSchema.parse(JSON.parse(lines.at(-1) ?? '')).seq;
+  const runId = 'run-killed';
+  const ts = new Date().toISOString();
+  const left: RelayEvent[] = [
+    { type: 'idea:status', ideaId: idea.id, runId, seq: lastSeq + 1, ts, status: 'building' },
+    {
+      type: 'run:started',
+      ideaId: idea.id,
+      runId,
+      seq: lastSeq + 2,
+      ts,
+      mode: 'build',
+      message: 'Build it.',
+    },
+    {
+      type: 'claude:text',
+      ideaId: idea.id,
+      runId,
+      seq: lastSeq + 3,
+      ts,
+      text: 'Starting…',
+      messageId: 'msg-killed',
+      parentToolUseId: null,
+    },
+  ];
+  await appendFile(eventsPath, left.map((event) => `${JSON.stringify(event)}\n`).join(''));
+  const metaPath = join(folder, 'meta.json');
+  const meta = JSON.parse(await readFile(metaPath, 'utf8')) as Record<string, unknown>;
+  await writeFile(metaPath, JSON.stringify({ ...meta, status: 'building' }));
+
+  return { ideaId: idea.id, lastSeq, left };
+}
+
+function restart(): Promise<ServiceUnderTest> {
+  return startService({
+    sshd,
+    user: sshd.users.bash,
+    claudePath,
+    reuse: { configDir: service.configDir, ideasRoot: service.ideasRoot },
+  });
+}
+
 describe('a run an earlier Catalyst left without an ending', () => {
   it('ends as connection_lost with the reason, the idea is failed, and the next run works', async () => {
-    const idea = await service.createIdea('Killed mid-build');
-    const client = await service.connect();
-    await client.subscribe(idea.id);
-    model.enqueue(text('Talked it through.'));
-    await client.run(idea.id, 'chat', 'Let us talk.');
-    client.close();
-    await service.stop();
-
-    // What a SIGKILL during the next build leaves on the VM.
-    const folder = join(service.ideasRoot, idea.id);
-    const eventsPath = join(folder, 'events.ndjson');
-    const lines = (await readFile(eventsPath, 'utf8')).trim().split('\n');
-    const lastSeq = RelayEventSchema.parse(JSON.parse(lines.at(-1) ?? '')).seq;
+    const { ideaId, lastSeq, left } = await leaveKilledBuild('Killed mid-build');
+    const idea = { id: ideaId };
     const runId = 'run-killed';
-    const ts = new Date().toISOString();
-    const left: RelayEvent[] = [
-      { type: 'idea:status', ideaId: idea.id, runId, seq: lastSeq + 1, ts, status: 'building' },
-      {
-        type: 'run:started',
-        ideaId: idea.id,
-        runId,
-        seq: lastSeq + 2,
-        ts,
-        mode: 'build',
-        message: 'Build it.',
-      },
-      {
-        type: 'claude:text',
-        ideaId: idea.id,
-        runId,
-        seq: lastSeq + 3,
-        ts,
-        text: 'Starting…',
-        messageId: 'msg-killed',
-        parentToolUseId: null,
-      },
-    ];
-    await appendFile(eventsPath, left.map((event) => `${JSON.stringify(event)}\n`).join(''));
-    const metaPath = join(folder, 'meta.json');
-    const meta = JSON.parse(await readFile(metaPath, 'utf8')) as Record<string, unknown>;
-    await writeFile(metaPath, JSON.stringify({ ...meta, status: 'building' }));
-
     service = await startService({
       sshd,
       user: sshd.users.bash,
@@ -108,5 +128,32 @@ describe('a run an earlier Catalyst left without an ending', () => {
     const run = await again.run(idea.id, 'chat', 'Still there?');
     expect(run.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
     again.close();
+  });
+
+  it('is ended before a run that comes first after the restart reads the status', async () => {
+    const { ideaId } = await leaveKilledBuild('Chat first');
+    service = await restart();
+    const client = await service.connect();
+    // The chat frame and no subscribe: the run's launch is what opens the history.
+    model.enqueue(text('Here again.'));
+    client.send({ type: 'chat', ideaId, message: 'Hello after the crash.' });
+    const history = async () =>
+      z
+        .object({ events: z.array(RelayEventSchema) })
+        .parse(await (await service.api(`/api/ideas/${ideaId}/events`)).json()).events;
+    await waitUntil(
+      async () =>
+        (await history()).filter((e) => e.type === 'run:ended' && e.runId !== 'run-killed').length === 2,
+      { timeoutMs: 30_000, what: 'the chat after the restart to end' },
+    );
+    const ends = (await history()).flatMap((e) => (e.type === 'run:ended' ? [e] : []));
+    expect(ends.map((e) => [e.runId === 'run-killed', e.outcome])).toEqual([
+      [false, 'completed'],
+      [true, 'connection_lost'],
+      [false, 'completed'],
+    ]);
+    const view = await (await service.api(`/api/ideas/${ideaId}`)).json();
+    expect(view).toMatchObject({ idea: { meta: { status: 'failed' } } });
+    client.close();
   });
 });

@@ -261,12 +261,15 @@ class RunDriver {
     this.#isFinishing = true;
     try {
       await this.#options.onFinish(ending);
-      if (this.#runEnded) this.#options.emit(this.#runEnded);
     } catch (error) {
       this.#options.logger.error(
         { err: error, runId: this.#options.runId },
         'could not record the end of a run',
       );
+    }
+    // The ending reaches the history and the browsers even when meta.json could not be written.
+    try {
+      if (this.#runEnded) this.#options.emit(this.#runEnded);
     } finally {
       this.#resolve(ending);
     }

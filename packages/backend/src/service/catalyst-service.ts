@@ -184,9 +184,10 @@ export class CatalystService implements IdeaService {
   }
 
   async #launch(id: string, runId: string, mode: RunMode, message: string): Promise<ActiveRun> {
+    // The history first: opening it may end a run a killed Catalyst left open, which changes the status read next.
+    const history = await this.#history(id);
     const { host, meta } = await this.#locate(id);
     const store = await this.#store(host);
-    const history = await this.#history(id);
     const registered = this.#options.hosts.get(host);
     const claude = await this.#options.hosts.claude(host);
     await this.#setStatus({ id, host, runId, status: statusAtStart(meta.status, mode) }, history);
@@ -307,7 +308,12 @@ export class CatalystService implements IdeaService {
           this.#options.logger.error({ err: error, ideaId: id }, 'event history problem');
         },
       });
-      await closeOrphanedRun(id, history, store, this.#options.logger);
+      try {
+        await closeOrphanedRun(id, history, store, this.#options.logger);
+      } catch (error) {
+        // The history is still readable; the next process tries again.
+        this.#options.logger.error({ err: error, ideaId: id }, 'could not end a run left open');
+      }
       return history;
     })();
     pending.catch(() => this.#histories.delete(id));

@@ -4,6 +4,7 @@ import { Dialog } from './Dialog.tsx';
 
 interface ComposerProps {
   ideaId: string;
+  /** The connection is open and the history has caught up (a message sent before that could be misread). */
   connected: boolean;
   running: boolean;
   runMode: RunMode | undefined;

@@ -104,8 +104,11 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     if (isLive) void reload();
   }, [activeRunId, summary.status, isLive, reload]);
 
+  // Back online: the old error is stale. Offline: an unanswered send may never be answered (its socket died), so
+  // it stops waiting; its text is still in the box, as for any message whose run did not start.
   useEffect(() => {
     if (connectionState === 'open') setSendError(undefined);
+    else setPending(undefined);
   }, [connectionState]);
 
   // A pending message is accepted when its run starts, refused when an error names its request.
@@ -221,7 +224,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
       )}
       <Composer
         ideaId={ideaId}
-        connected={connectionState === 'open'}
+        connected={connectionState === 'open' && isLive}
         running={running}
         runMode={running ? summary.activeRun?.mode : undefined}
         pending={pending !== undefined}

@@ -14,7 +14,10 @@ interface ToolCardProps {
   use: ToolUse | undefined;
   result: ToolResult | undefined;
   isRunEnded: boolean;
-  /** The question or permission card this call waited for, shown between its input and its result. */
+  /**
+   * The question or permission card this call waited for, shown between its input and its result. The key input
+   * is then shown whole: a person deciding must see the exact path.
+   */
   prompt?: ReactNode;
   /** The prompt shows the input itself (a question card lists the questions): no Input disclosure then. */
   inputShownByPrompt?: boolean;
@@ -33,7 +36,7 @@ export function ToolCard({ use, result, isRunEnded, prompt, inputShownByPrompt =
         <span className="t-tool__name">{name}</span>
         {key === undefined ? null : (
           <code className="t-tool__key" title={key.value}>
-            {displayKeyInput(key)}
+            {prompt === undefined || prompt === null ? displayKeyInput(key) : key.value}
           </code>
         )}
       </p>

@@ -93,6 +93,15 @@ function haveSameFields(a: object, b: object): boolean {
   return keys.every((key) => {
     const left: unknown = Reflect.get(a, key);
     const right: unknown = Reflect.get(b, key);
+    // A tool card's nested prompt is rebuilt with the items: the same when its own fields are.
+    if (
+      key === 'prompt' &&
+      typeof left === 'object' &&
+      left !== null &&
+      typeof right === 'object' &&
+      right !== null
+    )
+      return haveSameFields(left, right);
     return left === right;
   });
 }

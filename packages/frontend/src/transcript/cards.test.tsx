@@ -246,6 +246,39 @@ describe('a prompt about a tool call', () => {
   });
 });
 
+describe('a permission request naming its call', () => {
+  it('goes into the card of that call, even when another call has the same input', () => {
+    const input = { command: 'git status' };
+    const canUseTool = (seq: number, requestId: string, toolUseId: string) =>
+      relayEvent(seq, {
+        type: 'claude:event',
+        runId: 'run-1',
+        message: {
+          type: 'control_request',
+          request_id: requestId,
+          request: { subtype: 'can_use_tool', tool_name: 'Bash', input, tool_use_id: toolUseId },
+        },
+      });
+    renderFrames([
+      started(1, 'run-1', 'go'),
+      toolUse(2, 'run-1', 'tu-a', 'Bash', input),
+      toolUse(3, 'run-1', 'tu-b', 'Bash', input),
+      canUseTool(4, 'p-b', 'tu-b'),
+      relayEvent(5, {
+        type: 'claude:permission_request',
+        runId: 'run-1',
+        requestId: 'p-b',
+        toolName: 'Bash',
+        input,
+      }),
+    ]);
+    const [first, second] = screen.getAllByRole('article', { name: 'Tool: Bash' });
+    if (first === undefined || second === undefined) expect.unreachable();
+    expect(within(first).queryByRole('form')).toBeNull();
+    expect(within(second).getByRole('form', { name: 'Permission: Bash' })).toBeTruthy();
+  });
+});
+
 describe('auto-scroll', () => {
   /** jsdom has no layout: give the log a size, as a browser would. */
   function layOut(element: HTMLElement, sizes: { scrollHeight: number; clientHeight: number }) {

@@ -1,4 +1,9 @@
-import { ASK_USER_QUESTION_TOOL_NAME, type CommandResult, type RelayEvent } from '@catalyst/protocol';
+import {
+  ASK_USER_QUESTION_TOOL_NAME,
+  isCanUseToolRequest,
+  type CommandResult,
+  type RelayEvent,
+} from '@catalyst/protocol';
 import { endedRunIdsOf } from './ended-runs.ts';
 import type { TextDraft, TranscriptState } from './transcript-state.ts';
 
@@ -95,9 +100,12 @@ class ItemBuilder {
   readonly #started = new Map<string, EventOf<'run:started'>>();
   readonly #results = new Map<string, CommandResult>();
   readonly #ended: ReadonlySet<string>;
+  /** The CLI's permission request id → the tool call it is about (`can_use_tool`'s `tool_use_id`). */
+  readonly #callOfRequest: ReadonlyMap<string, string>;
 
-  constructor(ended: ReadonlySet<string>) {
+  constructor(ended: ReadonlySet<string>, callOfRequest: ReadonlyMap<string, string>) {
     this.#ended = ended;
+    this.#callOfRequest = callOfRequest;
   }
 
   add(event: RelayEvent): void {
@@ -134,7 +142,11 @@ class ItemBuilder {
           isRunEnded,
         };
         const id = `question:${event.questionId}`;
-        return this.#nestInTool(id, item, ASK_USER_QUESTION_TOOL_NAME, { questions: event.questions });
+        return this.#nestInTool(id, item, event.questionId, {
+          runId: event.runId,
+          toolName: ASK_USER_QUESTION_TOOL_NAME,
+          input: { questions: event.questions },
+        });
       }
       case 'claude:permission_request': {
         const item: PermissionItem = {
@@ -144,7 +156,11 @@ class ItemBuilder {
           closed: undefined,
           isRunEnded,
         };
-        return this.#nestInTool(`permission:${event.requestId}`, item, event.toolName, event.input);
+        return this.#nestInTool(`permission:${event.requestId}`, item, event.requestId, {
+          runId: event.runId,
+          toolName: event.toolName,
+          input: event.input,
+        });
       }
       case 'run:ended':
         return { kind: 'summary', key, ended: event, ...this.#runContext(event.runId, event.result) };
@@ -167,37 +183,47 @@ class ItemBuilder {
   }
 
   /**
-   * Puts a prompt inside the card of the call it is about: the newest call of that tool, still without result
-   * or prompt, whose input matches. Without such a call the prompt is an item of its own.
+   * Puts a prompt inside the card of the call it is about: the call the CLI named (`tool_use_id` of its request),
+   * else the oldest call of the same run and tool, still without result or prompt, whose input is the same.
+   * Without such a call the prompt is an item of its own.
    */
   #nestInTool(
     id: string,
     prompt: PromptItem,
-    toolName: string,
-    input: Record<string, unknown>,
+    cliRequestId: string,
+    about: { runId: string | undefined; toolName: string; input: Record<string, unknown> },
   ): PromptItem | undefined {
-    const wanted = JSON.stringify(input);
-    for (let index = this.items.length - 1; index >= 0; index -= 1) {
+    const named = this.#callOfRequest.get(cliRequestId);
+    const index = named === undefined ? this.#findCall(about) : this.#indexById.get(`tool:${named}`);
+    const item = index === undefined ? undefined : this.items[index];
+    if (
+      index === undefined ||
+      item?.kind !== 'tool' ||
+      item.prompt !== undefined ||
+      item.result !== undefined
+    ) {
+      this.#remember(id);
+      return prompt;
+    }
+    this.items[index] = { ...item, prompt };
+    this.#indexById.set(id, index);
+    return undefined;
+  }
+
+  #findCall(about: { runId: string | undefined; toolName: string; input: Record<string, unknown> }) {
+    const wanted = JSON.stringify(about.input);
+    for (let index = 0; index < this.items.length; index += 1) {
       const item = this.items[index];
-      if (
-        item?.kind !== 'tool' ||
-        item.use === undefined ||
-        item.result !== undefined ||
-        item.prompt !== undefined
-      )
+      if (item?.kind !== 'tool' || item.use === undefined || item.result !== undefined) continue;
+      if (item.prompt !== undefined || item.use.runId !== about.runId || item.use.name !== about.toolName)
         continue;
-      if (item.use.name !== toolName) continue;
       const input =
-        toolName === ASK_USER_QUESTION_TOOL_NAME
+        about.toolName === ASK_USER_QUESTION_TOOL_NAME
           ? { questions: item.use.input['questions'] }
           : item.use.input;
-      if (JSON.stringify(input) !== wanted) continue;
-      this.items[index] = { ...item, prompt };
-      this.#indexById.set(id, index);
-      return undefined;
+      if (JSON.stringify(input) === wanted) return index;
     }
-    this.#remember(id);
-    return prompt;
+    return undefined;
   }
 
   #attachResult(event: EventOf<'claude:tool_result'>): boolean {
@@ -284,9 +310,21 @@ function textKey(messageId: string, rank: number): string {
 }
 
 function buildBaseItems(events: readonly RelayEvent[]): BaseItems {
-  const builder = new ItemBuilder(endedRunIdsOf(events));
+  const builder = new ItemBuilder(endedRunIdsOf(events), callsOfRequests(events));
   for (const event of events) builder.add(event);
   return builder;
+}
+
+/** From the relayed `can_use_tool` requests: which tool call each permission or question is about. */
+function callsOfRequests(events: readonly RelayEvent[]): Map<string, string> {
+  const calls = new Map<string, string>();
+  for (const event of events) {
+    if (event.type !== 'claude:event' || event.message.type !== 'control_request') continue;
+    const { request, request_id: requestId } = event.message;
+    if (isCanUseToolRequest(request) && request.tool_use_id !== undefined)
+      calls.set(requestId, request.tool_use_id);
+  }
+  return calls;
 }
 
 /** Each draft goes after its run's latest event, in block order, keyed as the complete text will be. */
