@@ -154,7 +154,7 @@ describe('accessibility (axe, WCAG 2.1 A and AA)', () => {
 
     model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue it is.'));
     await sendMessage(page, 'Pick a color with me.');
-    const card = transcript(page).getByRole('form', { name: 'Question: Color', exact: true });
+    const card = transcript(page).getByRole('region', { name: 'Question: Color', exact: true });
     await card.getByText('Cool color').waitFor();
     // What a person would open to read: the thinking, and any tool input or long result.
     await page.evaluate(() => {

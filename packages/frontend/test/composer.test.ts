@@ -63,7 +63,7 @@ describe('the composer from the keyboard', () => {
     await page.keyboard.press('Enter');
     await userMessages(page).filter({ hasText: 'second line' }).waitFor();
     expect(collectTexts(await model.waitForRequest(base))).toContain('First line\nsecond line');
-    const card = transcript(page).getByRole('form', { name: 'Question: Size', exact: true });
+    const card = transcript(page).getByRole('region', { name: 'Question: Size', exact: true });
     await card.getByRole('radio', { name: 'Small' }).check();
     await card.getByRole('button', { name: 'Submit answer' }).click();
     await waitForRunSummary(page, 'Completed');

@@ -114,7 +114,7 @@ export async function watchForStopping(page: Page): Promise<() => Promise<boolea
 
 /** A tool call's permission card (permissionPolicy `ask`). */
 export function permissionCard(page: Page, tool: string): Locator {
-  return transcript(page).getByRole('form', { name: `Permission: ${tool}`, exact: true });
+  return transcript(page).getByRole('region', { name: `Permission: ${tool}`, exact: true });
 }
 
 /** "Settings", then a policy's select; the change saves at once, and the panel says "Saved.". */

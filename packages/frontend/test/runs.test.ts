@@ -112,7 +112,7 @@ describe('runs in the browser', () => {
     model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue it is.'));
     await sendMessage(page, 'Pick a color with me.');
 
-    const card = transcript(page).getByRole('form', { name: 'Question: Color', exact: true });
+    const card = transcript(page).getByRole('region', { name: 'Question: Color', exact: true });
     const question = card.getByRole('group', { name: color.question });
     await question.getByText('Cool color').waitFor();
     await question.getByRole('radio', { name: 'Blue' }).check();
@@ -121,7 +121,9 @@ describe('runs in the browser', () => {
     await card.getByText('Answered by you').waitFor();
     await waitForRunSummary(page, 'Completed');
     await claudeTexts(page).filter({ hasText: 'Blue it is.' }).waitFor();
-    expect(await card.getByRole('radio', { name: 'Blue' }).isDisabled()).toBe(true);
+    // The card is now the record of the answer, nothing left to click.
+    expect(await card.getByRole('definition').textContent()).toBe('Blue');
+    expect(await card.getByRole('radio').count()).toBe(0);
     const results = await toolResultsOf(model, base + 1);
     expect(results).toHaveLength(1);
     expect(results[0]?.content).toContain(`"${color.question}"="Blue"`);

@@ -25,7 +25,7 @@ const closedWords: Record<PermissionClosed['reason'], string> = {
   timed_out: 'Timed out',
 };
 
-/** A tool call waiting for the person's allow or deny; shows what the tool would do. */
+/** A tool call waiting for the person's allow or deny; shows what the tool would do, then what was decided. */
 export function PermissionCard({
   request,
   closed,
@@ -35,51 +35,49 @@ export function PermissionCard({
 }: PermissionCardProps) {
   const { isSubmitted, markSubmitted } = usePendingSubmit();
   const isClosed = closed !== undefined || isRunEnded;
-  const isDisabled = isClosed || isSubmitted;
   const canRemember = (request.suggestions?.length ?? 0) > 0;
   const decide = (decision: 'allow' | 'deny', remember: boolean) => () => {
     if (actions.permission(request.requestId, decision, remember)) markSubmitted();
   };
   return (
-    <form
+    <section
       className={isClosed ? 't-card t-permission t-card--closed' : 't-card t-permission'}
       aria-label={`Permission: ${request.toolName}`}
-      onSubmit={(event) => {
-        event.preventDefault();
-      }}
     >
       <p className="t-card__title">
-        Claude wants to use <span className="t-tool__name">{request.toolName}</span>
+        {isClosed ? 'Claude asked to use ' : 'Claude wants to use '}
+        <span className="t-tool__name">{request.toolName}</span>
       </p>
       {request.description === undefined ? null : (
         <p className="t-card__description">{request.description}</p>
       )}
       {showInput ? <PermissionInput toolName={request.toolName} input={request.input} /> : null}
-      <div className="t-card__actions">
-        <button
-          type="button"
-          className="t-button t-button--primary"
-          disabled={isDisabled}
-          onClick={decide('allow', false)}
-        >
-          Allow
-        </button>
-        <button type="button" className="t-button" disabled={isDisabled} onClick={decide('deny', false)}>
-          Deny
-        </button>
-        {canRemember ? (
-          <button type="button" className="t-button" disabled={isDisabled} onClick={decide('allow', true)}>
-            Allow and remember
-          </button>
-        ) : null}
-        {isSubmitted && !isClosed ? <span className="t-card__status">Sending…</span> : null}
-      </div>
       {isClosed ? (
         <p className="t-card__outcome">
           {closed === undefined ? 'Closed: the run ended' : closedWords[closed.reason]}
         </p>
-      ) : null}
-    </form>
+      ) : (
+        <div className="t-card__actions">
+          <button
+            type="button"
+            className="t-button t-button--primary"
+            disabled={isSubmitted}
+            onClick={decide('allow', false)}
+          >
+            Allow
+          </button>
+          <button type="button" className="t-button" disabled={isSubmitted} onClick={decide('deny', false)}>
+            Deny
+          </button>
+          {canRemember ? (
+            <button type="button" className="t-button" disabled={isSubmitted} onClick={decide('allow', true)}>
+              Allow and remember
+            </button>
+          ) : null}
+          {isSubmitted ? <span className="t-card__status">Sending…</span> : null}
+        </div>
+      )}
+    </section>
   );
 }
 

@@ -24,20 +24,48 @@ const closedWords: Record<QuestionClosed['reason'], string> = {
   cancelled: 'Cancelled',
 };
 
-/** Claude's AskUserQuestion: one fieldset per question; disabled once answered or closed, or while sending. */
+/**
+ * Claude's AskUserQuestion. Open: one fieldset per question, submit and dismiss (disabled while sending). Closed:
+ * a record of what was asked, what was answered, and by whom (or why it closed).
+ */
 export function QuestionCard({ question, answered, closed, isRunEnded, actions }: QuestionCardProps) {
+  const isClosed = answered !== undefined || closed !== undefined || isRunEnded;
+  const header = question.questions[0]?.header ?? 'Claude asks';
+  return (
+    <section
+      className={isClosed ? 't-card t-question t-card--closed' : 't-card t-question'}
+      aria-label={`Question: ${header}`}
+    >
+      {isClosed ? (
+        <>
+          {answered === undefined ? (
+            <ul className="t-asked">
+              {question.questions.map((item, index) => (
+                <li key={index}>{item.question}</li>
+              ))}
+            </ul>
+          ) : (
+            <AnswerList answers={answered.answers} />
+          )}
+          <p className="t-card__outcome">{describeOutcome(answered, closed)}</p>
+        </>
+      ) : (
+        <QuestionForm question={question} actions={actions} />
+      )}
+    </section>
+  );
+}
+
+function QuestionForm({ question, actions }: { question: Question; actions: TranscriptActions }) {
   const [choices, setChoices] = useState<readonly QuestionChoice[]>(() =>
     question.questions.map(() => emptyChoice),
   );
   const { isSubmitted, markSubmitted } = usePendingSubmit();
-  const isClosed = answered !== undefined || closed !== undefined || isRunEnded;
-  const isDisabled = isClosed || isSubmitted;
   const answers = buildAnswers(question.questions, choices);
-  const header = question.questions[0]?.header ?? 'Claude asks';
 
   const submit = (event: SyntheticEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (isDisabled || answers === undefined) return;
+    if (isSubmitted || answers === undefined) return;
     if (actions.answer(question.questionId, answers)) markSubmitted();
   };
   const dismiss = () => {
@@ -48,48 +76,40 @@ export function QuestionCard({ question, answered, closed, isRunEnded, actions }
   };
 
   return (
-    <form
-      className={isClosed ? 't-card t-question t-card--closed' : 't-card t-question'}
-      aria-label={`Question: ${header}`}
-      onSubmit={submit}
-    >
+    <form onSubmit={submit}>
       {question.questions.map((item, index) => (
         <QuestionFieldset
           key={index}
           item={item}
           choice={choices[index] ?? emptyChoice}
-          isDisabled={isDisabled}
+          isDisabled={isSubmitted}
           onChange={(choice) => {
             setChoice(index, choice);
           }}
         />
       ))}
-      {answered === undefined ? null : <AnswerList answers={answered.answers} />}
       <QuestionButtons
-        canSubmit={!isDisabled && answers !== undefined}
-        isDisabled={isDisabled}
-        isSending={isSubmitted && !isClosed}
+        canSubmit={!isSubmitted && answers !== undefined}
+        isSending={isSubmitted}
         onDismiss={dismiss}
       />
-      {isClosed ? <p className="t-card__outcome">{describeOutcome(answered, closed)}</p> : null}
     </form>
   );
 }
 
 interface QuestionButtonsProps {
   canSubmit: boolean;
-  isDisabled: boolean;
   isSending: boolean;
   onDismiss: () => void;
 }
 
-function QuestionButtons({ canSubmit, isDisabled, isSending, onDismiss }: QuestionButtonsProps) {
+function QuestionButtons({ canSubmit, isSending, onDismiss }: QuestionButtonsProps) {
   return (
     <div className="t-card__actions">
       <button type="submit" className="t-button t-button--primary" disabled={!canSubmit}>
         Submit answer
       </button>
-      <button type="button" className="t-button" disabled={isDisabled} onClick={onDismiss}>
+      <button type="button" className="t-button" disabled={isSending} onClick={onDismiss}>
         Dismiss
       </button>
       {isSending ? <span className="t-card__status">Sending…</span> : null}

@@ -61,7 +61,7 @@ const submit = () => {
 describe('QuestionCard', () => {
   it('answers with the chosen option label, then waits disabled for the server', () => {
     const { actions } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour])]);
-    const form = screen.getByRole('form', { name: 'Question: Colours' });
+    const form = screen.getByRole('region', { name: 'Question: Colours' });
     const group = within(form).getByRole('group', { name: 'Which colour scheme?' });
     expect(within(group).getByText('Easy on the eyes at night')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Submit answer' })).toHaveProperty('disabled', true);
@@ -135,11 +135,37 @@ describe('QuestionCard', () => {
         reason: 'answered',
       }),
     ]);
-    const form = screen.getByRole('form', { name: 'Question: Colours' });
-    expect(form.textContent).toContain('Answered automatically (claude-haiku-4-5)');
-    expect(within(form).getByRole('definition').textContent).toBe('Dark');
-    expect(within(form).getByRole('radio', { name: 'Light' })).toHaveProperty('disabled', true);
-    expect(within(form).getByRole('button', { name: 'Dismiss' })).toHaveProperty('disabled', true);
+    const card = screen.getByRole('region', { name: 'Question: Colours' });
+    expect(card.textContent).toContain('Answered automatically (claude-haiku-4-5)');
+    expect(within(card).getByRole('term').textContent).toBe('Which colour scheme?');
+    expect(within(card).getByRole('definition').textContent).toBe('Dark');
+    expect(within(card).queryByRole('radio')).toBeNull();
+    expect(within(card).queryByRole('button')).toBeNull();
+  });
+
+  it('becomes a record of what was answered once the server confirms a person`s answer', () => {
+    const { push } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour, features])]);
+    fireEvent.click(screen.getByRole('radio', { name: 'Light' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Export' }));
+    submit();
+    expect(screen.getByText('Sending…')).toBeTruthy();
+    push(
+      relayEvent(3, {
+        type: 'claude:question_answered',
+        runId: 'run-1',
+        questionId: 'q-1',
+        answers: { 'Which colour scheme?': 'Light', 'Which features?': 'Export' },
+        source: 'human',
+        by: 'person',
+      }),
+    );
+    const card = screen.getByRole('region', { name: 'Question: Colours' });
+    const rows = within(card)
+      .getAllByRole('term')
+      .map((term) => `${term.textContent} ${term.nextElementSibling?.textContent}`);
+    expect(rows).toEqual(['Which colour scheme? Light', 'Which features? Export']);
+    expect(card.textContent).toContain('Answered by you');
+    expect(within(card).queryByRole('button')).toBeNull();
   });
 
   it('dismisses, and says so once the server closes the question', () => {
@@ -154,7 +180,10 @@ describe('QuestionCard', () => {
         reason: 'dismissed',
       }),
     );
-    expect(screen.getByRole('form', { name: 'Question: Colours' }).textContent).toContain('Dismissed');
+    const card = screen.getByRole('region', { name: 'Question: Colours' });
+    expect(card.textContent).toContain('Dismissed');
+    expect(within(card).getByRole('listitem').textContent).toBe('Which colour scheme?');
+    expect(within(card).queryByRole('button')).toBeNull();
   });
 });
 
@@ -172,7 +201,7 @@ describe('PermissionCard', () => {
 
   it('offers "Allow and remember" only with suggestions, and sends each decision', () => {
     const { actions } = renderFrames([started(1, 'run-1', 'go'), request(2, true), request(3, false)]);
-    const [withRules, without] = screen.getAllByRole('form', { name: 'Permission: Bash' });
+    const [withRules, without] = screen.getAllByRole('region', { name: 'Permission: Bash' });
     if (withRules === undefined || without === undefined) expect.unreachable();
     expect(withRules.textContent).toContain('rm -rf build');
     expect(within(without).queryByRole('button', { name: 'Allow and remember' })).toBeNull();
@@ -196,9 +225,10 @@ describe('PermissionCard', () => {
         reason: 'allowed',
       }),
     );
-    const form = screen.getByRole('form', { name: 'Permission: Bash' });
-    expect(within(form).getByText('Allowed')).toBeTruthy();
-    expect(within(form).getByRole('button', { name: 'Deny' })).toHaveProperty('disabled', true);
+    const card = screen.getByRole('region', { name: 'Permission: Bash' });
+    expect(within(card).getByText('Allowed')).toBeTruthy();
+    expect(card.textContent).toContain('rm -rf build');
+    expect(within(card).queryByRole('button')).toBeNull();
   });
 });
 
@@ -224,10 +254,10 @@ describe('a prompt about a tool call', () => {
       }),
     ]);
     const card = screen.getByRole('article', { name: 'Tool: Write' });
-    const form = within(card).getByRole('form', { name: 'Permission: Write' });
+    const form = within(card).getByRole('region', { name: 'Permission: Write' });
     expect(within(form).queryByLabelText(/^Diff of/)).toBeNull(); // the card above shows the diff once
     expect(within(card).getAllByLabelText(/^Diff of/)).toHaveLength(1);
-    const alone = screen.getByRole('form', { name: 'Permission: Bash' });
+    const alone = screen.getByRole('region', { name: 'Permission: Bash' });
     expect(alone.closest('article')).toBeNull();
 
     push(
@@ -274,8 +304,8 @@ describe('a permission request naming its call', () => {
     ]);
     const [first, second] = screen.getAllByRole('article', { name: 'Tool: Bash' });
     if (first === undefined || second === undefined) expect.unreachable();
-    expect(within(first).queryByRole('form')).toBeNull();
-    expect(within(second).getByRole('form', { name: 'Permission: Bash' })).toBeTruthy();
+    expect(within(first).queryByRole('region')).toBeNull();
+    expect(within(second).getByRole('region', { name: 'Permission: Bash' })).toBeTruthy();
   });
 });
 
