@@ -246,6 +246,28 @@ describe('Transcript: run summary', () => {
     ]);
     expect(summaryText()).toBe('Failed · 1.0 s · 3 turns · $0.0200 — Reached the turn limit');
   });
+
+  it('says how to log in when the CLI on the host has no credentials', () => {
+    renderFrames([
+      started(1, 'run-1', 'go'),
+      relayEvent(2, {
+        type: 'run:ended',
+        runId: 'run-1',
+        outcome: 'failed',
+        result: commandResult({
+          durationMs: 1100,
+          numTurns: 1,
+          costUsd: 0,
+          error: 'Not logged in · Please run /login',
+        }),
+      }),
+    ]);
+    const note = screen.getByRole('note', { name: 'Run summary' });
+    expect(note.firstChild?.textContent).toBe(
+      'Failed · 1.1 s · 1 turn · $0.0000 — Not logged in · Please run /login',
+    );
+    expect(within(note).getByRole('paragraph').textContent).toContain('log in there once');
+  });
 });
 
 describe('Transcript: long histories', () => {

@@ -34,6 +34,16 @@ export function describeRunSummary({ ended, started, result }: RunSummaryInput):
   return error !== undefined && outcomesWithError.has(ended.outcome) ? `${line} — ${error}` : line;
 }
 
+/** What the CLI says when it has no credentials ("Not logged in · Please run /login", "Invalid API key · …"). */
+const LOGIN_ERROR = /not logged in|invalid api key|please run \/login/i;
+
+/** A next step for errors whose fix is outside the page; `/login` cannot be run from here. */
+export function describeRunHint({ ended, result }: RunSummaryInput): string | undefined {
+  const error = ended.error?.message ?? result?.error;
+  if (error === undefined || !LOGIN_ERROR.test(error)) return undefined;
+  return 'Claude is not logged in on this idea’s host: log in there once as the user Catalyst runs it as (start claude, then type /login), or give it an API key.';
+}
+
 function measureMs(started: RunStarted | undefined, ended: RunEnded): number | undefined {
   if (started === undefined) return undefined;
   const ms = Date.parse(ended.ts) - Date.parse(started.ts);
