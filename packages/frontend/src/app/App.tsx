@@ -1,6 +1,7 @@
 import { createContext, useContext, useEffect, useState, useSyncExternalStore } from 'react';
 import { ApiError, UNAUTHORIZED_EVENT, api } from './api.ts';
 import { Connection, type ConnectionState } from './connection.ts';
+import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
 import { LoginScreen } from './LoginScreen.tsx';
@@ -110,8 +111,37 @@ export function App() {
   );
 }
 
+/** A page that failed to render: words and a way on, never a stack trace; a new address starts afresh. */
+function PageFailed() {
+  return (
+    <main className="centered">
+      <div className="panel" role="alert">
+        <h1>This page could not be shown</h1>
+        <p>Nothing was lost: what Claude said is kept on the host. Reload to try again.</p>
+        <button
+          type="button"
+          onClick={() => {
+            location.reload();
+          }}
+        >
+          Reload
+        </button>
+      </div>
+    </main>
+  );
+}
+
 function Routes() {
-  const route = routeOf(usePath());
+  const path = usePath();
+  return (
+    <ErrorBoundary key={path} fallback={<PageFailed />}>
+      <Route path={path} />
+    </ErrorBoundary>
+  );
+}
+
+function Route({ path }: { path: string }) {
+  const route = routeOf(path);
   switch (route.name) {
     case 'ideas':
       return <IdeasList />;

@@ -1,4 +1,5 @@
 import { useLayoutEffect, useMemo, useRef } from 'react';
+import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import type { TranscriptActions } from './transcript-actions.ts';
 import { TranscriptItemView } from './TranscriptItemView.tsx';
 import { buildItems, type TranscriptState } from './transcript-state.ts';
@@ -30,7 +31,10 @@ export function Transcript({ state, actions, isLive = true }: TranscriptProps): 
           </button>
         )}
         {visible.map((item) => (
-          <TranscriptItemView key={item.key} item={item} actions={stableActions} />
+          // One item that cannot be shown stays one line; the rest of the conversation is still there.
+          <ErrorBoundary key={item.key} resetKey={item} fallback={<ItemFailed kind={item.kind} />}>
+            <TranscriptItemView item={item} actions={stableActions} />
+          </ErrorBoundary>
         ))}
       </div>
       {isAtBottom ? null : (
@@ -39,6 +43,14 @@ export function Transcript({ state, actions, isLive = true }: TranscriptProps): 
         </button>
       )}
     </div>
+  );
+}
+
+function ItemFailed({ kind }: { kind: string }) {
+  return (
+    <p className="t-item-failed" role="note">
+      This part of the conversation ({kind}) could not be shown. It is kept in the idea’s history.
+    </p>
   );
 }
 
