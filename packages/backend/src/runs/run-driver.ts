@@ -270,6 +270,8 @@ class RunDriver {
     // The ending reaches the history and the browsers even when meta.json could not be written.
     try {
       if (this.#runEnded) this.#options.emit(this.#runEnded);
+    } catch (error) {
+      this.#options.logger.error({ err: error, runId: this.#options.runId }, 'could not relay the end of a run');
     } finally {
       this.#resolve(ending);
     }
