@@ -1,4 +1,4 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
@@ -155,5 +155,43 @@ describe('a run an earlier Catalyst left without an ending', () => {
     const view = await (await service.api(`/api/ideas/${ideaId}`)).json();
     expect(view).toMatchObject({ idea: { meta: { status: 'failed' } } });
     client.close();
+  });
+
+  it('that could not be ended when the history opened is ended by the next launch, or the launch is refused', async () => {
+    const { ideaId, lastSeq } = await leaveKilledBuild('Read-only for a while');
+    // The VM user cannot write the idea's folder: meta.json cannot be replaced, so the run cannot be ended yet.
+    const folder = join(service.ideasRoot, ideaId);
+    await chmod(folder, 0o555);
+    try {
+      service = await restart();
+      const client = await service.connect();
+      await client.subscribe(ideaId, lastSeq);
+      expect(client.events().map((event) => event.type)).toEqual([
+        'idea:status',
+        'run:started',
+        'claude:text',
+      ]);
+
+      // Still not writable: the chat is refused, it does not run on a status that is wrong.
+      const before = client.frames.length;
+      client.send({ type: 'chat', ideaId, message: 'Too early.' });
+      await client.waitFor((frame) => frame.type === 'error', before);
+      expect(client.frames.slice(before).some((frame) => frame.type === 'run:started')).toBe(false);
+
+      // Writable again: the next launch ends the old run first, then runs.
+      await chmod(folder, 0o755);
+      model.enqueue(text('Back.'));
+      const run = await client.run(ideaId, 'chat', 'Now?');
+      expect(run.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+      const afterKill = client.events().slice(3);
+      expect(afterKill.slice(0, 2)).toMatchObject([
+        { type: 'idea:status', runId: 'run-killed', status: 'failed' },
+        { type: 'run:ended', runId: 'run-killed', outcome: 'connection_lost' },
+      ]);
+      expect(afterKill[2]).toMatchObject({ type: 'run:started', message: 'Now?' });
+      client.close();
+    } finally {
+      await chmod(folder, 0o755);
+    }
   });
 });

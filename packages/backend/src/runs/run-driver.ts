@@ -271,7 +271,10 @@ class RunDriver {
     try {
       if (this.#runEnded) this.#options.emit(this.#runEnded);
     } catch (error) {
-      this.#options.logger.error({ err: error, runId: this.#options.runId }, 'could not relay the end of a run');
+      this.#options.logger.error(
+        { err: error, runId: this.#options.runId },
+        'could not relay the end of a run',
+      );
     } finally {
       this.#resolve(ending);
     }

@@ -44,6 +44,8 @@ export interface CatalystServiceOptions {
 export class CatalystService implements IdeaService {
   readonly #options: CatalystServiceOptions;
   readonly #histories = new Map<string, Promise<IdeaHistory>>();
+  /** Ideas whose run left open by a killed Catalyst could not be ended when their history opened. */
+  readonly #orphansLeftOpen = new Set<string>();
   readonly #runs = new Map<string, ActiveRun>();
   readonly #live = new LiveSubscribers();
   #isStopping = false;
@@ -184,8 +186,10 @@ export class CatalystService implements IdeaService {
   }
 
   async #launch(id: string, runId: string, mode: RunMode, message: string): Promise<ActiveRun> {
-    // The history first: opening it may end a run a killed Catalyst left open, which changes the status read next.
+    // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
+    // If that failed when the history opened, it must succeed now, or this run does not start.
     const history = await this.#history(id);
+    if (this.#orphansLeftOpen.has(id)) await this.#endOrphanedRun(id, history);
     const { host, meta } = await this.#locate(id);
     const store = await this.#store(host);
     const registered = this.#options.hosts.get(host);
@@ -309,9 +313,10 @@ export class CatalystService implements IdeaService {
         },
       });
       try {
-        await closeOrphanedRun(id, history, store, this.#options.logger);
+        await this.#endOrphanedRun(id, history);
       } catch (error) {
-        // The history is still readable; the next process tries again.
+        // The history is still readable; the next launch tries again first.
+        this.#orphansLeftOpen.add(id);
         this.#options.logger.error({ err: error, ideaId: id }, 'could not end a run left open');
       }
       return history;
@@ -319,6 +324,12 @@ export class CatalystService implements IdeaService {
     pending.catch(() => this.#histories.delete(id));
     this.#histories.set(id, pending);
     return pending;
+  }
+
+  async #endOrphanedRun(id: string, history: IdeaHistory): Promise<void> {
+    const { host } = await this.#locate(id);
+    await closeOrphanedRun(id, history, await this.#store(host), this.#options.logger);
+    this.#orphansLeftOpen.delete(id);
   }
 
   #view(id: string, host: string, meta: IdeaMeta): IdeaView {
