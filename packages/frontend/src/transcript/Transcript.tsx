@@ -1,7 +1,7 @@
 import { useLayoutEffect, useMemo, useRef } from 'react';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import type { TranscriptActions } from './transcript-actions.ts';
-import { TranscriptItemView } from './TranscriptItemView.tsx';
+import { isSameItem, TranscriptItemView } from './TranscriptItemView.tsx';
 import { buildItems, type TranscriptState } from './transcript-state.ts';
 import { useItemWindow } from './use-item-window.ts';
 import { useStickToBottom } from './use-stick-to-bottom.ts';
@@ -32,7 +32,12 @@ export function Transcript({ state, actions, isLive = true }: TranscriptProps): 
         )}
         {visible.map((item) => (
           // One item that cannot be shown stays one line; the rest of the conversation is still there.
-          <ErrorBoundary key={item.key} resetKey={item} fallback={<ItemFailed kind={item.kind} />}>
+          <ErrorBoundary
+            key={item.key}
+            resetKey={item}
+            isSameKey={isSameItem}
+            fallback={<ItemFailed kind={item.kind} />}
+          >
             <TranscriptItemView item={item} actions={stableActions} />
           </ErrorBoundary>
         ))}

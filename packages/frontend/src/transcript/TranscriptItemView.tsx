@@ -83,8 +83,13 @@ function PromptView({
  */
 export const TranscriptItemView = memo(
   ItemView,
-  (before, after) => before.actions === after.actions && haveSameFields(before.item, after.item),
+  (before, after) => before.actions === after.actions && isSameItem(before.item, after.item),
 );
+
+/** The same item: all its fields are the same values (a nested prompt compared the same way). */
+export function isSameItem(a: TranscriptItem, b: TranscriptItem): boolean {
+  return haveSameFields(a, b);
+}
 
 function haveSameFields(a: object, b: object): boolean {
   if (a === b) return true;
