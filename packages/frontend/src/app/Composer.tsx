@@ -1,5 +1,6 @@
 import { MAX_MESSAGE_CHARS, type RunMode } from '@catalyst/protocol';
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { PARKED_FOCUS_ATTRIBUTE } from '../transcript/use-parked-focus.ts';
 import { Dialog } from './Dialog.tsx';
 
 interface ComposerProps {
@@ -58,10 +59,12 @@ export function Composer(props: ComposerProps) {
   }, [props.accepted]);
 
   // When a run ends, give the cursor back, unless the person is busy elsewhere (a form, an answer card): only
-  // when the focus was lost because the disabled box dropped it.
+  // when the focus was lost because the disabled box dropped it, or parked on a card that was answered.
   const wasRunning = useRef(props.running);
   useEffect(() => {
-    const focusIsLost = document.activeElement === null || document.activeElement === document.body;
+    const active = document.activeElement;
+    const focusIsLost =
+      active === null || active === document.body || active.hasAttribute(PARKED_FOCUS_ATTRIBUTE);
     if (wasRunning.current && !props.running && focusIsLost) textareaRef.current?.focus();
     wasRunning.current = props.running;
   }, [props.running]);

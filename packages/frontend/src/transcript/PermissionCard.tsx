@@ -3,6 +3,7 @@ import type { RelayEvent } from '@catalyst/protocol';
 import { DiffView } from './DiffView.tsx';
 import { readFileChange, readKeyInput } from './tool-input.ts';
 import type { TranscriptActions } from './transcript-actions.ts';
+import { useParkedFocus } from './use-parked-focus.ts';
 import { usePendingSubmit } from './use-pending-submit.ts';
 
 type PermissionRequest = Extract<RelayEvent, { type: 'claude:permission_request' }>;
@@ -36,6 +37,7 @@ export function PermissionCard({
   const { isSubmitted, markSubmitted } = usePendingSubmit();
   const isClosed = closed !== undefined || isRunEnded;
   const canRemember = (request.suggestions?.length ?? 0) > 0;
+  const focus = useParkedFocus<HTMLElement>(isClosed);
   const decide = (decision: 'allow' | 'deny', remember: boolean) => () => {
     if (actions.permission(request.requestId, decision, remember)) markSubmitted();
   };
@@ -43,6 +45,7 @@ export function PermissionCard({
     <section
       className={isClosed ? 't-card t-permission t-card--closed' : 't-card t-permission'}
       aria-label={`Permission: ${request.toolName}`}
+      {...focus}
     >
       <p className="t-card__title">
         {isClosed ? 'Claude asked to use ' : 'Claude wants to use '}

@@ -3,6 +3,7 @@ import type { RelayEvent } from '@catalyst/protocol';
 import { QuestionFieldset } from './QuestionFieldset.tsx';
 import { buildAnswers, emptyChoice, type QuestionChoice } from './question-answers.ts';
 import type { TranscriptActions } from './transcript-actions.ts';
+import { useParkedFocus } from './use-parked-focus.ts';
 import { usePendingSubmit } from './use-pending-submit.ts';
 
 type Question = Extract<RelayEvent, { type: 'claude:question' }>;
@@ -31,10 +32,12 @@ const closedWords: Record<QuestionClosed['reason'], string> = {
 export function QuestionCard({ question, answered, closed, isRunEnded, actions }: QuestionCardProps) {
   const isClosed = answered !== undefined || closed !== undefined || isRunEnded;
   const header = question.questions[0]?.header ?? 'Claude asks';
+  const focus = useParkedFocus<HTMLElement>(isClosed);
   return (
     <section
       className={isClosed ? 't-card t-question t-card--closed' : 't-card t-question'}
       aria-label={`Question: ${header}`}
+      {...focus}
     >
       {isClosed ? (
         <>

@@ -168,6 +168,43 @@ describe('QuestionCard', () => {
     expect(within(card).queryByRole('button')).toBeNull();
   });
 
+  it('keeps the keyboard`s place: the focus moves from the vanished button to the card itself', () => {
+    const { push } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour])]);
+    fireEvent.click(screen.getByRole('radio', { name: 'Dark' }));
+    const button = screen.getByRole('button', { name: 'Submit answer' });
+    button.focus();
+    fireEvent.click(button);
+    push(
+      relayEvent(3, {
+        type: 'claude:question_answered',
+        runId: 'run-1',
+        questionId: 'q-1',
+        answers: { 'Which colour scheme?': 'Dark' },
+        source: 'human',
+        by: 'person',
+      }),
+    );
+    expect(document.activeElement).toBe(screen.getByRole('region', { name: 'Question: Colours' }));
+  });
+
+  it('leaves the focus alone when it was elsewhere as the card closed', () => {
+    const { push } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour])]);
+    const outside = document.createElement('input');
+    document.body.append(outside);
+    screen.getByRole('button', { name: 'Dismiss' }).focus();
+    outside.focus();
+    push(
+      relayEvent(3, {
+        type: 'claude:question_closed',
+        runId: 'run-1',
+        questionId: 'q-1',
+        reason: 'timed_out',
+      }),
+    );
+    expect(document.activeElement).toBe(outside);
+    outside.remove();
+  });
+
   it('dismisses, and says so once the server closes the question', () => {
     const { actions, push } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour])]);
     fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
