@@ -266,7 +266,38 @@ describe('Transcript: run summary', () => {
     expect(note.firstChild?.textContent).toBe(
       'Failed · 1.1 s · 1 turn · $0.0000 — Not logged in · Please run /login',
     );
-    expect(within(note).getByRole('paragraph').textContent).toContain('log in there once');
+    expect(within(note).getByRole('paragraph').textContent).toContain('not logged in on this idea’s host');
+  });
+
+  it('says the login was refused for a refused key, and gives no hint for a cancelled run', () => {
+    const { push } = renderFrames([
+      started(1, 'run-1', 'go'),
+      relayEvent(2, {
+        type: 'run:ended',
+        runId: 'run-1',
+        outcome: 'failed',
+        result: commandResult({
+          durationMs: 900,
+          numTurns: 1,
+          costUsd: 0,
+          error: 'Invalid API key · Fix external API key',
+        }),
+      }),
+    ]);
+    expect(screen.getByRole('note', { name: 'Run summary' }).textContent).toContain(
+      'login on this idea’s host was refused',
+    );
+    push(
+      started(3, 'run-2', 'again'),
+      relayEvent(4, {
+        type: 'run:ended',
+        runId: 'run-2',
+        outcome: 'cancelled',
+        error: { code: 'CLI_FAILED', message: 'Not logged in · Please run /login' },
+      }),
+    );
+    const [, cancelled] = screen.getAllByRole('note', { name: 'Run summary' });
+    expect(cancelled?.querySelector('p')).toBeNull();
   });
 });
 

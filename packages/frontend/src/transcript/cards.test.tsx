@@ -330,8 +330,9 @@ describe('a permission request naming its call', () => {
       started(1, 'run-1', 'go'),
       toolUse(2, 'run-1', 'tu-a', 'Bash', input),
       toolUse(3, 'run-1', 'tu-b', 'Bash', input),
-      canUseTool(4, 'p-b', 'tu-b'),
-      relayEvent(5, {
+      toolUse(4, 'run-1', 'tu-c', 'Bash', input),
+      canUseTool(5, 'p-b', 'tu-b'),
+      relayEvent(6, {
         type: 'claude:permission_request',
         runId: 'run-1',
         requestId: 'p-b',
@@ -339,10 +340,40 @@ describe('a permission request naming its call', () => {
         input,
       }),
     ]);
-    const [first, second] = screen.getAllByRole('article', { name: 'Tool: Bash' });
-    if (first === undefined || second === undefined) expect.unreachable();
-    expect(within(first).queryByRole('region')).toBeNull();
-    expect(within(second).getByRole('region', { name: 'Permission: Bash' })).toBeTruthy();
+    // The middle one: neither the oldest nor the newest call with that input.
+    const cards = screen.getAllByRole('article', { name: 'Tool: Bash' });
+    expect(
+      cards.map((card) => within(card).queryByRole('region', { name: 'Permission: Bash' }) !== null),
+    ).toEqual([false, true, false]);
+  });
+
+  it('naming a call the transcript does not hold goes to the oldest matching call instead', () => {
+    const input = { command: 'git status' };
+    renderFrames([
+      started(1, 'run-1', 'go'),
+      toolUse(2, 'run-1', 'tu-a', 'Bash', input),
+      toolUse(3, 'run-1', 'tu-b', 'Bash', input),
+      relayEvent(4, {
+        type: 'claude:event',
+        runId: 'run-1',
+        message: {
+          type: 'control_request',
+          request_id: 'p-x',
+          request: { subtype: 'can_use_tool', tool_name: 'Bash', input, tool_use_id: 'tu-elsewhere' },
+        },
+      }),
+      relayEvent(5, {
+        type: 'claude:permission_request',
+        runId: 'run-1',
+        requestId: 'p-x',
+        toolName: 'Bash',
+        input,
+      }),
+    ]);
+    const cards = screen.getAllByRole('article', { name: 'Tool: Bash' });
+    expect(
+      cards.map((card) => within(card).queryByRole('region', { name: 'Permission: Bash' }) !== null),
+    ).toEqual([true, false]);
   });
 });
 

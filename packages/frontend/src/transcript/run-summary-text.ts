@@ -34,14 +34,21 @@ export function describeRunSummary({ ended, started, result }: RunSummaryInput):
   return error !== undefined && outcomesWithError.has(ended.outcome) ? `${line} — ${error}` : line;
 }
 
-/** What the CLI says when it has no credentials ("Not logged in · Please run /login", "Invalid API key · …"). */
-const LOGIN_ERROR = /not logged in|invalid api key|please run \/login/i;
+/** What the CLI says without credentials ("Not logged in · Please run /login") or with refused ones. */
+const NOT_LOGGED_IN = /not logged in/i;
+const REFUSED_LOGIN = /invalid api key|please run \/login/i;
+const HOW_TO_LOG_IN =
+  'as the user Catalyst runs it as (start claude, then type /login), or give it an API key.';
 
-/** A next step for errors whose fix is outside the page; `/login` cannot be run from here. */
+/** A next step for a failure whose fix is outside the page (`/login` cannot be run from here). */
 export function describeRunHint({ ended, result }: RunSummaryInput): string | undefined {
   const error = ended.error?.message ?? result?.error;
-  if (error === undefined || !LOGIN_ERROR.test(error)) return undefined;
-  return 'Claude is not logged in on this idea’s host: log in there once as the user Catalyst runs it as (start claude, then type /login), or give it an API key.';
+  if (error === undefined || !outcomesWithError.has(ended.outcome)) return undefined;
+  if (NOT_LOGGED_IN.test(error))
+    return `Claude is not logged in on this idea’s host: log in there once ${HOW_TO_LOG_IN}`;
+  if (REFUSED_LOGIN.test(error))
+    return `Claude’s login on this idea’s host was refused: log in there again ${HOW_TO_LOG_IN}`;
+  return undefined;
 }
 
 function measureMs(started: RunStarted | undefined, ended: RunEnded): number | undefined {

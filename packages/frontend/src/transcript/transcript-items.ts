@@ -184,7 +184,8 @@ class ItemBuilder {
 
   /**
    * Puts a prompt inside the card of the call it is about: the call the CLI named (`tool_use_id` of its request),
-   * else the oldest call of the same run and tool, still without result or prompt, whose input is the same.
+   * else (no name, or a call not in the transcript) the oldest call of the same run and tool, still without result
+   * or prompt, whose input is the same.
    * Without such a call the prompt is an item of its own.
    */
   #nestInTool(
@@ -194,7 +195,8 @@ class ItemBuilder {
     about: { runId: string | undefined; toolName: string; input: Record<string, unknown> },
   ): PromptItem | undefined {
     const named = this.#callOfRequest.get(cliRequestId);
-    const index = named === undefined ? this.#findCall(about) : this.#indexById.get(`tool:${named}`);
+    const index =
+      (named === undefined ? undefined : this.#indexById.get(`tool:${named}`)) ?? this.#findCall(about);
     const item = index === undefined ? undefined : this.items[index];
     if (
       index === undefined ||
