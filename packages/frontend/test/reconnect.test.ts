@@ -93,4 +93,33 @@ describe('a dropped connection', () => {
     await page.reload();
     await expectTranscriptMatches(page, history);
   });
+
+  it('between a send and its answer: the run that started is found in the replay, and the box is cleared', async () => {
+    const { service, model } = suite.fixture;
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
+    onTestFinished(() => proxy.close());
+    const idea = await service.createIdea('Lost answer');
+    const page = await suite.openLoggedInPage({ origin: proxy.url });
+    await openIdea(page, { id: idea.id, title: 'Lost answer' });
+    const base = model.requests.length;
+    model.enqueue(text('Heard you anyway.'));
+
+    expect(proxy.loseAnswers(), 'the page had a connection').toBeGreaterThan(0);
+    await sendMessage(page, 'Can you hear me?');
+    // The message reached Catalyst (its run asked the model); the page heard nothing back.
+    await within(model.waitForRequest(base), 'the model`s request for the lost send');
+    expect(await userMessages(page).count()).toBe(0);
+    proxy.hold();
+    proxy.dropConnections();
+    await reconnectingBanner(page).waitFor();
+    proxy.release();
+
+    await waitForRunSummary(page, 'Completed');
+    await claudeTexts(page).filter({ hasText: 'Heard you anyway.' }).waitFor();
+    expect(await userMessages(page).allInnerTexts()).toEqual([expect.stringContaining('Can you hear me?')]);
+    // Its run started, so the message is not offered again: the box is empty, and nothing was sent twice.
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('');
+    const history = await serverHistory(idea.id);
+    expect(history.filter((event) => event.type === 'run:started')).toHaveLength(1);
+  });
 });

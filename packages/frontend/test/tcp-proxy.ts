@@ -10,6 +10,11 @@ export interface TcpProxy {
   readonly url: string;
   /** Destroys every open connection, both sides; returns how many there were. */
   dropConnections(): number;
+  /**
+   * From now on the open connections still carry the browser's bytes to the backend, but the backend's answers
+   * are lost on the way back (as when a network fails between a send and its answer); returns how many.
+   */
+  loseAnswers(): number;
   hold(): void;
   release(): void;
   close(): Promise<void>;
@@ -17,6 +22,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const open = new Set<Socket>();
+  const upstreams = new Map<Socket, Socket>();
   let held: Socket[] | undefined;
 
   const track = (socket: Socket) => {
@@ -28,6 +34,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const connectUpstream = (client: Socket) => {
     const upstream = createConnection(target);
     track(upstream);
+    upstreams.set(upstream, client);
+    upstream.on('close', () => upstreams.delete(upstream));
     client.pipe(upstream);
     upstream.pipe(client);
     client.on('close', () => upstream.destroy());
@@ -49,6 +57,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       const count = open.size;
       for (const socket of open) socket.destroy();
       return count;
+    },
+    loseAnswers() {
+      for (const [upstream, client] of upstreams) {
+        upstream.unpipe(client);
+        upstream.on('data', () => undefined);
+      }
+      return upstreams.size;
     },
     hold() {
       held ??= [];

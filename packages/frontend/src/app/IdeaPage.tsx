@@ -18,6 +18,19 @@ const SEND_PROBLEMS: Record<SendResult, string | undefined> = {
   too_large: 'That is too long to send in one message. Shorten it, or split it in parts.',
 };
 
+/** A message sent and not yet answered by its run:started (accepted) or an error naming its request (refused). */
+interface PendingSend {
+  requestId: string;
+  message: string;
+  /** The newest event seen when it was sent: its run:started comes after. */
+  afterSeq: number;
+  /** Its socket closed before the answer came: the answer may come with the replay, or never. */
+  isInterrupted?: boolean;
+}
+
+/** How long an interrupted send waits for its run:started once the page has caught up again. */
+const INTERRUPTED_SEND_GRACE_MS = 3000;
+
 export function IdeaPage({ ideaId }: { ideaId: string }) {
   const connection = useConnection();
   const connectionState = useConnectionState(connection);
@@ -29,7 +42,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const [stoppingRun, setStoppingRun] = useState<{ runId: string; requestId: string }>();
   const [sendError, setSendError] = useState<string>();
   /** A chat/build frame sent, not yet started (`run:started`) nor refused (an error frame with its requestId). */
-  const [pending, setPending] = useState<{ requestId: string; message: string; afterSeq: number }>();
+  const [pending, setPending] = useState<PendingSend>();
   const [accepted, setAccepted] = useState(0);
   const [unclaimedErrors, setUnclaimedErrors] = useState<readonly ErrorFrame[]>([]);
   const loads = useRef(0);
@@ -104,12 +117,24 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     if (isLive) void reload();
   }, [activeRunId, summary.status, isLive, reload]);
 
-  // Back online: the old error is stale. Offline: an unanswered send may never be answered (its socket died), so
-  // it stops waiting; its text is still in the box, as for any message whose run did not start.
+  // Back online: the old error is stale. Offline: an unanswered send may or may not have reached the server
+  // before its socket died.
   useEffect(() => {
     if (connectionState === 'open') setSendError(undefined);
-    else setPending(undefined);
+    else setPending((current) => (current === undefined ? current : { ...current, isInterrupted: true }));
   }, [connectionState]);
+
+  // If it did, its run:started comes with the replay or just after it; once caught up, the send waits a little
+  // longer, then stops waiting (its text is still in the box, as for any message whose run did not start).
+  useEffect(() => {
+    if (pending?.isInterrupted !== true || connectionState !== 'open' || !isLive) return undefined;
+    const timer = setTimeout(() => {
+      setPending(undefined);
+    }, INTERRUPTED_SEND_GRACE_MS);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [pending, connectionState, isLive]);
 
   // A pending message is accepted when its run starts, refused when an error names its request.
   useEffect(() => {
