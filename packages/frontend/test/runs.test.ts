@@ -135,11 +135,13 @@ describe('runs in the browser', () => {
     const page = await suite.openLoggedInPage();
     await openIdea(page, { id: idea.id, title: 'Sleepy build' });
     await chooseBuild(page);
-    model.enqueue(toolUse('Bash', { command: 'sleep 300', description: 'Wait a long time' }));
+    // A duration no other test uses: a sleep some other test left behind cannot pass for this one.
+    const sleep = 'sleep 297.31';
+    model.enqueue(toolUse('Bash', { command: sleep, description: 'Wait a long time' }));
     await sendMessage(page, 'Wait for a long time.');
 
-    await toolCards(page, 'Bash').filter({ hasText: 'sleep 300' }).waitFor();
-    await waitUntil(async () => (await findProcesses('sleep 300')).length > 0, {
+    await toolCards(page, 'Bash').filter({ hasText: sleep }).waitFor();
+    await waitUntil(async () => (await findProcesses(sleep)).length > 0, {
       timeoutMs: 20_000,
       what: 'the sleep on the VM',
     });
@@ -150,7 +152,7 @@ describe('runs in the browser', () => {
 
     await waitForRunSummary(page, 'Cancelled');
     expect(await sawStopping(), 'the button read "Stopping…", disabled, until the run ended').toBe(true);
-    await waitUntil(async () => (await findProcesses('sleep 300')).length === 0, {
+    await waitUntil(async () => (await findProcesses(sleep)).length === 0, {
       timeoutMs: 15_000,
       what: 'no sleep left',
     });
