@@ -5,6 +5,7 @@ import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
 import { LoginScreen } from './LoginScreen.tsx';
+import { NoticePage } from './NoticePage.tsx';
 import { navigate, routeOf, usePath } from './router.ts';
 
 type Login = 'checking' | 'ok' | 'missing' | 'refused' | 'offline';
@@ -87,20 +88,17 @@ export function App() {
   if (login === 'missing' || login === 'refused') return <LoginScreen refused={login === 'refused'} />;
   if (login === 'offline') {
     return (
-      <main className="centered">
-        <div className="panel">
-          <h1>Catalyst cannot be reached</h1>
-          <p>Is it still running? Start it again with ./scripts/start, then reload this page.</p>
-          <button
-            type="button"
-            onClick={() => {
-              setLogin('checking');
-            }}
-          >
-            Try again
-          </button>
-        </div>
-      </main>
+      <NoticePage
+        title="Catalyst cannot be reached"
+        action={{
+          label: 'Try again',
+          onClick: () => {
+            setLogin('checking');
+          },
+        }}
+      >
+        <p>Is it still running? Start it again with ./scripts/start, then reload this page.</p>
+      </NoticePage>
     );
   }
   if (connection === undefined) return <main className="centered" aria-busy="true" />;
@@ -114,20 +112,18 @@ export function App() {
 /** A page that failed to render: words and a way on, never a stack trace; a new address starts afresh. */
 function PageFailed() {
   return (
-    <main className="centered">
-      <div className="panel" role="alert">
-        <h1>This page could not be shown</h1>
-        <p>Nothing was lost: what Claude said is kept on the host. Reload to try again.</p>
-        <button
-          type="button"
-          onClick={() => {
-            location.reload();
-          }}
-        >
-          Reload
-        </button>
-      </div>
-    </main>
+    <NoticePage
+      title="This page could not be shown"
+      role="alert"
+      action={{
+        label: 'Reload',
+        onClick: () => {
+          location.reload();
+        },
+      }}
+    >
+      <p>Nothing was lost: what Claude said is kept on the host. Reload to try again.</p>
+    </NoticePage>
   );
 }
 
@@ -149,20 +145,17 @@ function Route({ path }: { path: string }) {
       return <IdeaPage key={route.ideaId} ideaId={route.ideaId} />;
     case 'not_found':
       return (
-        <main className="centered">
-          <div className="panel">
-            <h1>Nothing here</h1>
-            <p>This address is not a page of Catalyst.</p>
-            <button
-              type="button"
-              onClick={() => {
-                navigate('/');
-              }}
-            >
-              Go to your ideas
-            </button>
-          </div>
-        </main>
+        <NoticePage
+          title="Nothing here"
+          action={{
+            label: 'Go to your ideas',
+            onClick: () => {
+              navigate('/');
+            },
+          }}
+        >
+          <p>This address is not a page of Catalyst.</p>
+        </NoticePage>
       );
   }
 }

@@ -8,6 +8,7 @@ import type { SendResult } from './connection.ts';
 import { Composer } from './Composer.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { IdeaHeader } from './IdeaHeader.tsx';
+import { NoticePage } from './NoticePage.tsx';
 import { navigate } from './router.ts';
 import { useIdeaStream } from './use-idea-stream.ts';
 
@@ -178,20 +179,17 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
 
   if (loadError !== undefined && idea === undefined) {
     return (
-      <main className="centered">
-        <div className="panel">
-          <h1>This idea cannot be opened</h1>
-          <p role="alert">{loadError}</p>
-          <button
-            type="button"
-            onClick={() => {
-              navigate('/');
-            }}
-          >
-            Back to your ideas
-          </button>
-        </div>
-      </main>
+      <NoticePage
+        title="This idea cannot be opened"
+        action={{
+          label: 'Back to your ideas',
+          onClick: () => {
+            navigate('/');
+          },
+        }}
+      >
+        <p role="alert">{loadError}</p>
+      </NoticePage>
     );
   }
 
