@@ -1,13 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   collectTexts,
+  colorQuestion,
   findProcesses,
+  type ScriptedModel,
+  type SshdHandle,
   stall,
   text,
   toolUse,
   waitUntil,
-  type ScriptedModel,
-  type SshdHandle,
 } from '@catalyst/testkit';
 import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
 import { startRun, toolResultsOf } from './question-client.ts';
@@ -21,16 +22,7 @@ let model: ScriptedModel;
 let claudePath: string;
 let service: ServiceUnderTest;
 
-const color = {
-  question: 'Which color do you prefer?',
-  header: 'Color',
-  options: [
-    { label: 'Red', description: 'Warm color' },
-    { label: 'Blue', description: 'Cool color' },
-  ],
-  multiSelect: false,
-};
-const reply = (label: string) => text(JSON.stringify({ answers: { [color.question]: label } }));
+const reply = (label: string) => text(JSON.stringify({ answers: { [colorQuestion.question]: label } }));
 
 beforeAll(async () => {
   ({ sshd, model, claudePath, service } = await startServiceFixture());
@@ -62,7 +54,11 @@ describe('questions answered automatically', () => {
   it('questionPolicy auto: the small model answers with an offered label, which reaches Claude', async () => {
     const { idea, client } = await openIdea('Auto answer', { questionPolicy: 'auto' });
     const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), reply('Blue'), text('Blue it is.'));
+    model.enqueue(
+      toolUse('AskUserQuestion', { questions: [colorQuestion] }),
+      reply('Blue'),
+      text('Blue it is.'),
+    );
     const events = await client.run(idea.id, 'chat', 'I like calm colors. Pick one.');
 
     const qaRequest = await model.waitForRequest(base + 1);
@@ -70,7 +66,7 @@ describe('questions answered automatically', () => {
     expect(qaRequest.body.tools ?? []).toEqual([]);
     expect(collectTexts(qaRequest).join('\n')).toContain('I like calm colors. Pick one.');
     const [result] = await toolResultsOf(model, base + 2);
-    expect(result?.content).toContain(`"${color.question}"="Blue"`);
+    expect(result?.content).toContain(`"${colorQuestion.question}"="Blue"`);
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'claude:question_answered', source: 'auto', by: DEFAULT_QA_MODEL }),
     );
@@ -88,7 +84,7 @@ describe('questions answered automatically', () => {
     const { idea, client } = await openIdea('Retry', { questionPolicy: 'auto' });
     const base = model.requests.length;
     model.enqueue(
-      toolUse('AskUserQuestion', { questions: [color] }),
+      toolUse('AskUserQuestion', { questions: [colorQuestion] }),
       text('I think blue would be nice.'),
       reply('Red'),
       text('Red, then.'),
@@ -99,14 +95,18 @@ describe('questions answered automatically', () => {
       'I think blue would be nice.',
     );
     const [result] = await toolResultsOf(model, base + 3);
-    expect(result?.content).toContain(`"${color.question}"="Red"`);
+    expect(result?.content).toContain(`"${colorQuestion.question}"="Red"`);
     expect(await totalsOf(idea.id)).toMatchObject({ idea: { meta: { totals: { autoAnswerRetries: 1 } } } });
     client.close();
   });
 
   it('ends the run failed, saying why, when no usable answer comes (policy auto)', async () => {
     const { idea, client } = await openIdea('Unusable', { questionPolicy: 'auto' });
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Purple.'), text('Green!'));
+    model.enqueue(
+      toolUse('AskUserQuestion', { questions: [colorQuestion] }),
+      text('Purple.'),
+      text('Green!'),
+    );
     const events = await client.run(idea.id, 'chat', 'Pick one.');
 
     expect(events.at(-1)).toMatchObject({
@@ -126,7 +126,7 @@ describe('questions answered automatically', () => {
       autoAnswerDelayMs: 300,
     });
     const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), reply('Red'), text('Red.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), reply('Red'), text('Red.'));
     const events = await client.run(idea.id, 'chat', 'Pick one.');
 
     const question = events.find((e) => e.type === 'claude:question');
@@ -134,14 +134,14 @@ describe('questions answered automatically', () => {
     expect(answered).toMatchObject({ source: 'auto' });
     expect(Date.parse(answered?.ts ?? '') - Date.parse(question?.ts ?? '')).toBeGreaterThanOrEqual(300);
     const [result] = await toolResultsOf(model, base + 2);
-    expect(result?.content).toContain(`"${color.question}"="Red"`);
+    expect(result?.content).toContain(`"${colorQuestion.question}"="Red"`);
     client.close();
   });
 
   it('cancelling the run also stops an answering process that is still waiting', async () => {
     const { idea, client } = await openIdea('Cancel auto', { questionPolicy: 'auto' });
     const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), stall());
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), stall());
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Pick one.' });
     await model.waitForRequest(base + 1);
     client.send({ type: 'cancel', ideaId: idea.id });

@@ -1,5 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findProcesses, text, toolUse, type ScriptedModel, type SshdHandle } from '@catalyst/testkit';
+import {
+  colorQuestion,
+  findProcesses,
+  type ScriptedModel,
+  type SshdHandle,
+  text,
+  toolUse,
+} from '@catalyst/testkit';
 import { DISMISSED_MESSAGE, NO_ANSWER_IN_TIME } from '../src/core/prompt-answers.ts';
 import { startRun, toolResultsOf, waitForError, waitForQuestion } from './question-client.ts';
 import {
@@ -18,15 +25,6 @@ let claudePath: string;
 let service: ServiceUnderTest;
 const extra: ServiceUnderTest[] = [];
 
-const color = {
-  question: 'Which color do you prefer?',
-  header: 'Color',
-  options: [
-    { label: 'Red', description: 'Warm color' },
-    { label: 'Blue', description: 'Cool color' },
-  ],
-  multiSelect: false,
-};
 const toppings = {
   question: 'Which toppings do you want?',
   header: 'Toppings',
@@ -60,10 +58,10 @@ describe('questions answered by a person', () => {
   it('relays the question, sends exactly the answer to the model, and counts it', async () => {
     const { idea, client } = await openIdea(service, 'One question');
     const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue it is.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Blue it is.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Pick a color.' });
     const question = await waitForQuestion(client, 0);
-    expect(question.questions).toEqual([color]);
+    expect(question.questions).toEqual([colorQuestion]);
 
     const listed = await (await service.api(`/api/ideas/${idea.id}/questions`)).json();
     expect(listed).toMatchObject({ questions: [{ questionId: question.questionId }] });
@@ -74,18 +72,18 @@ describe('questions answered by a person', () => {
       type: 'answer',
       ideaId: idea.id,
       questionId: question.questionId,
-      answers: { [color.question]: 'Blue' },
+      answers: { [colorQuestion.question]: 'Blue' },
     });
     const events = await client.untilEnded(started);
 
     const results = await toolResultsOf(model, base + 1);
     expect(results).toHaveLength(1);
-    expect(results[0]?.content).toContain(`"${color.question}"="Blue"`);
+    expect(results[0]?.content).toContain(`"${colorQuestion.question}"="Blue"`);
     expect(results[0]?.isError).toBe(false);
     expect(events).toContainEqual(
       expect.objectContaining({
         type: 'claude:question_answered',
-        answers: { [color.question]: 'Blue' },
+        answers: { [colorQuestion.question]: 'Blue' },
         source: 'human',
       }),
     );
@@ -104,25 +102,28 @@ describe('questions answered by a person', () => {
   it('answers two questions at once: a multi-select and free text for "Other"', async () => {
     const { idea, client } = await openIdea(service, 'Two questions');
     const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color, toppings] }), text('Noted.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion, toppings] }), text('Noted.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask me.' });
     const question = await waitForQuestion(client, 0);
-    const answers = { [color.question]: 'Green, like moss', [toppings.question]: ['Cheese', 'Basil'] };
+    const answers = {
+      [colorQuestion.question]: 'Green, like moss',
+      [toppings.question]: ['Cheese', 'Basil'],
+    };
     client.send({ type: 'answer', ideaId: idea.id, questionId: question.questionId, answers });
     await client.untilEnded(started);
 
     const [result] = await toolResultsOf(model, base + 1);
-    expect(result?.content).toContain(`"${color.question}"="Green, like moss"`);
+    expect(result?.content).toContain(`"${colorQuestion.question}"="Green, like moss"`);
     expect(result?.content).toContain(`"${toppings.question}"="Cheese, Basil"`);
     client.close();
   });
 
   it('refuses an unknown question id and a second answer with QUESTION_NOT_FOUND', async () => {
     const { idea, client } = await openIdea(service, 'Refusals');
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Red.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Red.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     const question = await waitForQuestion(client, 0);
-    const answer = { type: 'answer', ideaId: idea.id, answers: { [color.question]: 'Red' } };
+    const answer = { type: 'answer', ideaId: idea.id, answers: { [colorQuestion.question]: 'Red' } };
     client.send({ ...answer, questionId: 'no-such-question', requestId: 'unknown' });
     expect(await waitForError(client, 'unknown')).toMatchObject({ code: 'QUESTION_NOT_FOUND' });
     client.send({ ...answer, questionId: question.questionId, requestId: 'first' });
@@ -136,7 +137,7 @@ describe('questions answered by a person', () => {
 
   it('sends the pending question to a client that reconnects, whose answer completes the run', async () => {
     const { idea, client } = await openIdea(service, 'Reconnect');
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Red, then.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Red, then.'));
     await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     const question = await waitForQuestion(client, 0);
     client.close();
@@ -149,7 +150,7 @@ describe('questions answered by a person', () => {
       type: 'answer',
       ideaId: idea.id,
       questionId: resent.questionId,
-      answers: { [color.question]: 'Red' },
+      answers: { [colorQuestion.question]: 'Red' },
     });
     await again.waitFor((f) => f.type === 'run:ended' && f.outcome === 'completed');
     again.close();
@@ -158,7 +159,7 @@ describe('questions answered by a person', () => {
   it('tells the model the person dismissed the question', async () => {
     const { idea, client } = await openIdea(service, 'Dismiss');
     const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('I will choose myself.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('I will choose myself.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     const question = await waitForQuestion(client, 0);
     client.send({ type: 'dismiss', ideaId: idea.id, questionId: question.questionId });
@@ -173,7 +174,7 @@ describe('questions answered by a person', () => {
 
   it('cancels a run while a question waits: the question is cancelled and nothing is left on the VM', async () => {
     const { idea, client } = await openIdea(service, 'Cancel a question');
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     await waitForQuestion(client, 0);
     client.send({ type: 'cancel', ideaId: idea.id });
@@ -196,7 +197,7 @@ describe('questions answered by a person', () => {
     });
     extra.push(quick);
     const { idea, client } = await openIdea(quick, 'Slow person');
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Blue.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     const question = await waitForQuestion(client, 0);
     // No event marks "the timeout did not fire": waiting past it is the behaviour under test.
@@ -205,7 +206,7 @@ describe('questions answered by a person', () => {
       type: 'answer',
       ideaId: idea.id,
       questionId: question.questionId,
-      answers: { [color.question]: 'Blue' },
+      answers: { [colorQuestion.question]: 'Blue' },
     });
     expect((await client.untilEnded(started)).at(-1)).toMatchObject({
       type: 'run:ended',
@@ -222,7 +223,7 @@ describe('questions answered by a person', () => {
     });
     expect(patched.status).toBe(200);
     const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('I assumed blue.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('I assumed blue.'));
     const events = await client.run(idea.id, 'chat', 'Ask.');
 
     expect(events).toContainEqual(

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { stall, text, thinkingThenText, toolUse } from '@catalyst/testkit';
+import { colorQuestion, stall, text, thinkingThenText, toolUse } from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import {
@@ -41,16 +41,6 @@ const chatReply = [
   '',
   '> Shall I build it?',
 ].join('\n');
-
-const color = {
-  question: 'Which color do you prefer?',
-  header: 'Color',
-  options: [
-    { label: 'Red', description: 'Warm color' },
-    { label: 'Blue', description: 'Cool color' },
-  ],
-  multiSelect: false,
-};
 
 /** Runs axe on the page as it is, in light and then dark, saving a screenshot of each; back to light after. */
 async function expectAccessible(page: Page, where: string): Promise<void> {
@@ -152,7 +142,7 @@ describe('accessibility (axe, WCAG 2.1 A and AA)', () => {
       .waitFor();
     await toolCards(page, 'Bash').getByText('ls -l && echo done', { exact: true }).waitFor();
 
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue it is.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Blue it is.'));
     await sendMessage(page, 'Pick a color with me.');
     const card = transcript(page).getByRole('region', { name: 'Question: Color', exact: true });
     await card.getByText('Cool color').waitFor();
@@ -170,7 +160,10 @@ describe('accessibility (axe, WCAG 2.1 A and AA)', () => {
     await expectAccessible(page, 'idea page with a question and Edit open');
     await edit.getByRole('button', { name: 'Cancel', exact: true }).click();
 
-    await card.getByRole('group', { name: color.question }).getByRole('radio', { name: 'Blue' }).check();
+    await card
+      .getByRole('group', { name: colorQuestion.question })
+      .getByRole('radio', { name: 'Blue' })
+      .check();
     await card.getByRole('button', { name: 'Submit answer' }).click();
     await card.getByText('Answered by you').waitFor();
     await runSummaries(page)

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   collectTexts,
+  colorQuestion,
   findProcesses,
   stall,
   streamedText,
@@ -30,16 +31,6 @@ import {
 // sshd, and the scripted model behind it.
 
 const suite = useBrowserSuite();
-
-const color = {
-  question: 'Which color do you prefer?',
-  header: 'Color',
-  options: [
-    { label: 'Red', description: 'Warm color' },
-    { label: 'Blue', description: 'Cool color' },
-  ],
-  multiSelect: false,
-};
 
 describe('runs in the browser', () => {
   it('creates an idea from the list, and a chat answer streams into its page', async () => {
@@ -109,11 +100,11 @@ describe('runs in the browser', () => {
     const page = await suite.openLoggedInPage();
     await openIdea(page, { id: idea.id, title: 'Pick a color' });
     const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [color] }), text('Blue it is.'));
+    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Blue it is.'));
     await sendMessage(page, 'Pick a color with me.');
 
     const card = transcript(page).getByRole('region', { name: 'Question: Color', exact: true });
-    const question = card.getByRole('group', { name: color.question });
+    const question = card.getByRole('group', { name: colorQuestion.question });
     await question.getByText('Cool color').waitFor();
     await question.getByRole('radio', { name: 'Blue' }).check();
     await card.getByRole('button', { name: 'Submit answer' }).click();
@@ -126,7 +117,7 @@ describe('runs in the browser', () => {
     expect(await card.getByRole('radio').count()).toBe(0);
     const results = await toolResultsOf(model, base + 1);
     expect(results).toHaveLength(1);
-    expect(results[0]?.content).toContain(`"${color.question}"="Blue"`);
+    expect(results[0]?.content).toContain(`"${colorQuestion.question}"="Blue"`);
   });
 
   it('cancels a build while Bash runs sleep, and nothing is left on the VM', async () => {

@@ -6,3 +6,4 @@ export * from './process-scan.ts';
 export * from './wait-until.ts';
 export * from './sshd.ts';
 export * from './claude-install.ts';
+export * from './questions.ts';
