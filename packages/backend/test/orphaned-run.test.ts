@@ -90,12 +90,7 @@ describe('a run an earlier Catalyst left without an ending', () => {
     const { ideaId, lastSeq, left } = await leaveKilledBuild('Killed mid-build');
     const idea = { id: ideaId };
     const runId = 'run-killed';
-    service = await startService({
-      sshd,
-      user: sshd.users.bash,
-      claudePath,
-      reuse: { configDir: service.configDir, ideasRoot: service.ideasRoot },
-    });
+    service = await restart();
     const after = await service.connect();
     await after.subscribe(idea.id, lastSeq);
     const events = after.events();
@@ -115,12 +110,7 @@ describe('a run an earlier Catalyst left without an ending', () => {
     // Once, not on every open: a second restart adds nothing; and the idea takes a new run.
     after.close();
     await service.stop();
-    service = await startService({
-      sshd,
-      user: sshd.users.bash,
-      claudePath,
-      reuse: { configDir: service.configDir, ideasRoot: service.ideasRoot },
-    });
+    service = await restart();
     const again = await service.connect();
     await again.subscribe(idea.id, lastSeq + 3);
     expect(again.events().map((event) => event.type)).toEqual(['idea:status', 'run:ended']);

@@ -232,7 +232,8 @@ describe('runs', () => {
 });
 
 describe('slow and dead clients', () => {
-  it('closes a client that stops reading with 4008 while another keeps receiving', async () => {
+  /** Two clients subscribed to one idea under a 256 KiB send bound; the slow one has stopped reading. */
+  async function slowAndFastSubscribers() {
     const server = await setUp({ maxBufferedBytes: 256 * 1024 });
     const { id } = server.service.seedIdea();
     const slow = await connect(server);
@@ -242,6 +243,11 @@ describe('slow and dead clients', () => {
       expect(await client.next()).toMatchObject({ type: 'subscribed' });
     }
     slow.socket.pause();
+    return { server, id, slow, fast };
+  }
+
+  it('closes a client that stops reading with 4008 while another keeps receiving', async () => {
+    const { server, id, slow, fast } = await slowAndFastSubscribers();
     const chunk = 'x'.repeat(64 * 1024);
     let seq = 0;
     // Kernel socket buffers absorb a few MiB before the server's own buffer grows; bounded so a bug fails fast.
@@ -259,15 +265,7 @@ describe('slow and dead clients', () => {
   });
 
   it('holds live-only text to the same bound: a client that stops reading is closed with 4008', async () => {
-    const server = await setUp({ maxBufferedBytes: 256 * 1024 });
-    const { id } = server.service.seedIdea();
-    const slow = await connect(server);
-    const fast = await connect(server);
-    for (const client of [slow, fast]) {
-      client.send({ type: 'subscribe', ideaId: id });
-      expect(await client.next()).toMatchObject({ type: 'subscribed' });
-    }
-    slow.socket.pause();
+    const { server, id, slow, fast } = await slowAndFastSubscribers();
     const chunk = 'x'.repeat(64 * 1024);
     for (let sent = 0; server.service.subscriberCount(id) === 2 && sent < 2000; sent++) {
       server.service.relayLive(textDelta(id, chunk));

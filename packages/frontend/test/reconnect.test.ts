@@ -53,15 +53,22 @@ async function expectTranscriptMatches(page: Page, history: RelayEvent[]): Promi
   expect(await runSummaries(page).count()).toBe(ended.length);
 }
 
+/** A new idea's page, loaded through a TCP proxy the test can cut; the proxy closes after the suite's checks. */
+async function openIdeaThroughProxy(title: string) {
+  const { service } = suite.fixture;
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
+  // After the suite's afterEach: its screenshot and checks see the page still connected.
+  onTestFinished(() => proxy.close());
+  const idea = await service.createIdea(title);
+  const page = await suite.openLoggedInPage({ origin: proxy.url });
+  await openIdea(page, { id: idea.id, title });
+  return { proxy, idea, page };
+}
+
 describe('a dropped connection', () => {
   it('shows "Reconnecting…", catches up, and keeps every message exactly once', async () => {
-    const { service, model } = suite.fixture;
-    const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
-    // After the suite's afterEach: its screenshot and checks see the page still connected.
-    onTestFinished(() => proxy.close());
-    const idea = await service.createIdea('Flaky network');
-    const page = await suite.openLoggedInPage({ origin: proxy.url });
-    await openIdea(page, { id: idea.id, title: 'Flaky network' });
+    const { model } = suite.fixture;
+    const { proxy, idea, page } = await openIdeaThroughProxy('Flaky network');
     await chooseBuild(page);
     const base = model.requests.length;
     model.enqueue(
@@ -95,12 +102,8 @@ describe('a dropped connection', () => {
   });
 
   it('between a send and its answer: the run that started is found in the replay, and the box is cleared', async () => {
-    const { service, model } = suite.fixture;
-    const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
-    onTestFinished(() => proxy.close());
-    const idea = await service.createIdea('Lost answer');
-    const page = await suite.openLoggedInPage({ origin: proxy.url });
-    await openIdea(page, { id: idea.id, title: 'Lost answer' });
+    const { model } = suite.fixture;
+    const { proxy, idea, page } = await openIdeaThroughProxy('Lost answer');
     const base = model.requests.length;
     model.enqueue(text('Heard you anyway.'));
 

@@ -1,6 +1,6 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AskUserQuestionItem } from '@catalyst/protocol';
+import type { AskUserQuestionItem, QuestionClosedReason } from '@catalyst/protocol';
 import { Transcript, type TranscriptActions } from './Transcript.tsx';
 import { relayEvent, started, text, toolResult, toolUse } from './transcript-fixtures.ts';
 import { applyFrames, emptyTranscript, type TranscriptFrame } from './transcript-state.ts';
@@ -53,6 +53,20 @@ const ask = (seq: number, questions: AskUserQuestionItem[], questionId = 'q-1') 
     questions,
     askedAt: '2025-01-01T12:00:00.000Z',
   });
+
+/** The server's word that q-1 was answered: by a person, or automatically by the model named. */
+const answered = (seq: number, answers: Record<string, string>, by = 'person') =>
+  relayEvent(seq, {
+    type: 'claude:question_answered',
+    runId: 'run-1',
+    questionId: 'q-1',
+    answers,
+    source: by === 'person' ? 'human' : 'auto',
+    by,
+  });
+
+const questionClosed = (seq: number, reason: QuestionClosedReason) =>
+  relayEvent(seq, { type: 'claude:question_closed', runId: 'run-1', questionId: 'q-1', reason });
 
 const submit = () => {
   fireEvent.click(screen.getByRole('button', { name: 'Submit answer' }));
@@ -120,20 +134,8 @@ describe('QuestionCard', () => {
     renderFrames([
       started(1, 'run-1', 'go'),
       ask(2, [colour]),
-      relayEvent(3, {
-        type: 'claude:question_answered',
-        runId: 'run-1',
-        questionId: 'q-1',
-        answers: { 'Which colour scheme?': 'Dark' },
-        source: 'auto',
-        by: 'claude-haiku-4-5',
-      }),
-      relayEvent(4, {
-        type: 'claude:question_closed',
-        runId: 'run-1',
-        questionId: 'q-1',
-        reason: 'answered',
-      }),
+      answered(3, { 'Which colour scheme?': 'Dark' }, 'claude-haiku-4-5'),
+      questionClosed(4, 'answered'),
     ]);
     const card = screen.getByRole('region', { name: 'Question: Colours' });
     expect(card.textContent).toContain('Answered automatically (claude-haiku-4-5)');
@@ -149,16 +151,7 @@ describe('QuestionCard', () => {
     fireEvent.click(screen.getByRole('checkbox', { name: 'Export' }));
     submit();
     expect(screen.getByText('Sending…')).toBeTruthy();
-    push(
-      relayEvent(3, {
-        type: 'claude:question_answered',
-        runId: 'run-1',
-        questionId: 'q-1',
-        answers: { 'Which colour scheme?': 'Light', 'Which features?': 'Export' },
-        source: 'human',
-        by: 'person',
-      }),
-    );
+    push(answered(3, { 'Which colour scheme?': 'Light', 'Which features?': 'Export' }));
     const card = screen.getByRole('region', { name: 'Question: Colours' });
     const rows = within(card)
       .getAllByRole('term')
@@ -174,16 +167,7 @@ describe('QuestionCard', () => {
     const button = screen.getByRole('button', { name: 'Submit answer' });
     button.focus();
     fireEvent.click(button);
-    push(
-      relayEvent(3, {
-        type: 'claude:question_answered',
-        runId: 'run-1',
-        questionId: 'q-1',
-        answers: { 'Which colour scheme?': 'Dark' },
-        source: 'human',
-        by: 'person',
-      }),
-    );
+    push(answered(3, { 'Which colour scheme?': 'Dark' }));
     expect(document.activeElement).toBe(screen.getByRole('region', { name: 'Question: Colours' }));
   });
 
@@ -193,14 +177,7 @@ describe('QuestionCard', () => {
     document.body.append(outside);
     screen.getByRole('button', { name: 'Dismiss' }).focus();
     outside.focus();
-    push(
-      relayEvent(3, {
-        type: 'claude:question_closed',
-        runId: 'run-1',
-        questionId: 'q-1',
-        reason: 'timed_out',
-      }),
-    );
+    push(questionClosed(3, 'timed_out'));
     expect(document.activeElement).toBe(outside);
     outside.remove();
   });
@@ -209,14 +186,7 @@ describe('QuestionCard', () => {
     const { actions, push } = renderFrames([started(1, 'run-1', 'go'), ask(2, [colour])]);
     fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(actions.dismiss).toHaveBeenCalledExactlyOnceWith('q-1');
-    push(
-      relayEvent(3, {
-        type: 'claude:question_closed',
-        runId: 'run-1',
-        questionId: 'q-1',
-        reason: 'dismissed',
-      }),
-    );
+    push(questionClosed(3, 'dismissed'));
     const card = screen.getByRole('region', { name: 'Question: Colours' });
     expect(card.textContent).toContain('Dismissed');
     expect(within(card).getByRole('listitem').textContent).toBe('Which colour scheme?');
