@@ -100,12 +100,14 @@ class ItemBuilder {
   readonly #started = new Map<string, EventOf<'run:started'>>();
   readonly #results = new Map<string, CommandResult>();
   readonly #ended: ReadonlySet<string>;
-  /** The CLI's permission request id → the tool call it is about (`can_use_tool`'s `tool_use_id`). */
-  readonly #callOfRequest: ReadonlyMap<string, string>;
+  /**
+   * The CLI's permission request id → the tool call it is about (`can_use_tool`'s `tool_use_id`). The relayed
+   * request comes before the question or permission event the backend makes of it, so it is known in time.
+   */
+  readonly #callOfRequest = new Map<string, string>();
 
-  constructor(ended: ReadonlySet<string>, callOfRequest: ReadonlyMap<string, string>) {
+  constructor(ended: ReadonlySet<string>) {
     this.#ended = ended;
-    this.#callOfRequest = callOfRequest;
   }
 
   add(event: RelayEvent): void {
@@ -129,6 +131,7 @@ class ItemBuilder {
         this.#remember(`tool:${event.toolUseId}`);
         return { kind: 'tool', key, use: event, result: undefined, isRunEnded, prompt: undefined };
       case 'claude:event':
+        this.#noteCallOfRequest(event.message);
         return isShownElsewhere(event.message) ? undefined : { kind: 'event', key, event };
       case 'claude:error':
         return { kind: 'error', key, event };
@@ -210,6 +213,13 @@ class ItemBuilder {
     this.items[index] = { ...item, prompt };
     this.#indexById.set(id, index);
     return undefined;
+  }
+
+  #noteCallOfRequest(message: EventOf<'claude:event'>['message']): void {
+    if (message.type !== 'control_request') return;
+    const { request, request_id: requestId } = message;
+    if (isCanUseToolRequest(request) && request.tool_use_id !== undefined)
+      this.#callOfRequest.set(requestId, request.tool_use_id);
   }
 
   #findCall(about: { runId: string | undefined; toolName: string; input: Record<string, unknown> }) {
@@ -312,21 +322,9 @@ function textKey(messageId: string, rank: number): string {
 }
 
 function buildBaseItems(events: readonly RelayEvent[]): BaseItems {
-  const builder = new ItemBuilder(endedRunIdsOf(events), callsOfRequests(events));
+  const builder = new ItemBuilder(endedRunIdsOf(events));
   for (const event of events) builder.add(event);
   return builder;
-}
-
-/** From the relayed `can_use_tool` requests: which tool call each permission or question is about. */
-function callsOfRequests(events: readonly RelayEvent[]): Map<string, string> {
-  const calls = new Map<string, string>();
-  for (const event of events) {
-    if (event.type !== 'claude:event' || event.message.type !== 'control_request') continue;
-    const { request, request_id: requestId } = event.message;
-    if (isCanUseToolRequest(request) && request.tool_use_id !== undefined)
-      calls.set(requestId, request.tool_use_id);
-  }
-  return calls;
 }
 
 /** Each draft goes after its run's latest event, in block order, keyed as the complete text will be. */
