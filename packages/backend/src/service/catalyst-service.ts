@@ -12,7 +12,7 @@ import type {
 } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import type { RunEnding } from '../core/run-ending.ts';
-import { checkIdeaId } from '../ideas/idea-store.ts';
+import { checkIdeaId, type IdeaStore } from '../ideas/idea-store.ts';
 import { IdeaHistory } from '../ideas/event-history.ts';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
 import type { SubmittedAnswers } from '../core/question-handler.ts';
@@ -189,7 +189,10 @@ export class CatalystService implements IdeaService {
     // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
     // If that failed when the history opened, it must succeed now, or this run does not start.
     const history = await this.#history(id);
-    if (this.#orphansLeftOpen.has(id)) await this.#endOrphanedRun(id, history);
+    if (this.#orphansLeftOpen.has(id)) {
+      const { host } = await this.#locate(id);
+      await this.#endOrphanedRun(id, history, await this.#store(host));
+    }
     const { host, meta } = await this.#locate(id);
     const store = await this.#store(host);
     const registered = this.#options.hosts.get(host);
@@ -313,7 +316,7 @@ export class CatalystService implements IdeaService {
         },
       });
       try {
-        await this.#endOrphanedRun(id, history);
+        await this.#endOrphanedRun(id, history, store);
       } catch (error) {
         // The history is still readable; the next launch tries again first.
         this.#orphansLeftOpen.add(id);
@@ -326,9 +329,8 @@ export class CatalystService implements IdeaService {
     return pending;
   }
 
-  async #endOrphanedRun(id: string, history: IdeaHistory): Promise<void> {
-    const { host } = await this.#locate(id);
-    await closeOrphanedRun(id, history, await this.#store(host), this.#options.logger);
+  async #endOrphanedRun(id: string, history: IdeaHistory, store: IdeaStore): Promise<void> {
+    await closeOrphanedRun(id, history, store, this.#options.logger);
     this.#orphansLeftOpen.delete(id);
   }
 
