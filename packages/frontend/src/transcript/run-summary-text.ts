@@ -21,7 +21,8 @@ export const outcomeWords: Record<RunOutcomeKind, string> = {
 const outcomesWithError = new Set<RunOutcomeKind>(['failed', 'timed_out', 'connection_lost']);
 
 /** "Completed · 3.2 s · 2 turns · $0.0123", or "Failed · 1.0 s — <why>": the outcome word always first. */
-export function describeRunSummary({ ended, started, result }: RunSummaryInput): string {
+export function describeRunSummary(input: RunSummaryInput): string {
+  const { ended, started, result } = input;
   const parts = [outcomeWords[ended.outcome]];
   const durationMs = result?.durationMs ?? measureMs(started, ended);
   if (durationMs !== undefined) parts.push(formatDuration(durationMs));
@@ -29,9 +30,9 @@ export function describeRunSummary({ ended, started, result }: RunSummaryInput):
     parts.push(result.numTurns === 1 ? '1 turn' : `${result.numTurns} turns`);
     parts.push(`$${result.costUsd.toFixed(4)}`);
   }
-  const error = ended.error?.message ?? result?.error;
+  const error = explainedError(input);
   const line = parts.join(' · ');
-  return error !== undefined && outcomesWithError.has(ended.outcome) ? `${line} — ${error}` : line;
+  return error === undefined ? line : `${line} — ${error}`;
 }
 
 /** What the CLI says without credentials ("Not logged in · Please run /login") or with refused ones. */
@@ -41,14 +42,19 @@ const HOW_TO_LOG_IN =
   'as the user Catalyst runs it as (start claude, then type /login), or give it an API key.';
 
 /** A next step for a failure whose fix is outside the page (`/login` cannot be run from here). */
-export function describeRunHint({ ended, result }: RunSummaryInput): string | undefined {
-  const error = ended.error?.message ?? result?.error;
-  if (error === undefined || !outcomesWithError.has(ended.outcome)) return undefined;
+export function describeRunHint(input: RunSummaryInput): string | undefined {
+  const error = explainedError(input);
+  if (error === undefined) return undefined;
   if (NOT_LOGGED_IN.test(error))
     return `Claude is not logged in on this idea’s host: log in there once ${HOW_TO_LOG_IN}`;
   if (REFUSED_LOGIN.test(error))
     return `Claude’s login on this idea’s host was refused: log in there again ${HOW_TO_LOG_IN}`;
   return undefined;
+}
+
+/** The error in words of a run whose outcome needs explaining: Catalyst's own, else the CLI result's. */
+function explainedError({ ended, result }: RunSummaryInput): string | undefined {
+  return outcomesWithError.has(ended.outcome) ? (ended.error?.message ?? result?.error) : undefined;
 }
 
 function measureMs(started: RunStarted | undefined, ended: RunEnded): number | undefined {
