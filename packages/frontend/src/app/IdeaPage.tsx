@@ -97,16 +97,11 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   // A run the history shows as started but the server (after the replay) says is not running ended without its
   // `run:ended`: Catalyst was stopped mid-run. The page must not wait for it forever.
   const subscribed = stream.subscribed;
-  const startedSeq = useMemo(() => {
-    const runId = summary.activeRun?.runId;
-    return stream.transcript.events.find((e) => e.type === 'run:started' && e.runId === runId)?.seq;
-  }, [summary.activeRun?.runId, stream.transcript.events]);
   const isOrphaned =
     summary.activeRun !== undefined &&
     subscribed !== undefined &&
     !subscribed.running &&
-    startedSeq !== undefined &&
-    startedSeq <= subscribed.lastSeq;
+    summary.activeRun.startedSeq <= subscribed.lastSeq;
   const activeRunId = isOrphaned ? undefined : summary.activeRun?.runId;
   const running = activeRunId !== undefined;
 
@@ -209,9 +204,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
       },
     })),
   ];
-  const hasBuilt =
-    idea?.meta?.lastMode === 'build' ||
-    stream.transcript.events.some((e) => e.type === 'run:started' && e.mode === 'build');
+  const hasBuilt = idea?.meta?.lastMode === 'build' || summary.hasBuilt;
 
   return (
     <main className="page idea-page">

@@ -230,7 +230,8 @@ describe('summarize', () => {
       }),
     ]);
     expect(summarize(state)).toEqual({
-      activeRun: { runId: 'run-2', mode: 'build' },
+      activeRun: { runId: 'run-2', mode: 'build', startedSeq: 5 },
+      hasBuilt: true,
       sessionId: 'session-1',
       model: 'claude-sonnet',
       slashCommands: ['compact', 'review'],

@@ -5,7 +5,9 @@ import type { TranscriptState } from './transcript-state.ts';
 /** What the idea page's header and composer read from the transcript. */
 export interface TranscriptSummary {
   /** A run:started with no run:ended yet. */
-  activeRun?: { runId: string; mode: RunMode };
+  activeRun?: { runId: string; mode: RunMode; startedSeq: number };
+  /** A build has started in this idea (its first Build needs no confirmation any more). */
+  hasBuilt: boolean;
   sessionId?: string;
   model?: string;
   slashCommands: readonly string[];
@@ -29,10 +31,17 @@ export function summarize(state: TranscriptState): TranscriptSummary {
 
 function summarizeEvents(events: readonly RelayEvent[]): TranscriptSummary {
   const ended = endedRunIdsOf(events);
-  const summary: TranscriptSummary = { slashCommands: [], pendingQuestionIds: [], pendingPermissionIds: [] };
+  const summary: TranscriptSummary = {
+    hasBuilt: false,
+    slashCommands: [],
+    pendingQuestionIds: [],
+    pendingPermissionIds: [],
+  };
   for (const event of events) {
-    if (event.type === 'run:started' && event.runId !== undefined && !ended.has(event.runId)) {
-      summary.activeRun = { runId: event.runId, mode: event.mode };
+    if (event.type === 'run:started') {
+      if (event.mode === 'build') summary.hasBuilt = true;
+      if (event.runId !== undefined && !ended.has(event.runId))
+        summary.activeRun = { runId: event.runId, mode: event.mode, startedSeq: event.seq };
     } else if (event.type === 'claude:system') {
       summary.sessionId = event.sessionId;
       summary.model = event.model;
