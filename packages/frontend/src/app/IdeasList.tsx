@@ -33,9 +33,8 @@ export function IdeasList() {
     };
   }, [load]);
 
-  const sorted = [...(ideas ?? [])].sort((a, b) =>
-    (b.meta?.updatedAt ?? '').localeCompare(a.meta?.updatedAt ?? ''),
-  );
+  // The API lists them newest activity first (docs/protocol.md).
+  const listed = ideas ?? [];
 
   return (
     <main className="page">
@@ -69,11 +68,11 @@ export function IdeasList() {
         error === undefined ? (
           <p className="muted">Loading…</p>
         ) : null
-      ) : sorted.length === 0 ? (
+      ) : listed.length === 0 ? (
         <p className="empty">No ideas yet. Capture the first one with “New idea”.</p>
       ) : (
         <ul className="idea-list">
-          {sorted.map((idea) => (
+          {listed.map((idea) => (
             <IdeaRow key={idea.id} idea={idea} />
           ))}
         </ul>
