@@ -1,9 +1,11 @@
-import type {
-  HostHealthView,
-  IdeaStatus,
-  IdeaView,
-  QuestionPolicy,
-  PermissionPolicy,
+import {
+  IDEA_DESCRIPTION_MAX,
+  IDEA_TITLE_MAX,
+  type HostHealthView,
+  type IdeaStatus,
+  type IdeaView,
+  type QuestionPolicy,
+  type PermissionPolicy,
 } from '@catalyst/protocol';
 import { useState, type SyntheticEvent } from 'react';
 import { api, describeError } from './api.ts';
@@ -177,7 +179,7 @@ function EditForm({ idea, onDone }: { idea: IdeaView; onDone: (updated?: IdeaVie
         id="edit-title"
         value={title}
         required
-        maxLength={200}
+        maxLength={IDEA_TITLE_MAX}
         onChange={(event) => {
           setTitle(event.target.value);
         }}
@@ -187,7 +189,7 @@ function EditForm({ idea, onDone }: { idea: IdeaView; onDone: (updated?: IdeaVie
         id="edit-description"
         value={description}
         rows={4}
-        maxLength={20_000}
+        maxLength={IDEA_DESCRIPTION_MAX}
         onChange={(event) => {
           setDescription(event.target.value);
         }}

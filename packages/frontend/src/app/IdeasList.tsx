@@ -1,4 +1,4 @@
-import type { IdeaView } from '@catalyst/protocol';
+import { IDEA_DESCRIPTION_MAX, IDEA_TITLE_MAX, type IdeaView } from '@catalyst/protocol';
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { api, describeError } from './api.ts';
 import { formatRelative } from './format.ts';
@@ -142,7 +142,7 @@ function NewIdeaForm({ onCancel }: { onCancel: () => void }) {
         id="new-idea-title"
         ref={titleRef}
         value={title}
-        maxLength={200}
+        maxLength={IDEA_TITLE_MAX}
         required
         onChange={(event) => {
           setTitle(event.target.value);
@@ -152,7 +152,7 @@ function NewIdeaForm({ onCancel }: { onCancel: () => void }) {
       <textarea
         id="new-idea-description"
         value={description}
-        maxLength={20_000}
+        maxLength={IDEA_DESCRIPTION_MAX}
         rows={4}
         placeholder="What is it, who is it for, what should it do?"
         onChange={(event) => {

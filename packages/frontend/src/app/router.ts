@@ -1,3 +1,4 @@
+import { IDEA_ID_SOURCE } from '@catalyst/protocol';
 import { useSyncExternalStore } from 'react';
 
 /** Two screens need no router library: the path is the state, `navigate` pushes it, Back pops it. */
@@ -25,7 +26,7 @@ export function navigate(path: string): void {
 
 export type Route = { name: 'ideas' } | { name: 'idea'; ideaId: string } | { name: 'not_found' };
 
-const IDEA_PATH = /^\/ideas\/(idea-[a-z0-9]{16})\/?$/;
+const IDEA_PATH = new RegExp(`^/ideas/(${IDEA_ID_SOURCE})/?$`);
 
 export function routeOf(path: string): Route {
   if (path === '/' || path === '/ideas' || path === '/ideas/') return { name: 'ideas' };

@@ -1,3 +1,4 @@
+import { IDEA_ID_SOURCE } from '@catalyst/protocol';
 import { z } from 'zod';
 
 /**
@@ -18,7 +19,7 @@ export function readKeyInput(input: Record<string, unknown>): { field: string; v
 
 const PATH_FIELDS = new Set(['file_path', 'notebook_path', 'path']);
 /** Where every idea's project lives on its host (docs/operations.md §6): `…/<idea id>/project/`. */
-const PROJECT_PREFIX = /^.*\/idea-[a-z0-9]{16}\/project\//;
+const PROJECT_PREFIX = new RegExp(`^.*/${IDEA_ID_SOURCE}/project/`);
 
 /** A key input as a person reads it: a path inside the idea's project relative to it (the rest as it is). */
 export function displayKeyInput(key: { field: string; value: string }): string {
