@@ -19,10 +19,15 @@ export const EventsResponseSchema = z.object({ events: z.array(RelayEventSchema)
 
 /** A host's preflight (`GET /api/hosts`): whether its claude was found, which version, and what is missing. */
 export const PreflightSchema = z.object({
+  /** Absolute path of the claude binary, or undefined when none was found. */
   claudePath: z.string().optional(),
+  /** How it was found: the configured path, `command -v`, a usual install location, or the login shell's PATH. */
   foundVia: z.enum(['config', 'path', 'known-location', 'login-shell']).optional(),
+  /** `claude --version`, when it ran. */
   version: z.string().optional(),
+  /** The PATH the wrapper runs with. */
   path: z.string(),
+  /** Whether the host has what the run wrapper needs (/bin/sh, /proc, setsid, base64, mkfifo). */
   canRunWrapper: z.boolean(),
   problems: z.array(z.string()),
 });

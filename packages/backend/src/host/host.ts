@@ -1,3 +1,4 @@
+import type { PreflightView } from '@catalyst/protocol';
 import type { CatalystError } from '../core/catalyst-error.ts';
 
 /**
@@ -105,19 +106,8 @@ export interface HostFiles {
   remove(path: string): Promise<void>;
 }
 
-export interface Preflight {
-  /** Absolute path of the claude binary, or undefined when none was found. */
-  claudePath?: string;
-  /** How it was found: the configured path, `command -v`, a usual install location, or the login shell's PATH. */
-  foundVia?: 'config' | 'path' | 'known-location' | 'login-shell';
-  /** `claude --version`, when it ran. */
-  version?: string;
-  /** The PATH the wrapper runs with. */
-  path: string;
-  /** Whether the host has what the run wrapper needs (/bin/sh, /proc, setsid, base64, mkfifo). */
-  canRunWrapper: boolean;
-  problems: string[];
-}
+/** A host's preflight: the wire shape the API serves (protocol rest.ts) is the backend's own. */
+export type Preflight = PreflightView;
 
 export interface Host extends HostFiles {
   /** A name for logs and errors (`local`, or `user@host:port`). */

@@ -1,5 +1,6 @@
 import type {
   CreateIdeaBody,
+  HostHealthView,
   IdeaView,
   LiveFrame,
   RelayEvent,
@@ -8,7 +9,6 @@ import type {
 } from '@catalyst/protocol';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
 import type { SubmittedAnswers } from '../core/question-handler.ts';
-import type { Preflight } from '../host/host.ts';
 
 /**
  * What the edges (REST routes, the WebSocket hub) need from the service. Every method rejects with a
@@ -27,14 +27,8 @@ export interface IdeaSubscription {
 /** What a subscriber receives: the idea's relay events, and the live-only frames of its running run. */
 export type IdeaListener = (frame: RelayEvent | LiveFrame) => void;
 
-export interface HostHealth {
-  name: string;
-  label: string;
-  isDefault: boolean;
-  reachable: boolean;
-  preflight?: Preflight;
-  error?: string;
-}
+/** A host as `GET /api/hosts` shows it (protocol rest.ts). */
+export type HostHealth = HostHealthView;
 
 export interface IdeaService {
   listIdeas(): Promise<IdeaView[]>;
