@@ -18,7 +18,6 @@ function renderComposer(overrides: Partial<Props> = {}) {
     ideaId: 'idea-0123456789abcdef',
     connected: true,
     running: false,
-    runMode: undefined,
     pending: false,
     accepted: 0,
     stopping: false,
@@ -67,13 +66,13 @@ describe('Composer', () => {
   });
 
   it('is disabled with a visible reason while a run is active, and offers Cancel, then Stopping…', () => {
-    const { props, rerender } = renderComposer({ running: true, runMode: 'build' });
+    const { props, rerender } = renderComposer({ running: true });
     expect(box().disabled).toBe(true);
     expect(screen.getByRole('button', { name: 'Send' })).toHaveProperty('disabled', true);
     expect(screen.getByText('Claude is working…')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Cancel run' }));
     expect(props.onCancel).toHaveBeenCalledOnce();
-    rerender({ running: true, runMode: 'build', stopping: true });
+    rerender({ running: true, stopping: true });
     expect(screen.getByRole('button', { name: 'Stopping…' })).toHaveProperty('disabled', true);
     rerender({ running: false, stopping: false });
     expect(box().disabled).toBe(false);

@@ -8,7 +8,6 @@ interface ComposerProps {
   /** The connection is open and the history has caught up (a message sent before that could be misread). */
   connected: boolean;
   running: boolean;
-  runMode: RunMode | undefined;
   /** A message was sent and its run has neither started nor been refused. */
   pending: boolean;
   /** Counts the sent messages whose run started: each one clears the box (a refused one keeps its text). */
@@ -198,7 +197,7 @@ export function Composer(props: ComposerProps) {
         </div>
       </div>
       <p className="composer-status" role="status">
-        {blockedReason ?? (props.runMode === undefined ? 'Enter sends, Shift+Enter starts a new line.' : '')}
+        {blockedReason ?? 'Enter sends, Shift+Enter starts a new line.'}
       </p>
       {confirmingBuild ? (
         <Dialog

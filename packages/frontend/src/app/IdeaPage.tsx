@@ -242,7 +242,6 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         ideaId={ideaId}
         connected={connectionState === 'open' && isLive}
         running={running}
-        runMode={running ? summary.activeRun?.mode : undefined}
         pending={pending !== undefined}
         accepted={accepted}
         stopping={stoppingRun !== undefined && stoppingRun.runId === activeRunId}

@@ -1,6 +1,5 @@
 import {
   ApiErrorBodySchema,
-  EventsResponseSchema,
   HostsResponseSchema,
   IdeaListResponseSchema,
   IdeaResponseSchema,
@@ -8,7 +7,6 @@ import {
   type ErrorCode,
   type HostHealthView,
   type IdeaView,
-  type RelayEvent,
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
 import type { z } from 'zod';
@@ -85,10 +83,6 @@ export const api = {
   },
   async deleteIdea(id: string): Promise<void> {
     await request(`/api/ideas/${encodeURIComponent(id)}`, undefined, { method: 'DELETE' });
-  },
-  async events(id: string, sinceSeq: number): Promise<RelayEvent[]> {
-    const path = `/api/ideas/${encodeURIComponent(id)}/events?sinceSeq=${sinceSeq}`;
-    return (await request(path, EventsResponseSchema)).events;
   },
   async hosts(): Promise<HostHealthView[]> {
     return (await request('/api/hosts', HostsResponseSchema)).hosts;
