@@ -245,37 +245,21 @@ function SettingsPanel({ idea, onChanged }: { idea: IdeaView; onChanged: (idea: 
   if (meta === undefined) return null;
   return (
     <section className="panel settings" aria-label="Settings">
-      <label htmlFor="question-policy">Question policy</label>
-      <select
+      <PolicySelect
         id="question-policy"
+        label="Question policy"
         value={meta.questionPolicy}
-        onChange={(event) => {
-          const value = QUESTION_POLICIES.find((policy) => policy.value === event.target.value)?.value;
-          if (value) void save({ questionPolicy: value });
-        }}
-      >
-        {QUESTION_POLICIES.map((policy) => (
-          <option key={policy.value} value={policy.value}>
-            {policy.label}
-          </option>
-        ))}
-      </select>
+        choices={QUESTION_POLICIES}
+        onChoose={(questionPolicy) => void save({ questionPolicy })}
+      />
       <p className="hint">Who answers when Claude asks a question during a run.</p>
-      <label htmlFor="permission-policy">Permission policy</label>
-      <select
+      <PolicySelect
         id="permission-policy"
+        label="Permission policy"
         value={meta.permissionPolicy}
-        onChange={(event) => {
-          const value = PERMISSION_POLICIES.find((policy) => policy.value === event.target.value)?.value;
-          if (value) void save({ permissionPolicy: value });
-        }}
-      >
-        {PERMISSION_POLICIES.map((policy) => (
-          <option key={policy.value} value={policy.value}>
-            {policy.label}
-          </option>
-        ))}
-      </select>
+        choices={PERMISSION_POLICIES}
+        onChoose={(permissionPolicy) => void save({ permissionPolicy })}
+      />
       <p className="hint">
         Whether a build asks you before it writes files or runs commands. Applies from the next run.
       </p>
@@ -288,6 +272,37 @@ function SettingsPanel({ idea, onChanged }: { idea: IdeaView; onChanged: (idea: 
         </p>
       ) : null}
     </section>
+  );
+}
+
+interface PolicySelectProps<T extends string> {
+  id: string;
+  label: string;
+  value: T;
+  choices: readonly { value: T; label: string }[];
+  onChoose: (value: T) => void;
+}
+
+/** A labelled select of one policy; only a value it offers is ever chosen. */
+function PolicySelect<T extends string>({ id, label, value, choices, onChoose }: PolicySelectProps<T>) {
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        value={value}
+        onChange={(event) => {
+          const chosen = choices.find((choice) => choice.value === event.target.value)?.value;
+          if (chosen) onChoose(chosen);
+        }}
+      >
+        {choices.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+    </>
   );
 }
 
