@@ -24,6 +24,11 @@ export interface StartOptions {
   staticDir?: string;
   /** Replaces how a configured host becomes an adapter (tests pin SSH timings). */
   createHost?: (entry: HostEntry) => Host;
+  /**
+   * The claude CLI this project installed, for the local host when this machine has none of its own. Never for an
+   * SSH host: the path exists on this machine only, and a VM finds its own claude (or is told in the hosts file).
+   */
+  bundledClaudePath?: string;
 }
 
 export interface RunningCatalyst {
@@ -36,9 +41,13 @@ export interface RunningCatalyst {
   close(): Promise<void>;
 }
 
-export function createHostFromEntry(entry: HostEntry): Host {
-  if (entry.kind === 'local')
-    return createLocalHost(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath });
+export function createHostFromEntry(entry: HostEntry, bundledClaudePath?: string): Host {
+  if (entry.kind === 'local') {
+    return createLocalHost({
+      ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
+      ...(bundledClaudePath === undefined ? {} : { bundledClaudePath }),
+    });
+  }
   return createSshHost({
     address: entry.address,
     port: entry.port,
@@ -54,7 +63,9 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const logger = options.logger ?? pino({ level: config.logLevel });
   const { token, generated } = await resolveToken(config);
   const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'));
-  const hosts = new HostRegistry(config.hosts, config.defaultHost, options.createHost ?? createHostFromEntry);
+  const createHost =
+    options.createHost ?? ((entry: HostEntry) => createHostFromEntry(entry, options.bundledClaudePath));
+  const hosts = new HostRegistry(config.hosts, config.defaultHost, createHost);
   const service = new CatalystService({
     hosts,
     index,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isCatalystError } from './core/catalyst-error.ts';
 import { startCatalyst } from './app.ts';
@@ -19,7 +20,30 @@ const appDir = fileURLToPath(new URL('../../frontend/dist', import.meta.url));
 const staticDir = existsSync(join(appDir, 'index.html')) ? appDir : undefined;
 if (staticDir === undefined) console.warn(`No built web app in ${appDir}: serving the API only.`);
 
-const catalyst = await startCatalyst({ config, ...(staticDir === undefined ? {} : { staticDir }) });
+/**
+ * The claude CLI `pnpm install` put into this clone (the test kit's devDependency): the local host's last resort
+ * when this machine has no claude of its own. Absent after a production-only install.
+ */
+function findBundledClaude(): string | undefined {
+  try {
+    const require = createRequire(new URL('../../testkit/package.json', import.meta.url));
+    const path = join(
+      dirname(require.resolve('@anthropic-ai/claude-code/package.json')),
+      'bin',
+      'claude.exe',
+    );
+    return existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const bundledClaudePath = findBundledClaude();
+
+const catalyst = await startCatalyst({
+  config,
+  ...(staticDir === undefined ? {} : { staticDir }),
+  ...(bundledClaudePath === undefined ? {} : { bundledClaudePath }),
+});
 const login = catalyst.isTokenGenerated
   ? `${catalyst.url}/login?token=${catalyst.token}`
   : `${catalyst.url}/login?token=<CATALYST_TOKEN>`;

@@ -1,71 +1,48 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  collectTexts,
-  colorQuestion,
-  findProcesses,
-  type ScriptedModel,
-  type SshdHandle,
-  stall,
-  text,
-  toolUse,
-  waitUntil,
-} from '@catalyst/testkit';
+import { describe, expect, it } from 'vitest';
+import { collectTexts, colorQuestion, stall, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
 import { startRun, toolResultsOf } from './question-client.ts';
-import { type ServiceUnderTest, startServiceFixture, stopServiceFixture } from './service-harness.ts';
+import { useServiceFixture } from './service-harness.ts';
 
 // Automatic answers end to end: the answering `claude -p` runs on the same VM and talks to the same scripted
 // model, so its reply is enqueued between the main run's replies, in the order the requests arrive.
 
-let sshd: SshdHandle;
-let model: ScriptedModel;
-let claudePath: string;
-let service: ServiceUnderTest;
+const fixture = useServiceFixture();
 
 const reply = (label: string) => text(JSON.stringify({ answers: { [colorQuestion.question]: label } }));
 
-beforeAll(async () => {
-  ({ sshd, model, claudePath, service } = await startServiceFixture());
-});
-
-afterEach(() => {
-  expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
-});
-
-afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
-
 async function openIdea(title: string, policy: Record<string, unknown>) {
-  const idea = await service.createIdea(title);
-  const patched = await service.api(`/api/ideas/${idea.id}`, {
+  const idea = await fixture.service.createIdea(title);
+  const patched = await fixture.service.api(`/api/ideas/${idea.id}`, {
     method: 'PATCH',
     body: JSON.stringify(policy),
   });
   expect(patched.status).toBe(200);
-  const client = await service.connect();
+  const client = await fixture.service.connect();
   await client.subscribe(idea.id);
   return { idea, client };
 }
 
 async function totalsOf(ideaId: string): Promise<unknown> {
-  return (await service.api(`/api/ideas/${ideaId}`)).json();
+  return (await fixture.service.api(`/api/ideas/${ideaId}`)).json();
 }
 
 describe('questions answered automatically', () => {
   it('questionPolicy auto: the small model answers with an offered label, which reaches Claude', async () => {
     const { idea, client } = await openIdea('Auto answer', { questionPolicy: 'auto' });
-    const base = model.requests.length;
-    model.enqueue(
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(
       toolUse('AskUserQuestion', { questions: [colorQuestion] }),
       reply('Blue'),
       text('Blue it is.'),
     );
     const events = await client.run(idea.id, 'chat', 'I like calm colors. Pick one.');
 
-    const qaRequest = await model.waitForRequest(base + 1);
+    const qaRequest = await fixture.model.waitForRequest(base + 1);
     expect(qaRequest.body.model).toBe(DEFAULT_QA_MODEL);
     expect(qaRequest.body.tools ?? []).toEqual([]);
     expect(collectTexts(qaRequest).join('\n')).toContain('I like calm colors. Pick one.');
-    const [result] = await toolResultsOf(model, base + 2);
+    const [result] = await toolResultsOf(fixture.model, base + 2);
     expect(result?.content).toContain(`"${colorQuestion.question}"="Blue"`);
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'claude:question_answered', source: 'auto', by: DEFAULT_QA_MODEL }),
@@ -76,14 +53,14 @@ describe('questions answered automatically', () => {
         meta: { totals: { questionsAsked: 1, questionsAnsweredAutomatically: 1, autoAnswerRetries: 0 } },
       },
     });
-    expect(await findProcesses(claudePath)).toEqual([]);
+    expect(await fixture.runProcesses(idea.id)).toEqual([]);
     client.close();
   });
 
   it('retries once when the reply is not an offered label', async () => {
     const { idea, client } = await openIdea('Retry', { questionPolicy: 'auto' });
-    const base = model.requests.length;
-    model.enqueue(
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(
       toolUse('AskUserQuestion', { questions: [colorQuestion] }),
       text('I think blue would be nice.'),
       reply('Red'),
@@ -91,10 +68,10 @@ describe('questions answered automatically', () => {
     );
     await client.run(idea.id, 'chat', 'Pick one.');
 
-    expect(collectTexts(await model.waitForRequest(base + 2)).join('\n')).toContain(
+    expect(collectTexts(await fixture.model.waitForRequest(base + 2)).join('\n')).toContain(
       'I think blue would be nice.',
     );
-    const [result] = await toolResultsOf(model, base + 3);
+    const [result] = await toolResultsOf(fixture.model, base + 3);
     expect(result?.content).toContain(`"${colorQuestion.question}"="Red"`);
     expect(await totalsOf(idea.id)).toMatchObject({ idea: { meta: { totals: { autoAnswerRetries: 1 } } } });
     client.close();
@@ -102,7 +79,7 @@ describe('questions answered automatically', () => {
 
   it('ends the run failed, saying why, when no usable answer comes (policy auto)', async () => {
     const { idea, client } = await openIdea('Unusable', { questionPolicy: 'auto' });
-    model.enqueue(
+    fixture.model.enqueue(
       toolUse('AskUserQuestion', { questions: [colorQuestion] }),
       text('Purple.'),
       text('Green!'),
@@ -125,25 +102,29 @@ describe('questions answered automatically', () => {
       questionPolicy: 'human_then_auto',
       autoAnswerDelayMs: 300,
     });
-    const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), reply('Red'), text('Red.'));
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(
+      toolUse('AskUserQuestion', { questions: [colorQuestion] }),
+      reply('Red'),
+      text('Red.'),
+    );
     const events = await client.run(idea.id, 'chat', 'Pick one.');
 
     const question = events.find((e) => e.type === 'claude:question');
     const answered = events.find((e) => e.type === 'claude:question_answered');
     expect(answered).toMatchObject({ source: 'auto' });
     expect(Date.parse(answered?.ts ?? '') - Date.parse(question?.ts ?? '')).toBeGreaterThanOrEqual(300);
-    const [result] = await toolResultsOf(model, base + 2);
+    const [result] = await toolResultsOf(fixture.model, base + 2);
     expect(result?.content).toContain(`"${colorQuestion.question}"="Red"`);
     client.close();
   });
 
   it('cancelling the run also stops an answering process that is still waiting', async () => {
     const { idea, client } = await openIdea('Cancel auto', { questionPolicy: 'auto' });
-    const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), stall());
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), stall());
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Pick one.' });
-    await model.waitForRequest(base + 1);
+    await fixture.model.waitForRequest(base + 1);
     client.send({ type: 'cancel', ideaId: idea.id });
     const events = await client.untilEnded(started);
 
@@ -151,7 +132,7 @@ describe('questions answered automatically', () => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'claude:question_closed', reason: 'cancelled' }),
     );
-    await waitUntil(async () => (await findProcesses(claudePath)).length === 0, {
+    await waitUntil(async () => (await fixture.runProcesses(idea.id)).length === 0, {
       timeoutMs: 15_000,
       what: 'no claude process left on the VM',
     });

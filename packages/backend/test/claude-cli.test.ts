@@ -7,9 +7,12 @@ import {
   collectTexts,
   collectToolResults,
   createTempDir,
-  findProcesses,
+  findDescendants,
   httpError,
+  isProcessGone,
   killAllClaudes,
+  longRunningCommand,
+  readCmdline,
   startScriptedModel,
   stall,
   text,
@@ -200,13 +203,23 @@ describe('the real claude CLI, parsed by the backend', () => {
   });
 
   it('interrupts a running Bash tool and its child process is gone', async () => {
-    model.enqueue(toolUse('Bash', { command: 'sleep 317', description: 'Sleep a long time' }));
+    model.enqueue(toolUse('Bash', { command: longRunningCommand(317), description: 'Sleep a long time' }));
     const session = open();
     const turnPromise = session.send('sleep');
     await session.waitFor(
       (e) => e.kind === 'message' && e.message.type === 'system' && e.message.subtype === 'task_started',
     );
-    expect(await findProcesses('sleep 317')).not.toEqual([]);
+    // This CLI's own sleep (its descendant), not one another run may have left on the machine.
+    let sleepPid: number | undefined;
+    await waitUntil(
+      async () => {
+        const below = await findDescendants(session.process.pid);
+        const cmdlines = await Promise.all(below.map((pid) => readCmdline(pid)));
+        sleepPid = below.find((_, index) => cmdlines[index] === 'sleep 317');
+        return sleepPid !== undefined;
+      },
+      { timeoutMs: 5000, what: "the Bash tool's sleep below this claude" },
+    );
     session.sendControl(createInterruptRequest('int-2'));
     const turn = await turnPromise;
 
@@ -215,7 +228,7 @@ describe('the real claude CLI, parsed by the backend', () => {
       subtype: 'error_during_execution',
       terminalReason: 'aborted_tools',
     });
-    await waitUntil(async () => (await findProcesses('sleep 317')).length === 0, { timeoutMs: 5000 });
+    await waitUntil(() => isProcessGone(sleepPid ?? 0), { timeoutMs: 5000, what: 'the sleep to be gone' });
     expect(untypedEvents(session.events)).toEqual([]);
     await session.close();
   });

@@ -1,4 +1,4 @@
-import { access, readdir, readFile } from 'node:fs/promises';
+import { access, readdir, readFile, readlink } from 'node:fs/promises';
 import { expect } from 'vitest';
 import { waitUntil } from '@catalyst/testkit';
 import type { Host, RunHandle, RunOutcome } from '../src/host/host.ts';
@@ -104,6 +104,30 @@ export async function scanLocalProcesses(runTag: string): Promise<HostProcess[]>
         cmdline,
         stat: `${state ?? '?'} ppid=${ppid ?? '?'} pgid=${pgid ?? '?'} sid=${sid ?? '?'}`,
       });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/**
+ * Processes on this machine that carry a run tag and work in `dir` or beneath it: the runs of one idea (its claude,
+ * and what claude's tools started in `project/`), whichever run tag they have. Found by tag and place, never by
+ * command line, so a process another test or an earlier killed run left elsewhere is not counted.
+ */
+export async function scanRunProcessesIn(dir: string): Promise<(HostProcess & { runTag: string })[]> {
+  const found: (HostProcess & { runTag: string })[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cwd = await readlink(`/proc/${entry}/cwd`);
+      if (cwd !== dir && !cwd.startsWith(`${dir}/`)) continue;
+      const environ = (await readFile(`/proc/${entry}/environ`, 'utf8')).split('\0');
+      const tag = environ.find((variable) => variable.startsWith('CATALYST_RUN_TAG='));
+      if (tag === undefined) continue;
+      const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).replaceAll('\0', ' ').trim();
+      found.push({ pid: Number(entry), cmdline, runTag: tag.slice('CATALYST_RUN_TAG='.length) });
     } catch {
       // The process ended while we looked.
     }

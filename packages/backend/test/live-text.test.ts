@@ -1,44 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   EventsResponseSchema,
   RelayEventSchema,
   type RelayEvent,
   type ServerFrame,
 } from '@catalyst/protocol';
-import {
-  streamError,
-  streamedText,
-  text,
-  waitUntil,
-  type ScriptedModel,
-  type SshdHandle,
-} from '@catalyst/testkit';
-import {
-  startServiceFixture,
-  stopServiceFixture,
-  type IdeaClient,
-  type ServiceUnderTest,
-} from './service-harness.ts';
+import { streamError, streamedText, text, waitUntil } from '@catalyst/testkit';
+import { type IdeaClient, useServiceFixture } from './service-harness.ts';
 
 // Streaming text end to end: the real claude CLI with --include-partial-messages over the test kit's sshd, its
 // text deltas relayed live to a subscribed WebSocket client, and none of them in the idea's history.
 
-let sshd: SshdHandle;
-let model: ScriptedModel;
-let claudePath: string;
-let service: ServiceUnderTest;
-
-beforeAll(async () => {
-  ({ sshd, model, claudePath, service } = await startServiceFixture());
-});
-
-afterEach(() => {
-  expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
-});
-
-afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
+const fixture = useServiceFixture();
 
 type Frame<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
 
@@ -58,14 +33,14 @@ async function chat(client: IdeaClient, ideaId: string, message: string): Promis
 
 /** What the history holds of an idea, three ways: a fresh replay, GET events, and the file on the VM. */
 async function storedHistory(ideaId: string): Promise<{ replayed: ServerFrame[]; stored: RelayEvent[] }> {
-  const fresh = await service.connect();
+  const fresh = await fixture.service.connect();
   await fresh.subscribe(ideaId, 0);
   const replayed = [...fresh.frames];
   fresh.close();
-  const response = await service.api(`/api/ideas/${ideaId}/events?sinceSeq=0`);
+  const response = await fixture.service.api(`/api/ideas/${ideaId}/events?sinceSeq=0`);
   const { events } = EventsResponseSchema.parse(await response.json());
   // The history writes in batches: wait for the last one, then the file must hold these events and nothing else.
-  const path = join(service.ideasRoot, ideaId, 'events.ndjson');
+  const path = join(fixture.service.ideasRoot, ideaId, 'events.ndjson');
   const linesOf = async () => (await readFile(path, 'utf8')).trim().split('\n');
   await waitUntil(async () => (await linesOf()).length >= events.length, {
     timeoutMs: 5_000,
@@ -83,11 +58,11 @@ function isPartialMessageLine(event: RelayEvent): boolean {
 
 describe('streaming text over SSH with the real claude CLI', () => {
   it('relays a reply delta by delta before its claude:text, and keeps none of it in the history', async () => {
-    const idea = await service.createIdea('Streamed reply');
-    const client = await service.connect();
+    const idea = await fixture.service.createIdea('Streamed reply');
+    const client = await fixture.service.connect();
     await client.subscribe(idea.id);
     const parts = ['Streaming ', 'arrives ', 'piece ', 'by piece.'];
-    model.enqueue(streamedText(...parts));
+    fixture.model.enqueue(streamedText(...parts));
     const frames = await chat(client, idea.id, 'Stream something.');
 
     const deltas = framesOf(frames, 'claude:text_delta');
@@ -118,11 +93,11 @@ describe('streaming text over SSH with the real claude CLI', () => {
   });
 
   it('resets the orphaned text of a stream that broke off, before the retried reply arrives whole', async () => {
-    const idea = await service.createIdea('Broken stream');
-    const client = await service.connect();
+    const idea = await fixture.service.createIdea('Broken stream');
+    const client = await fixture.service.connect();
     await client.subscribe(idea.id);
     // The CLI retries a stream that ends in an SSE error once, without streaming (protocol §3.6).
-    model.enqueue(streamError('This '), text('Recovered in one piece.'));
+    fixture.model.enqueue(streamError('This '), text('Recovered in one piece.'));
     const frames = await chat(client, idea.id, 'Go.');
 
     const live = frames.filter((f) => f.type.startsWith('claude:text'));
@@ -131,7 +106,7 @@ describe('streaming text over SSH with the real claude CLI', () => {
     expect(live[2]).toMatchObject({ text: 'Recovered in one piece.' });
     expect(live[2]).not.toMatchObject({ messageId: (live[0] as Frame<'claude:text_delta'>).messageId });
     expect(frames.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
-    expect(model.requests.at(-1)?.body.stream).not.toBe(true);
+    expect(fixture.model.requests.at(-1)?.body.stream).not.toBe(true);
 
     const { stored } = await storedHistory(idea.id);
     expect(stored.filter(isPartialMessageLine)).toEqual([]);

@@ -2,33 +2,12 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUserMessage, type CliMessage, type StreamEvent } from '@catalyst/protocol';
-import {
-  claudeBinaryPath,
-  claudeTestEnv,
-  createTempDir,
-  findProcesses,
-  startScriptedModel,
-  text,
-  toolUse,
-  type ScriptedModel,
-  waitUntil,
-  type TempDir,
-} from '@catalyst/testkit';
-import { buildClaudeCommand } from '../src/core/claude-command.ts';
-import { parseStream } from '../src/core/stream-parser.ts';
-import type { RunHandle } from '../src/host/host.ts';
+import { claudeBinaryPath, claudeVersion, createTempDir, type TempDir } from '@catalyst/testkit';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { describeHostCleanup, type BackendFixtureInput, type HostCleanupSetup } from './host-cleanup.ts';
 import { describeHostContract } from './host-contract.ts';
-import {
-  expectNothingLeft,
-  hasLocalRunDir,
-  reapRuns,
-  scanLocalProcesses,
-  type HostProcess,
-  type HostTestContext,
-} from './host-test-kit.ts';
+import { hasLocalRunDir, scanLocalProcesses } from './host-test-kit.ts';
+import { describeRealClaude } from './real-claude-suite.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/backend-run.ts', import.meta.url));
@@ -86,7 +65,7 @@ describe('local host specifics', () => {
       foundVia: 'config',
       canRunWrapper: true,
     });
-    expect(preflight.version).toMatch(/2\.1\.197/);
+    expect(preflight.version).toContain(claudeVersion());
     expect(preflight.problems).toEqual([]);
   });
 
@@ -125,99 +104,41 @@ describe('local host specifics', () => {
     const preflight = await createLocalHost({ discovery: { env, loginShell } }).preflight();
     expect(preflight).toMatchObject({ claudePath: path, foundVia: 'login-shell' });
   });
+
+  it("preflight: the CLI this project installed is the last resort, after the machine's own", async () => {
+    const bundled = await fakeClaude(`${scratch.path}/clone/node_modules/bin`);
+    const bare = {
+      env: { PATH: '/usr/bin:/bin', HOME: `${scratch.path}/empty-home` },
+      loginShell: '/bin/sh',
+    };
+    expect(await createLocalHost({ discovery: bare, bundledClaudePath: bundled }).preflight()).toMatchObject({
+      claudePath: bundled,
+      foundVia: 'bundled',
+      version: '9.9.9 (Claude Code)',
+      problems: [],
+    });
+    const own = await fakeClaude(`${scratch.path}/.local/bin`);
+    const withOwn = { ...bare, env: { ...bare.env, HOME: scratch.path } };
+    expect(
+      await createLocalHost({ discovery: withOwn, bundledClaudePath: bundled }).preflight(),
+    ).toMatchObject({ claudePath: own, foundVia: 'known-location' });
+  });
 });
 
-function isMessage(event: StreamEvent, check: (message: CliMessage) => boolean): boolean {
-  return event.kind === 'message' && check(event.message);
-}
-
-describe('the real claude CLI through the local host', () => {
-  let model: ScriptedModel;
-  let home: TempDir;
-  let work: TempDir;
-  const runTags: string[] = [];
-  const host = createLocalHost();
-  const context: HostTestContext = {
-    host,
-    scratchDir: '',
+describeRealClaude('local', async () => {
+  const home = await createTempDir('home');
+  const work = await createTempDir('work');
+  return {
+    host: createLocalHost(),
+    claudePath: claudeBinaryPath(),
+    home: home.path,
+    work: work.path,
+    scratchDir: work.path,
     scanProcesses: scanLocalProcesses,
     hasRunDir: hasLocalRunDir,
-    cleanup: () => Promise.resolve(),
+    cleanup: async () => {
+      await home.remove();
+      await work.remove();
+    },
   };
-
-  beforeEach(async () => {
-    model = await startScriptedModel();
-    home = await createTempDir('home');
-    work = await createTempDir('work');
-  });
-  afterEach(async () => {
-    await reapRuns(context, runTags);
-    await model.close();
-    await home.remove();
-    await work.remove();
-  });
-
-  async function startClaude(graceMs?: number): Promise<RunHandle> {
-    const command = buildClaudeCommand({ cwd: work.path, claudePath: claudeBinaryPath() });
-    const env = { ...claudeTestEnv({ home: home.path, modelUrl: model.url, maxRetries: 1 }), ...command.env };
-    const limits = graceMs === undefined ? {} : { limits: { graceMs } };
-    const handle = await host.startRun({ argv: command.argv, cwd: command.cwd, env, ...limits });
-    runTags.push(handle.runTag);
-    // claude's stderr is empty in a normal run (claude-cli-protocol.md §1); it is read so the run can end.
-    void (async () => {
-      let bytes = 0;
-      for await (const chunk of handle.stderr) bytes += chunk.length;
-      return bytes;
-    })();
-    return handle;
-  }
-
-  it('streams a turn that the backend parser types, then exits 0 on endInput()', async () => {
-    model.enqueue(text('Hello through the wrapper.'));
-    const handle = await startClaude();
-    await handle.writeLine(JSON.stringify(createUserMessage('hi')));
-    const events: StreamEvent[] = [];
-    for await (const event of parseStream(handle.stdout)) {
-      events.push(event);
-      if (isMessage(event, (m) => m.type === 'result')) await handle.endInput();
-    }
-    expect(events.filter((e) => e.kind !== 'message' || e.message.type === 'unknown')).toEqual([]);
-    expect(events.find((e) => isMessage(e, (m) => m.type === 'result'))).toMatchObject({
-      message: { type: 'result', subtype: 'success', is_error: false, result: 'Hello through the wrapper.' },
-    });
-    expect(await handle.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
-  });
-
-  it('cancel() during a Bash `sleep 300` leaves neither the sleep nor claude behind', async () => {
-    model.enqueue(
-      toolUse('Bash', { command: 'sleep 300', description: 'Sleep a long time' }),
-      text('never sent'),
-    );
-    const handle = await startClaude(2000);
-    await handle.writeLine(JSON.stringify(createUserMessage('sleep please')));
-    for await (const event of parseStream(handle.stdout)) {
-      if (isMessage(event, (m) => m.type === 'system' && m.subtype === 'task_started')) break;
-    }
-    // This run's own `sleep 300`: it must carry the run tag, and it is what must be gone afterwards (matching
-    // by command line alone would also see another test process's sleep).
-    let tagged: HostProcess[] = [];
-    await waitUntil(
-      async () => {
-        tagged = await scanLocalProcesses(handle.runTag);
-        return tagged.some((p) => p.cmdline === 'sleep 300');
-      },
-      { timeoutMs: 5000, what: "the Bash tool's sleep 300, carrying the run tag" },
-    );
-    const sleepPids = tagged.filter((p) => p.cmdline === 'sleep 300').map((p) => p.pid);
-    expect(tagged.some((p) => p.cmdline.includes(claudeBinaryPath()))).toBe(true);
-    const cancelledAt = Date.now();
-    handle.cancel();
-    expect(await handle.outcome).toEqual({ kind: 'cancelled' });
-    await expectNothingLeft(context, handle.runTag, 3000);
-    console.log(
-      `[real claude] cancel during Bash: nothing left ${String(Date.now() - cancelledAt)} ms after cancel()`,
-    );
-    const sleepsLeft = await findProcesses('sleep 300');
-    expect(sleepsLeft.filter((p) => sleepPids.includes(p.pid))).toEqual([]);
-  });
 });

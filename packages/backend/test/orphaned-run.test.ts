@@ -1,46 +1,32 @@
 import { appendFile, chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
-import { text, waitUntil, type ScriptedModel, type SshdHandle } from '@catalyst/testkit';
+import { text, waitUntil } from '@catalyst/testkit';
 import { z } from 'zod';
 import { ORPHANED_RUN_MESSAGE } from '../src/service/orphaned-runs.ts';
-import {
-  startService,
-  startServiceFixture,
-  stopServiceFixture,
-  type ServiceUnderTest,
-} from './service-harness.ts';
+import { useServiceFixture } from './service-harness.ts';
 
 // A Catalyst killed mid-build (SIGKILL, a crash) leaves the idea's files as they were at that moment: the run
 // started, some of its events, no `run:ended`, meta.json `building`. (The VM's wrapper stops that claude when its
 // lease lapses; the host suites prove that.) The next Catalyst ends that run before anyone reads the history.
 
-let sshd: SshdHandle;
-let model: ScriptedModel;
-let claudePath: string;
-let service: ServiceUnderTest;
-
-beforeAll(async () => {
-  ({ sshd, model, claudePath, service } = await startServiceFixture());
-});
-
-afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
+const fixture = useServiceFixture();
 
 /** A chatted idea, then the files a SIGKILL during its build leaves on the VM; Catalyst is stopped. */
 async function leaveKilledBuild(
   title: string,
 ): Promise<{ ideaId: string; lastSeq: number; left: RelayEvent[] }> {
-  const idea = await service.createIdea(title);
-  const client = await service.connect();
+  const idea = await fixture.service.createIdea(title);
+  const client = await fixture.service.connect();
   await client.subscribe(idea.id);
-  model.enqueue(text('Talked it through.'));
+  fixture.model.enqueue(text('Talked it through.'));
   await client.run(idea.id, 'chat', 'Let us talk.');
   client.close();
-  await service.stop();
+  await fixture.service.stop();
 
   // What a SIGKILL during the next build leaves on the VM.
-  const folder = join(service.ideasRoot, idea.id);
+  const folder = join(fixture.service.ideasRoot, idea.id);
   const eventsPath = join(folder, 'events.ndjson');
   const lines = (await readFile(eventsPath, 'utf8')).trim().split('\n');
   const lastSeq = RelayEventSchema.parse(JSON.parse(lines.at(-1) ?? '')).seq;
@@ -76,22 +62,13 @@ async function leaveKilledBuild(
   return { ideaId: idea.id, lastSeq, left };
 }
 
-function restart(): Promise<ServiceUnderTest> {
-  return startService({
-    sshd,
-    user: sshd.users.bash,
-    claudePath,
-    reuse: { configDir: service.configDir, ideasRoot: service.ideasRoot },
-  });
-}
-
 describe('a run an earlier Catalyst left without an ending', () => {
   it('ends as connection_lost with the reason, the idea is failed, and the next run works', async () => {
     const { ideaId, lastSeq, left } = await leaveKilledBuild('Killed mid-build');
     const idea = { id: ideaId };
     const runId = 'run-killed';
-    service = await restart();
-    const after = await service.connect();
+    await fixture.restartService();
+    const after = await fixture.service.connect();
     await after.subscribe(idea.id, lastSeq);
     const events = after.events();
     expect(events.slice(0, 3)).toEqual(left);
@@ -104,17 +81,17 @@ describe('a run an earlier Catalyst left without an ending', () => {
         error: { code: 'CONNECTION_LOST', message: ORPHANED_RUN_MESSAGE },
       },
     ]);
-    const view = await (await service.api(`/api/ideas/${idea.id}`)).json();
+    const view = await (await fixture.service.api(`/api/ideas/${idea.id}`)).json();
     expect(view).toMatchObject({ idea: { running: false, meta: { status: 'failed' } } });
 
     // Once, not on every open: a second restart adds nothing; and the idea takes a new run.
     after.close();
-    await service.stop();
-    service = await restart();
-    const again = await service.connect();
+    await fixture.service.stop();
+    await fixture.restartService();
+    const again = await fixture.service.connect();
     await again.subscribe(idea.id, lastSeq + 3);
     expect(again.events().map((event) => event.type)).toEqual(['idea:status', 'run:ended']);
-    model.enqueue(text('Back again.'));
+    fixture.model.enqueue(text('Back again.'));
     const run = await again.run(idea.id, 'chat', 'Still there?');
     expect(run.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
     again.close();
@@ -122,15 +99,15 @@ describe('a run an earlier Catalyst left without an ending', () => {
 
   it('is ended before a run that comes first after the restart reads the status', async () => {
     const { ideaId } = await leaveKilledBuild('Chat first');
-    service = await restart();
-    const client = await service.connect();
+    await fixture.restartService();
+    const client = await fixture.service.connect();
     // The chat frame and no subscribe: the run's launch is what opens the history.
-    model.enqueue(text('Here again.'));
+    fixture.model.enqueue(text('Here again.'));
     client.send({ type: 'chat', ideaId, message: 'Hello after the crash.' });
     const history = async () =>
       z
         .object({ events: z.array(RelayEventSchema) })
-        .parse(await (await service.api(`/api/ideas/${ideaId}/events`)).json()).events;
+        .parse(await (await fixture.service.api(`/api/ideas/${ideaId}/events`)).json()).events;
     await waitUntil(
       async () =>
         (await history()).filter((e) => e.type === 'run:ended' && e.runId !== 'run-killed').length === 2,
@@ -142,7 +119,7 @@ describe('a run an earlier Catalyst left without an ending', () => {
       [true, 'connection_lost'],
       [false, 'completed'],
     ]);
-    const view = await (await service.api(`/api/ideas/${ideaId}`)).json();
+    const view = await (await fixture.service.api(`/api/ideas/${ideaId}`)).json();
     expect(view).toMatchObject({ idea: { meta: { status: 'failed' } } });
     client.close();
   });
@@ -150,11 +127,11 @@ describe('a run an earlier Catalyst left without an ending', () => {
   it('that could not be ended when the history opened is ended by the next launch, or the launch is refused', async () => {
     const { ideaId, lastSeq } = await leaveKilledBuild('Read-only for a while');
     // The VM user cannot write the idea's folder: meta.json cannot be replaced, so the run cannot be ended yet.
-    const folder = join(service.ideasRoot, ideaId);
+    const folder = join(fixture.service.ideasRoot, ideaId);
     await chmod(folder, 0o555);
     try {
-      service = await restart();
-      const client = await service.connect();
+      await fixture.restartService();
+      const client = await fixture.service.connect();
       await client.subscribe(ideaId, lastSeq);
       expect(client.events().map((event) => event.type)).toEqual([
         'idea:status',
@@ -170,7 +147,7 @@ describe('a run an earlier Catalyst left without an ending', () => {
 
       // Writable again: the next launch ends the old run first, then runs.
       await chmod(folder, 0o755);
-      model.enqueue(text('Back.'));
+      fixture.model.enqueue(text('Back.'));
       const run = await client.run(ideaId, 'chat', 'Now?');
       expect(run.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
       const afterKill = client.events().slice(3);

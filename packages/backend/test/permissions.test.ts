@@ -1,37 +1,24 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findProcesses, text, toolUse, type ScriptedModel, type SshdHandle } from '@catalyst/testkit';
+import { describe, expect, it } from 'vitest';
+import { text, toolUse } from '@catalyst/testkit';
 import { startRun, toolResultsOf, waitForError, waitForPermission } from './question-client.ts';
-import { type ServiceUnderTest, startServiceFixture, stopServiceFixture } from './service-harness.ts';
+import { useServiceFixture } from './service-harness.ts';
 
 // permissionPolicy `ask` end to end (claude-cli-protocol.md §8.2): each tool call the CLI asks about in a build
 // reaches the browser, and the person's allow or deny is what the real CLI does.
 
-let sshd: SshdHandle;
-let model: ScriptedModel;
-let claudePath: string;
-let service: ServiceUnderTest;
-
-beforeAll(async () => {
-  ({ sshd, model, claudePath, service } = await startServiceFixture());
-});
-
-afterEach(() => {
-  expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
-});
-
-afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
+const fixture = useServiceFixture();
 
 async function openAskingIdea(title: string) {
-  const idea = await service.createIdea(title);
-  const patched = await service.api(`/api/ideas/${idea.id}`, {
+  const idea = await fixture.service.createIdea(title);
+  const patched = await fixture.service.api(`/api/ideas/${idea.id}`, {
     method: 'PATCH',
     body: JSON.stringify({ permissionPolicy: 'ask' }),
   });
   expect(await patched.json()).toMatchObject({ idea: { meta: { permissionPolicy: 'ask' } } });
-  const client = await service.connect();
+  const client = await fixture.service.connect();
   await client.subscribe(idea.id);
   return { idea, client };
 }
@@ -39,9 +26,9 @@ async function openAskingIdea(title: string) {
 describe('permission prompts (permissionPolicy ask)', () => {
   it('denies a write with the person`s words, which reach the model', async () => {
     const { idea, client } = await openAskingIdea('Deny a write');
-    const target = join(service.projectDir(idea.id), 'denied.txt');
-    const base = model.requests.length;
-    model.enqueue(toolUse('Write', { file_path: target, content: 'no\n' }), text('Understood.'));
+    const target = join(fixture.service.projectDir(idea.id), 'denied.txt');
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(toolUse('Write', { file_path: target, content: 'no\n' }), text('Understood.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'build', message: 'Write it.' });
     const request = await waitForPermission(client, 0);
     expect(request).toMatchObject({ toolName: 'Write', input: { file_path: target } });
@@ -54,7 +41,7 @@ describe('permission prompts (permissionPolicy ask)', () => {
     });
     const events = await client.untilEnded(started);
 
-    expect(await toolResultsOf(model, base + 1)).toEqual([
+    expect(await toolResultsOf(fixture.model, base + 1)).toEqual([
       { content: 'Not this file, please.', isError: true },
     ]);
     expect(existsSync(target)).toBe(false);
@@ -66,8 +53,8 @@ describe('permission prompts (permissionPolicy ask)', () => {
 
   it('allows a write, which runs; a second answer is refused', async () => {
     const { idea, client } = await openAskingIdea('Allow a write');
-    const target = join(service.projectDir(idea.id), 'allowed.txt');
-    model.enqueue(toolUse('Write', { file_path: target, content: 'yes\n' }), text('Written.'));
+    const target = join(fixture.service.projectDir(idea.id), 'allowed.txt');
+    fixture.model.enqueue(toolUse('Write', { file_path: target, content: 'yes\n' }), text('Written.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'build', message: 'Write it.' });
     const request = await waitForPermission(client, 0);
     const answer = { type: 'permission', ideaId: idea.id, requestId: request.requestId, decision: 'allow' };
@@ -88,9 +75,9 @@ describe('permission prompts (permissionPolicy ask)', () => {
 
   it('remembers an allow: the same kind of call is not asked about again', async () => {
     const { idea, client } = await openAskingIdea('Remember');
-    const first = join(service.projectDir(idea.id), 'first.txt');
-    const second = join(service.projectDir(idea.id), 'second.txt');
-    model.enqueue(
+    const first = join(fixture.service.projectDir(idea.id), 'first.txt');
+    const second = join(fixture.service.projectDir(idea.id), 'second.txt');
+    fixture.model.enqueue(
       toolUse('Write', { file_path: first, content: '1\n' }),
       toolUse('Write', { file_path: second, content: '2\n' }),
       text('Both written.'),
@@ -114,8 +101,8 @@ describe('permission prompts (permissionPolicy ask)', () => {
 
   it('cancels a run while a permission waits, and leaves nothing on the VM', async () => {
     const { idea, client } = await openAskingIdea('Cancel a permission');
-    const target = join(service.projectDir(idea.id), 'never.txt');
-    model.enqueue(toolUse('Write', { file_path: target, content: 'never\n' }));
+    const target = join(fixture.service.projectDir(idea.id), 'never.txt');
+    fixture.model.enqueue(toolUse('Write', { file_path: target, content: 'never\n' }));
     const started = await startRun(client, { ideaId: idea.id, mode: 'build', message: 'Write it.' });
     await waitForPermission(client, 0);
     client.send({ type: 'cancel', ideaId: idea.id });
@@ -126,7 +113,7 @@ describe('permission prompts (permissionPolicy ask)', () => {
     );
     expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'cancelled' });
     expect(existsSync(target)).toBe(false);
-    expect(await findProcesses(claudePath)).toEqual([]);
+    expect(await fixture.runProcesses(idea.id)).toEqual([]);
     client.close();
   });
 });

@@ -1,29 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  colorQuestion,
-  findProcesses,
-  type ScriptedModel,
-  type SshdHandle,
-  text,
-  toolUse,
-} from '@catalyst/testkit';
+import { describe, expect, it } from 'vitest';
+import { colorQuestion, text, toolUse } from '@catalyst/testkit';
 import { DISMISSED_MESSAGE, NO_ANSWER_IN_TIME } from '../src/core/prompt-answers.ts';
 import { startRun, toolResultsOf, waitForError, waitForQuestion } from './question-client.ts';
-import {
-  startService,
-  type ServiceUnderTest,
-  startServiceFixture,
-  stopServiceFixture,
-} from './service-harness.ts';
+import { type ServiceUnderTest, useServiceFixture } from './service-harness.ts';
 
 // AskUserQuestion end to end (claude-cli-protocol.md §8.3): the real CLI over the test kit's sshd asks, a person
 // answers over the WebSocket, and the scripted model's next request shows exactly what the model was told.
 
-let sshd: SshdHandle;
-let model: ScriptedModel;
-let claudePath: string;
-let service: ServiceUnderTest;
-const extra: ServiceUnderTest[] = [];
+const fixture = useServiceFixture();
 
 const toppings = {
   question: 'Which toppings do you want?',
@@ -36,17 +20,6 @@ const toppings = {
   multiSelect: true,
 };
 
-beforeAll(async () => {
-  ({ sshd, model, claudePath, service } = await startServiceFixture());
-});
-
-afterEach(async () => {
-  await Promise.all(extra.splice(0).map((other) => other.stop()));
-  expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
-});
-
-afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
-
 async function openIdea(target: ServiceUnderTest, title: string) {
   const idea = await target.createIdea(title);
   const client = await target.connect();
@@ -56,16 +29,16 @@ async function openIdea(target: ServiceUnderTest, title: string) {
 
 describe('questions answered by a person', () => {
   it('relays the question, sends exactly the answer to the model, and counts it', async () => {
-    const { idea, client } = await openIdea(service, 'One question');
-    const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Blue it is.'));
+    const { idea, client } = await openIdea(fixture.service, 'One question');
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Blue it is.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Pick a color.' });
     const question = await waitForQuestion(client, 0);
     expect(question.questions).toEqual([colorQuestion]);
 
-    const listed = await (await service.api(`/api/ideas/${idea.id}/questions`)).json();
+    const listed = await (await fixture.service.api(`/api/ideas/${idea.id}/questions`)).json();
     expect(listed).toMatchObject({ questions: [{ questionId: question.questionId }] });
-    const one = await service.api(`/api/ideas/${idea.id}/questions/${question.questionId}`);
+    const one = await fixture.service.api(`/api/ideas/${idea.id}/questions/${question.questionId}`);
     expect(one.status).toBe(200);
 
     client.send({
@@ -76,7 +49,7 @@ describe('questions answered by a person', () => {
     });
     const events = await client.untilEnded(started);
 
-    const results = await toolResultsOf(model, base + 1);
+    const results = await toolResultsOf(fixture.model, base + 1);
     expect(results).toHaveLength(1);
     expect(results[0]?.content).toContain(`"${colorQuestion.question}"="Blue"`);
     expect(results[0]?.isError).toBe(false);
@@ -91,18 +64,23 @@ describe('questions answered by a person', () => {
       expect.objectContaining({ type: 'claude:question_closed', reason: 'answered' }),
     );
     expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
-    const meta = await (await service.api(`/api/ideas/${idea.id}`)).json();
+    const meta = await (await fixture.service.api(`/api/ideas/${idea.id}`)).json();
     expect(meta).toMatchObject({
       idea: { meta: { totals: { questionsAsked: 1, questionsAnsweredByPerson: 1 } } },
     });
-    expect(await (await service.api(`/api/ideas/${idea.id}/questions`)).json()).toEqual({ questions: [] });
+    expect(await (await fixture.service.api(`/api/ideas/${idea.id}/questions`)).json()).toEqual({
+      questions: [],
+    });
     client.close();
   });
 
   it('answers two questions at once: a multi-select and free text for "Other"', async () => {
-    const { idea, client } = await openIdea(service, 'Two questions');
-    const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion, toppings] }), text('Noted.'));
+    const { idea, client } = await openIdea(fixture.service, 'Two questions');
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(
+      toolUse('AskUserQuestion', { questions: [colorQuestion, toppings] }),
+      text('Noted.'),
+    );
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask me.' });
     const question = await waitForQuestion(client, 0);
     const answers = {
@@ -112,15 +90,15 @@ describe('questions answered by a person', () => {
     client.send({ type: 'answer', ideaId: idea.id, questionId: question.questionId, answers });
     await client.untilEnded(started);
 
-    const [result] = await toolResultsOf(model, base + 1);
+    const [result] = await toolResultsOf(fixture.model, base + 1);
     expect(result?.content).toContain(`"${colorQuestion.question}"="Green, like moss"`);
     expect(result?.content).toContain(`"${toppings.question}"="Cheese, Basil"`);
     client.close();
   });
 
   it('refuses an unknown question id and a second answer with QUESTION_NOT_FOUND', async () => {
-    const { idea, client } = await openIdea(service, 'Refusals');
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Red.'));
+    const { idea, client } = await openIdea(fixture.service, 'Refusals');
+    fixture.model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Red.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     const question = await waitForQuestion(client, 0);
     const answer = { type: 'answer', ideaId: idea.id, answers: { [colorQuestion.question]: 'Red' } };
@@ -136,13 +114,13 @@ describe('questions answered by a person', () => {
   });
 
   it('sends the pending question to a client that reconnects, whose answer completes the run', async () => {
-    const { idea, client } = await openIdea(service, 'Reconnect');
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Red, then.'));
+    const { idea, client } = await openIdea(fixture.service, 'Reconnect');
+    fixture.model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Red, then.'));
     await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     const question = await waitForQuestion(client, 0);
     client.close();
 
-    const again = await service.connect();
+    const again = await fixture.service.connect();
     await again.subscribe(idea.id, question.seq);
     const resent = await waitForQuestion(again, 0);
     expect(resent.questionId).toBe(question.questionId);
@@ -157,15 +135,20 @@ describe('questions answered by a person', () => {
   });
 
   it('tells the model the person dismissed the question', async () => {
-    const { idea, client } = await openIdea(service, 'Dismiss');
-    const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('I will choose myself.'));
+    const { idea, client } = await openIdea(fixture.service, 'Dismiss');
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(
+      toolUse('AskUserQuestion', { questions: [colorQuestion] }),
+      text('I will choose myself.'),
+    );
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     const question = await waitForQuestion(client, 0);
     client.send({ type: 'dismiss', ideaId: idea.id, questionId: question.questionId });
     const events = await client.untilEnded(started);
 
-    expect(await toolResultsOf(model, base + 1)).toEqual([{ content: DISMISSED_MESSAGE, isError: true }]);
+    expect(await toolResultsOf(fixture.model, base + 1)).toEqual([
+      { content: DISMISSED_MESSAGE, isError: true },
+    ]);
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'claude:question_closed', reason: 'dismissed' }),
     );
@@ -173,8 +156,8 @@ describe('questions answered by a person', () => {
   });
 
   it('cancels a run while a question waits: the question is cancelled and nothing is left on the VM', async () => {
-    const { idea, client } = await openIdea(service, 'Cancel a question');
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }));
+    const { idea, client } = await openIdea(fixture.service, 'Cancel a question');
+    fixture.model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     await waitForQuestion(client, 0);
     client.send({ type: 'cancel', ideaId: idea.id });
@@ -184,20 +167,14 @@ describe('questions answered by a person', () => {
       expect.objectContaining({ type: 'claude:question_closed', reason: 'cancelled' }),
     );
     expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'cancelled' });
-    expect(await findProcesses(claudePath)).toEqual([]);
+    expect(await fixture.runProcesses(idea.id)).toEqual([]);
     client.close();
   });
 
   it('does not time out while a question waits longer than CLAUDE_TIMEOUT_MS', async () => {
-    const quick = await startService({
-      sshd,
-      user: sshd.users.bash,
-      claudePath,
-      env: { CLAUDE_TIMEOUT_MS: '2000' },
-    });
-    extra.push(quick);
+    const quick = await fixture.startAnother({ env: { CLAUDE_TIMEOUT_MS: '2000' } });
     const { idea, client } = await openIdea(quick, 'Slow person');
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Blue.'));
+    fixture.model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('Blue.'));
     const started = await startRun(client, { ideaId: idea.id, mode: 'chat', message: 'Ask.' });
     const question = await waitForQuestion(client, 0);
     // No event marks "the timeout did not fire": waiting past it is the behaviour under test.
@@ -216,20 +193,23 @@ describe('questions answered by a person', () => {
   });
 
   it('tells the model to go on when the idea`s answer limit passes', async () => {
-    const { idea, client } = await openIdea(service, 'Answer limit');
-    const patched = await service.api(`/api/ideas/${idea.id}`, {
+    const { idea, client } = await openIdea(fixture.service, 'Answer limit');
+    const patched = await fixture.service.api(`/api/ideas/${idea.id}`, {
       method: 'PATCH',
       body: JSON.stringify({ humanAnswerLimitMs: 500 }),
     });
     expect(patched.status).toBe(200);
-    const base = model.requests.length;
-    model.enqueue(toolUse('AskUserQuestion', { questions: [colorQuestion] }), text('I assumed blue.'));
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(
+      toolUse('AskUserQuestion', { questions: [colorQuestion] }),
+      text('I assumed blue.'),
+    );
     const events = await client.run(idea.id, 'chat', 'Ask.');
 
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'claude:question_closed', reason: 'timed_out' }),
     );
-    const [result] = await toolResultsOf(model, base + 1);
+    const [result] = await toolResultsOf(fixture.model, base + 1);
     expect(result).toMatchObject({ isError: false });
     expect(result?.content).toContain(NO_ANSWER_IN_TIME);
     client.close();

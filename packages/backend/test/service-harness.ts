@@ -15,8 +15,10 @@ import {
   type SshdUser,
   type TempDir,
 } from '@catalyst/testkit';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startCatalyst, type RunningCatalyst } from '../src/app.ts';
 import { loadConfig } from '../src/server/config.ts';
+import { scanRunProcessesIn } from './host-test-kit.ts';
 import { openClient, type TestClient } from './server-ws-client.ts';
 
 /**
@@ -195,6 +197,90 @@ export async function startServiceFixture(
   await writeClaudeSettings(sshd.users.bash, model.url);
   const service = await startService({ ...options, sshd, user: sshd.users.bash, claudePath });
   return { sshd, model, claudePath, service };
+}
+
+/**
+ * The service e2e files' shared set-up, registered as the file's hooks: one fixture started before the file's
+ * tests and stopped after them; after each test, the extra Catalysts it started are stopped and no scripted reply
+ * may be left unused. Its fields read the fixture of this moment (use them inside tests and hooks).
+ */
+export interface ServiceSuite {
+  readonly sshd: SshdHandle;
+  readonly model: ScriptedModel;
+  /** The claude the VM's user runs (a copy every test user can reach). */
+  readonly claudePath: string;
+  readonly service: ServiceUnderTest;
+  /**
+   * Another Catalyst on the same VM, user and claude: other settings (`env`), or the same config dir and ideas as
+   * `service` (`reuse`: a restarted backend). Stopped after the test.
+   */
+  startAnother(options?: Pick<ServiceOptions, 'env' | 'reuse'>): Promise<ServiceUnderTest>;
+  /**
+   * A restarted backend: a new Catalyst on `service`'s config dir and ideas becomes `service` (the caller stops the
+   * old one first, as a crash or a restart would have).
+   */
+  restartService(): Promise<ServiceUnderTest>;
+  /**
+   * What the idea's runs left running on the VM: processes carrying a run tag, working in the idea's folder. Empty
+   * once every run of the idea is over and cleaned up.
+   */
+  runProcesses(
+    ideaId: string,
+    on?: ServiceUnderTest,
+  ): Promise<{ pid: number; cmdline: string; runTag: string }[]>;
+}
+
+export function useServiceFixture(): ServiceSuite {
+  let fixture: ServiceFixture | undefined;
+  const extra: ServiceUnderTest[] = [];
+  const started = (): ServiceFixture => {
+    if (fixture === undefined) throw new Error('the service fixture is used before its beforeAll ran');
+    return fixture;
+  };
+
+  beforeAll(async () => {
+    fixture = await startServiceFixture();
+  }, 120_000);
+  afterEach(async () => {
+    await Promise.all(extra.splice(0).map((other) => other.stop()));
+    expect(started().model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
+  });
+  afterAll(async () => {
+    if (fixture !== undefined) await stopServiceFixture(fixture);
+  });
+
+  return {
+    get sshd() {
+      return started().sshd;
+    },
+    get model() {
+      return started().model;
+    },
+    get claudePath() {
+      return started().claudePath;
+    },
+    get service() {
+      return started().service;
+    },
+    async startAnother(options = {}) {
+      const { sshd, claudePath } = started();
+      const another = await startService({ ...options, sshd, user: sshd.users.bash, claudePath });
+      extra.push(another);
+      return another;
+    },
+    async restartService() {
+      const current = started();
+      const { configDir, ideasRoot } = current.service;
+      current.service = await startService({
+        sshd: current.sshd,
+        user: current.sshd.users.bash,
+        claudePath: current.claudePath,
+        reuse: { configDir, ideasRoot },
+      });
+      return current.service;
+    },
+    runProcesses: (ideaId, on) => scanRunProcessesIn(join((on ?? started().service).ideasRoot, ideaId)),
+  };
 }
 
 /** Stops everything and removes what the run left: the config dir, and the ideas on the VM (this machine). */

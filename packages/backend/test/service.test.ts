@@ -1,50 +1,21 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  collectTexts,
-  findProcesses,
-  stall,
-  text,
-  toolUse,
-  waitUntil,
-  type ScriptedModel,
-  type SshdHandle,
-} from '@catalyst/testkit';
-import {
-  startService,
-  type ServiceUnderTest,
-  startServiceFixture,
-  stopServiceFixture,
-} from './service-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { collectTexts, longRunningCommand, stall, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { useServiceFixture } from './service-harness.ts';
 
 // The whole service, end to end: REST and WebSocket as a browser uses them, runs of the real claude CLI over the
 // test kit's real sshd, and the scripted model behind the CLI.
 
-let sshd: SshdHandle;
-let model: ScriptedModel;
-let claudePath: string;
-let service: ServiceUnderTest;
-const extra: ServiceUnderTest[] = [];
-
-beforeAll(async () => {
-  ({ sshd, model, claudePath, service } = await startServiceFixture());
-});
-
-afterEach(async () => {
-  await Promise.all(extra.splice(0).map((other) => other.stop()));
-  expect(model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
-});
-
-afterAll(() => stopServiceFixture({ sshd, model, claudePath, service }));
+const fixture = useServiceFixture();
 
 describe('the Catalyst service over SSH with the real claude CLI', () => {
   it('relays a chat as it happens and records the turn in meta.json', async () => {
-    const idea = await service.createIdea('Chat relay');
-    const client = await service.connect();
+    const idea = await fixture.service.createIdea('Chat relay');
+    const client = await fixture.service.connect();
     await client.subscribe(idea.id);
-    model.enqueue(text('Hello from the VM.'));
+    fixture.model.enqueue(text('Hello from the VM.'));
     const events = await client.run(idea.id, 'chat', 'Say hello');
 
     expect(events.map((e) => e.type)).toEqual([
@@ -59,19 +30,22 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
     const seqs = events.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-    const meta = await (await service.api(`/api/ideas/${idea.id}`)).json();
+    const meta = await (await fixture.service.api(`/api/ideas/${idea.id}`)).json();
     expect(meta).toMatchObject({ idea: { meta: { status: 'chatting', totals: { runs: 1, turns: 1 } } } });
     client.close();
   });
 
   it('carries the chat into the build, which writes into project/ on the VM', async () => {
-    const idea = await service.createIdea('Chat then build');
-    const client = await service.connect();
+    const idea = await fixture.service.createIdea('Chat then build');
+    const client = await fixture.service.connect();
     await client.subscribe(idea.id);
-    model.enqueue(text('A greeting script it is.'));
+    fixture.model.enqueue(text('A greeting script it is.'));
     const chat = await client.run(idea.id, 'chat', 'I want a script that prints hello.');
-    const target = join(service.projectDir(idea.id), 'hello.py');
-    model.enqueue(toolUse('Write', { file_path: target, content: 'print("hello")\n' }), text('Written.'));
+    const target = join(fixture.service.projectDir(idea.id), 'hello.py');
+    fixture.model.enqueue(
+      toolUse('Write', { file_path: target, content: 'print("hello")\n' }),
+      text('Written.'),
+    );
     const build = await client.run(idea.id, 'build', 'Build it.');
 
     expect(build.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
@@ -80,11 +54,11 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
     expect(sessionOf(build)).toMatchObject({
       sessionId: (sessionOf(chat) as { sessionId: string }).sessionId,
     });
-    const buildRequest = model.requests.at(-2);
+    const buildRequest = fixture.model.requests.at(-2);
     expect(buildRequest && collectTexts(buildRequest)).toEqual(
       expect.arrayContaining(['I want a script that prints hello.', 'A greeting script it is.', 'Build it.']),
     );
-    const meta = await (await service.api(`/api/ideas/${idea.id}`)).json();
+    const meta = await (await fixture.service.api(`/api/ideas/${idea.id}`)).json();
     expect(meta).toMatchObject({
       idea: { meta: { status: 'built', lastMode: 'build', totals: { runs: 2 } } },
     });
@@ -92,11 +66,11 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
   });
 
   it('keeps chat read-only: a write is refused, relayed, and nothing is written', async () => {
-    const idea = await service.createIdea('Read-only chat');
-    const client = await service.connect();
+    const idea = await fixture.service.createIdea('Read-only chat');
+    const client = await fixture.service.connect();
     await client.subscribe(idea.id);
-    const target = join(service.projectDir(idea.id), 'nope.txt');
-    model.enqueue(
+    const target = join(fixture.service.projectDir(idea.id), 'nope.txt');
+    fixture.model.enqueue(
       toolUse('Write', { file_path: target, content: 'nope\n' }),
       text('I cannot write in chat.'),
     );
@@ -109,39 +83,43 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
     client.close();
   });
 
-  it('cancels a build while the Bash tool runs sleep, and leaves nothing on the VM', async () => {
-    const idea = await service.createIdea('Cancel me');
-    const client = await service.connect();
+  it('cancels a build while a Bash tool runs, and leaves nothing on the VM', async () => {
+    const idea = await fixture.service.createIdea('Cancel me');
+    const client = await fixture.service.connect();
     await client.subscribe(idea.id);
-    model.enqueue(toolUse('Bash', { command: 'sleep 313', description: 'Wait a long time' }));
+    fixture.model.enqueue(
+      toolUse('Bash', { command: longRunningCommand(313), description: 'Wait a long time' }),
+    );
     const from = client.frames.length;
     client.send({ type: 'build', ideaId: idea.id, message: 'Sleep.' });
     const started = await client.waitFor((f) => f.type === 'run:started', from);
-    await waitUntil(async () => (await findProcesses('sleep 313')).length > 0, {
-      timeoutMs: 20_000,
-      what: 'the sleep',
-    });
+    // The run's own processes on the VM, by run tag and place: the tool's sleep and claude.
+    await waitUntil(
+      async () => (await fixture.runProcesses(idea.id)).some((p) => p.cmdline === 'sleep 313'),
+      { timeoutMs: 20_000, what: "the Bash tool's sleep, carrying the run tag" },
+    );
+    const running = await fixture.runProcesses(idea.id);
+    expect(running.some((p) => p.cmdline.startsWith(fixture.claudePath))).toBe(true);
     client.send({ type: 'cancel', ideaId: idea.id });
     const events = await client.untilEnded(started);
 
     expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'cancelled' });
-    await waitUntil(async () => (await findProcesses('sleep 313')).length === 0, {
+    await waitUntil(async () => (await fixture.runProcesses(idea.id)).length === 0, {
       timeoutMs: 15_000,
-      what: 'no sleep',
+      what: 'nothing of the run left',
     });
-    expect(await findProcesses(claudePath)).toEqual([]);
-    const meta = await (await service.api(`/api/ideas/${idea.id}`)).json();
+    const meta = await (await fixture.service.api(`/api/ideas/${idea.id}`)).json();
     expect(meta).toMatchObject({ idea: { meta: { status: 'chatting' }, running: false } });
     client.close();
   });
 
   it('refuses a second run on a busy idea with RUN_IN_PROGRESS', async () => {
-    const idea = await service.createIdea('Busy');
-    const client = await service.connect();
+    const idea = await fixture.service.createIdea('Busy');
+    const client = await fixture.service.connect();
     await client.subscribe(idea.id);
-    model.enqueue(stall('Thinking about'));
+    fixture.model.enqueue(stall('Thinking about'));
     const from = client.frames.length;
-    const stalled = model.waitForRequest(model.requests.length);
+    const stalled = fixture.model.waitForRequest(fixture.model.requests.length);
     client.send({ type: 'chat', ideaId: idea.id, message: 'First.' });
     const started = await client.waitFor((f) => f.type === 'run:started', from);
     await stalled;
@@ -156,17 +134,11 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
   });
 
   it('times a silent claude out with the real figure in the message', async () => {
-    const quick = await startService({
-      sshd,
-      user: sshd.users.bash,
-      claudePath,
-      env: { CLAUDE_TIMEOUT_MS: '2000' },
-    });
-    extra.push(quick);
+    const quick = await fixture.startAnother({ env: { CLAUDE_TIMEOUT_MS: '2000' } });
     const idea = await quick.createIdea('Silent model');
     const client = await quick.connect();
     await client.subscribe(idea.id);
-    model.enqueue(stall('Part one'));
+    fixture.model.enqueue(stall('Part one'));
     const events = await client.run(idea.id, 'chat', 'Go.');
 
     expect(events.at(-1)).toMatchObject({
@@ -178,27 +150,23 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
   });
 
   it('replays exactly what a client missed, also after the backend restarts', async () => {
-    const idea = await service.createIdea('Replay');
-    const first = await service.connect();
+    const idea = await fixture.service.createIdea('Replay');
+    const first = await fixture.service.connect();
     await first.subscribe(idea.id);
-    model.enqueue(text('One.'));
+    fixture.model.enqueue(text('One.'));
     await first.run(idea.id, 'chat', 'First message.');
     const all = first.events().filter((e) => e.ideaId === idea.id);
     const cut = all[2]?.seq ?? 0;
     first.close();
 
-    const second = await service.connect();
+    const second = await fixture.service.connect();
     await second.subscribe(idea.id, cut);
     expect(second.events().map((e) => e.seq)).toEqual(all.filter((e) => e.seq > cut).map((e) => e.seq));
     second.close();
 
-    const restarted = await startService({
-      sshd,
-      user: sshd.users.bash,
-      claudePath,
-      reuse: { configDir: service.configDir, ideasRoot: service.ideasRoot },
+    const restarted = await fixture.startAnother({
+      reuse: { configDir: fixture.service.configDir, ideasRoot: fixture.service.ideasRoot },
     });
-    extra.push(restarted);
     const third = await restarted.connect();
     await third.subscribe(idea.id, cut);
     expect(third.events()).toEqual(all.filter((e) => e.seq > cut));
@@ -206,14 +174,14 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
   });
 
   it('answers bad frames with typed errors and keeps serving the same connection', async () => {
-    const client = await service.connect();
+    const client = await fixture.service.connect();
     client.send({ type: 'subscribe', ideaId: '../../etc' });
     expect(await client.waitFor((f) => f.type === 'error')).toMatchObject({ code: 'INVALID_FRAME' });
     client.send({ type: 'subscribe', ideaId: 'idea-0000000000000000' });
     expect(await client.waitFor((f) => f.type === 'error' && f.code !== 'INVALID_FRAME')).toMatchObject({
       code: 'IDEA_NOT_FOUND',
     });
-    const idea = await service.createIdea('Still serving');
+    const idea = await fixture.service.createIdea('Still serving');
     await client.subscribe(idea.id);
     client.close();
   });

@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import {
   collectTexts,
   colorQuestion,
-  findProcesses,
+  longRunningCommand,
   stall,
   streamedText,
   text,
   toolUse,
   waitUntil,
 } from '@catalyst/testkit';
+import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
 import { toolResultsOf } from '../../backend/test/question-client.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import {
@@ -120,22 +121,24 @@ describe('runs in the browser', () => {
     expect(results[0]?.content).toContain(`"${colorQuestion.question}"="Blue"`);
   });
 
-  it('cancels a build while Bash runs sleep, and nothing is left on the VM', async () => {
+  it('cancels a build while a Bash tool runs, and nothing is left on the VM', async () => {
     const { service, model, claudePath } = suite.fixture;
     const idea = await service.createIdea('Sleepy build');
     const page = await suite.openLoggedInPage();
     await openIdea(page, { id: idea.id, title: 'Sleepy build' });
     await chooseBuild(page);
-    // A duration no other test uses: a sleep some other test left behind cannot pass for this one.
-    const sleep = 'sleep 297.31';
-    model.enqueue(toolUse('Bash', { command: sleep, description: 'Wait a long time' }));
+    const command = longRunningCommand(297);
+    model.enqueue(toolUse('Bash', { command, description: 'Wait a long time' }));
     await sendMessage(page, 'Wait for a long time.');
 
-    await toolCards(page, 'Bash').filter({ hasText: sleep }).waitFor();
-    await waitUntil(async () => (await findProcesses(sleep)).length > 0, {
+    await toolCards(page, 'Bash').filter({ hasText: command }).waitFor();
+    // The run's own processes on the VM, found by run tag and place (never a sleep another run left).
+    const runProcesses = () => scanRunProcessesIn(join(service.ideasRoot, idea.id));
+    await waitUntil(async () => (await runProcesses()).some((p) => p.cmdline === 'sleep 297'), {
       timeoutMs: 20_000,
-      what: 'the sleep on the VM',
+      what: "the Bash tool's sleep on the VM",
     });
+    expect((await runProcesses()).some((p) => p.cmdline.startsWith(claudePath))).toBe(true);
     await page.getByText('Claude is working…', { exact: true }).waitFor();
     expect(await page.getByLabel('Message', { exact: true }).isDisabled()).toBe(true);
     const sawStopping = await watchForStopping(page);
@@ -143,11 +146,10 @@ describe('runs in the browser', () => {
 
     await waitForRunSummary(page, 'Cancelled');
     expect(await sawStopping(), 'the button read "Stopping…", disabled, until the run ended').toBe(true);
-    await waitUntil(async () => (await findProcesses(sleep)).length === 0, {
+    await waitUntil(async () => (await runProcesses()).length === 0, {
       timeoutMs: 15_000,
-      what: 'no sleep left',
+      what: 'nothing of the run left on the VM',
     });
-    expect(await findProcesses(claudePath)).toEqual([]);
     await page.getByRole('button', { name: 'Cancel run' }).waitFor({ state: 'detached' });
     expect(await page.getByLabel('Message', { exact: true }).isEnabled()).toBe(true);
   });

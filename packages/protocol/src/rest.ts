@@ -21,8 +21,11 @@ export const EventsResponseSchema = z.object({ events: z.array(RelayEventSchema)
 export const PreflightSchema = z.object({
   /** Absolute path of the claude binary, or undefined when none was found. */
   claudePath: z.string().optional(),
-  /** How it was found: the configured path, `command -v`, a usual install location, or the login shell's PATH. */
-  foundVia: z.enum(['config', 'path', 'known-location', 'login-shell']).optional(),
+  /**
+   * How it was found: the configured path, `command -v`, a usual install location, the login shell's PATH, or (the
+   * machine that runs Catalyst only) the CLI this project installed.
+   */
+  foundVia: z.enum(['config', 'path', 'known-location', 'login-shell', 'bundled']).optional(),
   /** `claude --version`, when it ran. */
   version: z.string().optional(),
   /** The PATH the wrapper runs with. */

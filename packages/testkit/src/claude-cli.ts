@@ -1,15 +1,40 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { z } from 'zod';
 
-/** Runs the real claude CLI from the `@anthropic-ai/claude-code` devDependency against the scripted model. */
+/**
+ * Runs the real claude CLI against the scripted model: the `@anthropic-ai/claude-code` devDependency, or the
+ * package that CLAUDE_PACKAGE_ENV names (scripts/test-cli-drift installs the newest published CLI and points every
+ * test at it).
+ */
+export const CLAUDE_PACKAGE_ENV = 'CATALYST_TEST_CLAUDE_PACKAGE';
+
+const ClaudePackageSchema = z.object({ name: z.literal('@anthropic-ai/claude-code'), version: z.string() });
+
+/** The directory of the `@anthropic-ai/claude-code` package the tests run. */
+export function claudePackageDir(): string {
+  const override = process.env[CLAUDE_PACKAGE_ENV];
+  if (override !== undefined && override !== '') {
+    if (!isAbsolute(override)) throw new Error(`${CLAUDE_PACKAGE_ENV} must be an absolute path: ${override}`);
+    return override;
+  }
+  const require = createRequire(import.meta.url);
+  return dirname(require.resolve('@anthropic-ai/claude-code/package.json'));
+}
 
 export function claudeBinaryPath(): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin', 'claude.exe');
+  return join(claudePackageDir(), 'bin', 'claude.exe');
+}
+
+/** The version of the CLI the tests run, from its package.json (e.g. `2.1.331`). */
+export function claudeVersion(): string {
+  const path = join(claudePackageDir(), 'package.json');
+  return ClaudePackageSchema.parse(JSON.parse(readFileSync(path, 'utf8'))).version;
 }
 
 export interface TempDir {

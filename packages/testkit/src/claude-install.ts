@@ -1,6 +1,6 @@
 import { chmod, copyFile, mkdir, rename, stat, writeFile, chown } from 'node:fs/promises';
 import { join } from 'node:path';
-import { claudeBinaryPath } from './claude-cli.ts';
+import { claudeBinaryPath, claudeVersion } from './claude-cli.ts';
 import type { SshdUser } from './sshd-users.ts';
 
 /**
@@ -14,13 +14,14 @@ const SHARED_DIR = '/opt/catalyst-test';
 export async function installSharedClaude(): Promise<string> {
   const source = claudeBinaryPath();
   const { size } = await stat(source);
-  const target = join(SHARED_DIR, `claude-${size}`, 'claude');
+  const dir = join(SHARED_DIR, `claude-${claudeVersion()}-${size}`);
+  const target = join(dir, 'claude');
   try {
     if ((await stat(target)).size === size) return target;
   } catch {
     // not installed yet
   }
-  await mkdir(join(SHARED_DIR, `claude-${size}`), { recursive: true, mode: 0o755 });
+  await mkdir(dir, { recursive: true, mode: 0o755 });
   const partial = `${target}.${process.pid}.partial`;
   await copyFile(source, partial);
   await chmod(partial, 0o755);

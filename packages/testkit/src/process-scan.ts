@@ -15,3 +15,12 @@ export async function findProcesses(needle: string): Promise<{ pid: number; cmdl
   }
   return found;
 }
+
+/** The command line of `pid` (arguments joined by spaces), undefined once the process is gone. */
+export async function readCmdline(pid: number): Promise<string | undefined> {
+  try {
+    return (await readFile(`/proc/${String(pid)}/cmdline`, 'utf8')).replaceAll('\0', ' ').trim();
+  } catch {
+    return undefined;
+  }
+}

@@ -58,3 +58,13 @@ export function stall(partialText?: string): ScriptedReply {
 export function streamError(partialText: string): ScriptedReply {
   return { kind: 'stream_error', partialText };
 }
+
+/**
+ * A Bash command that runs for `seconds`, for tests that act while a tool is running, and that the CLI runs without
+ * asking (read-only commands only). Not a bare `sleep N`: newer CLIs (2.1.330 on; 2.1.197 ran it; docs/protocol.md
+ * "CLI versions") refuse a standalone `sleep` of about 25 s or more, and a `sleep N && …` chain, before it runs;
+ * `sh -c 'sleep N'` is not read-only, so it waits for a permission. The process it leaves is `sleep <seconds>`.
+ */
+export function longRunningCommand(seconds: number): string {
+  return `echo started && sleep ${String(seconds)}`;
+}

@@ -17,12 +17,14 @@ import { DEFAULT_GRACE_MS, startWrappedRun } from './wrapped-run.ts';
 export interface LocalHostOptions {
   /** The configured claude binary; wins over discovery (local-preflight.ts). */
   claudePath?: string;
+  /** The CLI this project installed: found only when this machine has no claude of its own (local-preflight.ts). */
+  bundledClaudePath?: string;
   /** The POSIX shell that runs the wrapper; default `/bin/sh`. The contract suite also runs `/bin/bash`. */
   shell?: string;
   /** Grace between TERM and KILL for killRun(). */
   killGraceMs?: number;
   /** Discovery settings for preflight() (environment, login shell); mostly for tests. */
-  discovery?: Omit<LocalPreflightOptions, 'claudePath'>;
+  discovery?: Omit<LocalPreflightOptions, 'claudePath' | 'bundledClaudePath'>;
 }
 
 const KILL_SCRIPT_SLACK_MS = 10_000;
@@ -109,6 +111,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
       preflight ??= runLocalPreflight({
         ...options.discovery,
         ...(options.claudePath === undefined ? {} : { claudePath: options.claudePath }),
+        ...(options.bundledClaudePath === undefined ? {} : { bundledClaudePath: options.bundledClaudePath }),
       });
       return preflight;
     },

@@ -6,13 +6,18 @@ import { runLocalCommand } from './local-command.ts';
 
 /**
  * What this machine offers a run: where claude is (ssh-field-notes.md §9: the configured path, then `command -v`,
- * then where installers put it, then the user's login+interactive shell's PATH), its version, and whether the
- * run wrapper's tools are there.
+ * then where installers put it, then the user's login+interactive shell's PATH, then the CLI this project installed),
+ * its version, and whether the run wrapper's tools are there.
  */
 
 export interface LocalPreflightOptions {
   /** A configured path wins; if it is wrong, that is reported, not papered over by a search. */
   claudePath?: string;
+  /**
+   * The CLI this project installed (a devDependency of the test kit): the last resort, after every place a person's
+   * own install would be. Only this machine has it, so only the local host is ever given it.
+   */
+  bundledClaudePath?: string;
   /** The environment to search with (PATH, HOME, SHELL). Default: this process's. */
   env?: NodeJS.ProcessEnv;
   /** The shell to ask for its login PATH; default $SHELL, then the passwd entry. */
@@ -93,6 +98,9 @@ export async function discoverClaude(
   if (known !== undefined) return { claudePath: known, foundVia: 'known-location' };
   const viaLogin = await findViaLoginShell(options, env);
   if (viaLogin !== undefined) return { claudePath: viaLogin, foundVia: 'login-shell' };
+  const bundled = options.bundledClaudePath;
+  if (bundled !== undefined && (await isExecutable(bundled)))
+    return { claudePath: bundled, foundVia: 'bundled' };
   return {
     problem: 'claude was not found on PATH, in the usual install locations, or on the login shell PATH',
   };
