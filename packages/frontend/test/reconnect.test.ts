@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
-import { findProcesses, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { text, toolUse, waitUntil } from '@catalyst/testkit';
+import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
 import { useBrowserSuite, within } from './browser-harness.ts';
 import {
   chooseBuild,
@@ -67,7 +69,7 @@ async function openIdeaThroughProxy(title: string) {
 
 describe('a dropped connection', () => {
   it('shows "Reconnecting…", catches up, and keeps every message exactly once', async () => {
-    const { model } = suite.fixture;
+    const { model, service } = suite.fixture;
     const { proxy, idea, page } = await openIdeaThroughProxy('Flaky network');
     await chooseBuild(page);
     const base = model.requests.length;
@@ -78,7 +80,9 @@ describe('a dropped connection', () => {
     );
     await sendMessage(page, 'Run the slow step.');
     await toolCards(page, 'Bash').filter({ hasText: 'sleep 3.21' }).waitFor();
-    await waitUntil(async () => (await findProcesses('sleep 3.21')).length > 0, {
+    // This run's own step (by run tag and place): a sleep another run left cannot pass for it.
+    const runProcesses = () => scanRunProcessesIn(join(service.ideasRoot, idea.id));
+    await waitUntil(async () => (await runProcesses()).some((p) => p.cmdline === 'sleep 3.21'), {
       timeoutMs: 20_000,
       what: 'the slow step on the VM',
     });
