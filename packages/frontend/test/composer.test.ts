@@ -80,7 +80,7 @@ describe('the composer from the keyboard', () => {
     model.enqueue(text('Ready when you are.'));
     await sendMessage(page, 'Hello.');
     await waitForRunSummary(page, 'Completed');
-    // What the real CLI (2.1.197) lists in its init; `compact` is one of its built-in commands.
+    // What the real CLI lists in its init (2.1.197 and 2.1.331 alike); `compact` is one of its built-in commands.
     const reported = await slashCommandsOfSession(idea.id);
     expect(reported).toContain('compact');
 

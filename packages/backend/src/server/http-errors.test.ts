@@ -11,6 +11,14 @@ describe('statusForCode', () => {
     expect(statusForCode('HOST_NOT_FOUND')).toBe(404);
     expect(statusForCode('RUN_IN_PROGRESS')).toBe(409);
     expect(statusForCode('HOST_UNAVAILABLE')).toBe(503);
+    // Every way a host fails is 503 with its own code, never a 500 (issue 15).
+    for (const code of [
+      'SSH_CONNECT_FAILED',
+      'SSH_AUTH_FAILED',
+      'SSH_HOST_KEY_MISMATCH',
+      'SSH_HOST_KEY_MISSING',
+    ] as const)
+      expect(statusForCode(code)).toBe(503);
     expect(statusForCode('HISTORY_CORRUPT')).toBe(500);
   });
 });
@@ -42,6 +50,14 @@ describe('toHttpError', () => {
     expect(toHttpError(tooLarge)).toMatchObject({
       status: 413,
       message: 'The request body is larger than 256 KiB.',
+    });
+  });
+
+  it('a host failure is not a bug: its sentence goes out as is', () => {
+    expect(toHttpError(new CatalystError('SSH_AUTH_FAILED', 'vm refused the key (…)'))).toEqual({
+      code: 'SSH_AUTH_FAILED',
+      message: 'vm refused the key (…)',
+      isBug: false,
     });
   });
 

@@ -40,6 +40,9 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   FRAME_TOO_LARGE: 413,
   HOST_UNAVAILABLE: 503,
   SSH_CONNECT_FAILED: 503,
+  SSH_AUTH_FAILED: 503,
+  SSH_HOST_KEY_MISMATCH: 503,
+  SSH_HOST_KEY_MISSING: 503,
   CONNECTION_LOST: 503,
 };
 
@@ -66,7 +69,8 @@ const BODY_PARSER_MESSAGES: Readonly<Record<string, string>> = {
 /** A thrown value → the error to answer, and whether it is a bug worth a stack in the log. */
 export function toHttpError(error: unknown): HttpError & { isBug: boolean } {
   if (isCatalystError(error)) {
-    return { code: error.code, message: error.message, isBug: statusForCode(error.code) >= 500 };
+    // A host that cannot be reached (503) is the world, not a bug: its sentence is logged, without a stack.
+    return { code: error.code, message: error.message, isBug: statusForCode(error.code) === 500 };
   }
   const clientError = BodyParserErrorSchema.safeParse(error);
   if (clientError.success) {
@@ -84,6 +88,8 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
     const answer = toHttpError(error);
     if (answer.isBug) {
       logger.error({ err: error, method: request.method, path: request.path }, 'request failed');
+    } else if (statusForCode(answer.code) >= 500) {
+      logger.warn({ code: answer.code, method: request.method, path: request.path }, answer.message);
     }
     if (response.headersSent) {
       // Too late for an error body: cut the response so the client sees it broken rather than complete.

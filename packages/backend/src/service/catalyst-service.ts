@@ -67,9 +67,15 @@ export class CatalystService implements IdeaService {
   }
 
   async createIdea(body: CreateIdeaBody): Promise<IdeaView> {
-    const host = body.host ?? this.#options.hosts.defaultName;
-    const store = await this.#store(host);
-    const meta = await store.create({ title: body.title, description: body.description });
+    // HOST_NOT_FOUND for a name not configured; past that, a host that fails is unavailable, in its own words.
+    const host = this.#options.hosts.get(body.host ?? this.#options.hosts.defaultName).name;
+    let meta: IdeaMeta;
+    try {
+      const store = await this.#store(host);
+      meta = await store.create({ title: body.title, description: body.description });
+    } catch (error) {
+      throw toUnavailable(error, host);
+    }
     await this.#options.index.set(meta.id, host);
     return this.#view(meta.id, host, meta);
   }

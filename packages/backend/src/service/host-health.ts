@@ -2,12 +2,17 @@ import type { HostRegistry } from './host-registry.ts';
 import type { HostHealth } from './idea-service.ts';
 import { messageOf } from './idea-meta-changes.ts';
 
-/** Every configured host's preflight, run side by side; a host that fails is reported, not thrown. */
+/**
+ * Every configured host's preflight, run side by side; a host that fails is reported, not thrown. Reaching the
+ * host's files first (its home) makes a host that cannot be reached (refused key, host key mismatch, nothing
+ * listening, a timeout) unreachable with the SSH layer's own sentence, not a preflight that merely could not run.
+ */
 export function checkHosts(hosts: HostRegistry): Promise<HostHealth[]> {
   return Promise.all(
     hosts.all().map(async (registered) => {
       const base = { name: registered.name, label: registered.host.label, isDefault: registered.isDefault };
       try {
+        await registered.host.homeDir();
         return { ...base, reachable: true, preflight: await registered.host.preflight() };
       } catch (error) {
         return { ...base, reachable: false, error: messageOf(error) };
