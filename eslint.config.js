@@ -61,7 +61,10 @@ export default tseslint.config(
         'error',
         {
           paths: ioModules.map((name) => ({ name, message: 'backend core is pure: no I/O.' })),
-          patterns: [{ group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' }],
+          patterns: [
+            { group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' },
+            { group: ['../host/*', '../host/**'], message: 'backend core knows nothing of the host layer.' },
+          ],
         },
       ],
     },

@@ -10,7 +10,7 @@ import type {
   RunMode,
   UnparsableLine,
 } from '@catalyst/protocol';
-import type { RunOutcome } from '../host/host.ts';
+import type { RunOutcome } from './run-outcome.ts';
 import type { AskPerson, PromptKind } from './control-decision.ts';
 import type { RunEnding } from './run-ending.ts';
 

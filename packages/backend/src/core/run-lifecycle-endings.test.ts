@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunOutcome } from '../host/host.ts';
+import type { RunOutcome } from './run-outcome.ts';
 import {
   askInput,
   bashWriteInput,

@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../host/host.ts';
+import type { RunOutcome } from './run-outcome.ts';
 import { lineOf } from './cli-line-fixtures.ts';
 import {
   RunLifecycle,

@@ -7,7 +7,7 @@ import {
   type LiveFrame,
   type UnknownCliMessage,
 } from '@catalyst/protocol';
-import type { RunOutcome } from '../host/host.ts';
+import type { RunOutcome } from './run-outcome.ts';
 import { parseResult } from './command-result.ts';
 import { LiveText } from './live-text.ts';
 import { toErrorDraft, toRelayDrafts, toStderrDraft, type RelayContext } from './relay-mapping.ts';

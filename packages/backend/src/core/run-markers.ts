@@ -6,7 +6,7 @@
  * may arrive split anywhere across chunks.
  */
 
-import type { RunOutcome } from '../host/host.ts';
+import type { RunOutcome } from './run-outcome.ts';
 
 export const START_MARKER = '@@catalyst-run started';
 export const END_MARKER = '@@catalyst-run ended';

@@ -1,5 +1,6 @@
 import type { PreflightView } from '@catalyst/protocol';
 import type { CatalystError } from '../core/catalyst-error.ts';
+import type { RunOutcome } from '../core/run-outcome.ts';
 
 /**
  * The port every execution target implements: this machine (`local-host.ts`) or a VM over SSH (`ssh-host.ts`).
@@ -29,17 +30,7 @@ export interface RunSpec {
   limits?: RunLimits;
 }
 
-export type StartFailureCode =
-  'CLI_NOT_FOUND' | 'CWD_NOT_FOUND' | 'WRAPPER_UNSUPPORTED' | 'RUN_START_FAILED' | 'SSH_CONNECT_FAILED';
-
-/** How a run ended. Exactly one per run. */
-export type RunOutcome =
-  | { kind: 'exited'; code: number | null; signal: string | null }
-  | { kind: 'cancelled' }
-  | { kind: 'lease_lost' }
-  | { kind: 'max_runtime' }
-  | { kind: 'connection_lost'; message: string }
-  | { kind: 'start_failed'; code: StartFailureCode; message: string };
+export type { RunOutcome, StartFailureCode } from '../core/run-outcome.ts';
 
 export interface RunHandle {
   /** Unique per run; every process of the run carries it in its environment (CATALYST_RUN_TAG). */
