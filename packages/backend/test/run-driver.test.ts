@@ -46,6 +46,7 @@ function startChat(overrides: Pick<RunDriverOptions, 'emit' | 'onFinish'>, logs:
     env: claudeTestEnv({ home: home.path, modelUrl: model.url }),
     inactivityTimeoutMs: 30_000,
     maxDurationMs: 60_000,
+    recap: () => Promise.resolve(''),
     relayLive: () => undefined,
     onSession: () => Promise.resolve(),
     logger: pino({ level: 'error' }, { write: (line: string) => logs.push(line) }),

@@ -133,6 +133,11 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
     reason: PermissionClosedReasonSchema,
   }),
   z.strictObject({ ...base, type: z.literal('idea:status'), status: IdeaStatusSchema }),
+  /**
+   * The CLI no longer had the idea's session (`--resume` answered "No conversation found"): this run started a new
+   * session in the same project, with a recap of the conversation from this history (docs/protocol.md, Runs).
+   */
+  z.strictObject({ ...base, type: z.literal('run:session_replaced'), previousSessionId: z.string() }),
   z.strictObject({
     ...base,
     type: z.literal('run:ended'),

@@ -171,6 +171,19 @@ export function interruptedResultLine() {
   };
 }
 
+/** §6 [11-resume-unknown]: the one line of a `--resume` whose session the CLI no longer has (no init before it). */
+export function lostSessionResultLine(sessionId = SESSION_ID) {
+  return {
+    ...resultBase,
+    subtype: 'error_during_execution',
+    is_error: true,
+    num_turns: 0,
+    stop_reason: null,
+    session_id: sessionId,
+    errors: [`No conversation found with session ID: ${sessionId}`],
+  };
+}
+
 /** §3.9 [06-partial]: one raw SSE event, as `--include-partial-messages` prints it. */
 export function streamEventLine(event: Record<string, unknown>, parentToolUseId: string | null = null) {
   return {

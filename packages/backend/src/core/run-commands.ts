@@ -36,8 +36,13 @@ import type { RunEnding } from './run-ending.ts';
  *   `prompt_answered`, whenever it comes; one for a prompt that is no longer pending is ignored.
  * - `close_prompts`: the prompts named stopped waiting (the run stopped, or the CLI withdrew its request, §8.4):
  *   settle them without writing anything (this machine already did what the CLI needs).
- * - `host_outcome` must be fed exactly once, after stdout and stderr were read to their end; when startRun
- *   itself fails, feed `{ kind: 'start_failed', … }` without `started`. Every run then ends in exactly one `finish`.
+ * - `host_outcome` must be fed once per process, after its stdout and stderr were read to their end; when
+ *   startRun itself fails, feed `{ kind: 'start_failed', … }` without `started`. Every run then ends in exactly one
+ *   `finish`.
+ * - `restart_without_session` (after a `host_outcome`): the session being resumed is gone from the host
+ *   (lost-session.ts). Start claude again in the same cwd without `--resume`, then feed `restarted` with the recap
+ *   of the conversation (or `host_outcome` with `start_failed` if it cannot start), then that process's
+ *   `host_outcome` as for the first. At most once per run.
  */
 
 export type TimerName = 'inactivity' | 'max_duration' | 'stop_sigint' | 'stop_kill' | 'exit_after_result';
@@ -55,7 +60,9 @@ export type RunInput =
   | { type: 'pending_started'; id: string; now: number }
   | { type: 'pending_finished'; id: string; now: number }
   | { type: 'prompt_answered'; id: string; response: HostControlResponse; now: number }
-  | { type: 'host_outcome'; outcome: RunOutcome; now: number };
+  | { type: 'host_outcome'; outcome: RunOutcome; now: number }
+  /** The new process that `restart_without_session` asked for runs; `recap` goes before the person's message. */
+  | { type: 'restarted'; recap: string; now: number };
 
 export type PromptCloseReason = 'cancelled' | 'timed_out' | 'withdrawn';
 
@@ -72,6 +79,7 @@ export type RunCommand =
   | { type: 'log'; level: 'info' | 'warn'; message: string }
   | { type: 'ask'; prompt: PromptKind; requestId: string; request: CanUseToolRequest }
   | { type: 'close_prompts'; ids: string[]; reason: PromptCloseReason }
+  | { type: 'restart_without_session' }
   | ({ type: 'finish' } & RunEnding);
 
 export interface RunLifecycleOptions {

@@ -28,6 +28,7 @@ import {
   type StopReason,
 } from './run-ending.ts';
 import { LifecyclePrompts } from './run-lifecycle-prompts.ts';
+import { SessionRecovery, withRecap } from './lost-session.ts';
 import { answerUnreadableControlRequest } from './tool-policy.ts';
 
 export * from './run-commands.ts';
@@ -59,12 +60,15 @@ export class RunLifecycle {
   #result: CommandResult | undefined;
   #isInputEnded = false;
   #stderrTail = '';
+  /** A resumed session the host no longer has: the run goes on in a new one (lost-session.ts). */
+  readonly #recovery: SessionRecovery;
 
   constructor(options: RunLifecycleOptions) {
     this.#options = options;
     this.#timing = resolveTimings(options);
     this.#context = { ideaId: options.ideaId, runId: options.runId };
     this.#sessionId = options.sessionId;
+    this.#recovery = new SessionRecovery(options.sessionId);
     this.#liveText = new LiveText(this.#context);
     this.#prompts = new LifecyclePrompts({
       write: (line) => this.#write(line),
@@ -112,7 +116,11 @@ export class RunLifecycle {
       case 'prompt_answered':
         return this.#prompts.onAnswered(input.id, input.response, input.now);
       case 'host_outcome':
-        return this.#finish(input.outcome);
+        return this.#recovery.isLost && this.#stop === undefined
+          ? this.#restartWithoutSession()
+          : this.#finish(input.outcome);
+      case 'restarted':
+        return this.#onRestarted(input.recap, input.now);
     }
   }
 
@@ -143,7 +151,11 @@ export class RunLifecycle {
   #react(message: CliMessage, now: number): RunCommand[] {
     switch (message.type) {
       case 'system':
-        return message.subtype === 'init' ? this.#onSessionId(message.session_id) : [];
+        if (message.subtype !== 'init') return [];
+        return [
+          ...this.#stderrEvent(this.#recovery.noteAnswered()),
+          ...this.#onSessionId(message.session_id),
+        ];
       case 'control_request':
         return this.#prompts.onRequest(message, {
           mode: this.#options.mode,
@@ -154,6 +166,9 @@ export class RunLifecycle {
       case 'control_cancel_request':
         return this.#prompts.onWithdrawn(message.request_id, now);
       case 'result':
+        // Not the run's result when the resumed session is gone: the run goes on in a new one once this exits.
+        if (this.#stop === undefined && this.#recovery.noteResult(message))
+          return [log('info', `session ${this.#sessionId ?? ''} is gone from the host; starting a new one`)];
         return this.#onResult(message, now);
       case 'unknown':
         return this.#onUnknown(message, now);
@@ -204,7 +219,16 @@ export class RunLifecycle {
     if (text === '') return [];
     this.#lastActivityAt = now;
     this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
-    return [emit(toStderrDraft(text, this.#context))];
+    // Held until the resumed session answers: a lost session's stderr is said by the notice of the new one.
+    if (this.#recovery.isWatching && this.#stop === undefined) {
+      this.#recovery.holdStderr(text);
+      return [];
+    }
+    return this.#stderrEvent(text);
+  }
+
+  #stderrEvent(text: string): RunCommand[] {
+    return text === '' ? [] : [emit(toStderrDraft(text, this.#context))];
   }
 
   #onTimer(name: TimerName, now: number): RunCommand[] {
@@ -270,10 +294,28 @@ export class RunLifecycle {
     this.#phase = 'finished';
     return [
       ...clears,
+      ...this.#stderrEvent(this.#recovery.releaseStderr()),
       ...this.#liveText.end().map(relayLive),
       emit({ ...this.#context, type: 'run:ended', ...ending }),
       { type: 'finish', ...ending },
     ];
+  }
+
+  #restartWithoutSession(): RunCommand[] {
+    const previousSessionId = this.#recovery.restart();
+    this.#sessionId = undefined;
+    this.#stderrTail = '';
+    return [
+      emit({ ...this.#context, type: 'run:session_replaced', previousSessionId }),
+      { type: 'restart_without_session' },
+    ];
+  }
+
+  /** The new session's process runs: the person's message goes in after the recap (a stop meanwhile kills it). */
+  #onRestarted(recap: string, now: number): RunCommand[] {
+    if (this.#stop !== undefined) return [{ type: 'kill_run' }];
+    this.#lastActivityAt = now;
+    return [this.#write(createUserMessage(withRecap(recap, this.#options.prompt)))];
   }
 
   #isTurnLive(): boolean {

@@ -31,6 +31,11 @@ export interface RunDriverOptions {
   /** Exported in the run (not secrets: the wrapper script is on a command line). */
   env?: Readonly<Record<string, string>>;
   sessionId?: string;
+  /**
+   * The recap a new session starts with when the CLI no longer has `sessionId` (core/lost-session.ts): the idea
+   * and its conversation before this run, from Catalyst's own history. Asked for only then.
+   */
+  recap: () => Promise<string>;
   inactivityTimeoutMs: number;
   maxDurationMs: number;
   /** Which prompts wait for a person (questions, permissions); see core/control-decision.ts. */
@@ -145,7 +150,7 @@ class RunDriver {
 
   async #run(): Promise<void> {
     try {
-      this.#handle = await this.#start();
+      this.#handle = await this.#start(this.#options.sessionId);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.input({ type: 'started', now: Date.now() });
@@ -157,14 +162,36 @@ class RunDriver {
       return;
     }
     this.input({ type: 'started', now: Date.now() });
-    const handle = this.#handle;
+    await this.#follow(this.#handle);
+  }
+
+  /** The same run in a new session (the resumed one is gone from the host), once the first process has ended. */
+  async #restartWithoutSession(): Promise<void> {
+    let handle: RunHandle;
+    let recap: string;
+    try {
+      recap = await this.#options.recap();
+      handle = await this.#start(undefined);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const outcome: RunOutcome = { kind: 'start_failed', code: 'RUN_START_FAILED', message };
+      this.input({ type: 'host_outcome', outcome, now: Date.now() });
+      return;
+    }
+    this.#handle = handle;
+    this.input({ type: 'restarted', recap, now: Date.now() });
+    await this.#follow(handle);
+  }
+
+  /** Reads the process's output to its end, then reports how it ended. */
+  async #follow(handle: RunHandle): Promise<void> {
     await Promise.all([this.#readStdout(handle), this.#readStderr(handle)]);
     const outcome: RunOutcome = await handle.outcome;
     this.input({ type: 'host_outcome', outcome, now: Date.now() });
   }
 
-  async #start(): Promise<RunHandle> {
-    const { mode, cwd, claudePath, sessionId, maxDurationMs, env } = this.#options;
+  async #start(sessionId: string | undefined): Promise<RunHandle> {
+    const { mode, cwd, claudePath, maxDurationMs, env } = this.#options;
     const command = buildClaudeCommand({
       claudePath,
       cwd,
@@ -233,6 +260,11 @@ class RunDriver {
         return;
       case 'close_prompts':
         this.prompts.close(command.ids, command.reason);
+        return;
+      case 'restart_without_session':
+        this.#restartWithoutSession().catch((error: unknown) => {
+          this.#fail(error);
+        });
         return;
       case 'session_started':
         this.#options.onSession(command.sessionId).catch((error: unknown) => {

@@ -215,6 +215,7 @@ export class CatalystService implements IdeaService {
       claudePath: claude.claudePath,
       env: { PATH: claude.path },
       ...(meta.sessionId === undefined ? {} : { sessionId: meta.sessionId }),
+      recap: routing.sessionRecapFor(meta, history, runId),
       inactivityTimeoutMs: this.#options.inactivityTimeoutMs,
       maxDurationMs: this.#options.maxRunMs,
       ...routing.promptOptionsFor(meta, this.#options.qa ?? routing.DEFAULT_QA, history),

@@ -3,6 +3,7 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import type { AskPerson } from '../core/control-decision.ts';
 import { DEFAULT_QA_MODEL, type ConversationMessage } from '../core/auto-answer.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
+import { buildSessionRecap } from '../core/lost-session.ts';
 import type { AutoAnswerOptions, PromptControls } from '../runs/run-driver.ts';
 import type { PromptStats } from '../runs/run-prompts.ts';
 
@@ -80,6 +81,20 @@ export function autoAnswerFor(
     ...qa,
     idea: { title: meta.title, description: meta.description },
     conversation: async () => conversationOf(await history.since(0)),
+  };
+}
+
+/**
+ * The recap a run's new session starts with when the CLI no longer has the idea's session (core/lost-session.ts):
+ * the idea and the conversation before this run, read from the history only when asked.
+ */
+export function sessionRecapFor(meta: IdeaMeta, history: IdeaHistory, runId: string): () => Promise<string> {
+  return async () => {
+    const before = (await history.since(0)).filter((event) => event.runId !== runId);
+    return buildSessionRecap({
+      idea: { title: meta.title, description: meta.description },
+      conversation: conversationOf(before),
+    });
   };
 }
 

@@ -321,3 +321,20 @@ describe('Transcript: long histories', () => {
     expect(screen.queryByRole('button', { name: /Show earlier/ })).toBeNull();
   });
 });
+
+describe('Transcript: a session that was replaced', () => {
+  it('says where a run started a new Claude session with a recap, between the message and the answer', () => {
+    renderFrames([
+      started(1, 'run-1', 'Which data source?'),
+      relayEvent(2, { type: 'run:session_replaced', runId: 'run-1', previousSessionId: 'old-session' }),
+      text(3, 'run-1', 'msg-1', 'Picking up from the recap.'),
+    ]);
+    const notice = within(log()).getByRole('note');
+    expect(notice.textContent).toBe(
+      "Claude's earlier session for this idea was no longer on the VM; a new one started with a recap.",
+    );
+    const all = log().textContent;
+    expect(all.indexOf('Which data source?')).toBeLessThan(all.indexOf('no longer on the VM'));
+    expect(all.indexOf('no longer on the VM')).toBeLessThan(all.indexOf('Picking up from the recap.'));
+  });
+});

@@ -5,6 +5,7 @@ import { EventLine } from './EventLine.tsx';
 import { PermissionCard } from './PermissionCard.tsx';
 import { QuestionCard } from './QuestionCard.tsx';
 import { RunSummary } from './RunSummary.tsx';
+import { SessionNotice } from './SessionNotice.tsx';
 import { ThinkingBlock } from './ThinkingBlock.tsx';
 import { ToolCard } from './ToolCard.tsx';
 import type { TranscriptActions } from './transcript-actions.ts';
@@ -40,6 +41,8 @@ function ItemView({ item, actions }: ItemViewProps) {
       return <EventLine event={item.event} />;
     case 'error':
       return <ErrorLine event={item.event} />;
+    case 'notice':
+      return <SessionNotice event={item.event} />;
     case 'question':
     case 'permission':
       return <PromptView prompt={item} actions={actions} nested={false} />;

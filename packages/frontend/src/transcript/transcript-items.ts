@@ -61,6 +61,7 @@ export type TranscriptItem =
     }
   | { readonly kind: 'event'; readonly key: string; readonly event: EventOf<'claude:event'> }
   | { readonly kind: 'error'; readonly key: string; readonly event: EventOf<'claude:error'> }
+  | { readonly kind: 'notice'; readonly key: string; readonly event: EventOf<'run:session_replaced'> }
   | QuestionItem
   | PermissionItem
   | {
@@ -135,6 +136,8 @@ class ItemBuilder {
         return isShownElsewhere(event.message) ? undefined : { kind: 'event', key, event };
       case 'claude:error':
         return { kind: 'error', key, event };
+      case 'run:session_replaced':
+        return { kind: 'notice', key, event };
       case 'claude:question': {
         const item: QuestionItem = {
           kind: 'question',

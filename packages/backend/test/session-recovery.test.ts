@@ -1,0 +1,86 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IdeaResponseSchema, type RelayEvent } from '@catalyst/protocol';
+import { text } from '@catalyst/testkit';
+import { useServiceFixture } from './service-harness.ts';
+
+// An idea whose Claude session the CLI no longer has (its transcript deleted on the VM, as the CLI's own cleanup
+// after cleanupPeriodDays would): the next run starts a new session in the same project with a recap of the idea
+// and its conversation, says so in the transcript, saves the new session, and the run after it resumes that one.
+
+const fixture = useServiceFixture();
+
+async function sessionOf(ideaId: string): Promise<string | undefined> {
+  const response = await fixture.service.api(`/api/ideas/${ideaId}`);
+  return IdeaResponseSchema.parse(await response.json()).idea.meta?.sessionId;
+}
+
+/** Every `<sessionId>.jsonl` the CLI keeps for the VM user, wherever its project folder is. */
+async function findTranscripts(sessionId: string): Promise<string[]> {
+  const root = join(fixture.sshd.users.bash.home, '.claude', 'projects');
+  const found: string[] = [];
+  for (const project of await readdir(root)) {
+    const files: string[] = await readdir(join(root, project)).catch(() => []);
+    if (files.includes(`${sessionId}.jsonl`)) found.push(join(root, project, `${sessionId}.jsonl`));
+  }
+  return found;
+}
+
+/** Everything the model was sent in one request, as one string: the messages' text. */
+function requestText(index: number): string {
+  return JSON.stringify(fixture.model.requests[index]?.body ?? null);
+}
+
+describe('a session the CLI no longer has', () => {
+  it('starts a new one with a recap, tells the person, saves it, and the next run resumes it', async () => {
+    const idea = await fixture.service.createIdea('Tide clock');
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+
+    fixture.model.enqueue(text('A clock that shows the tide: QUINCE is the word to remember.'));
+    await client.run(idea.id, 'chat', 'I want a clock that shows high and low tide.');
+    const first = await sessionOf(idea.id);
+    expect(first).toBeDefined();
+    const transcripts = await findTranscripts(first ?? '');
+    expect(transcripts, 'the CLI keeps the session on the VM').not.toEqual([]);
+    await Promise.all(transcripts.map((path) => rm(path)));
+
+    const base = fixture.model.requests.length;
+    fixture.model.enqueue(text('Picking up from the recap: the tide clock.'));
+    const second = await client.run(idea.id, 'chat', 'Which data source should we use?');
+
+    expect(second.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(second.filter((event) => event.type === 'run:started')).toHaveLength(1);
+    expect(second).toContainEqual(
+      expect.objectContaining({ type: 'run:session_replaced', previousSessionId: first }),
+    );
+    // The CLI's own failure is the notice's business: no stderr line, no failed result in the record.
+    expect(second.filter((event: RelayEvent) => event.type === 'claude:error')).toEqual([]);
+    expect(second.filter((event) => event.type === 'claude:result')).toMatchObject([
+      { result: { success: true } },
+    ]);
+    // One model request for the run (the resume failed before asking the model), holding the recap and the words.
+    expect(fixture.model.requests.length).toBe(base + 1);
+    const sent = requestText(base);
+    for (const words of [
+      'Tide clock',
+      'I want a clock that shows high and low tide.',
+      'QUINCE is the word to remember',
+      'Which data source should we use?',
+    ])
+      expect(sent).toContain(words);
+    const replaced = await sessionOf(idea.id);
+    expect(replaced).toBeDefined();
+    expect(replaced).not.toBe(first);
+
+    fixture.model.enqueue(text('Still the same session.'));
+    const third = await client.run(idea.id, 'chat', 'And the display?');
+    expect(third.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(third.some((event) => event.type === 'run:session_replaced')).toBe(false);
+    expect(await sessionOf(idea.id)).toBe(replaced);
+    // Resumed: the model gets the new session's earlier turn (with its recap) again.
+    expect(requestText(base + 1)).toContain('Picking up from the recap');
+    client.close();
+  });
+});
