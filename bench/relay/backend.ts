@@ -1,13 +1,13 @@
 /**
- * The backend under test for scripts/bench-relay.ts, in a process of its own so that its RSS can be sampled: the
+ * The backend under test for bench/relay/main.ts, in a process of its own so that its RSS can be sampled: the
  * configuration from the environment (loadConfig, as main.ts), startCatalyst, then one JSON line per event on
  * stdout, among the logger's own JSON lines: `{"ready":{"url"}}` once listening, `{"memory":{…}}` (after a full
  * GC) for each `memory` line on stdin. It closes cleanly (runs stopped, histories flushed) when stdin ends, so it also goes when the
  * bench dies, and on SIGTERM.
  */
 import { createInterface } from 'node:readline';
-import { startCatalyst } from '../packages/backend/src/app.ts';
-import { loadConfig } from '../packages/backend/src/server/config.ts';
+import { startCatalyst } from '../../packages/backend/src/app.ts';
+import { loadConfig } from '../../packages/backend/src/server/config.ts';
 
 const catalyst = await startCatalyst({ config: loadConfig(process.env) });
 console.log(JSON.stringify({ ready: { url: catalyst.url } }));

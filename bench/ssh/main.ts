@@ -9,11 +9,11 @@
  * Run it with scripts/bench-ssh.
  */
 import { once } from 'node:events';
-import type { RunHandle } from '../packages/backend/src/host/host.ts';
-import { parseSshHostConfig, type SshHostConfig } from '../packages/backend/src/host/ssh/ssh-config.ts';
-import { openSshConnection, type SshConnection } from '../packages/backend/src/host/ssh/ssh-connection.ts';
-import { createSshHost, type SshHost } from '../packages/backend/src/host/ssh/ssh-host.ts';
-import { startSshd } from '../packages/testkit/src/sshd.ts';
+import type { RunHandle } from '../../packages/backend/src/host/host.ts';
+import { parseSshHostConfig, type SshHostConfig } from '../../packages/backend/src/host/ssh/ssh-config.ts';
+import { openSshConnection, type SshConnection } from '../../packages/backend/src/host/ssh/ssh-connection.ts';
+import { createSshHost, type SshHost } from '../../packages/backend/src/host/ssh/ssh-host.ts';
+import { startSshd } from '../../packages/testkit/src/sshd.ts';
 
 const STARTS = 20;
 const THROUGHPUT_ROUNDS = 5;
@@ -85,7 +85,7 @@ async function rawMBps(connection: SshConnection): Promise<number> {
   return bytes / MB / ((performance.now() - started) / 1000);
 }
 
-/** The ssh2 exec channel, named without importing ssh2 (not a dependency of scripts/). */
+/** The ssh2 exec channel, named without importing ssh2 (not a dependency of the bench). */
 type ExecChannel = Extract<Awaited<ReturnType<SshConnection['exec']>>, { kind: 'opened' }>['channel'];
 
 function readRaw(channel: ExecChannel): Promise<number> {

@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { RelayEventSchema, type RelayEvent } from '../packages/protocol/src/index.ts';
-import { buildItems } from '../packages/frontend/src/transcript/transcript-items.ts';
-import { summarize } from '../packages/frontend/src/transcript/transcript-summary.ts';
+import { RelayEventSchema, type RelayEvent } from '../../packages/protocol/src/index.ts';
+import { buildItems } from '../../packages/frontend/src/transcript/transcript-items.ts';
+import { summarize } from '../../packages/frontend/src/transcript/transcript-summary.ts';
 import {
   applyFrames,
   emptyTranscript,
   type TranscriptState,
-} from '../packages/frontend/src/transcript/transcript-state.ts';
+} from '../../packages/frontend/src/transcript/transcript-state.ts';
 
 /**
  * The web app's transcript work, measured against what the page pays anyway for the same history: parsing the

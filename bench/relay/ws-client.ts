@@ -3,9 +3,9 @@
  * client does that, and it is the one place `ws` resolves from here) and handed on with its arrival time, taken
  * once the frame is parsed, as a browser would have it in hand.
  */
-import type { ClientFrame, ServerFrame } from '../packages/protocol/src/index.ts';
-import { openClient, type TestClient } from '../packages/backend/test/server-ws-client.ts';
-import { nowMs } from './bench-relay-lines.ts';
+import type { ClientFrame, ServerFrame } from '../../packages/protocol/src/index.ts';
+import { openClient, type TestClient } from '../../packages/backend/test/server-ws-client.ts';
+import { nowMs } from './lines.ts';
 
 export type FrameListener = (frame: ServerFrame, arrivedAt: number) => void;
 

@@ -1,10 +1,10 @@
 /**
- * The load phase of scripts/bench-relay.ts: LOAD_RUNS ideas, one chat each, all sent at once to one backend, their
+ * The load phase of bench/relay/main.ts: LOAD_RUNS ideas, one chat each, all sent at once to one backend, their
  * frames spread over LOAD_CLIENTS WebSocket clients. Counts every idea's claude:text frames by index, and how many
  * runs were between run:started and run:ended at once (the SSH pool queues what it cannot start).
  */
-import type { ServerFrame } from '../packages/protocol/src/index.ts';
-import { summarize, type LatencySummary, type TagTally } from './bench-relay-lines.ts';
+import type { ServerFrame } from '../../packages/protocol/src/index.ts';
+import { summarize, type LatencySummary, type TagTally } from './lines.ts';
 import {
   chatThroughCatalyst,
   countLosses,
@@ -12,8 +12,8 @@ import {
   openBenchClient,
   type BenchContext,
   type LossCount,
-} from './bench-relay-phases.ts';
-import type { RelayClient } from './bench-relay-ws-client.ts';
+} from './phases.ts';
+import type { RelayClient } from './ws-client.ts';
 
 const LOAD_RUNS = 50;
 const LOAD_LINES = 2000;

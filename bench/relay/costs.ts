@@ -5,8 +5,8 @@
  * new connections, exec sessions (runs, kill scripts) and SFTP sessions (the ideas' files and event histories).
  */
 import { readFile } from 'node:fs/promises';
-import type { SshdHandle } from '../packages/testkit/src/sshd.ts';
-import type { BackendProcess } from './bench-relay-backend-process.ts';
+import type { SshdHandle } from '../../packages/testkit/src/sshd.ts';
+import type { BackendProcess } from './backend-process.ts';
 
 const MB = 1e6;
 const SSHD_COUNTS = {

@@ -10,7 +10,7 @@
  * Human-readable lines first; the last line is one JSON object: {"results":[…]}. Run it with scripts/bench-parse
  * (optionally followed by line sizes in bytes).
  */
-import { createStreamParser } from '../packages/backend/src/core/stream-parser.ts';
+import { createStreamParser } from '../../packages/backend/src/core/stream-parser.ts';
 
 const CHUNK_BYTES = 32 * 1024;
 const MIB = 1024 * 1024;

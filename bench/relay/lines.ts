@@ -1,5 +1,5 @@
 /**
- * The bench's lines as the stand-in (bench-relay-stand-in.mjs) writes them, and what the readers make of them: a
+ * The bench's lines as the stand-in (stand-in.ts, run as .mjs) writes them, and what the readers make of them: a
  * text `relay-bench <tag> <index> <send ms>` per line, and one tally per tag of which indexes arrived, how often,
  * and how long after their send time.
  */

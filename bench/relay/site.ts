@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import type { SshHostConfig } from '../packages/backend/src/host/ssh/ssh-config.ts';
-import { createTempDir } from '../packages/testkit/src/claude-cli.ts';
-import { startSshd, type SshdHandle, type SshdUser } from '../packages/testkit/src/sshd.ts';
+import type { SshHostConfig } from '../../packages/backend/src/host/ssh/ssh-config.ts';
+import { createTempDir } from '../../packages/testkit/src/claude-cli.ts';
+import { startSshd, type SshdHandle, type SshdUser } from '../../packages/testkit/src/sshd.ts';
 
-const STAND_IN_SOURCE = fileURLToPath(new URL('./bench-relay-stand-in.ts', import.meta.url));
+const STAND_IN_SOURCE = fileURLToPath(new URL('./stand-in.ts', import.meta.url));
 
 export interface BenchSite {
   readonly sshd: SshdHandle;

@@ -1,14 +1,14 @@
 /**
- * The latency phase of scripts/bench-relay.ts: one idea, one chat at a time, each claude:text frame's arrival
+ * The latency phase of bench/relay/main.ts: one idea, one chat at a time, each claude:text frame's arrival
  * minus its line's send time, against the same stand-in (same argv, same sshd, same rate) in a bare ssh2 exec
  * read directly. A 500-line warm-up of each path, then LATENCY_ROUNDS rounds of LATENCY_LINES lines, alternating
  * which path goes first. The added latency is p50(Catalyst) − p50(raw) and p99(Catalyst) − p99(raw) over the
  * pooled lines of all rounds: differences of percentiles, since the two paths carry different runs whose lines
  * cannot be paired.
  */
-import { parseSshHostConfig } from '../packages/backend/src/host/ssh/ssh-config.ts';
-import { openSshConnection } from '../packages/backend/src/host/ssh/ssh-connection.ts';
-import { formatSummary, summarize, type LatencySummary } from './bench-relay-lines.ts';
+import { parseSshHostConfig } from '../../packages/backend/src/host/ssh/ssh-config.ts';
+import { openSshConnection } from '../../packages/backend/src/host/ssh/ssh-connection.ts';
+import { formatSummary, summarize, type LatencySummary } from './lines.ts';
 import {
   chatRaw,
   chatThroughCatalyst,
@@ -18,8 +18,8 @@ import {
   type BenchContext,
   type LossCount,
   type RawTarget,
-} from './bench-relay-phases.ts';
-import type { BenchSite, Cleanup } from './bench-relay-site.ts';
+} from './phases.ts';
+import type { BenchSite, Cleanup } from './site.ts';
 
 const LATENCY_LINES = 5000;
 const LATENCY_ROUNDS = 4;

@@ -1,25 +1,19 @@
 /**
- * What the latency and load phases of scripts/bench-relay.ts share: ideas over REST, WebSocket clients whose
+ * What the latency and load phases of bench/relay/main.ts share: ideas over REST, WebSocket clients whose
  * frames feed one LineTally, a chat through Catalyst, the same stand-in in a raw exec, and the loss count. A run's
  * lines carry its tag, so nothing depends on which client or connection a frame came by.
  */
 import { z } from 'zod';
-import { IdeaViewSchema, type ServerFrame } from '../packages/protocol/src/index.ts';
+import { IdeaViewSchema, type ServerFrame } from '../../packages/protocol/src/index.ts';
 import {
   buildClaudeCommand,
   renderClaudeLoginShellCommand,
-} from '../packages/backend/src/core/claude-command.ts';
-import { commandOptionsFor } from '../packages/backend/src/core/tool-policy.ts';
-import type { SshConnection } from '../packages/backend/src/host/ssh/ssh-connection.ts';
-import {
-  benchPrompt,
-  parseBenchLine,
-  parseBenchResult,
-  type LineTally,
-  type TagTally,
-} from './bench-relay-lines.ts';
-import { runRawExec } from './bench-relay-raw-exec.ts';
-import { openRelayClient, type FrameListener, type RelayClient } from './bench-relay-ws-client.ts';
+} from '../../packages/backend/src/core/claude-command.ts';
+import { commandOptionsFor } from '../../packages/backend/src/core/tool-policy.ts';
+import type { SshConnection } from '../../packages/backend/src/host/ssh/ssh-connection.ts';
+import { benchPrompt, parseBenchLine, parseBenchResult, type LineTally, type TagTally } from './lines.ts';
+import { runRawExec } from './raw-exec.ts';
+import { openRelayClient, type FrameListener, type RelayClient } from './ws-client.ts';
 
 export const LINE_RATE = 1000;
 const RAW_TIMEOUT_MS = 60_000;

@@ -1,5 +1,5 @@
 /**
- * A stand-in for `claude` on the VM, for scripts/bench-relay.ts, which transpiles it to plain JavaScript and
+ * A stand-in for `claude` on the VM, for bench/relay/main.ts, which transpiles it to plain JavaScript and
  * installs it in a temp dir with a shebang naming this machine's node: it imports nothing but node's own modules.
  * It takes the CLI's flags and ignores them, reads one user message (stream-json, claude-cli-protocol.md §7.1)
  * whose text says `relay-bench tag=<tag> lines=<n> rate=<per second>`, then prints a system/init line (§3.1), n

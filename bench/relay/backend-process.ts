@@ -1,5 +1,5 @@
 /**
- * The bench's side of the backend child (bench-relay-backend.ts): starts it, waits for its ready line, samples
+ * The bench's side of the backend child (backend.ts): starts it, waits for its ready line, samples
  * its RSS from /proc, keeps what it logged at warn or above, and stops it (stdin closed, then SIGKILL if it has
  * not exited in time).
  */
@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 
-const ENTRY = fileURLToPath(new URL('./bench-relay-backend.ts', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ENTRY = fileURLToPath(new URL('./backend.ts', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 20_000;
 const SAMPLE_EVERY_MS = 50;

@@ -1,12 +1,12 @@
 /**
  * What Catalyst adds to a line on its way from claude's stdout to the browser, and whether it holds up under load.
- * It starts the test kit's sshd, installs a stand-in claude for the dash test user (bench-relay-stand-in.ts: a
+ * It starts the test kit's sshd, installs a stand-in claude for the dash test user (stand-in.ts: a
  * system/init line, N assistant text lines at 1,000 lines/s, each carrying its send time, and a result), and runs
- * one Catalyst backend in a child process (bench-relay-backend.ts) whose one host is that sshd, with the stand-in as
- * its claudePath. Helpers: bench-relay-*.ts (a file and a directory cannot both be named scripts/bench-relay).
- *   latency  bench-relay-latency.ts: one chat at a time through Catalyst, 5,000 lines, against a raw ssh2 exec of
+ * one Catalyst backend in a child process (backend.ts) whose one host is that sshd, with the stand-in as
+ * its claudePath. Its parts are the other files of bench/relay/.
+ *   latency  latency.ts: one chat at a time through Catalyst, 5,000 lines, against a raw ssh2 exec of
  *            the same stand-in; added = p50 and p99 differences (differences of percentiles, not paired lines).
- *   load     bench-relay-load.ts: 50 ideas, 50 chats sent at once, 2,000 lines each, 5 WebSocket clients with 10
+ *   load     load.ts: 50 ideas, 50 chats sent at once, 2,000 lines each, 5 WebSocket clients with 10
  *            ideas each; the SSH pool runs at most 8 per connection on at most 4 connections and queues the rest.
  *            Lost = lines each stand-in says it wrote (its result line) minus the distinct ones that arrived.
  *   memory   the backend's VmHWM (the kernel's own peak RSS) at the end, VmRSS sampled every 50 ms per phase,
@@ -18,13 +18,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { startBackendProcess, type BackendProcess } from './bench-relay-backend-process.ts';
-import { measureBackgroundBusy, percent, withCosts } from './bench-relay-costs.ts';
-import { measureLatency, reportLatency } from './bench-relay-latency.ts';
-import { LineTally, formatSummary } from './bench-relay-lines.ts';
-import { measureLoad, type LoadFigures } from './bench-relay-load.ts';
-import type { BenchContext } from './bench-relay-phases.ts';
-import { Cleanup, prepareSite, type BenchSite } from './bench-relay-site.ts';
+import { startBackendProcess, type BackendProcess } from './backend-process.ts';
+import { measureBackgroundBusy, percent, withCosts } from './costs.ts';
+import { measureLatency, reportLatency } from './latency.ts';
+import { LineTally, formatSummary } from './lines.ts';
+import { measureLoad, type LoadFigures } from './load.ts';
+import type { BenchContext } from './phases.ts';
+import { Cleanup, prepareSite, type BenchSite } from './site.ts';
 
 const MB = 1e6;
 

@@ -3,12 +3,12 @@
  * same sshd (no run wrapper, no backend, no WebSocket), its stdout read here with the backend's own stream
  * parser. Each text line is timestamped once parsed, as the WebSocket client timestamps a parsed frame.
  */
-import { createUserMessage } from '../packages/protocol/src/index.ts';
-import { createStreamParser } from '../packages/backend/src/core/stream-parser.ts';
-import type { SshConnection } from '../packages/backend/src/host/ssh/ssh-connection.ts';
-import { nowMs } from './bench-relay-lines.ts';
+import { createUserMessage } from '../../packages/protocol/src/index.ts';
+import { createStreamParser } from '../../packages/backend/src/core/stream-parser.ts';
+import type { SshConnection } from '../../packages/backend/src/host/ssh/ssh-connection.ts';
+import { nowMs } from './lines.ts';
 
-/** The ssh2 exec channel, named without importing ssh2 (not a dependency of scripts/). */
+/** The ssh2 exec channel, named without importing ssh2 (not a dependency of the bench). */
 type ExecChannel = Extract<Awaited<ReturnType<SshConnection['exec']>>, { kind: 'opened' }>['channel'];
 
 export interface RawExecOptions {
