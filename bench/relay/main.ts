@@ -9,17 +9,21 @@
  *   load     load.ts: 50 ideas, 50 chats sent at once, 2,000 lines each, 5 WebSocket clients with 10
  *            ideas each; the SSH pool runs at most 8 per connection on at most 4 connections and queues the rest.
  *            Lost = lines each stand-in says it wrote (its result line) minus the distinct ones that arrived.
+ *   ideas    ideas.ts: 500 ideas with ~0.5 MB of history each, each opened once (a WebSocket subscribe from 0
+ *            that replays it all, then an unsubscribe); then the backend's VmRSS, after a full GC. Goal: < 300 MB
+ *            (issue 16 item 10: histories nobody watches are closed, not kept for the life of the process).
  *   memory   the backend's VmHWM (the kernel's own peak RSS) at the end, VmRSS sampled every 50 ms per phase,
  *            and its heap after a full GC; MB = 1e6 B.
  * Beside each phase: wall time, how busy the machine was, the backend's and the bench's CPU, and what sshd logged.
  * The bench prints figures and asserts nothing. Human-readable lines first; the last line is one JSON object:
- * {"addedLatencyP50Ms","addedLatencyP99Ms","concurrentRuns","linesSent","linesLost","peakRssMb"}.
- * Needs root, as the test kit does. Run it with scripts/bench-relay; it takes about a minute.
+ * {"addedLatencyP50Ms","addedLatencyP99Ms","concurrentRuns","linesSent","linesLost","rss500IdeasMb","peakRssMb"}.
+ * Needs root, as the test kit does. Run it with scripts/bench-relay; it takes a few minutes.
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { startBackendProcess, type BackendProcess } from './backend-process.ts';
 import { measureBackgroundBusy, percent, withCosts } from './costs.ts';
+import { measureManyIdeas, type IdeasFigures } from './ideas.ts';
 import { measureLatency, reportLatency } from './latency.ts';
 import { LineTally, formatSummary } from './lines.ts';
 import { measureLoad, type LoadFigures } from './load.ts';
@@ -27,6 +31,8 @@ import type { BenchContext } from './phases.ts';
 import { Cleanup, prepareSite, type BenchSite } from './site.ts';
 
 const MB = 1e6;
+/** Issue 16 item 10. */
+const RSS_GOAL_MB = 300;
 
 const started = performance.now();
 function say(line: string): void {
@@ -44,12 +50,29 @@ function reportLoad(load: LoadFigures): void {
   say(`the stand-ins ran at most ${load.standInMaxLagMs.toFixed(1)} ms behind their schedule`);
 }
 
+/** The figure is VmRSS after a full GC: what the backend keeps once every idea was opened and closed. */
+async function reportManyIdeas(backend: BackendProcess, ideas: IdeasFigures): Promise<number> {
+  say(
+    `many ideas: ${ideas.ideas} opened once each in ${(ideas.elapsedMs / 1000).toFixed(1)} s, ` +
+      `${ideas.eventsReplayed} events (${ideas.historyMb.toFixed(0)} MB) replayed`,
+  );
+  const { heapUsed } = await backend.memoryUsage();
+  const { rss } = await backend.readRss();
+  const verdict = rss / MB < RSS_GOAL_MB ? 'met' : 'MISSED';
+  say(
+    `backend RSS after ${ideas.ideas} ideas: ${(rss / MB).toFixed(1)} MB (goal < ${RSS_GOAL_MB} MB: ${verdict}), ` +
+      `heap after GC ${(heapUsed / MB).toFixed(1)} MB`,
+  );
+  return rss;
+}
+
 /** VmHWM is the figure: the kernel's own peak, which 50 ms samples can only approach. */
 async function reportMemory(backend: BackendProcess): Promise<number> {
   const { rss, hwm } = await backend.readRss();
   const usage = await backend.memoryUsage();
   const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
-  say(`backend RSS: VmHWM ${mb(hwm)}, now ${mb(rss)}`);
+  const verdict = hwm / MB < RSS_GOAL_MB ? 'met' : 'MISSED';
+  say(`backend RSS: VmHWM ${mb(hwm)} (goal < ${RSS_GOAL_MB} MB: ${verdict}), now ${mb(rss)}`);
   say(
     `backend heap after a full GC: used ${mb(usage.heapUsed)} of ${mb(usage.heapTotal)}, ` +
       `external ${mb(usage.external)}, RSS ${mb(usage.rss)}`,
@@ -106,6 +129,8 @@ async function runBench(cleanup: Cleanup): Promise<Record<string, number>> {
   reportLatency(latency, say);
   const load = await withCosts('load', probes, () => measureLoad(context, say));
   reportLoad(load);
+  const ideas = await withCosts('many ideas', probes, () => measureManyIdeas(context, site, say));
+  const rss500Ideas = await reportManyIdeas(backend, ideas);
   const hwm = await reportMemory(backend);
   reportProblems(context, backend);
   return {
@@ -114,6 +139,7 @@ async function runBench(cleanup: Cleanup): Promise<Record<string, number>> {
     concurrentRuns: load.runs,
     linesSent: load.losses.sent,
     linesLost: load.losses.lost,
+    rss500IdeasMb: round(rss500Ideas / MB, 1),
     peakRssMb: round(hwm / MB, 1),
   };
 }

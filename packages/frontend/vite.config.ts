@@ -2,8 +2,9 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 // The web app. `vite build` writes dist/, which the backend serves from the same origin (scripts/start).
-// `vite` (pnpm --filter @catalyst/frontend dev) serves it with hot reload and forwards /api, /ws and /login to a
-// backend started by scripts/start on 127.0.0.1:7433 (CATALYST_DEV_BACKEND to point elsewhere).
+// `vite` (pnpm --filter @catalyst/frontend dev) serves it with hot reload and forwards /api, /ws and the login's
+// POST /login to a backend started by scripts/start on 127.0.0.1:7433 (CATALYST_DEV_BACKEND to point elsewhere).
+// The login link `GET /login#token=…` is the app's own page, so Vite serves it.
 const backend = process.env['CATALYST_DEV_BACKEND'] ?? 'http://127.0.0.1:7433';
 
 export default defineConfig({
@@ -30,7 +31,10 @@ export default defineConfig({
       // The Host header is kept (no changeOrigin): the backend accepts a page whose Origin matches the Host it
       // was asked for, which here is Vite's own.
       '/api': { target: backend },
-      '/login': { target: backend },
+      '/login': {
+        target: backend,
+        bypass: (request) => (request.method === 'POST' ? undefined : '/index.html'),
+      },
       '/ws': { target: backend.replace(/^http/, 'ws'), ws: true },
     },
   },

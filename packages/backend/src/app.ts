@@ -11,6 +11,7 @@ import { resolveToken } from './server/token-file.ts';
 import { createWsHub } from './server/ws-hub.ts';
 import { CatalystService } from './service/catalyst-service.ts';
 import { HostRegistry } from './service/host-registry.ts';
+import { sweepHosts } from './service/host-sweep.ts';
 import { IdeaIndex } from './service/idea-index.ts';
 
 /**
@@ -37,6 +38,8 @@ export interface RunningCatalyst {
   readonly token: string;
   readonly isTokenGenerated: boolean;
   readonly service: CatalystService;
+  /** Settles (never rejects) once the start-up sweep of every host is done (service/host-sweep.ts). */
+  readonly swept: Promise<void>;
   /** Stops accepting runs, cancels running ones cleanly, flushes histories, closes everything. */
   close(): Promise<void>;
 }
@@ -66,6 +69,8 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const createHost =
     options.createHost ?? ((entry: HostEntry) => createHostFromEntry(entry, options.bundledClaudePath));
   const hosts = new HostRegistry(config.hosts, config.defaultHost, createHost);
+  // In the background: an unreachable host must not hold up the start.
+  const swept = sweepHosts(hosts, logger);
   const service = new CatalystService({
     hosts,
     index,
@@ -74,11 +79,14 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     maxRunMs: config.maxRunMs,
     qa: config.qa,
   });
-  const auth = createAuth({ token, allowedOrigins: config.allowedOrigins });
+  // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
+  const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
+  const auth = createAuth({ token, allowedOrigins });
   const app = createHttpApp({
     service,
     auth,
     logger,
+    secureCookie: config.publicUrl?.startsWith('https:') ?? false,
     ...(options.staticDir ? { staticDir: options.staticDir } : {}),
   });
   const server = createServer(app);
@@ -92,6 +100,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     token,
     isTokenGenerated: generated,
     service,
+    swept,
     async close() {
       await service.shutdown();
       await hub.close();

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { isCatalystError } from './core/catalyst-error.ts';
 import { startCatalyst } from './app.ts';
 import { loadConfig } from './server/config.ts';
+import { loginLink } from './server/routes-login.ts';
 
 // The process entry (scripts/start): config from the environment, every problem reported at once.
 let config;
@@ -44,9 +45,10 @@ const catalyst = await startCatalyst({
   ...(staticDir === undefined ? {} : { staticDir }),
   ...(bundledClaudePath === undefined ? {} : { bundledClaudePath }),
 });
+// The token goes after `#`: a browser never sends a fragment, so no proxy or server log ever holds it.
 const login = catalyst.isTokenGenerated
-  ? `${catalyst.url}/login?token=${catalyst.token}`
-  : `${catalyst.url}/login?token=<CATALYST_TOKEN>`;
+  ? loginLink(config.publicUrl ?? catalyst.url, catalyst.token)
+  : `${config.publicUrl ?? catalyst.url}/login#token=<CATALYST_TOKEN>`;
 // The one place the token is printed: to the person who started Catalyst, on their terminal, never to the log.
 console.log(`\nCatalyst is running. Open this link to log in:\n\n  ${login}\n`);
 

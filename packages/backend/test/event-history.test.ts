@@ -36,7 +36,10 @@ describe('IdeaHistory on real files', () => {
   it('numbers events from 1, writes them in batches, and reads them back after a restart', async () => {
     let appends = 0;
     const local = createLocalFiles();
-    const files: HistoryFiles = { ...local, appendFile: (p, data) => (appends++, local.appendFile(p, data)) };
+    const files: HistoryFiles = {
+      ...local,
+      appendFile: (p, data) => (p === path && appends++, local.appendFile(p, data)),
+    };
     const history = await IdeaHistory.open({ files, path });
     for (let n = 1; n <= 50; n++) expect(history.append(text(n)).seq).toBe(n);
     await history.close();
@@ -50,7 +53,7 @@ describe('IdeaHistory on real files', () => {
     expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(51);
   });
 
-  it('cuts a partial last line left by a crash, and goes on numbering after the last whole event', async () => {
+  it('skips a partial last line left by a crash, and goes on numbering after the last whole event', async () => {
     const first = await IdeaHistory.open({ files: createLocalFiles(), path });
     first.append(text(1));
     first.append(text(2));
@@ -101,7 +104,7 @@ describe('IdeaHistory on real files', () => {
   it('serves a recent sinceSeq from memory without reading the file', async () => {
     const local = createLocalFiles();
     let reads = 0;
-    const files: HistoryFiles = { ...local, readFile: (p) => (reads++, local.readFile(p)) };
+    const files: HistoryFiles = { ...local, readRange: (p, at, n) => (reads++, local.readRange(p, at, n)) };
     await writeFile(path, '');
     const history = await IdeaHistory.open({ files, path });
     reads = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
-import type { HostTestContext } from './host-test-kit.ts';
+import { watchRun, type HostTestContext } from './host-test-kit.ts';
 
 /** The HostFiles half of the host contract (host-contract.ts). */
 
@@ -11,6 +11,18 @@ async function caught(action: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected a rejection');
+}
+
+/** Runs a short command on the host as its user (what a build would do there); returns its stdout. */
+async function runOnHost(context: HostTestContext, argv: string[]): Promise<string> {
+  const handle = await context.host.startRun({ argv, cwd: context.scratchDir });
+  const { stdout, stderr, outcome } = await watchRun(handle).finish();
+  expect({ outcome, stderr }).toEqual({ outcome: { kind: 'exited', code: 0, signal: null }, stderr: '' });
+  return stdout;
+}
+
+async function sortedList(host: HostTestContext['host'], path: string) {
+  return (await host.list(path)).sort((x, y) => x.name.localeCompare(y.name));
 }
 
 export function describeHostFilesContract(
@@ -56,6 +68,20 @@ export function describeHostFilesContract(
       expect((await host.readFile(path)).toString()).toBe('{"a":1}\n{"b":2}\n');
     });
 
+    it('reads a byte range: short at the end of the file, empty past it, FILE_NOT_FOUND when missing', async () => {
+      const { host } = getContext();
+      const path = `${await freshDir()}/events.ndjson`;
+      // Larger than one SFTP packet (32 KiB in OpenSSH), so a range spans several reads.
+      const data = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `${String(i)}\n`).join(''));
+      await host.writeFileAtomic(path, data);
+      expect((await host.readRange(path, 0, 5)).toString()).toBe('0\n1\n2');
+      expect((await host.readRange(path, 1000, 70_000)).equals(data.subarray(1000, 71_000))).toBe(true);
+      expect((await host.readRange(path, data.length - 6, 100)).toString()).toBe('19999\n');
+      expect((await host.readRange(path, data.length + 10, 100)).length).toBe(0);
+      const error = await caught(host.readRange(`${path}.missing`, 0, 10));
+      expect(isCatalystError(error) && error.code).toBe('FILE_NOT_FOUND');
+    });
+
     it('makes nested directories, idempotently, and stats, lists and removes them', async () => {
       const { host } = getContext();
       const dir = await freshDir();
@@ -73,6 +99,64 @@ export function describeHostFilesContract(
       ]);
       await host.remove(`${dir}/a`);
       await host.remove(`${dir}/a`);
+      expect(await host.list(dir)).toEqual([]);
+    });
+
+    // The idea store deletes an idea by renaming its folder into the trash, then removing it (issue 16, item 8).
+    it('renames a directory with everything in it; a missing source is FILE_NOT_FOUND, naming it', async () => {
+      const { host } = getContext();
+      const dir = await freshDir();
+      await host.mkdirp(`${dir}/idea/project`);
+      await host.writeFileAtomic(`${dir}/idea/project/main.ts`, 'kept');
+      await host.rename(`${dir}/idea`, `${dir}/trash-idea`);
+      expect(await host.list(dir)).toEqual([{ name: 'trash-idea', kind: 'directory' }]);
+      expect((await host.readFile(`${dir}/trash-idea/project/main.ts`)).toString()).toBe('kept');
+      const error = await caught(host.rename(`${dir}/idea`, `${dir}/elsewhere`));
+      expect(isCatalystError(error) && error.code).toBe('FILE_NOT_FOUND');
+      expect(isCatalystError(error) && error.details['path']).toBe(`${dir}/idea`);
+      expect(await host.list(dir)).toEqual([{ name: 'trash-idea', kind: 'directory' }]);
+    });
+
+    // rename(2) would replace a file, and a directory by an empty one; SFTP's plain rename refuses both (host.ts).
+    it.each([
+      ['a file onto a file', 'a.txt', 'b.txt'],
+      ['a directory onto an empty directory', 'full', 'empty'],
+      ['a directory onto a file', 'full', 'b.txt'],
+      ['a file onto a directory', 'a.txt', 'empty'],
+    ])('refuses to rename %s, leaving both as they were (FILE_ERROR)', async (_, from, to) => {
+      const { host } = getContext();
+      const dir = await freshDir();
+      await host.writeFileAtomic(`${dir}/a.txt`, 'a');
+      await host.writeFileAtomic(`${dir}/b.txt`, 'b');
+      await host.mkdirp(`${dir}/empty`);
+      await host.mkdirp(`${dir}/full`);
+      await host.writeFileAtomic(`${dir}/full/inside.txt`, 'inside');
+      const error = await caught(host.rename(`${dir}/${from}`, `${dir}/${to}`));
+      expect(isCatalystError(error) && error.code).toBe('FILE_ERROR');
+      expect(await sortedList(host, dir)).toEqual([
+        { name: 'a.txt', kind: 'file' },
+        { name: 'b.txt', kind: 'file' },
+        { name: 'empty', kind: 'directory' },
+        { name: 'full', kind: 'directory' },
+      ]);
+      expect((await host.readFile(`${dir}/a.txt`)).toString()).toBe('a');
+      expect((await host.readFile(`${dir}/b.txt`)).toString()).toBe('b');
+      expect(await host.list(`${dir}/empty`)).toEqual([]);
+      expect((await host.readFile(`${dir}/full/inside.txt`)).toString()).toBe('inside');
+    });
+
+    // A build may leave `chmod -R 555` behind (issue 16, item 8). Root ignores the mode; other users need u+w.
+    it('removes a tree holding read-only (0555) directories with files in them', async () => {
+      const context = getContext();
+      const { host } = context;
+      const dir = await freshDir();
+      await host.mkdirp(`${dir}/tree/locked/deeper`);
+      await host.writeFileAtomic(`${dir}/tree/locked/file.txt`, 'x');
+      await host.writeFileAtomic(`${dir}/tree/locked/deeper/file.txt`, 'y');
+      const locked = [`${dir}/tree/locked`, `${dir}/tree/locked/deeper`];
+      await runOnHost(context, ['chmod', '-R', '555', `${dir}/tree/locked`]);
+      expect(await runOnHost(context, ['stat', '-c', '%a', ...locked])).toBe('555\n555\n');
+      await host.remove(`${dir}/tree`);
       expect(await host.list(dir)).toEqual([]);
     });
 

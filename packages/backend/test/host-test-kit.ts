@@ -86,7 +86,8 @@ export function watchRun(handle: RunHandle): RunWatch {
 
 /** Processes on this machine carrying `runTag` in their command line or their environment. */
 export async function scanLocalProcesses(runTag: string): Promise<HostProcess[]> {
-  const needle = `CATALYST_RUN_TAG=${runTag}`;
+  // The job's processes carry the tag; the watchdog gets it as `cr_tag` (run-wrapper.ts), never on a command line.
+  const needles = [`CATALYST_RUN_TAG=${runTag}`, `cr_tag=${runTag}`];
   const found: HostProcess[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
@@ -95,7 +96,7 @@ export async function scanLocalProcesses(runTag: string): Promise<HostProcess[]>
       const environ = cmdline.includes(runTag)
         ? []
         : (await readFile(`/proc/${entry}/environ`, 'utf8')).split('\0');
-      if (!cmdline.includes(runTag) && !environ.includes(needle)) continue;
+      if (!cmdline.includes(runTag) && !needles.some((needle) => environ.includes(needle))) continue;
       // state ppid pgid sid, for a report that shows where a leftover hangs.
       const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
       const [state, ppid, pgid, sid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

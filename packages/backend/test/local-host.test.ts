@@ -6,7 +6,7 @@ import { claudeBinaryPath, claudeVersion, createTempDir, type TempDir } from '@c
 import { createLocalHost } from '../src/host/local-host.ts';
 import { describeHostCleanup, type BackendFixtureInput, type HostCleanupSetup } from './host-cleanup.ts';
 import { describeHostContract } from './host-contract.ts';
-import { hasLocalRunDir, scanLocalProcesses } from './host-test-kit.ts';
+import { hasLocalRunDir, scanLocalProcesses, watchRun } from './host-test-kit.ts';
 import { describeRealClaude } from './real-claude-suite.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -49,6 +49,33 @@ describe('local host specifics', () => {
   });
   afterEach(async () => {
     await scratch.remove();
+  });
+
+  it("gives a run an allow-list of the backend's environment, never its token or other secrets", async () => {
+    const planted = {
+      CATALYST_TOKEN: 'token-0123456789abcdef0123456789',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret',
+    };
+    Object.assign(process.env, planted, { LC_TIME: 'C.UTF-8' });
+    try {
+      const handle = await createLocalHost().startRun({
+        argv: ['sh', '-c', "tr '\\0' '\\n' </proc/self/environ"],
+        cwd: scratch.path,
+        env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+      });
+      const { stdout, outcome } = await watchRun(handle).finish();
+      expect(outcome).toEqual({ kind: 'exited', code: 0, signal: null });
+      const names = stdout.split('\n').map((line) => line.split('=')[0]);
+      expect(stdout).not.toContain(planted.CATALYST_TOKEN);
+      expect(stdout).not.toContain(planted.AWS_SECRET_ACCESS_KEY);
+      expect(names).not.toContain('CATALYST_TOKEN');
+      expect(names).toEqual(expect.arrayContaining(['PATH', 'HOME', 'LC_TIME', 'CATALYST_RUN_TAG']));
+      expect(stdout).toContain('ANTHROPIC_BASE_URL=http://127.0.0.1:9\n');
+    } finally {
+      delete process.env['CATALYST_TOKEN'];
+      delete process.env['AWS_SECRET_ACCESS_KEY'];
+      delete process.env['LC_TIME'];
+    }
   });
 
   it('keeps the mode of a 0600 file it overwrites atomically', async () => {

@@ -22,7 +22,7 @@ import {
 const SHELLS = ['/bin/dash', '/bin/bash'] as const;
 // Unique per test process: two test runs at once must not share a run directory or a process scan.
 const TAG = `script-test-${randomBytes(6).toString('hex')}`;
-const wrapperOptions = { tag: TAG, cwd: '/tmp', leaseSeconds: 30, graceSeconds: 1, maxRuntimeSeconds: 60 };
+const wrapperOptions = { cwd: '/tmp', leaseSeconds: 30, graceSeconds: 1, maxRuntimeSeconds: 60 };
 
 const host = createLocalHost({ killGraceMs: 1000 });
 const context: HostTestContext = {
@@ -41,7 +41,7 @@ afterEach(async () => {
 describe.each(SHELLS)('the wrapper scripts under %s', (shell) => {
   it.each([
     ['wrapper', renderRunWrapper({ ...wrapperOptions, argv: ['claude', '-p'], env: { A: "it's" } })],
-    ['kill script', renderKillScript({ tag: TAG, graceSeconds: 5 })],
+    ['kill script', renderKillScript({ graceSeconds: 5 })],
     ['sweep script', renderSweepScript({ staleSeconds: 90, graceSeconds: 5 })],
   ])('the %s parses', (_what, script) => {
     const result = spawnSync(shell, ['-n', '-c', script], { encoding: 'utf8' });
@@ -59,7 +59,7 @@ describe.each(SHELLS)('the wrapper scripts under %s', (shell) => {
     expect(delayed).not.toBe(script);
     const child = spawn(shell, ['-c', delayed], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     runTags.push(TAG);
-    child.stdin.write('e\n');
+    child.stdin.write(`${TAG}\ne\n`);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -172,9 +172,31 @@ describe('ideas over REST', () => {
   });
 });
 
-describe('the login link', () => {
-  it('refuses a wrong token with a plain 401 and no cookie', async () => {
-    for (const query of ['?token=wrong', '', `?token=${TEST_TOKEN}x`]) {
+describe('logging in', () => {
+  const logIn = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${harness.baseUrl}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: harness.baseUrl, ...headers },
+      body: JSON.stringify(body),
+    });
+
+  it('refuses a wrong, missing or malformed token with 401 and no cookie', async () => {
+    for (const body of [{ token: 'wrong' }, {}, { token: `${TEST_TOKEN}x` }, { token: TEST_TOKEN, x: 1 }]) {
+      const response = await logIn(body);
+      expect(response.status).toBe(401);
+      expect((await errorOf(response)).code).toBe('UNAUTHORIZED');
+      expect(response.headers.getSetCookie()).toEqual([]);
+    }
+  });
+
+  it('refuses a login posted from a foreign page, even with the right token', async () => {
+    const response = await logIn({ token: TEST_TOKEN }, { origin: 'http://127.0.0.1:1' });
+    expect(response.status).toBe(403);
+    expect(response.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('refuses the old link with the token in its query, whatever the token, and sets no cookie', async () => {
+    for (const query of ['?token=wrong', `?token=${encodeURIComponent(TEST_TOKEN)}`]) {
       const response = await fetch(`${harness.baseUrl}/login${query}`, { redirect: 'manual' });
       expect(response.status).toBe(401);
       expect(response.headers.get('content-type')).toContain('text/plain');
@@ -182,23 +204,44 @@ describe('the login link', () => {
     }
   });
 
-  it('sets an HttpOnly SameSite=Strict cookie that opens the API and the WebSocket', async () => {
-    const login = await fetch(`${harness.baseUrl}/login?token=${encodeURIComponent(TEST_TOKEN)}`, {
-      redirect: 'manual',
-    });
-    expect(login.status).toBe(303);
-    expect(login.headers.get('location')).toBe('/');
+  it('starts a session whose cookie and key together open the API and the WebSocket', async () => {
+    const login = await logIn({ token: TEST_TOKEN });
+    expect(login.status).toBe(200);
+    expect(login.headers.get('cache-control')).toBe('no-store');
+    const { key } = z.object({ key: z.string() }).parse(await login.json());
     const [setCookie] = login.headers.getSetCookie();
-    expect(setCookie).toBe(`catalyst_token=${TEST_TOKEN}; HttpOnly; SameSite=Strict; Path=/`);
+    expect(setCookie).toMatch(/^catalyst_session=[\w-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
+    expect(setCookie).not.toContain(TEST_TOKEN);
     const cookie = (setCookie ?? '').split(';')[0] ?? '';
+    const origin = harness.baseUrl;
 
-    const response = await api('/api/ideas', { headers: { cookie, origin: harness.baseUrl } });
+    const response = await api('/api/ideas', { headers: { cookie, origin, 'x-catalyst-key': key } });
     expect(response.status).toBe(200);
-    const client = await openClient(harness.wsUrl, { headers: { cookie }, origin: harness.baseUrl });
+    const client = await openClient(harness.wsUrl, {
+      headers: { cookie },
+      origin,
+      protocols: [`catalyst-key.${key}`],
+    });
     clients.push(client);
+    expect(client.socket.protocol).toBe(`catalyst-key.${key}`);
     const { id } = harness.service.seedIdea();
     client.send({ type: 'subscribe', ideaId: id });
     expect(await client.next()).toMatchObject({ type: 'subscribed', ideaId: id });
+  });
+
+  it('refuses either half of a session alone: the cookie (what any other port receives) or the key', async () => {
+    const login = await logIn({ token: TEST_TOKEN });
+    const { key } = z.object({ key: z.string() }).parse(await login.json());
+    const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    const origin = harness.baseUrl;
+    for (const headers of [{ cookie }, { 'x-catalyst-key': key }]) {
+      const response = await fetch(`${harness.baseUrl}/api/ideas`, { headers: { ...headers, origin } });
+      expect(response.status).toBe(401);
+    }
+    expect((await refusedUpgrade(harness.wsUrl, { headers: { cookie }, origin })).status).toBe(401);
+    const keyOnly = await refusedUpgrade(harness.wsUrl, { origin, protocols: [`catalyst-key.${key}`] });
+    expect(keyOnly.status).toBe(401);
+    expect(harness.service.calls).toEqual([]);
   });
 });
 
@@ -208,7 +251,7 @@ describe('the WebSocket upgrade', () => {
       [harness.wsUrl, {}],
       [harness.wsUrl, bearer('wrong-token')],
       [`${harness.wsUrl}?token=${TEST_TOKEN}`, {}],
-      [harness.wsUrl, { cookie: 'catalyst_token=wrong' }],
+      [harness.wsUrl, { cookie: `catalyst_token=${TEST_TOKEN}` }],
     ] as const) {
       const refusal = await refusedUpgrade(url, { headers });
       expect(refusal.status).toBe(401);
@@ -260,8 +303,12 @@ describe('the built frontend', () => {
     expect((await fetch(`${harness.baseUrl}/api/ideas`)).status).toBe(401);
   });
 
-  it('sends a refused login link to the login screen of the app, with no cookie', async () => {
-    for (const query of ['?token=wrong', '']) {
+  it('answers the login link with the app, and sends the old `?token=` link to its login screen', async () => {
+    const link = await fetch(`${harness.baseUrl}/login`);
+    expect(link.status).toBe(200);
+    expect(await link.text()).toContain('<title>Catalyst</title>');
+    expect(link.headers.get('cache-control')).toBe('no-store');
+    for (const query of ['?token=wrong', `?token=${encodeURIComponent(TEST_TOKEN)}`]) {
       const response = await fetch(`${harness.baseUrl}/login${query}`, { redirect: 'manual' });
       expect(response.status).toBe(303);
       expect(response.headers.get('location')).toBe('/?login=refused');

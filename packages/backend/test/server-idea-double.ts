@@ -91,6 +91,10 @@ export class IdeaServiceDouble implements IdeaService {
     });
   }
 
+  lastSeq(id: string): Promise<number> {
+    return settle(() => this.find(id).events.at(-1)?.seq ?? 0);
+  }
+
   subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription> {
     return settle(() => {
       this.calls.push(`subscribe ${id} ${sinceSeq}`);

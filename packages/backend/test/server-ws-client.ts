@@ -19,6 +19,8 @@ export interface ClientHeaders {
   headers?: Record<string, string>;
   origin?: string;
   autoPong?: boolean;
+  /** Subprotocols to offer (a browser's session key rides in one). */
+  protocols?: string[];
 }
 
 function clientOptions(options: ClientHeaders): ClientOptions {
@@ -30,7 +32,7 @@ function clientOptions(options: ClientHeaders): ClientOptions {
 }
 
 export function openClient(url: string, options: ClientHeaders = {}): Promise<TestClient> {
-  const socket = new WebSocket(url, clientOptions(options));
+  const socket = new WebSocket(url, options.protocols ?? [], clientOptions(options));
   const client = wrap(socket);
   return new Promise((resolve, reject) => {
     socket.once('open', () => {
@@ -48,7 +50,7 @@ export function refusedUpgrade(
   url: string,
   options: ClientHeaders = {},
 ): Promise<{ status: number; body: string }> {
-  const socket = new WebSocket(url, clientOptions(options));
+  const socket = new WebSocket(url, options.protocols ?? [], clientOptions(options));
   return new Promise((resolve, reject) => {
     socket.once('open', () => {
       socket.terminate();

@@ -155,6 +155,11 @@ export class IdeaClient {
     return this.frames.flatMap((frame) => ('seq' in frame ? [frame] : []));
   }
 
+  /** Settles when the connection closes, by either side, with its close code. */
+  get closed(): Promise<{ code: number; reason: string }> {
+    return this.#client.closed;
+  }
+
   close(): void {
     this.#client.socket.close();
   }

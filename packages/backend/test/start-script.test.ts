@@ -76,7 +76,7 @@ async function runStart(env: Record<string, string>): Promise<string> {
   let url: string | undefined;
   await waitUntil(
     () => {
-      url = /(http:\/\/127\.0\.0\.1:\d+)\/login\?token=/.exec(output)?.[1];
+      url = /(http:\/\/127\.0\.0\.1:\d+)\/login#token=/.exec(output)?.[1];
       if (url === undefined && child.exitCode !== null)
         throw new Error(`scripts/start exited ${String(child.exitCode)}:\n${output}`);
       return url !== undefined;

@@ -8,6 +8,7 @@ import {
   stopServiceFixture,
   type ServiceFixture,
 } from '../../backend/test/service-harness.ts';
+import { loginLink } from '../../backend/src/server/routes-login.ts';
 import { buildApp } from './app-build.ts';
 import { findStackTraces, saveScreenshot, watchPage, type PageProblems } from './page-problems.ts';
 
@@ -47,7 +48,7 @@ export interface BrowserSuite {
   readonly fixture: ServiceFixture;
   /** A fresh browser context (no cookie) and a blank page in it. */
   openPage(options?: PageOptions): Promise<Page>;
-  /** A page logged in through `/login?token=…`, showing the ideas list. */
+  /** A page logged in through the printed link (`/login#token=…`), showing the ideas list. */
   openLoggedInPage(options?: PageOptions): Promise<Page>;
 }
 
@@ -124,7 +125,7 @@ export function useBrowserSuite(): BrowserSuite {
     async openLoggedInPage(options = {}) {
       const page = await suite.openPage(options);
       const token = suite.fixture.service.catalyst.token;
-      await page.goto(`/login?token=${encodeURIComponent(token)}`);
+      await page.goto(loginLink('', token));
       await page.getByRole('heading', { name: 'Ideas', exact: true }).waitFor();
       return page;
     },

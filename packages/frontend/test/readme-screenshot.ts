@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { streamedText, text, thinkingThenText, toolUse } from '@catalyst/testkit';
+import { loginLink } from '../../backend/src/server/routes-login.ts';
 import { startServiceFixture, stopServiceFixture } from '../../backend/test/service-harness.ts';
 import { buildApp } from './app-build.ts';
 import { chooseBuild } from './idea-page.ts';
@@ -29,7 +30,7 @@ try {
     }),
   });
   const page = await (await browser.newContext({ viewport: { width: 1100, height: 1300 } })).newPage();
-  await page.goto(`${service.catalyst.url}/login?token=${service.catalyst.token}`);
+  await page.goto(loginLink(service.catalyst.url, service.catalyst.token));
   await page.goto(`${service.catalyst.url}/ideas/${idea.id}`);
 
   const composer = page.getByLabel('Message', { exact: true });

@@ -85,6 +85,8 @@ export const IdeaViewSchema = z.strictObject({
   meta: IdeaMetaSchema.optional(),
   id: IdeaIdSchema,
   error: z.string().optional(),
+  /** The folder is on its host but its meta.json is missing or invalid: it cannot be opened, only deleted. */
+  broken: z.literal(true).optional(),
 });
 export type IdeaView = z.infer<typeof IdeaViewSchema>;
 

@@ -16,7 +16,15 @@ const base = {
   runId: z.string().optional(),
   seq: z.number().int().positive(),
   ts: z.iso.datetime(),
+  /**
+   * Present when the event was too large to relay whole (over MAX_RELAY_EVENT_BYTES of JSON): its longest strings
+   * were cut further, each ending with `[… N bytes omitted]`. The full text is not kept by Catalyst (docs/protocol.md).
+   */
+  truncated: z.literal(true).optional(),
 };
+
+/** One relay event's JSON never exceeds this (UTF-8 bytes); larger ones are cut and marked `truncated`. */
+export const MAX_RELAY_EVENT_BYTES = 2 * 1024 * 1024;
 
 export const RunOutcomeKindSchema = z.enum([
   'completed',

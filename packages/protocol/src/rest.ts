@@ -46,3 +46,15 @@ export const HostHealthSchema = z.object({
 });
 export type HostHealthView = z.infer<typeof HostHealthSchema>;
 export const HostsResponseSchema = z.object({ hosts: z.array(HostHealthSchema) });
+
+/**
+ * `POST /login` (not under /api: it is how a browser gets in). The token goes in the body, never in a URL a proxy
+ * logs; the answer is the page's half of the session, the other half being the HttpOnly cookie it sets.
+ */
+export const LoginBodySchema = z.strictObject({ token: z.string().min(1).max(1024) });
+export type LoginBody = z.infer<typeof LoginBodySchema>;
+/** The page presents its key in this header on HTTP, and as the subprotocol `<prefix><key>` on the WebSocket. */
+export const SESSION_KEY_HEADER = 'x-catalyst-key';
+export const SESSION_KEY_PROTOCOL_PREFIX = 'catalyst-key.';
+export const LoginResponseSchema = z.object({ key: z.string().min(1).max(200) });
+export type LoginResponse = z.infer<typeof LoginResponseSchema>;

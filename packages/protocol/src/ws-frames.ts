@@ -76,6 +76,11 @@ export const SubscribedFrameSchema = z.strictObject({
   lastSeq: z.number().int().nonnegative(),
   running: z.boolean(),
   requestId: z.string().optional(),
+  /**
+   * The `sinceSeq` asked for was past the server's newest seq (the history the client holds is not the server's):
+   * the replay before this frame was the whole history, and the client drops every event it held before it.
+   */
+  reset: z.literal(true).optional(),
 });
 export type SubscribedFrame = z.infer<typeof SubscribedFrameSchema>;
 

@@ -9,6 +9,8 @@ import type { AskUserQuestionItem } from '@catalyst/protocol';
 
 export const DEFAULT_QA_MODEL = 'claude-haiku-4-5';
 export const AUTO_ANSWER_CONVERSATION_MESSAGES = 10;
+/** A question asked again after an automatic answer gets more of the conversation: this many newest messages. */
+export const AUTO_ANSWER_REPEAT_MESSAGES = 200;
 
 export interface ConversationMessage {
   role: 'person' | 'claude';

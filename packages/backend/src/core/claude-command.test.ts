@@ -72,6 +72,42 @@ describe('buildClaudeCommand', () => {
     expect(buildClaudeCommand({ cwd: '/w', tools: [] }).argv.slice(-2)).toEqual(['--tools', '']);
   });
 
+  it('renders the settings restrictions: sources, strict MCP, ask rules as --settings JSON', () => {
+    const { argv } = buildClaudeCommand({
+      cwd: '/w',
+      settingSources: ['user'],
+      strictMcpConfig: true,
+      askRules: ['Bash', 'Write'],
+    });
+    expect(argv.slice(FIXED.length + 1)).toEqual([
+      ...['--setting-sources', 'user'],
+      '--strict-mcp-config',
+      ...['--settings', '{"permissions":{"ask":["Bash","Write"]}}'],
+    ]);
+    expect(buildClaudeCommand({ cwd: '/w', settingSources: [] }).argv.slice(-2)).toEqual([
+      '--setting-sources',
+      '',
+    ]);
+    const plain = buildClaudeCommand({ cwd: '/w' }).argv;
+    expect(plain).not.toContain('--setting-sources');
+    expect(plain).not.toContain('--strict-mcp-config');
+    expect(plain).not.toContain('--settings');
+  });
+
+  it('refuses an unknown setting source and an empty ask rule list', () => {
+    expect(
+      captureCatalystError(() => parseClaudeCommandOptions({ cwd: '/w', settingSources: ['policy'] })),
+    ).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(captureCatalystError(() => parseClaudeCommandOptions({ cwd: '/w', askRules: [] }))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+
+  it('quotes the --settings JSON so every shell passes it through unchanged', () => {
+    const script = renderClaudeScript(buildClaudeCommand({ cwd: '/w', askRules: ['Bash(git *)'] }));
+    expect(script).toContain(`'--settings' '{"permissions":{"ask":["Bash(git *)"]}}'`);
+  });
+
   it('renders --no-session-persistence only when asked (the question answerer leaves no session)', () => {
     expect(buildClaudeCommand({ cwd: '/w', noSessionPersistence: true }).argv.at(-1)).toBe(
       '--no-session-persistence',

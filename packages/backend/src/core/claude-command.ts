@@ -62,6 +62,9 @@ const ToolNameSchema = FlagValueSchema.regex(/^[^,\s]+$/, {
   message: 'must not contain a comma or whitespace',
 });
 
+export const SettingSourceSchema = z.enum(['user', 'project', 'local']);
+export type SettingSource = z.infer<typeof SettingSourceSchema>;
+
 const EnvNameSchema = ShellSafeStringSchema.regex(ENV_NAME_PATTERN, {
   message: 'must be a valid environment variable name',
 }).refine((name) => !RESERVED_ENV_NAMES.has(name), { message: 'is reserved by the shell' });
@@ -84,6 +87,12 @@ export const ClaudeCommandOptionsSchema = z.strictObject({
   // stream_event lines (text deltas) and system/status "requesting" on stdout (§3.9).
   includePartialMessages: z.boolean().optional(),
   addDirs: z.array(AbsolutePathSchema).optional(),
+  // Which settings files the CLI loads; [] renders `--setting-sources ''`, none of them (docs/protocol.md, "Settings").
+  settingSources: z.array(SettingSourceSchema).optional(),
+  // Only MCP servers named by --mcp-config (never given): none from ~/.claude.json or the project's .mcp.json.
+  strictMcpConfig: z.boolean().optional(),
+  // Permission rules that make the CLI ask even when an allow rule or a hook would approve the call.
+  askRules: z.array(FlagValueSchema).min(1).optional(),
   env: z.record(EnvNameSchema, ShellSafeStringSchema).optional(),
 });
 export type ClaudeCommandOptionsInput = z.input<typeof ClaudeCommandOptionsSchema>;
@@ -162,6 +171,11 @@ function renderOptionalFlags(o: ClaudeCommandOptions): string[] {
   if (o.noSessionPersistence === true) flags.push('--no-session-persistence');
   if (o.includePartialMessages === true) flags.push('--include-partial-messages');
   for (const dir of o.addDirs ?? []) flags.push('--add-dir', dir);
+  if (o.settingSources !== undefined) flags.push('--setting-sources', o.settingSources.join(','));
+  if (o.strictMcpConfig === true) flags.push('--strict-mcp-config');
+  if (o.askRules !== undefined) {
+    flags.push('--settings', JSON.stringify({ permissions: { ask: o.askRules } }));
+  }
   return flags;
 }
 

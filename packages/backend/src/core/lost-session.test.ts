@@ -53,6 +53,13 @@ describe('buildSessionRecap', () => {
     expect(recap).toMatch(/new message follows\.$/);
   });
 
+  it('says earlier messages were left out when only the newest were read, without a count it does not know', () => {
+    const conversation = [{ role: 'person' as const, text: 'The newest message read.' }];
+    const recap = buildSessionRecap({ idea, conversation, hasEarlier: true });
+    expect(recap).toContain('(the last 1 messages; earlier ones left out), oldest first:');
+    expect(buildSessionRecap({ idea, conversation })).toContain('The conversation so far, oldest first:');
+  });
+
   it('says so when there were no messages', () => {
     expect(buildSessionRecap({ idea, conversation: [] })).toContain('There were no messages yet.');
   });

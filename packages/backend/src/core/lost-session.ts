@@ -25,6 +25,8 @@ export interface SessionRecapInput {
   idea: { title: string; description: string };
   /** The idea's conversation before this run, oldest first (the person's messages and Claude's text). */
   conversation: readonly ConversationMessage[];
+  /** Older messages exist that `conversation` does not hold (only the newest were read from a long history). */
+  hasEarlier?: boolean;
 }
 
 /**
@@ -42,16 +44,21 @@ export function buildSessionRecap(input: SessionRecapInput): string {
     lines.unshift(line);
   }
   const left = input.conversation.length - lines.length;
-  const heading =
-    lines.length === 0
-      ? 'There were no messages yet.'
-      : `The conversation so far${left > 0 ? ` (the last ${String(lines.length)} messages; ${String(left)} earlier ones left out)` : ''}, oldest first:`;
+  const heading = headingOf(lines.length, left, input.hasEarlier === true);
   return [
     "[Catalyst] Your earlier session for this idea is no longer available on this machine, so this is a new session. Here is a recap from Catalyst's own record, so you can go on where the conversation was. The files in the working directory are as the earlier session left them.",
     `The idea: ${input.idea.title}${input.idea.description === '' ? '' : `\n${input.idea.description}`}`,
     [heading, ...lines].join('\n'),
     "The person's new message follows.",
   ].join('\n\n');
+}
+
+function headingOf(shown: number, left: number, hasEarlier: boolean): string {
+  if (shown === 0) return 'There were no messages yet.';
+  if (left === 0 && !hasEarlier) return 'The conversation so far, oldest first:';
+  // Only the newest messages were read from a long history: how many came before is not known.
+  const earlier = hasEarlier ? 'earlier ones' : `${String(left)} earlier ones`;
+  return `The conversation so far (the last ${String(shown)} messages; ${earlier} left out), oldest first:`;
 }
 
 /** The message the new session receives: the recap, then the person's own words, unchanged. */

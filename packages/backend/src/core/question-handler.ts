@@ -8,6 +8,7 @@ import {
   type HostControlResponse,
 } from '@catalyst/protocol';
 import { CatalystError } from './catalyst-error.ts';
+import { uncapAnswers } from './question-capping.ts';
 
 /**
  * Pending AskUserQuestion calls of a run. The CLI sends each as a `can_use_tool` control request and waits
@@ -160,7 +161,8 @@ function normalizeAnswers(
 ): AskUserQuestionAnswers {
   const asked = new Set(questions.map((item) => item.question));
   const normalized: AskUserQuestionAnswers = {};
-  for (const [question, answer] of Object.entries(answers)) {
+  // The page shows (and answers with) capped texts when the model wrote huge ones: mapped back to the full ones.
+  for (const [question, answer] of Object.entries(uncapAnswers(questions, answers))) {
     if (!asked.has(question)) {
       throw new CatalystError('INVALID_ARGUMENT', `no question "${question}" was asked`, {
         details: { asked: [...asked] },

@@ -108,7 +108,11 @@ export interface RunLifecycleOptions {
 }
 
 export const DEFAULT_INACTIVITY_TIMEOUT_MS = 600_000;
-export const DEFAULT_MAX_DURATION_MS = 2 * 3_600_000;
+/**
+ * The longest a run may last unless configured otherwise: the one definition, also CATALYST_MAX_RUN_MS's default
+ * (server/config.ts) and the wrapper's backstop (host/wrapped-run.ts).
+ */
+export const DEFAULT_MAX_RUN_MS = 6 * 3_600_000;
 export const DEFAULT_INTERRUPT_GRACE_MS = 5_000;
 export const DEFAULT_SIGINT_GRACE_MS = 5_000;
 export const DEFAULT_EXIT_GRACE_MS = 10_000;
@@ -120,7 +124,7 @@ type TimingName =
 export function resolveTimings(options: RunLifecycleOptions): RunTimings {
   return {
     inactivityTimeoutMs: options.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
-    maxDurationMs: options.maxDurationMs ?? DEFAULT_MAX_DURATION_MS,
+    maxDurationMs: options.maxDurationMs ?? DEFAULT_MAX_RUN_MS,
     interruptGraceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
     sigintGraceMs: options.sigintGraceMs ?? DEFAULT_SIGINT_GRACE_MS,
     exitGraceMs: options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS,

@@ -58,6 +58,43 @@ describe('prompts in the run lifecycle', () => {
     expect(typesOf(askingRun(false).line(canUseToolLine('Write', writeInput)))).toContain('write_line');
   });
 
+  it('remembers an allow the person chose to remember: the same kind of call is answered without asking', () => {
+    const run = askingRun(true);
+    const bare = (tool: string, input: Record<string, unknown>, id: string) => {
+      const line = canUseToolLine(tool, input, id);
+      // Under an ask rule the CLI offers no suggestions (docs/protocol.md, "Settings"): Catalyst offers its own.
+      const { permission_suggestions: _omitted, ...request } = line.request;
+      return { ...line, request };
+    };
+    const asked = run.line(bare('Write', writeInput, 'p-1'));
+    const ask = asked.find((command) => command.type === 'ask');
+    const suggestions = ask?.type === 'ask' ? ask.request.permission_suggestions : undefined;
+    expect(suggestions).toEqual([
+      { type: 'addRules', rules: [{ toolName: 'Write' }], behavior: 'allow', destination: 'session' },
+    ]);
+    const remember = createAllowResponse('p-1', writeInput, { updatedPermissions: suggestions ?? [] });
+    run.feed({ type: 'prompt_answered', id: 'p-1', response: remember, now: run.now });
+
+    const edit = run.line(bare('Edit', { file_path: '/x', old_string: 'a', new_string: 'b' }, 'p-2'));
+    expect(typesOf(edit)).not.toContain('ask');
+    expect(writtenLines(edit)).toEqual([
+      createAllowResponse('p-2', { file_path: '/x', old_string: 'a', new_string: 'b' }),
+    ]);
+    expect(typesOf(run.line(bare('Bash', { command: 'ls' }, 'p-3')))).toContain('ask');
+  });
+
+  it('an allow without remember is not remembered', () => {
+    const run = askingRun(true);
+    run.line(canUseToolLine('Write', writeInput, 'p-1'));
+    run.feed({
+      type: 'prompt_answered',
+      id: 'p-1',
+      response: createAllowResponse('p-1', writeInput),
+      now: run.now,
+    });
+    expect(typesOf(run.line(canUseToolLine('Write', writeInput, 'p-2')))).toContain('ask');
+  });
+
   it('closes a prompt the CLI withdraws (§8.4) without writing anything', () => {
     const run = askingRun(true);
     run.line(canUseToolLine('Write', writeInput, 'p-1'));

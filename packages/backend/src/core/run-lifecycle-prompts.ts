@@ -1,10 +1,13 @@
 import {
+  createAllowResponse,
   createDenyResponse,
+  type CanUseToolRequest,
   type CliControlRequestMessage,
   type HostControlResponse,
   type RunMode,
 } from '@catalyst/protocol';
 import { decideControlRequest, type AskPerson } from './control-decision.ts';
+import { RememberedPermissions, withRememberSuggestion } from './remembered-permissions.ts';
 import { log, type RunCommand } from './run-commands.ts';
 import { STOPPING_MESSAGE, type ControlAnswer } from './tool-policy.ts';
 
@@ -31,7 +34,9 @@ export interface PromptRequestState {
 }
 
 export class LifecyclePrompts {
-  readonly #ids = new Set<string>();
+  /** Pending prompts, with the permission request each one asks about (none for a question). */
+  readonly #ids = new Map<string, CanUseToolRequest | undefined>();
+  readonly #remembered = new RememberedPermissions();
   readonly #hooks: PromptHooks;
 
   constructor(hooks: PromptHooks) {
@@ -42,8 +47,16 @@ export class LifecyclePrompts {
     const decision = decideControlRequest(message, state);
     if (decision.kind === 'reply') return this.reply(decision.answer);
     if (state.isInputEnded) return [log('info', 'a prompt arrived after the input closed; nobody is asked')];
-    const { prompt, requestId, request } = decision;
-    this.#ids.add(requestId);
+    const { prompt, requestId } = decision;
+    if (prompt === 'permission' && this.#remembered.covers(decision.request)) {
+      const allow = createAllowResponse(requestId, decision.request.input);
+      return [
+        log('info', `${decision.request.tool_name} allowed: the person chose to remember it`),
+        this.#hooks.write(allow),
+      ];
+    }
+    const request = prompt === 'permission' ? withRememberSuggestion(decision.request) : decision.request;
+    this.#ids.set(requestId, prompt === 'permission' ? request : undefined);
     return [...this.#hooks.hold(requestId), { type: 'ask', prompt, requestId, request }];
   }
 
@@ -54,7 +67,10 @@ export class LifecyclePrompts {
   }
 
   onAnswered(id: string, response: HostControlResponse, now: number): RunCommand[] {
-    if (!this.#ids.delete(id)) return [log('info', `a late answer to prompt ${id} was dropped`)];
+    if (!this.#ids.has(id)) return [log('info', `a late answer to prompt ${id} was dropped`)];
+    const permission = this.#ids.get(id);
+    this.#ids.delete(id);
+    if (permission !== undefined) this.#remembered.noteAnswer(permission, response);
     return [this.#hooks.write(response), ...this.#hooks.release(id, now)];
   }
 
@@ -69,7 +85,7 @@ export class LifecyclePrompts {
    * Once the process is gone (`isAlive` false) there is nobody to write to; the prompts are only closed.
    */
   settle(reason: 'cancelled' | 'timed_out', isAlive: boolean): RunCommand[] {
-    const ids = [...this.#ids];
+    const ids = [...this.#ids.keys()];
     if (ids.length === 0) return [];
     this.#ids.clear();
     for (const id of ids) this.#hooks.drop(id);

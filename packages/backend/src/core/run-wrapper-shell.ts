@@ -29,8 +29,18 @@ cr_stop() {
   cr_signal KILL "$1" "$2"
 }
 cr_claim() {
-  printf '%s\\n' "$1" 2>/dev/null >"$cr_run/claim-$1" || return 0
+  (set -C; printf '%s\\n' "$1" >"$cr_run/claim-$1") 2>/dev/null || return 0
   ln "$cr_run/claim-$1" "$cr_run/reason" 2>/dev/null
+}
+cr_own_dir() {
+  [ -d "$1" ] && [ ! -h "$1" ] && [ -O "$1" ]
+}
+cr_own_root() {
+  cr_own_dir "$1" && chmod 700 "$1" 2>/dev/null
+}
+cr_is_tag() {
+  case $1 in '' | *[!a-z0-9-]*) return 1 ;; esac
+  [ "\${#1}" -ge 8 ] && [ "\${#1}" -le 64 ]
 }
 cr_pid_in() {
   cr_v=
@@ -43,7 +53,13 @@ cr_pid_in() {
 // cr_signal: $1 signal, $2 the job's pid (before it execs, its subshell does not carry the tag yet), $3 its group.
 // cr_stop: TERM, poll every 0.1 s for at most cr_polls polls while tagged processes remain, then KILL the set.
 // cr_claim: the first stopper wins (ln is atomic and fails when the reason exists); a reader never sees a
-//   half-written reason. If the run dir is gone there is nothing to claim, so the caller stops anyway.
+//   half-written reason. If the run dir is gone there is nothing to claim, so the caller stops anyway. The claim
+//   is written with noclobber (O_EXCL), so it never follows a symlink nor overwrites anything.
+// cr_own_dir, cr_own_root: every root and run dir is used only when it is a real directory owned by us, never a
+//   symlink; a root is then made 0700 (issue 16, item 2: on a shared VM another user can create
+//   /tmp/catalyst-runs-<uid> first, or plant <root>/<tag> in it). Inside a root of ours that is 0700 nobody but
+//   us (and root) can add an entry, so an owned run dir there was made by us, with `mkdir -m 700`.
+// cr_is_tag: RUN_TAG_PATTERN in builtins only (the tag never goes to a helper's argv).
 
 /**
  * The roots that hold run directories, as words for a `for` loop: a private per-user directory under $TMPDIR,
@@ -73,8 +89,7 @@ export const MAKE_RUN_DIR = `
 cr_make_run() {
   for cr_root in ${RUN_ROOT_WORDS}; do
     [ -d "$cr_root" ] || mkdir -m 700 "$cr_root" 2>/dev/null
-    [ -d "$cr_root" ] && [ ! -h "$cr_root" ] && [ -O "$cr_root" ] || continue
-    chmod 700 "$cr_root" 2>/dev/null
+    cr_own_root "$cr_root" || continue
     mkdir -m 700 "$cr_root/$cr_tag" 2>/dev/null || continue
     cr_run=$cr_root/$cr_tag
     return 0
@@ -108,10 +123,10 @@ cr_stop_run() {
  * The watchdog D (ssh-field-notes.md §3b), a `setsid` shell outside the run's tag and group whose stdin is the
  * channel's stdin: `{…` lines go to the job's FIFO unchanged, `h` renews the lease, `c` stops, `e` closes the
  * job's stdin, `i` interrupts the job, EOF stops. Its timer T (a subshell) stops the run when the lease lapses or
- * the run is too old. Arguments: run dir, job pid, wrapper pid.
+ * the run is too old. It finds `cr_tag`, `cr_run` (the run dir), `cr_job` and `cr_wrapper` (pids) in its
+ * environment, not its argv: `ps` shows every user the argv of a process, only its owner the environment.
  */
 export const WATCHDOG_BODY = `
-cr_run=$1 cr_job=$2 cr_wrapper=$3
 cr_watch_stop() {
   cr_claim "$1" || return 0
   cr_stop "$cr_job" "$cr_job"
@@ -123,12 +138,14 @@ cr_timer() {
   while sleep 1; do
     cr_now=$(date +%s)
     if [ $((cr_now - cr_start)) -ge "$cr_maxt" ]; then cr_watch_stop max_runtime; return; fi
-    cr_beat=$(stat -c %Y "$cr_run/heartbeat" 2>/dev/null) || continue
+    cr_beat=$(stat -c %Y "$cr_beatfile" 2>/dev/null) || continue
     if [ $((cr_now - cr_beat)) -ge "$cr_lease" ]; then cr_watch_stop lease; return; fi
   done
 }
 trap '' PIPE
 printf '' >"$cr_run/heartbeat"
+cr_beatfile=heartbeat
+cd "$cr_run" 2>/dev/null || cr_beatfile=$cr_run/heartbeat
 (exec 4>&-; cr_timer) </dev/null &
 cr_opened=
 cr_await_job() {
@@ -159,6 +176,7 @@ cr_watch_stop eof
 // is ignored so that a job that closes its stdin costs D only a failed write, not its life. `printf ''` rather
 // than `:` for the heartbeat: a failed redirection on a special builtin would end the watchdog. `kill -TERM -$$`
 // ends D's own session (D and T) once D or T has stopped the run.
+// T stats the heartbeat by a relative path from the run dir, so the tag is not in a helper's argv every second.
 // `i` is SIGINT to J's pid alone: not its group, not the tag set, not D; the claude CLI ends its turn and exits
 // (claude-cli-protocol.md §9). Nothing is claimed, so the run ends as the job does (reason=exit). The loop reads
 // on after `e`, so `i`, `h` and `c` still arrive once the job's input is closed (the CLI can hang after its

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { buildClaudeCommand } from './claude-command.ts';
 import {
   assertRunTag,
+  parseSweepOutput,
   renderKillScript,
+  renderRunTagLine,
   renderRunWrapper,
   renderSweepScript,
   type RunWrapperOptions,
@@ -12,8 +14,8 @@ import { MAX_WRAPPED_COMMAND_BYTES, wrapForAnyLoginShell } from './shell-quote.t
 // Pure checks of the rendered text. What the scripts do under dash and bash is proven end to end in
 // backend/test/run-wrapper-scripts.test.ts and the host contract suites.
 
+const TAG = 'abcdef0123456789';
 const base: RunWrapperOptions = {
-  tag: 'abcdef0123456789',
   argv: ['claude', '-p'],
   cwd: '/srv/project',
   leaseSeconds: 30,
@@ -50,10 +52,31 @@ describe('assertRunTag', () => {
 });
 
 describe('renderRunWrapper', () => {
-  it('prints the start marker first, on stdout and then on stderr', () => {
-    const lines = renderRunWrapper(base).split('\n');
-    expect(lines[0]).toBe(`printf '@@catalyst-run started tag=%s pid=%s\\n' 'abcdef0123456789' "$$"`);
-    expect(lines[1]).toBe(`${lines[0] ?? ''} >&2`);
+  it('reads its tag from stdin, then prints the start marker on stdout and then on stderr', () => {
+    const script = renderRunWrapper(base);
+    const lines = script.split('\n');
+    const marker = lines.indexOf(`printf '@@catalyst-run started tag=%s pid=%s\\n' "$cr_tag" "$$"`);
+    expect(marker).toBeGreaterThan(0);
+    expect(lines[marker + 1]).toBe(`${lines[marker] ?? ''} >&2`);
+    const read = lines.indexOf('IFS= read -r cr_tag');
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(marker);
+    // Nothing is printed before the marker, and the channel's stdin is kept for the watchdog only after the read.
+    expect(
+      lines.slice(0, marker).filter((line) => /^\s*(printf|echo)/.test(line) && !line.includes('>&2')),
+    ).toEqual([]);
+    expect(lines.indexOf('exec 3<&0 </dev/null')).toBeGreaterThan(read);
+  });
+
+  it('holds no run tag: W reads it, and hands it to the job and the watchdog through their environment', () => {
+    const script = renderRunWrapper(base);
+    expect(script).not.toContain(TAG);
+    expect(script).toContain('  export CATALYST_RUN_TAG="$cr_tag"');
+    expect(script).toContain(
+      "cr_tag=$cr_tag cr_run=$cr_run cr_job=$cr_job cr_wrapper=$$ setsid '/bin/sh' -c '",
+    );
+    expect(script).toContain("' catalyst-watchdog <&3 3<&- >/dev/null 2>&1 &");
+    expect(renderRunTagLine(TAG)).toBe(`${TAG}\n`);
   });
 
   it('quotes every argument, env value and the cwd, and tags only the job', () => {
@@ -141,7 +164,7 @@ describe('renderRunWrapper', () => {
   });
 
   it('runs the watchdog with the shell it is given', () => {
-    expect(renderRunWrapper({ ...base, shell: '/bin/bash' })).toContain("setsid '/bin/bash' -c 'cr_tag=");
+    expect(renderRunWrapper({ ...base, shell: '/bin/bash' })).toContain("setsid '/bin/bash' -c 'cr_polls=");
   });
 
   it("never emits $'…' quoting, which dash and fish reject", () => {
@@ -155,7 +178,6 @@ describe('renderRunWrapper', () => {
     ['a bad env name', { env: { 'A-B': 'x' } }, 'UNSAFE_ARGUMENT'],
     ['a NUL in an argument', { argv: ['claude', 'a\0b'] }, 'UNSAFE_ARGUMENT'],
     ['a zero lease', { leaseSeconds: 0 }, 'INVALID_ARGUMENT'],
-    ['a bad tag', { tag: 'Bad Tag' }, 'INVALID_ARGUMENT'],
   ] as const)('rejects %s', (_what, change, code) => {
     expect(catchError(() => renderRunWrapper({ ...base, ...change }))).toMatchObject({ code });
   });
@@ -171,21 +193,30 @@ describe('renderRunWrapper', () => {
 });
 
 describe('renderKillScript and renderSweepScript', () => {
-  it('stops one tag with the given grace', () => {
-    const script = renderKillScript({ tag: base.tag, graceSeconds: 2 });
-    expect(script).toContain("cr_tag='abcdef0123456789' cr_polls=20");
+  it('stops the tag it reads on stdin, with the given grace, using only roots and run dirs of ours', () => {
+    const script = renderKillScript({ graceSeconds: 2 });
+    expect(script).toContain('cr_polls=20');
+    expect(script).toContain('IFS= read -r cr_tag\ncr_is_tag "$cr_tag" ||');
+    expect(script).toContain(
+      '  cr_own_root "$cr_root" || continue\n  if cr_own_dir "$cr_root/$cr_tag"; then',
+    );
     expect(script).toContain('cr_stop_run cancel');
   });
 
-  it('rejects a tag that could smuggle shell syntax', () => {
-    expect(catchError(() => renderKillScript({ tag: "x'; rm -rf ~; '", graceSeconds: 1 }))).toMatchObject({
-      code: 'INVALID_ARGUMENT',
-    });
+  it('rejects a tag line that could smuggle shell syntax', () => {
+    expect(catchError(() => renderRunTagLine("x'; rm -rf ~; '"))).toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('stops runs whose heartbeat is older than the threshold', () => {
     const script = renderSweepScript({ staleSeconds: 90, graceSeconds: 5 });
     expect(script).toContain('-ge 90 ]');
     expect(script).toContain('cr_stop_run lease');
+    expect(script).toContain('  cr_own_root "$cr_root" || continue\n');
+    expect(script).toContain('    cr_is_tag "$cr_tag" && cr_own_dir "$cr_run" || continue\n');
+  });
+
+  it('reads the stopped tags off the sweep output', () => {
+    const output = `noise\n@@catalyst-sweep stopped tag=${TAG}\n@@catalyst-sweep stopped tag=Bad\n`;
+    expect(parseSweepOutput(output)).toEqual([TAG]);
   });
 });

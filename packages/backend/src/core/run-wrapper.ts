@@ -22,6 +22,9 @@ import { quoteShellArg, renderShellCommand } from './shell-quote.ts';
  * never signals W, so the trailer and the exit status always come out (the notes' W got the group's KILL).
  * The trailer starts with a `\n` of its own, so it is a line of its own even after stderr that lacks a final
  * newline; the reader (run-markers.ts) removes that `\n` with it.
+ * The run tag is in no script: W reads it as the first line of its stdin (renderRunTagLine), the kill script reads
+ * it from its stdin, and W hands it to D in D's environment. A command line is visible to every user of the host
+ * in `ps`; an environment only to its owner (issue 16, item 2).
  */
 
 export const RUN_TAG_ENV = 'CATALYST_RUN_TAG';
@@ -37,7 +40,6 @@ export function assertRunTag(tag: string): void {
 }
 
 export interface RunWrapperOptions {
-  tag: string;
   /** The job; argv[0] is looked up with `command -v` after the env is exported (so env PATH counts). */
   argv: readonly string[];
   cwd: string;
@@ -60,19 +62,31 @@ function assertSeconds(value: number, what: string, minimum: number): void {
 }
 
 /** The values every script reads; `cr_polls` is the grace period in 0.1 s polls; `cr_uid` see READ_UID. */
-function renderSettings(tag: string, graceSeconds: number): string {
-  assertRunTag(tag);
+function renderSettings(graceSeconds: number): string {
   assertSeconds(graceSeconds, 'graceSeconds', 0);
-  return `cr_tag=${quoteShellArg(tag)} cr_polls=${Math.round(graceSeconds * 10)} cr_uid=`;
+  return `cr_polls=${Math.round(graceSeconds * 10)} cr_uid=`;
+}
+
+/** What the wrapper and the kill script read first on their stdin: the run tag, as one line. */
+export function renderRunTagLine(tag: string): string {
+  assertRunTag(tag);
+  return `${tag}\n`;
+}
+
+/** Sets `cr_tag` from the first line of stdin, or ends the script with `$1` on stderr and exit status 2. */
+function renderReadTag(what: string): string {
+  return [
+    'cr_tag=',
+    'IFS= read -r cr_tag',
+    `cr_is_tag "$cr_tag" || { printf '%s: no valid run tag on stdin\\n' ${quoteShellArg(what)} >&2; exit 2; }`,
+  ].join('\n');
 }
 
 function renderWatchdogScript(options: RunWrapperOptions): string {
   assertSeconds(options.leaseSeconds, 'leaseSeconds', 1);
   assertSeconds(options.maxRuntimeSeconds, 'maxRuntimeSeconds', 1);
   const limits = `cr_lease=${Math.ceil(options.leaseSeconds)} cr_maxt=${Math.ceil(options.maxRuntimeSeconds)}`;
-  return [renderSettings(options.tag, options.graceSeconds), limits, STOP_FUNCTIONS, WATCHDOG_BODY].join(
-    '\n',
-  );
+  return [renderSettings(options.graceSeconds), limits, STOP_FUNCTIONS, WATCHDOG_BODY].join('\n');
 }
 
 /**
@@ -104,7 +118,7 @@ function renderJobLines(options: RunWrapperOptions): string[] {
     `  command -v ${quoteShellArg(binary)} >/dev/null 2>&1 || { printf '' >"$cr_run/not-found"; exit ${CLI_NOT_FOUND_EXIT_CODE}; }`,
     '  set --',
     '  [ -z "$cr_dfl" ] || set -- env --default-signal=INT,QUIT',
-    `  export ${RUN_TAG_ENV}=${quoteShellArg(options.tag)}`,
+    `  export ${RUN_TAG_ENV}="$cr_tag"`,
     `  exec "$@" setsid ${renderShellCommand(options.argv)}`,
     ') <"$cr_run/stdin" 3<&- &',
   ];
@@ -170,15 +184,16 @@ export function renderRunWrapper(options: RunWrapperOptions): string {
       `cwd must be an absolute path, got ${JSON.stringify(options.cwd)}`,
     );
   }
-  const marker = `printf '${START_MARKER} tag=%s pid=%s\\n' ${quoteShellArg(options.tag)} "$$"`;
+  const marker = `printf '${START_MARKER} tag=%s pid=%s\\n' "$cr_tag" "$$"`;
   const watchdog = quoteShellArg(renderWatchdogScript(options));
   return [
+    renderSettings(options.graceSeconds),
+    'cr_run=',
+    STOP_FUNCTIONS,
+    renderReadTag('catalyst-run'),
     marker,
     `${marker} >&2`,
     'exec 3<&0 </dev/null',
-    renderSettings(options.tag, options.graceSeconds),
-    'cr_run=',
-    STOP_FUNCTIONS,
     MAKE_RUN_DIR,
     WRAPPER_FUNCTIONS,
     `cd ${quoteShellArg(options.cwd)} || cr_finish cwd ${CWD_NOT_FOUND_EXIT_CODE}`,
@@ -195,7 +210,7 @@ export function renderRunWrapper(options: RunWrapperOptions): string {
     'cr_job=$!',
     FIFO_WRITER,
     `printf '%s\\n' "$cr_job" >"$cr_run/job"`,
-    `setsid ${quoteShellArg(shell)} -c ${watchdog} catalyst-watchdog "$cr_run" "$cr_job" "$$" <&3 3<&- >/dev/null 2>&1 &`,
+    `cr_tag=$cr_tag cr_run=$cr_run cr_job=$cr_job cr_wrapper=$$ setsid ${quoteShellArg(shell)} -c ${watchdog} catalyst-watchdog <&3 3<&- >/dev/null 2>&1 &`,
     'cr_wd=$!',
     'exec 3<&- 4>&-',
     `printf '%s\\n' "$cr_wd" >"$cr_run/watchdog"`,
@@ -204,23 +219,26 @@ export function renderRunWrapper(options: RunWrapperOptions): string {
 }
 
 export interface KillScriptOptions {
-  tag: string;
   graceSeconds: number;
 }
 
 /**
- * Stops the run `tag` from any connection (after a reconnect or a backend restart): the same stop as the watchdog,
- * with `cancel` as the reason. Prints `@@catalyst-kill tag=<TAG> remaining=<N>`; N is 0 unless a process survived
+ * Stops a run from any connection (after a reconnect or a backend restart): the same stop as the watchdog, with
+ * `cancel` as the reason. The tag comes as the first line of stdin (renderRunTagLine). Only a run dir of ours, in a
+ * root of ours, is read or written; without one the tagged processes are still stopped (only our own processes
+ * show us their environment). Prints `@@catalyst-kill tag=<TAG> remaining=<N>`; N is 0 unless a process survived
  * KILL (one in uninterruptible sleep).
  */
 export function renderKillScript(options: KillScriptOptions): string {
   return [
-    renderSettings(options.tag, options.graceSeconds),
+    renderSettings(options.graceSeconds),
     STOP_FUNCTIONS,
     STOP_RUN_FROM_OUTSIDE,
+    renderReadTag('catalyst-kill'),
     'cr_run=',
     `for cr_root in ${RUN_ROOT_WORDS}; do`,
-    '  if [ -d "$cr_root/$cr_tag" ]; then cr_run=$cr_root/$cr_tag; break; fi',
+    '  cr_own_root "$cr_root" || continue',
+    '  if cr_own_dir "$cr_root/$cr_tag"; then cr_run=$cr_root/$cr_tag; break; fi',
     'done',
     'cr_stop_run cancel',
     // KILL is asynchronous: give the kernel a moment before counting survivors.
@@ -238,19 +256,21 @@ export interface SweepScriptOptions {
 
 /**
  * Stops every run of this user whose heartbeat file is stale (its watchdog is gone or stuck), with `lease` as the
- * reason, and removes run dirs no wrapper owns any more. Prints `@@catalyst-sweep stopped tag=<TAG>` per run.
+ * reason, and removes run dirs no wrapper owns any more: those of a wrapper that was SIGKILLed. Only roots and run
+ * dirs of ours are looked at (cr_own_root, cr_own_dir). Prints `@@catalyst-sweep stopped tag=<TAG>` per run.
  */
 export function renderSweepScript(options: SweepScriptOptions): string {
   assertSeconds(options.staleSeconds, 'staleSeconds', 1);
   return [
-    renderSettings('catalyst-sweep', options.graceSeconds),
+    renderSettings(options.graceSeconds),
     STOP_FUNCTIONS,
     STOP_RUN_FROM_OUTSIDE,
     'cr_now=$(date +%s)',
     `for cr_root in ${RUN_ROOT_WORDS}; do`,
+    '  cr_own_root "$cr_root" || continue',
     '  for cr_run in "$cr_root"/*; do',
     '    cr_tag=${cr_run##*/}',
-    `    [ -d "$cr_run" ] && printf '%s\\n' "$cr_tag" | grep -qx '[a-z0-9-]\\{8,64\\}' || continue`,
+    '    cr_is_tag "$cr_tag" && cr_own_dir "$cr_run" || continue',
     '    cr_beat=$(stat -c %Y "$cr_run/heartbeat" 2>/dev/null || stat -c %Y "$cr_run")',
     `    [ $((cr_now - cr_beat)) -ge ${Math.ceil(options.staleSeconds)} ] || continue`,
     '    cr_stop_run lease',
@@ -258,4 +278,14 @@ export function renderSweepScript(options: SweepScriptOptions): string {
     '  done',
     'done',
   ].join('\n');
+}
+
+const SWEEP_LINE = /^@@catalyst-sweep stopped tag=([a-z0-9-]{8,64})$/;
+
+/** The tags a sweep script reports as stopped, from its stdout. */
+export function parseSweepOutput(stdout: string): string[] {
+  return stdout.split('\n').flatMap((line) => {
+    const match = SWEEP_LINE.exec(line);
+    return match?.[1] === undefined ? [] : [match[1]];
+  });
 }

@@ -11,8 +11,10 @@ import {
   CHAT_TOOLS,
   answerControlRequest,
   answerUnreadableControlRequest,
+  answererCommandOptions,
   buildCommandOptions,
   chatCommandOptions,
+  commandOptionsFor,
   decideToolUse,
 } from './tool-policy.ts';
 
@@ -155,9 +157,36 @@ describe('command options per mode', () => {
     expect(argv[argv.indexOf('--permission-mode') + 1]).toBe('default');
   });
 
+  it('chat and the answerer load the user`s settings only and no MCP server', () => {
+    for (const options of [chatCommandOptions(), answererCommandOptions()]) {
+      const { argv } = buildClaudeCommand({ cwd: '/home/dev/work', ...options });
+      expect(argv[argv.indexOf('--setting-sources') + 1]).toBe('user');
+      expect(argv).toContain('--strict-mcp-config');
+      expect(argv).not.toContain('--settings');
+    }
+    const answerer = buildClaudeCommand({ cwd: '/w', ...answererCommandOptions() }).argv;
+    expect(answerer[answerer.indexOf('--tools') + 1]).toBe('');
+  });
+
+  it('build under ask: user settings only, no MCP server, and ask rules for every tool that acts', () => {
+    const { argv } = buildClaudeCommand({
+      cwd: '/w',
+      ...commandOptionsFor('build', { askPermissions: true }),
+    });
+    expect(argv[argv.indexOf('--setting-sources') + 1]).toBe('user');
+    expect(argv).toContain('--strict-mcp-config');
+    expect(JSON.parse(argv[argv.indexOf('--settings') + 1] ?? '')).toEqual({
+      permissions: { ask: ['Bash', 'Edit', 'Write', 'NotebookEdit', 'WebFetch', 'WebSearch'] },
+    });
+    expect(argv[argv.indexOf('--permission-mode') + 1]).toBe('default');
+  });
+
   it('build restricts nothing, adds Glob and Grep, and never bypasses permissions', () => {
     const { argv } = buildClaudeCommand({ cwd: '/home/dev/work', ...buildCommandOptions() });
+    expect(argv).toEqual(buildClaudeCommand({ cwd: '/home/dev/work', ...commandOptionsFor('build') }).argv);
     expect(argv).not.toContain('--tools');
+    expect(argv).not.toContain('--setting-sources');
+    expect(argv).not.toContain('--settings');
     expect(argv[argv.indexOf('--allowedTools') + 1]).toBe('Glob,Grep');
     expect(argv[argv.indexOf('--permission-mode') + 1]).toBe('default');
     expect(argv.join(' ')).not.toMatch(/bypassPermissions|dangerously/);

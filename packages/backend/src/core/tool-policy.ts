@@ -11,7 +11,7 @@ import {
   type RunMode,
   type UnknownCliMessage,
 } from '@catalyst/protocol';
-import type { ClaudeCommandOptionsInput } from './claude-command.ts';
+import type { ClaudeCommandOptionsInput, SettingSource } from './claude-command.ts';
 
 /**
  * What Claude may do in each run mode, in two layers (claude-cli-protocol.md §2.4, §5, §8.2):
@@ -49,7 +49,10 @@ export const STOPPING_MESSAGE = 'Catalyst is stopping this run.';
 export const CHAT_READ_ONLY_MESSAGE =
   'Chat mode is read-only: switch to Build to let Claude change files or run commands.';
 
-export type ModeCommandOptions = Pick<ClaudeCommandOptionsInput, 'tools' | 'allowedTools' | 'permissionMode'>;
+export type ModeCommandOptions = Pick<
+  ClaudeCommandOptionsInput,
+  'tools' | 'allowedTools' | 'permissionMode' | 'settingSources' | 'strictMcpConfig' | 'askRules'
+>;
 
 /**
  * What to do with one `can_use_tool` request:
@@ -137,19 +140,65 @@ export function answerUnreadableControlRequest(message: UnknownCliMessage): Cont
   return { response: createErrorResponse(envelope.data.request_id, why), note: why };
 }
 
+/**
+ * Which Claude settings a run loads (docs/security.md, "Claude settings per run"). The project's
+ * `.claude/settings.json` and `settings.local.json` (hooks, `env` such as ANTHROPIC_BASE_URL, allow rules) and its
+ * `.mcp.json` can come from a cloned repository or a build, and the CLI applies them in `-p` without a trust dialog
+ * (hooks, env and local allow rules measured on 2.1.331; only project allow rules wait for trust). Runs that must
+ * not be steered by the project load the user's settings only: the VM user's own login, env and model settings.
+ */
+export const USER_SETTINGS_ONLY: readonly SettingSource[] = ['user'];
+
+/**
+ * Build under permissionPolicy `ask`: rules that make the CLI send `can_use_tool` for every call of these tools,
+ * even when a user's allow rule (`Write`, `Bash(npm *)`) or a user's PreToolUse hook would approve it, and even
+ * for Bash commands the CLI judges read-only (measured on 2.1.331, docs/protocol.md "Settings"). These are the
+ * tools that change files, run code or reach the network; reads stay unasked (the backend allows them anyway).
+ * Not `*`: that would also ask about the task list and the other bookkeeping tools.
+ */
+export const ASK_RULE_TOOLS = ['Bash', 'Edit', 'Write', 'NotebookEdit', 'WebFetch', 'WebSearch'] as const;
+
+/** Whether the person approves tool calls (permissionPolicy `ask`, build only). */
+export interface CommandPolicy {
+  askPermissions?: boolean | undefined;
+}
+
+/** Chat: read-only tools, user settings only, no MCP server (a user's allow rule could run an MCP tool). */
 export function chatCommandOptions(): ModeCommandOptions {
-  return { tools: [...CHAT_TOOLS], permissionMode: 'default' };
+  return {
+    tools: [...CHAT_TOOLS],
+    permissionMode: 'default',
+    settingSources: [...USER_SETTINGS_ONLY],
+    strictMcpConfig: true,
+  };
 }
 
-export function buildCommandOptions(): ModeCommandOptions {
-  return { allowedTools: [...BUILD_EXTRA_TOOLS], permissionMode: 'default' };
+/**
+ * Build with permissionPolicy `auto` loads every settings source and MCP server: it may run anything anyway.
+ * Under `ask` nothing may act without the person: no project settings (their hooks run commands unasked), no MCP
+ * server (an allow rule for an MCP tool cannot be overridden by name in advance), and ask rules over user allows.
+ */
+export function buildCommandOptions(policy: CommandPolicy = {}): ModeCommandOptions {
+  const options: ModeCommandOptions = { allowedTools: [...BUILD_EXTRA_TOOLS], permissionMode: 'default' };
+  if (policy.askPermissions !== true) return options;
+  return {
+    ...options,
+    settingSources: [...USER_SETTINGS_ONLY],
+    strictMcpConfig: true,
+    askRules: [...ASK_RULE_TOOLS],
+  };
 }
 
-export function commandOptionsFor(mode: RunMode): ModeCommandOptions {
+/** The question answerer: no tool at all, user settings only, no MCP server. */
+export function answererCommandOptions(): ModeCommandOptions {
+  return { tools: [], settingSources: [...USER_SETTINGS_ONLY], strictMcpConfig: true };
+}
+
+export function commandOptionsFor(mode: RunMode, policy: CommandPolicy = {}): ModeCommandOptions {
   switch (mode) {
     case 'chat':
       return chatCommandOptions();
     case 'build':
-      return buildCommandOptions();
+      return buildCommandOptions(policy);
   }
 }

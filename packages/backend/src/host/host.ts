@@ -85,6 +85,11 @@ export interface DirectoryEntry {
 export interface HostFiles {
   /** Rejects with a CatalystError: FILE_NOT_FOUND, PERMISSION_DENIED or FILE_ERROR. */
   readFile(path: string): Promise<Buffer>;
+  /**
+   * Up to `length` bytes from byte `offset`: fewer at the end of the file, none past it. For files too large to read
+   * whole (an idea's event history can outgrow V8's string limit). Errors as readFile.
+   */
+  readRange(path: string, offset: number, length: number): Promise<Buffer>;
   /** Writes a temporary file beside `path`, then renames it over `path` atomically (readers see old or new). */
   writeFileAtomic(path: string, data: Buffer | string): Promise<void>;
   /** Appends to a file, creating it when missing (the idea's event history: batched appends, never rewrites). */
@@ -93,8 +98,17 @@ export interface HostFiles {
   mkdirp(path: string): Promise<void>;
   stat(path: string): Promise<FileStat>;
   list(path: string): Promise<DirectoryEntry[]>;
-  /** Removes a file, or a directory with everything in it. A missing path is not an error. */
+  /**
+   * Removes a file, or a directory with everything in it. A missing path is not an error. Directories the user
+   * owns but cannot write (a build's `chmod 555`) are made writable (u+rwx) first, as `chmod -R u+w; rm -rf` would.
+   */
   remove(path: string): Promise<void>;
+  /**
+   * rename(2) within one filesystem that never replaces: FILE_ERROR when `to` exists, a file or a directory, empty
+   * or not (SFTP's plain rename refuses to overwrite, so the local adapter refuses too); FILE_NOT_FOUND when `from`
+   * is missing.
+   */
+  rename(from: string, to: string): Promise<void>;
 }
 
 /** A host's preflight: the wire shape the API serves (protocol rest.ts) is the backend's own. */
@@ -109,6 +123,12 @@ export interface Host extends HostFiles {
   preflight(): Promise<Preflight>;
   /** Stops every process carrying `runTag`, from any connection (after a reconnect or a backend restart). */
   killRun(runTag: string): Promise<void>;
+  /**
+   * Stops this user's runs whose watchdog is gone (heartbeat older than SWEEP_STALE_MS) and removes the run dirs no
+   * wrapper owns any more, such as a SIGKILLed wrapper's. Resolves to the tags it stopped. Catalyst calls it at
+   * start-up (service/host-sweep.ts).
+   */
+  sweepRuns(): Promise<string[]>;
   /** Closes connections; running runs end as their wrapper's lease lapses or their stdin closes. */
   close(): Promise<void>;
 }

@@ -13,6 +13,8 @@ export interface LocalCommandResult {
 export interface LocalCommandOptions {
   timeoutMs: number;
   env?: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed; without it stdin is at its end at once. */
+  input?: string;
 }
 
 const OUTPUT_LIMIT_CHARS = 64 * 1024;
@@ -26,7 +28,7 @@ function killGroup(pid: number): void {
 }
 
 /**
- * Runs `file args` with no stdin, in its own process group so a timeout can end everything it started (a login
+ * Runs `file args` with `options.input` as its stdin, in its own process group so a timeout can end everything it started (a login
  * shell may start helpers). Rejects only when the file cannot be spawned.
  */
 export function runLocalCommand(
@@ -37,10 +39,13 @@ export function runLocalCommand(
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: options.env ?? process.env,
       cwd: '/',
     });
+    // A command that exits without reading its input must not turn into an EPIPE crash.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input);
     let stdout = '';
     let stderr = '';
     let isTimedOut = false;

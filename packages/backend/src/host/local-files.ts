@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import {
+  appendFile,
+  chmod,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import type { Dirent, Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CatalystError } from '../core/catalyst-error.ts';
@@ -69,9 +81,68 @@ async function writeFileAtomic(path: string, data: Buffer | string): Promise<voi
   }
 }
 
+async function readRange(path: string, offset: number, length: number): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    let filled = 0;
+    // read(2) may return less than asked before the end of the file; zero bytes is the end.
+    while (filled < length) {
+      const { bytesRead } = await file.read(buffer, filled, length - filled, offset + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return filled === length ? buffer : buffer.subarray(0, filled);
+  } finally {
+    await file.close();
+  }
+}
+
+/** rm -rf; where that is refused (a directory without u+w), the directories are made writable and it goes again. */
+async function removeTree(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true });
+  } catch (error) {
+    const errno = errnoOf(error);
+    if (errno !== 'EACCES' && errno !== 'EPERM') throw error;
+    await makeDirectoriesWritable(path);
+    await rm(path, { recursive: true, force: true });
+  }
+}
+
+/** u+rwx on every directory of the tree (never following a symlink), parents before their entries. */
+async function makeDirectoriesWritable(path: string): Promise<void> {
+  const info = await lstat(path);
+  if (!info.isDirectory()) return;
+  if ((info.mode & 0o700) !== 0o700) await chmod(path, (info.mode & 0o7777) | 0o700);
+  const entries = await readdir(path, { withFileTypes: true });
+  for (const entry of entries) {
+    if (entry.isDirectory()) await makeDirectoriesWritable(join(path, entry.name));
+  }
+}
+
+/**
+ * rename(2) that refuses an existing `to`, as the SSH adapter's SFTP rename does (OpenSSH's sftp-server links a file
+ * to its new name, and checks a directory's target first), where plain rename(2) would replace a file or an empty
+ * directory. Node has no renameat2(RENAME_NOREPLACE); like sftp-server's check, this one races a `to` created
+ * between the lstat and the rename, which the one caller (the idea store's trash, a fresh random name) never does.
+ */
+async function renameWithoutReplacing(from: string, to: string): Promise<void> {
+  await lstat(from);
+  const existing = await lstat(to).catch((error: unknown) => {
+    if (errnoOf(error) === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (existing !== undefined) {
+    throw Object.assign(new Error(`EEXIST: ${to} already exists`), { code: 'EEXIST' });
+  }
+  await rename(from, to);
+}
+
 export function createLocalFiles(): HostFiles {
   return {
     readFile: (path) => mapErrors('read', path, () => readFile(path)),
+    readRange: (path, offset, length) => mapErrors('read', path, () => readRange(path, offset, length)),
     writeFileAtomic,
     appendFile: (path, data) => mapErrors('append to', path, () => appendFile(path, data)),
     mkdirp: (path) =>
@@ -88,6 +159,7 @@ export function createLocalFiles(): HostFiles {
         const entries = await readdir(path, { withFileTypes: true });
         return entries.map((entry): DirectoryEntry => ({ name: entry.name, kind: kindOf(entry) }));
       }),
-    remove: (path) => mapErrors('remove', path, () => rm(path, { recursive: true, force: true })),
+    remove: (path) => mapErrors('remove', path, () => removeTree(path)),
+    rename: (from, to) => mapErrors('rename', from, () => renameWithoutReplacing(from, to)),
   };
 }

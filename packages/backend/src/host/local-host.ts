@@ -1,13 +1,18 @@
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { renderKillScript, RUN_TAG_ENV } from '../core/run-wrapper.ts';
+import {
+  parseSweepOutput,
+  renderKillScript,
+  renderRunTagLine,
+  renderSweepScript,
+} from '../core/run-wrapper.ts';
 import type { Host, Preflight, RunHandle } from './host.ts';
 import { runLocalCommand } from './local-command.ts';
 import { createLocalFiles } from './local-files.ts';
 import { runLocalPreflight, type LocalPreflightOptions } from './local-preflight.ts';
 import type { OpenRawChannel, RawChannel, RawChannelEnd } from './raw-channel.ts';
-import { DEFAULT_GRACE_MS, startWrappedRun } from './wrapped-run.ts';
+import { DEFAULT_GRACE_MS, startWrappedRun, SWEEP_STALE_MS } from './wrapped-run.ts';
 
 /**
  * The Host on this machine: runs go through the same wrapper as over SSH, started as `<shell> -c <script>` in a
@@ -28,10 +33,30 @@ export interface LocalHostOptions {
 }
 
 const KILL_SCRIPT_SLACK_MS = 10_000;
+const SWEEP_TIMEOUT_MS = 60_000;
 
-/** The backend's environment, minus a run tag it may have inherited: W and D must never carry one. */
-function runnerEnvironment(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== RUN_TAG_ENV));
+/** What a login on this machine would set; `LC_*` too. The run spec's env is exported on top by the wrapper. */
+const RUN_ENV_NAMES: ReadonlySet<string> = new Set([
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TMPDIR',
+]);
+
+/**
+ * The environment of the wrapper, and so of every run: an allow-list of the backend's, never all of it. The rest
+ * holds CATALYST_TOKEN and whatever else the backend was started with, which a chat `Read` of /proc/self/environ
+ * would show (issue 16, item 4). A run tag the backend may have inherited is left out too: W and D carry none.
+ */
+export function runnerEnvironment(source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(source).filter(([name]) => RUN_ENV_NAMES.has(name) || name.startsWith('LC_')),
+  );
 }
 
 function openLocalChannel(shell: string): OpenRawChannel {
@@ -73,10 +98,11 @@ function openLocalChannel(shell: string): OpenRawChannel {
 }
 
 async function killLocalRun(shell: string, runTag: string, graceMs: number): Promise<void> {
-  const script = renderKillScript({ tag: runTag, graceSeconds: graceMs / 1000 });
+  const script = renderKillScript({ graceSeconds: graceMs / 1000 });
   const result = await runLocalCommand(shell, ['-c', script], {
     timeoutMs: graceMs + KILL_SCRIPT_SLACK_MS,
     env: runnerEnvironment(),
+    input: renderRunTagLine(runTag),
   });
   if (result.code !== 0) {
     throw new CatalystError(
@@ -87,6 +113,20 @@ async function killLocalRun(shell: string, runTag: string, graceMs: number): Pro
       },
     );
   }
+}
+
+async function sweepLocalRuns(shell: string, graceMs: number): Promise<string[]> {
+  const script = renderSweepScript({ staleSeconds: SWEEP_STALE_MS / 1000, graceSeconds: graceMs / 1000 });
+  const result = await runLocalCommand(shell, ['-c', script], {
+    timeoutMs: SWEEP_TIMEOUT_MS,
+    env: runnerEnvironment(),
+  });
+  if (result.code !== 0) {
+    throw new CatalystError('WRAPPER_UNSUPPORTED', `the sweep script failed: ${result.stderr.trim()}`, {
+      details: { code: result.code, signal: result.signal, isTimedOut: result.isTimedOut },
+    });
+  }
+  return parseSweepOutput(result.stdout);
 }
 
 export function createLocalHost(options: LocalHostOptions = {}): Host {
@@ -116,6 +156,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
       return preflight;
     },
     killRun,
+    sweepRuns: () => sweepLocalRuns(shell, killGraceMs),
     close() {
       // As a closing SSH connection would: each wrapper sees its stdin end and stops its run.
       for (const handle of active) handle.abandon();

@@ -80,7 +80,9 @@ afterEach(() => {
 describe('startWrappedRun', () => {
   it('hands the rendered wrapper to the adapter and strips noise, markers and the trailer', async () => {
     const { channel, handle, script } = await start();
-    expect(script).toContain(`tag=%s pid=%s\\n' '${TAG}'`);
+    // The tag is not in the script (a command line in `ps`): it is the first line on the wrapper's stdin.
+    expect(script).not.toContain(TAG);
+    expect(channel.written[0]).toBe(TAG);
     channel.out.write(`rc noise\n${marker}{"type":"system"}\n`);
     channel.err.write(`rc noise\n${marker}warn\n\n@@catalyst-run ended reason=exit code=0\n`);
     channel.finish({ kind: 'exited', code: 0, signal: null });
@@ -104,7 +106,7 @@ describe('startWrappedRun', () => {
     handle.cancel();
     handle.cancel();
     await vi.waitFor(() => {
-      expect(channel.written).toEqual(['{"a":1}', 'i', 'e', 'i', 'i', 'c']);
+      expect(channel.written).toEqual([TAG, '{"a":1}', 'i', 'e', 'i', 'i', 'c']);
     });
     channel.finish({ kind: 'exited', code: 143, signal: null });
   });
@@ -116,7 +118,7 @@ describe('startWrappedRun', () => {
     channel.finish({ kind: 'exited', code: 130, signal: null });
     expect(await handle.outcome).toEqual({ kind: 'exited', code: 130, signal: null });
     handle.interrupt();
-    expect(channel.written).toEqual(['i']);
+    expect(channel.written).toEqual([TAG, 'i']);
   });
 
   it('interrupt() on a channel that cannot carry it does nothing: no throw, no stop from outside', async () => {
@@ -136,12 +138,12 @@ describe('startWrappedRun', () => {
     vi.useFakeTimers();
     const { channel, handle } = await start({}, { leaseMs: 3000 });
     await vi.advanceTimersByTimeAsync(3100);
-    expect(channel.written).toEqual(['h', 'h', 'h']);
+    expect(channel.written).toEqual([TAG, 'h', 'h', 'h']);
     channel.err.write(`${marker}\n@@catalyst-run ended reason=lease code=137\n`);
     channel.finish({ kind: 'exited', code: 137, signal: null });
     expect(await handle.outcome).toEqual({ kind: 'lease_lost' });
     await vi.advanceTimersByTimeAsync(5000);
-    expect(channel.written).toEqual(['h', 'h', 'h']);
+    expect(channel.written).toEqual([TAG, 'h', 'h', 'h']);
   });
 
   it('cancel() falls back to the kill script when the channel cannot carry the line', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
-import { renderRunWrapper } from '../core/run-wrapper.ts';
+import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
+import { renderRunTagLine, renderRunWrapper } from '../core/run-wrapper.ts';
 import type { RunLimits, RunHandle, RunOutcome, RunSpec, StartFailureCode } from './host.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
 import { createRunHandle } from './run-handle.ts';
@@ -14,7 +15,13 @@ import { createRunHandle } from './run-handle.ts';
 export const DEFAULT_LEASE_MS = 30_000;
 /** claude needs time to exit cleanly on TERM (claude-cli-protocol.md §9: up to ~1.8 s while a tool runs). */
 export const DEFAULT_GRACE_MS = 5_000;
-export const DEFAULT_MAX_RUNTIME_MS = 6 * 60 * 60 * 1000;
+/** A run's own backstop when its spec sets none: the same maximum run time as the configuration's default. */
+export const DEFAULT_MAX_RUNTIME_MS = DEFAULT_MAX_RUN_MS;
+/**
+ * The sweep (renderSweepScript) stops a run whose heartbeat is this old: far past any lease, so only a run whose
+ * watchdog is gone (a SIGKILLed wrapper) or stuck is touched, never a live run of another Catalyst.
+ */
+export const SWEEP_STALE_MS = 10 * 60_000;
 
 export interface WrappedRunOptions {
   /**
@@ -100,8 +107,8 @@ export async function startWrappedRun(
 ): Promise<RunHandle> {
   const runTag = options.tag ?? createRunTag();
   const limits = resolveRunLimits(spec.limits);
+  const tagLine = renderRunTagLine(runTag);
   const script = renderRunWrapper({
-    tag: runTag,
     argv: spec.argv,
     cwd: spec.cwd,
     ...(spec.env === undefined ? {} : { env: spec.env }),
@@ -116,6 +123,9 @@ export async function startWrappedRun(
   } catch (error) {
     return createFailedRun(runTag, startFailureOf(error));
   }
+  // The wrapper reads its tag before anything else (run-wrapper.ts); a failed write shows as the channel's end.
+  channel.stdin.on('error', () => undefined);
+  channel.stdin.write(tagLine);
   return createRunHandle({
     channel,
     runTag,

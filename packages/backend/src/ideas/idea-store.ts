@@ -22,7 +22,15 @@ export interface IdeaListing {
   meta?: IdeaMeta;
   /** Why the idea's meta.json could not be read (corrupt, unreadable): listed, never silently dropped. */
   error?: string;
+  /** The folder is there but its meta.json is missing or invalid (not merely unreadable now): only deletable. */
+  isBroken?: boolean;
 }
+
+/**
+ * Where deleted ideas go before they are removed: `<root>/.trash/<id>-<random>`. The listing only takes names
+ * matching IDEA_ID_PATTERN, so a folder is out of every listing the moment it is renamed here.
+ */
+export const TRASH_DIR = '.trash';
 
 export interface IdeaStoreOptions {
   files: HostFiles;
@@ -56,6 +64,7 @@ export class IdeaStore {
   readonly #root: string;
   readonly #now: () => Date;
   readonly #lock = new KeyedLock();
+  #emptying: Promise<void> | undefined;
 
   constructor(options: IdeaStoreOptions) {
     if (!posix.isAbsolute(options.root))
@@ -130,18 +139,70 @@ export class IdeaStore {
     return Promise.all(ids.map((entry) => this.#listOne(entry.name)));
   }
 
-  delete(id: string): Promise<void> {
+  /** Whether the idea's folder is there, whatever its meta.json holds. */
+  async has(id: string): Promise<boolean> {
+    try {
+      return (await this.#files.stat(this.paths(id).dir)).kind === 'directory';
+    } catch (error) {
+      if (isCatalystError(error) && error.code === 'FILE_NOT_FOUND') return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes the idea's folder, whatever its meta.json holds (missing or corrupt ones too): one rename into the
+   * trash, which takes it out of the listing at once and whole, then the trash is emptied. A removal that fails
+   * (issue 16, item 8: a file the user cannot remove) leaves the idea deleted all the same: it is returned as
+   * `leftOver`, and the next delete or start-up tries again (emptyTrash).
+   */
+  delete(id: string): Promise<{ leftOver?: unknown }> {
     return this.#lock.run(id, async () => {
-      await this.get(id);
-      await this.#files.remove(this.paths(id).dir);
+      if (!(await this.has(id))) throw new CatalystError('IDEA_NOT_FOUND', `There is no idea ${id}.`);
+      const trash = posix.join(this.#root, TRASH_DIR);
+      await this.#files.mkdirp(trash);
+      await this.#files.rename(
+        this.paths(id).dir,
+        posix.join(trash, `${id}-${randomBytes(6).toString('hex')}`),
+      );
+      try {
+        await this.emptyTrash();
+        return {};
+      } catch (error) {
+        return { leftOver: error };
+      }
     });
+  }
+
+  /** Removes everything in the trash; rejects with the first failure once every entry was tried. */
+  emptyTrash(): Promise<void> {
+    this.#emptying ??= this.#removeTrash().finally(() => {
+      this.#emptying = undefined;
+    });
+    return this.#emptying;
+  }
+
+  async #removeTrash(): Promise<void> {
+    const trash = posix.join(this.#root, TRASH_DIR);
+    let entries;
+    try {
+      entries = await this.#files.list(trash);
+    } catch (error) {
+      if (isCatalystError(error) && error.code === 'FILE_NOT_FOUND') return;
+      throw error;
+    }
+    const results = await Promise.allSettled(
+      entries.map((entry) => this.#files.remove(posix.join(trash, entry.name))),
+    );
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   }
 
   async #listOne(id: string): Promise<IdeaListing> {
     try {
       return { id, meta: await this.get(id) };
     } catch (error) {
-      return { id, error: error instanceof Error ? error.message : String(error) };
+      const message = error instanceof Error ? error.message : String(error);
+      return { id, error: message, ...(isBrokenMeta(error) ? { isBroken: true } : {}) };
     }
   }
 
@@ -151,19 +212,29 @@ export class IdeaStore {
   }
 }
 
+/** A folder whose meta.json is gone (IDEA_NOT_FOUND from get) or does not hold an idea (FILE_ERROR from parseMeta). */
+function isBrokenMeta(error: unknown): boolean {
+  return (
+    isCatalystError(error) && (error.code === 'IDEA_NOT_FOUND' || error.details['reason'] === 'invalid-meta')
+  );
+}
+
 function parseMeta(raw: Buffer, path: string): IdeaMeta {
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new CatalystError('FILE_ERROR', `${path} is not valid JSON.`, { cause: error, details: { path } });
+    throw new CatalystError('FILE_ERROR', `${path} is not valid JSON.`, {
+      cause: error,
+      details: { path, reason: 'invalid-meta' },
+    });
   }
   const parsed = IdeaMetaSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid';
     throw new CatalystError('FILE_ERROR', `${path} does not hold a valid idea (${where}).`, {
-      details: { path },
+      details: { path, reason: 'invalid-meta' },
     });
   }
   return parsed.data;

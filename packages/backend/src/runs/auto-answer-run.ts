@@ -2,12 +2,13 @@ import { createUserMessage } from '@catalyst/protocol';
 import { buildClaudeCommand } from '../core/claude-command.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { parseStream } from '../core/stream-parser.ts';
+import { answererCommandOptions } from '../core/tool-policy.ts';
 import type { Host, RunHandle } from '../host/host.ts';
 
 /**
- * One `claude -p` on the idea's host for the question answerer: no tools (`--tools ''`), no session kept, a
- * small model; the prompt goes in as the one stream-json user message (§7.1), stdin closes, and the result's
- * text and cost come back. Started through host.startRun like a run, so it is tagged, leased and stoppable.
+ * One `claude -p` on the idea's host for the question answerer: no tools (`--tools ''`), the user's settings only
+ * and no MCP server (core/tool-policy.ts), no session kept, a small model; the prompt goes in as the one
+ * stream-json user message (§7.1), stdin closes, and the result's text and cost come back. Started through host.startRun like a run, so it is tagged, leased and stoppable.
  */
 
 export interface AutoAnswerRunOptions {
@@ -31,7 +32,7 @@ export async function runAutoAnswer(options: AutoAnswerRunOptions): Promise<Auto
     claudePath: options.claudePath,
     cwd: options.cwd,
     ...(options.env === undefined ? {} : { env: { ...options.env } }),
-    tools: [],
+    ...answererCommandOptions(),
     model: options.model,
     noSessionPersistence: true,
   });

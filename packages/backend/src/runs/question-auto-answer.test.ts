@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { AUTO_ANSWER_CONVERSATION_MESSAGES, AUTO_ANSWER_REPEAT_MESSAGES } from '../core/auto-answer.ts';
 import { QuestionAutoAnswerer, type AutoAnswerSetup } from './question-auto-answer.ts';
 
-// The answerer with a fake model: a question asked again after an automatic answer is answered with the whole
+// The answerer with a fake model: a question asked again after an automatic answer is answered with more of the
 // conversation; a third time fails the run, quoting the question and both earlier answers.
 
 const color = {
@@ -13,7 +14,7 @@ const color = {
   ],
   multiSelect: false,
 };
-const conversation = Array.from({ length: 15 }, (_, index) => ({
+const conversation = Array.from({ length: 250 }, (_, index) => ({
   role: 'person' as const,
   text: `message ${index}`,
 }));
@@ -22,6 +23,7 @@ function createAnswerer(replies: string[]) {
   const prompts: string[] = [];
   const failures: string[] = [];
   const answered: Record<string, string>[] = [];
+  const asked: number[] = [];
   const pending = new Set<string>();
   let settle: () => void = () => undefined;
   const setup: AutoAnswerSetup = {
@@ -33,7 +35,11 @@ function createAnswerer(replies: string[]) {
       prompts.push(prompt);
       return Promise.resolve({ text: replies.shift() ?? '', costUsd: 0.01 });
     },
-    conversation: () => Promise.resolve(conversation),
+    // As the history does: only the newest `maxMessages` are read.
+    conversation: (maxMessages) => {
+      asked.push(maxMessages);
+      return Promise.resolve(conversation.slice(-maxMessages));
+    },
     fail: (message) => failures.push(message),
     warn: () => undefined,
   };
@@ -52,17 +58,20 @@ function createAnswerer(replies: string[]) {
       pending.add(id);
       answerer.schedule(id, [color]);
     });
-  return { answerer, ask, prompts, failures, answered };
+  return { answerer, ask, prompts, failures, answered, asked };
 }
 
 describe('QuestionAutoAnswerer', () => {
-  it('answers a repeated question with the whole conversation, and fails the third time', async () => {
+  it('answers a repeated question with more of the conversation, and fails the third time', async () => {
     const run = createAnswerer(['{"answers":{"Which color?":"Red"}}', '{"answers":{"Which color?":"Blue"}}']);
     await run.ask('q-1');
-    expect(run.prompts[0]).not.toContain('message 0');
-    expect(run.prompts[0]).toContain('message 14');
+    expect(run.prompts[0]).not.toContain('message 239\n');
+    expect(run.prompts[0]).toContain('message 240\n');
+    expect(run.prompts[0]).toContain('message 249');
     await run.ask('q-2');
-    expect(run.prompts[1]).toContain('message 0');
+    expect(run.prompts[1]).not.toContain('message 49\n');
+    expect(run.prompts[1]).toContain('message 50\n');
+    expect(run.asked).toEqual([AUTO_ANSWER_CONVERSATION_MESSAGES, AUTO_ANSWER_REPEAT_MESSAGES]);
     run.answerer.schedule('q-3', [color]);
 
     expect(run.answered).toEqual([{ 'Which color?': 'Red' }, { 'Which color?': 'Blue' }]);

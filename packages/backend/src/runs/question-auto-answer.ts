@@ -1,6 +1,7 @@
 import type { AskUserQuestionItem } from '@catalyst/protocol';
 import {
   AUTO_ANSWER_CONVERSATION_MESSAGES,
+  AUTO_ANSWER_REPEAT_MESSAGES,
   buildAutoAnswerPrompt,
   parseAutoAnswer,
   type ConversationMessage,
@@ -11,7 +12,7 @@ import type { AutoAnswerReply } from './auto-answer-run.ts';
 /**
  * Answers a run's questions with a small model (questionPolicy `auto` at once, `human_then_auto` after the idea's
  * delay if no person answered). An unusable reply is retried once; a question Claude asks again after an automatic
- * answer is answered again with the whole conversation, and a third time ends the run: it is going in circles.
+ * answer is answered again with more of the conversation, and a third time ends the run: it is going in circles.
  */
 
 export interface AutoAnswerSetup {
@@ -22,7 +23,8 @@ export interface AutoAnswerSetup {
   idea: { title: string; description: string };
   /** Runs the answering model; `signal` stops it (its question was settled otherwise meanwhile). */
   reply: (prompt: string, signal: AbortSignal) => Promise<AutoAnswerReply>;
-  conversation: () => Promise<ConversationMessage[]>;
+  /** The idea's newest conversation messages, at most `maxMessages`, oldest first. */
+  conversation: (maxMessages: number) => Promise<ConversationMessage[]>;
   /** Ends the run `failed` with this message (policy `auto` only: nobody else would answer). */
   fail: (message: string) => void;
   /** `human_then_auto`: the question stays with the person; worth a log line. */
@@ -96,8 +98,8 @@ export class QuestionAutoAnswerer {
     const controller = new AbortController();
     this.#running.set(job.id, controller);
     try {
-      const conversation = await this.#setup.conversation();
-      const recent = job.isRepeat ? conversation : conversation.slice(-AUTO_ANSWER_CONVERSATION_MESSAGES);
+      const wanted = job.isRepeat ? AUTO_ANSWER_REPEAT_MESSAGES : AUTO_ANSWER_CONVERSATION_MESSAGES;
+      const recent = (await this.#setup.conversation(wanted)).slice(-wanted);
       const answers = await this.#attempt(job.questions, recent, controller.signal);
       if (!this.#target.answer(job.id, answers)) return;
       this.#stats.questionsAnsweredAutomatically += 1;

@@ -3,6 +3,7 @@ import type { LiveFrame, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/
 import { buildClaudeCommand } from '../core/claude-command.ts';
 import type { RunEnding } from '../core/run-ending.ts';
 import { RunLifecycle, type RunCommand, type RunInput, type TimerName } from '../core/run-lifecycle.ts';
+import { capRelayEvent } from '../core/relay-event-size.ts';
 import { parseStream } from '../core/stream-parser.ts';
 import { commandOptionsFor } from '../core/tool-policy.ts';
 import type { AskPerson } from '../core/control-decision.ts';
@@ -92,7 +93,8 @@ class RunDriver {
   #resolve!: (ending: RunEnding) => void;
 
   constructor(options: RunDriverOptions) {
-    this.#options = options;
+    // Every event of a run passes the size bound before the history and the browsers see it (relay-event-size.ts).
+    this.#options = { ...options, emit: (draft) => options.emit(capRelayEvent(draft)) };
     this.#lifecycle = new RunLifecycle({
       ideaId: options.ideaId,
       runId: options.runId,
@@ -106,7 +108,7 @@ class RunDriver {
     this.prompts = new RunPrompts({
       ideaId: options.ideaId,
       runId: options.runId,
-      emit: options.emit,
+      emit: this.#options.emit,
       answer: (id, response) => {
         this.input({ type: 'prompt_answered', id, response, now: Date.now() });
       },
@@ -191,12 +193,12 @@ class RunDriver {
   }
 
   async #start(sessionId: string | undefined): Promise<RunHandle> {
-    const { mode, cwd, claudePath, maxDurationMs, env } = this.#options;
+    const { mode, cwd, claudePath, maxDurationMs, env, askPerson } = this.#options;
     const command = buildClaudeCommand({
       claudePath,
       cwd,
       ...(env === undefined ? {} : { env: { ...env } }),
-      ...commandOptionsFor(mode),
+      ...commandOptionsFor(mode, { askPermissions: askPerson?.permissions }),
       // Text as the model writes it, relayed live (core/live-text.ts).
       includePartialMessages: true,
       ...(sessionId === undefined ? {} : { resume: sessionId }),

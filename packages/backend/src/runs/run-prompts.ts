@@ -14,6 +14,7 @@ import {
   type PermissionDecision,
 } from '../core/prompt-answers.ts';
 import { QuestionHandler, type SubmittedAnswers } from '../core/question-handler.ts';
+import { capAnswersForRelay, capQuestionItems } from '../core/question-capping.ts';
 import type { PromptCloseReason } from '../core/run-commands.ts';
 import { QuestionAutoAnswerer, type AutoAnswerSetup, type AutoAnswerStats } from './question-auto-answer.ts';
 
@@ -117,11 +118,12 @@ export class RunPrompts {
   }
 
   #answerAs(id: string, answers: SubmittedAnswers, who: { source: 'human' | 'auto'; by: string }): boolean {
+    const asked = this.#questions.getPendingById(id)?.questions ?? [];
     const unsubscribe = this.#questions.on('question:answered', (event) => {
       const draft = {
         type: 'claude:question_answered',
         questionId: id,
-        answers: event.answers,
+        answers: capAnswersForRelay(asked, event.answers),
         ...who,
       } as const;
       this.#options.emit({ ...this.#context, ...draft });
@@ -158,7 +160,8 @@ export class RunPrompts {
       ...this.#context,
       type: 'claude:question',
       questionId: requestId,
-      questions: question.questions,
+      // Capped as shown on the page; answers given to the shown texts are mapped back (question-capping.ts).
+      questions: capQuestionItems(question.questions),
       askedAt,
     });
     this.#questionEvents.set(requestId, event);

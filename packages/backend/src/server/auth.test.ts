@@ -1,7 +1,8 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { bearerToken, createAuth, parseCookies, serializeLoginCookie, tokensEqual } from './auth.ts';
+import { bearerToken, createAuth, parseCookies, tokensEqual } from './auth.ts';
+import { createSessionKeys, serializeSessionCookie } from './login-session.ts';
 
 const TOKEN = 'the-right-token-0123456789-abcdefghijklmnop';
 
@@ -53,15 +54,37 @@ describe('createAuth', () => {
   const auth = createAuth({ token: TOKEN, allowedOrigins: ['http://localhost:5173'] });
   const host = '127.0.0.1:7433';
 
-  it('accepts the token from the header or the cookie, never from the query string', () => {
+  it('accepts the token from the header, never from the query string or a cookie', () => {
     expect(auth.checkRequest(requestWith({ host, authorization: `Bearer ${TOKEN}` })).ok).toBe(true);
-    expect(auth.checkRequest(requestWith({ host, cookie: `catalyst_token=${TOKEN}` })).ok).toBe(true);
+    expect(auth.checkRequest(requestWith({ host, cookie: `catalyst_token=${TOKEN}` })).ok).toBe(false);
+    expect(auth.checkRequest(requestWith({ host, cookie: `catalyst_session=${TOKEN}` })).ok).toBe(false);
     expect(auth.checkRequest(requestWith({ host }, `/ws?token=${TOKEN}`))).toMatchObject({
       ok: false,
       status: 401,
       code: 'UNAUTHORIZED',
     });
     expect(auth.checkRequest(requestWith({ host, authorization: 'Bearer wrong' })).ok).toBe(false);
+  });
+
+  it('accepts a browser session only as both halves: the cookie and its key (header or subprotocol)', () => {
+    const { id, key } = auth.startSession();
+    const cookie = `catalyst_session=${id}`;
+    const accepted = (headers: Record<string, string>) =>
+      auth.checkRequest(requestWith({ host, ...headers })).ok;
+    expect(accepted({ cookie, 'x-catalyst-key': key })).toBe(true);
+    expect(accepted({ cookie, 'sec-websocket-protocol': `other, catalyst-key.${key}` })).toBe(true);
+    expect(accepted({ cookie })).toBe(false);
+    expect(accepted({ 'x-catalyst-key': key })).toBe(false);
+    const other = auth.startSession();
+    expect(accepted({ cookie, 'x-catalyst-key': other.key })).toBe(false);
+    expect(accepted({ cookie: `catalyst_session=${other.id}`, 'x-catalyst-key': key })).toBe(false);
+    expect(accepted({ cookie, 'x-catalyst-key': `${key}x` })).toBe(false);
+  });
+
+  it('ties a session to the token: another token’s server refuses it, the same token’s accepts it', () => {
+    const { id, key } = auth.startSession();
+    expect(createSessionKeys(TOKEN).isValidSession(id, key)).toBe(true);
+    expect(createSessionKeys(`${TOKEN}-rotated`).isValidSession(id, key)).toBe(false);
   });
 
   it('allows the app’s own origin and configured ones, refuses others and "null"', () => {
@@ -87,11 +110,13 @@ describe('createAuth', () => {
   });
 });
 
-describe('serializeLoginCookie', () => {
-  it('is HttpOnly, SameSite=Strict, Path=/, Secure only over TLS, and percent-encoded', () => {
-    expect(serializeLoginCookie('a+b=', { secure: false })).toBe(
-      'catalyst_token=a%2Bb%3D; HttpOnly; SameSite=Strict; Path=/',
+describe('serializeSessionCookie', () => {
+  it('is HttpOnly, SameSite=Strict, Path=/, and Secure only when asked', () => {
+    expect(serializeSessionCookie('abc', { secure: false })).toBe(
+      'catalyst_session=abc; HttpOnly; SameSite=Strict; Path=/',
     );
-    expect(serializeLoginCookie('t', { secure: true })).toContain('; Secure');
+    expect(serializeSessionCookie('abc', { secure: true })).toBe(
+      'catalyst_session=abc; HttpOnly; SameSite=Strict; Path=/; Secure',
+    );
   });
 });

@@ -1,15 +1,21 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { SESSION_KEY_HEADER } from '@catalyst/protocol';
+import {
+  createSessionKeys,
+  SESSION_COOKIE,
+  sessionKeyFromProtocols,
+  type LoginSession,
+} from './login-session.ts';
 
 /**
- * Who may talk to Catalyst: whoever presents the token, in an `Authorization: Bearer` header or in the cookie the
- * login link sets; never in a query string on the API or the WebSocket (it would end up in histories and logs).
- * Browsers also have to come from the app's own origin (or one configured), which stops cross-site WebSocket
- * hijacking even if a cookie were sent. The expected token is kept only as a digest, so this object holds
- * nothing worth logging.
+ * Who may talk to Catalyst: an API client that presents the token in an `Authorization: Bearer` header, or a
+ * browser that logged in and presents both halves of its session (login-session.ts): the HttpOnly cookie and the
+ * key its page keeps. Never the token in a query string on the API or the WebSocket (it would end up in histories
+ * and logs), never the token in a cookie (a cookie goes to every port of its host). Browsers also have to come from
+ * the app's own origin (or one configured), which stops cross-site WebSocket hijacking. The expected token is
+ * kept only as a digest and an HMAC key, so this object holds nothing worth logging.
  */
-
-export const TOKEN_COOKIE = 'catalyst_token';
 
 export type OriginVerdict = 'absent' | 'allowed' | 'forbidden';
 
@@ -21,8 +27,10 @@ export type RequestVerdict =
 export interface Auth {
   /** Constant-time whatever the candidate's length. */
   isValidToken(candidate: string): boolean;
-  /** The bearer header when present, else the cookie. */
+  /** The bearer header when present, else the session cookie with its key (header, or WebSocket subprotocol). */
   isAuthenticated(request: IncomingMessage): boolean;
+  /** A new browser session, for a login that presented the token. */
+  startSession(): LoginSession;
   /** `absent` for non-browser clients, which must then hold the token (checkRequest requires it anyway). */
   checkOrigin(request: IncomingMessage): OriginVerdict;
   /** Token first (401), then origin (403): what both the API and the WebSocket upgrade require. */
@@ -44,9 +52,16 @@ export function createAuth(options: AuthOptions): Auth {
   const expected = digestOf(options.token);
   const extraOrigins = new Set((options.allowedOrigins ?? []).map((origin) => origin.toLowerCase()));
   const isValidToken = (candidate: string): boolean => timingSafeEqual(digestOf(candidate), expected);
+  const sessions = createSessionKeys(options.token);
   const isAuthenticated = (request: IncomingMessage): boolean => {
-    const presented = presentedToken(request);
-    return presented !== undefined && isValidToken(presented);
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+      const presented = bearerToken(header);
+      return presented !== undefined && isValidToken(presented);
+    }
+    const id = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
+    const key = presentedSessionKey(request);
+    return id !== undefined && key !== undefined && sessions.isValidSession(id, key);
   };
   const checkOrigin = (request: IncomingMessage): OriginVerdict => {
     const origin = request.headers.origin;
@@ -65,7 +80,13 @@ export function createAuth(options: AuthOptions): Auth {
     }
     return { ok: true };
   };
-  return { isValidToken, isAuthenticated, checkOrigin, checkRequest };
+  return {
+    isValidToken,
+    isAuthenticated,
+    startSession: () => sessions.startSession(),
+    checkOrigin,
+    checkRequest,
+  };
 }
 
 /**
@@ -80,10 +101,11 @@ function digestOf(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
-function presentedToken(request: IncomingMessage): string | undefined {
-  const header = request.headers.authorization;
-  if (header !== undefined) return bearerToken(header);
-  return parseCookies(request.headers.cookie).get(TOKEN_COOKIE);
+/** The page's half of a session: the header on HTTP, the subprotocol on a WebSocket upgrade. */
+function presentedSessionKey(request: IncomingMessage): string | undefined {
+  const header = request.headers[SESSION_KEY_HEADER];
+  if (typeof header === 'string') return header;
+  return sessionKeyFromProtocols(request.headers['sec-websocket-protocol']);
 }
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), else undefined. */
@@ -123,14 +145,4 @@ function decodeCookieValue(value: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * HttpOnly (no script reads it), SameSite=Strict (no other site's page makes the browser send it), Path=/ (the API
- * and the WebSocket). A session cookie: it ends with the browser session, and the login link sets it again.
- * Secure when the page came over TLS; over plain http on loopback a Secure cookie would not be stored everywhere.
- */
-export function serializeLoginCookie(token: string, options: { secure: boolean }): string {
-  const attributes = ['HttpOnly', 'SameSite=Strict', 'Path=/', ...(options.secure ? ['Secure'] : [])];
-  return [`${TOKEN_COOKIE}=${encodeURIComponent(token)}`, ...attributes].join('; ');
 }

@@ -112,6 +112,31 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('short secret');
   });
 
+  it('reads CATALYST_PUBLIC_URL as an http(s) origin, and reports a path or another scheme with the rest', () => {
+    const publicUrlOf = (value: string) =>
+      loadConfig({ CATALYST_PUBLIC_URL: value }, { homeDir: HOME }).publicUrl;
+    expect(publicUrlOf('https://Catalyst.Example.com')).toBe('https://catalyst.example.com');
+    expect(publicUrlOf('https://catalyst.example.com/')).toBe('https://catalyst.example.com');
+    expect(publicUrlOf('https://catalyst.example.com:443')).toBe('https://catalyst.example.com');
+    expect(publicUrlOf('http://vm.lan:8080')).toBe('http://vm.lan:8080');
+    expect(loadConfig({}, { homeDir: HOME }).publicUrl).toBeUndefined();
+    for (const value of [
+      'https://catalyst.example.com/app',
+      'ftp://catalyst.example.com',
+      'https://user:pass@catalyst.example.com',
+      'https://catalyst.example.com/?x',
+      'catalyst.example.com',
+    ]) {
+      const error = configError(() =>
+        loadConfig({ CATALYST_PUBLIC_URL: value, CATALYST_PORT: 'x' }, { homeDir: HOME }),
+      );
+      expect(error.details.problems).toEqual([
+        'CATALYST_PORT: must be a whole number',
+        expect.stringContaining('CATALYST_PUBLIC_URL: "'),
+      ]);
+    }
+  });
+
   it('never falls back to a default for a value that is present but wrong', () => {
     for (const port of ['', '70000', '7433.5', ' 7433']) {
       expect(configError(() => loadConfig({ CATALYST_PORT: port }, { homeDir: HOME })).message).toContain(

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
+import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
 import {
   ClaudePathSchema,
   ConfigFileSchema,
@@ -32,7 +33,6 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_PORT = 7433;
 export const DEFAULT_IDEAS_ROOT = '~/catalyst/ideas';
-const SIX_HOURS_MS = 6 * 60 * 60_000;
 
 /** An empty value is reported as such (abort: one clear sentence rather than every check failing). */
 const present = z.string().min(1, { message: 'is set but empty; unset it or give it a value', abort: true });
@@ -68,6 +68,28 @@ const OriginListSchema = present.transform((list, ctx) => {
   return origins;
 });
 
+/**
+ * Where people open Catalyst when a reverse proxy terminates TLS in front of it: an http(s) origin, optionally with
+ * a trailing `/` (the app lives at the root, so no path). Its scheme decides whether the login cookie is Secure.
+ */
+const PublicUrlSchema = present.transform((value, ctx) => {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  const isOrigin =
+    url !== undefined &&
+    ['http:', 'https:'].includes(url.protocol) &&
+    `${url.origin}/` === url.href &&
+    !value.endsWith('?') &&
+    !value.endsWith('#');
+  if (!isOrigin) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${value.slice(0, 100)}" is not a URL like https://catalyst.example.com (http or https, host, optional port; no path)`,
+    });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
 const EnvSchema = z
   .object({
     CATALYST_BIND: BindSchema.default('127.0.0.1'),
@@ -78,7 +100,7 @@ const EnvSchema = z
     CATALYST_IDEAS_ROOT: present.pipe(IdeasRootSchema).default(DEFAULT_IDEAS_ROOT),
     CATALYST_CLAUDE_PATH: present.pipe(ClaudePathSchema).optional(),
     CLAUDE_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 24 * 60 * 60_000, fallback: 600_000 }),
-    CATALYST_MAX_RUN_MS: wholeNumber({ min: 1_000, max: 7 * 24 * 60 * 60_000, fallback: SIX_HOURS_MS }),
+    CATALYST_MAX_RUN_MS: wholeNumber({ min: 1_000, max: 7 * 24 * 60 * 60_000, fallback: DEFAULT_MAX_RUN_MS }),
     CATALYST_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     /** The small model that answers Claude's questions for ideas with questionPolicy auto / human_then_auto. */
     CATALYST_QA_MODEL: present
@@ -87,6 +109,8 @@ const EnvSchema = z
     CATALYST_QA_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     /** Browser origins allowed besides the app's own (e.g. a dev server, a reverse proxy's public name). */
     CATALYST_ALLOWED_ORIGINS: OriginListSchema.optional(),
+    /** The https URL of a reverse proxy in front of Catalyst: Secure cookie, its origin allowed, the printed link. */
+    CATALYST_PUBLIC_URL: PublicUrlSchema.optional(),
   })
   .refine((env) => LOOPBACK_BINDS.has(env.CATALYST_BIND) || env.CATALYST_TOKEN !== undefined, {
     message:
@@ -129,6 +153,8 @@ export interface Config {
   readonly token?: string;
   readonly configDir: string;
   readonly allowedOrigins: readonly string[];
+  /** CATALYST_PUBLIC_URL, an origin without a trailing `/`; the login link and the cookie's Secure follow it. */
+  readonly publicUrl?: string;
   readonly hosts: readonly HostEntry[];
   readonly defaultHost: string;
   readonly ideasRoot: string;
@@ -198,6 +224,7 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     ...(env.CATALYST_TOKEN === undefined ? {} : { token: env.CATALYST_TOKEN }),
     configDir: toLocalPath(env.CATALYST_CONFIG_DIR ?? '~/.config/catalyst', places),
     allowedOrigins: env.CATALYST_ALLOWED_ORIGINS ?? [],
+    ...(env.CATALYST_PUBLIC_URL === undefined ? {} : { publicUrl: env.CATALYST_PUBLIC_URL }),
     hosts,
     defaultHost: file?.defaultHost ?? first.name,
     ideasRoot: env.CATALYST_IDEAS_ROOT,

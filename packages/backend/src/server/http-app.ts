@@ -4,11 +4,11 @@ import type { IdeaService } from '../service/idea-service.ts';
 import type { Auth } from './auth.ts';
 import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
 import { createApiRouter } from './routes-api.ts';
-import { createLoginHandler } from './routes-login.ts';
+import { createLoginRouter } from './routes-login.ts';
 
 /**
- * The HTTP side of Catalyst: `/login` (public), `/api/*` (token and origin checked before the body is even
- * read), and the built frontend when `staticDir` is given. The WebSocket is attached separately (ws-hub.ts).
+ * The HTTP side of Catalyst: `/login` (public; routes-login.ts), `/api/*` (token and origin checked before the body
+ * is even read), and the built frontend when `staticDir` is given. The WebSocket is attached separately (ws-hub.ts).
  */
 
 export interface HttpAppOptions {
@@ -17,11 +17,13 @@ export interface HttpAppOptions {
   logger: Logger;
   /** The built frontend; it holds no secret, so it is served without the token (the page then logs in). */
   staticDir?: string;
+  /** The session cookie is Secure (CATALYST_PUBLIC_URL is https). */
+  secureCookie?: boolean;
 }
 
 /**
  * `default-src 'self'` also covers the same-origin WebSocket (CSP3 lets 'self' match ws:/wss:). No inline
- * script anywhere; the page cannot be framed (clickjacking) and sends no Referer (the login link has the token).
+ * script anywhere; the page cannot be framed (clickjacking) and sends no Referer.
  */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
@@ -38,10 +40,13 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(setSecurityHeaders, logRequests(logger));
-  app.get(
+  app.use(
     '/login',
     noStore,
-    createLoginHandler(auth, logger, { appServed: options.staticDir !== undefined }),
+    createLoginRouter(auth, logger, {
+      secureCookie: options.secureCookie ?? false,
+      appServed: options.staticDir !== undefined,
+    }),
   );
   app.use(
     '/api',
@@ -65,7 +70,7 @@ const setSecurityHeaders: RequestHandler = (_request, response, next) => {
   next();
 };
 
-/** API answers and the login redirect are never stored by a browser or a proxy. */
+/** API answers and login answers are never stored by a browser or a proxy. */
 const noStore: RequestHandler = (_request, response, next) => {
   response.setHeader('Cache-Control', 'no-store');
   next();
@@ -83,7 +88,10 @@ function requireAuth(auth: Auth): RequestHandler {
   };
 }
 
-/** Method, path (never the query string: the login link carries the token), status, duration. No headers. */
+/**
+ * Method, path (never the query string: an old-style login link carries the token there), status, duration. No
+ * headers.
+ */
 function logRequests(logger: Logger): RequestHandler {
   return (request, response, next) => {
     const started = performance.now();

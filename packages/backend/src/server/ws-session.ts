@@ -99,21 +99,30 @@ function createPacedSender(socket: WebSocket): (frame: ServerFrame) => Promise<v
 }
 
 /**
- * `bufferedAmount` counts what ws and the TCP socket hold unsent. Past the bound, nothing more is sent and the
- * client is closed; dropping its subscriptions waits a microtask, so it never happens inside the service's
- * fan-out loop that called us. ws destroys the socket if the close handshake does not finish within 30 s.
+ * Counts the live frames' bytes not yet handed to the kernel (ws calls a send's callback once its bytes are
+ * written). Replayed frames are not counted: they flow at the client's pace (createPacedSender), and counting
+ * them (`bufferedAmount` did) let one large replayed event close a client on every reconnect (issue 16, item 9).
+ * Past the bound, nothing more is sent and the client is closed; dropping its subscriptions waits a microtask, so
+ * it never happens inside the service's fan-out loop that called us. ws destroys the socket if the close
+ * handshake does not finish within 30 s.
  */
 function createSender(
   options: WsSessionOptions & { onFellBehind: () => void },
 ): (frame: ServerFrame) => void {
   const { socket, logger, maxBufferedBytes, onFellBehind } = options;
   let hasFallenBehind = false;
+  let unsentLiveBytes = 0;
   return (frame) => {
     if (hasFallenBehind || socket.readyState !== WebSocket.OPEN) return;
-    socket.send(JSON.stringify(frame));
-    if (socket.bufferedAmount <= maxBufferedBytes) return;
+    const text = JSON.stringify(frame);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    unsentLiveBytes += bytes;
+    socket.send(text, () => {
+      unsentLiveBytes -= bytes;
+    });
+    if (unsentLiveBytes <= maxBufferedBytes) return;
     hasFallenBehind = true;
-    logger.warn({ bufferedBytes: socket.bufferedAmount }, 'websocket client fell behind; closing it');
+    logger.warn({ unsentLiveBytes }, 'websocket client fell behind; closing it');
     socket.close(SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON);
     queueMicrotask(onFellBehind);
   };

@@ -55,7 +55,8 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
     const listener: IdeaListener = (frame) => {
       if (slot.active) send(frame);
     };
-    const replayedUpTo = await replayHistory({ service, sendPaced, slot }, frame).catch((error: unknown) => {
+    const replay = replayHistory({ service, sendPaced, slot }, frame);
+    const { replayedUpTo, isReset } = await replay.catch((error: unknown) => {
       drop(frame.ideaId, slot);
       throw error;
     });
@@ -71,7 +72,7 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
       return;
     }
     slot.subscription = subscription;
-    send(toSubscribedFrame(frame, subscription));
+    send(toSubscribedFrame(frame, subscription, isReset));
     // A client that reconnects mid-question must be able to answer it, whatever `sinceSeq` it replayed from.
     for (const event of subscription.pending) send(event);
   };
@@ -84,20 +85,25 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
 /**
  * Sends the history after `sinceSeq` page by page, waiting for the socket to drain between frames when it is
  * full; returns the last seq sent, from which the live subscription picks up (catching any event appended since).
+ * A `sinceSeq` past the server's newest seq (a history lost or replaced since the client saw it) is stale: the
+ * whole history is replayed and the `subscribed` frame says `reset`, so the client drops what it held.
  */
 async function replayHistory(
   context: { service: IdeaService; sendPaced: (frame: ServerFrame) => Promise<void>; slot: Slot },
   frame: SubscribeFrame,
-): Promise<number> {
-  let since = frame.sinceSeq ?? 0;
+): Promise<{ replayedUpTo: number; isReset: boolean }> {
+  const asked = frame.sinceSeq ?? 0;
+  const isReset = asked > 0 && asked > (await context.service.lastSeq(frame.ideaId));
+  let since = isReset ? 0 : asked;
   for (;;) {
+    // Each page is a bounded ranged read (event-history.ts); only an empty page means the end.
     const page = await context.service.history(frame.ideaId, since, REPLAY_PAGE_EVENTS);
     for (const event of page) {
-      if (!context.slot.active) return since;
+      if (!context.slot.active) return { replayedUpTo: since, isReset };
       await context.sendPaced(event);
       since = event.seq;
     }
-    if (page.length < REPLAY_PAGE_EVENTS) return since;
+    if (page.length === 0) return { replayedUpTo: since, isReset };
   }
 }
 
@@ -106,10 +112,15 @@ function isActive(slot: Slot): boolean {
   return slot.active;
 }
 
-function toSubscribedFrame(frame: SubscribeFrame, subscription: IdeaSubscription): SubscribedFrame {
+function toSubscribedFrame(
+  frame: SubscribeFrame,
+  subscription: IdeaSubscription,
+  isReset: boolean,
+): SubscribedFrame {
   const { lastSeq, running } = subscription;
   const requestId = frame.requestId === undefined ? {} : { requestId: frame.requestId };
-  return { type: 'subscribed', ideaId: frame.ideaId, lastSeq, running, ...requestId };
+  const reset = isReset ? { reset: true as const } : {};
+  return { type: 'subscribed', ideaId: frame.ideaId, lastSeq, running, ...requestId, ...reset };
 }
 
 /** One failing unsubscribe (a service bug) must not keep the others from running. */

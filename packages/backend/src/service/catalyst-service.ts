@@ -3,29 +3,27 @@ import type { Logger } from 'pino';
 import type {
   CreateIdeaBody,
   IdeaMeta,
-  IdeaStatus,
   IdeaView,
   RelayEvent,
-  RelayEventDraft,
   RunMode,
   UpdateIdeaBody,
 } from '@catalyst/protocol';
-import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
-import type { RunEnding } from '../core/run-ending.ts';
-import { checkIdeaId, type IdeaStore } from '../ideas/idea-store.ts';
-import { IdeaHistory } from '../ideas/event-history.ts';
+import { CatalystError } from '../core/catalyst-error.ts';
+import { checkIdeaId } from '../ideas/idea-store.ts';
+import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
 import type { SubmittedAnswers } from '../core/question-handler.ts';
-import { startRunDriver, type ActiveRun, type PromptControls } from '../runs/run-driver.ts';
+import type { ActiveRun, PromptControls } from '../runs/run-driver.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { IdeaIndex } from './idea-index.ts';
 import type { HostHealth, IdeaListener, IdeaService, IdeaSubscription } from './idea-service.ts';
+import { IdeaHistories } from './idea-histories.ts';
+import { hostHolding, locateIdea } from './idea-lookup.ts';
 import { LiveSubscribers } from './live-subscribers.ts';
-import { closeOrphanedRun } from './orphaned-runs.ts';
+import { launchRun, type RunLaunchContext } from './run-launch.ts';
 import { checkHosts } from './host-health.ts';
 import { claimRun, deletingClaim } from './run-claim.ts';
-import { addTotals, applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
-import { statusAfterRun, statusAtStart } from './idea-status.ts';
+import { applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
 import * as routing from './prompt-routing.ts';
 
 export interface CatalystServiceOptions {
@@ -35,6 +33,8 @@ export interface CatalystServiceOptions {
   inactivityTimeoutMs: number;
   maxRunMs: number;
   qa?: routing.QaSettings;
+  /** Event histories kept open with no subscriber and no run (history-cache.ts). */
+  maxIdleHistories?: number;
 }
 
 /**
@@ -43,15 +43,31 @@ export interface CatalystServiceOptions {
  */
 export class CatalystService implements IdeaService {
   readonly #options: CatalystServiceOptions;
-  readonly #histories = new Map<string, Promise<IdeaHistory>>();
-  /** Ideas whose run left open by a killed Catalyst could not be ended when their history opened. */
-  readonly #orphansLeftOpen = new Set<string>();
+  readonly #histories: IdeaHistories;
   readonly #runs = new Map<string, ActiveRun>();
   readonly #live = new LiveSubscribers();
+  readonly #launching: RunLaunchContext;
   #isStopping = false;
 
   constructor(options: CatalystServiceOptions) {
     this.#options = options;
+    this.#histories = new IdeaHistories({
+      hosts: options.hosts,
+      logger: options.logger,
+      hostOf: async (id) => (await this.#locate(id)).host,
+      isRunning: (id) => this.#runs.has(id),
+      maxIdle: options.maxIdleHistories,
+    });
+    this.#launching = {
+      options,
+      histories: this.#histories,
+      live: this.#live,
+      locate: (id) => this.#locate(id),
+      release: (id) => {
+        this.#runs.delete(id);
+        this.#histories.evictIdle();
+      },
+    };
   }
 
   async listIdeas(): Promise<IdeaView[]> {
@@ -88,17 +104,23 @@ export class CatalystService implements IdeaService {
   }
 
   async deleteIdea(id: string): Promise<void> {
-    const { host } = await this.#locate(id);
+    // Not locateIdea: a folder whose meta.json is missing or corrupt is listed, and must be deletable (issue 16, item 8).
+    const host = await hostHolding(this.#options, id);
     if (this.#runs.has(id))
       throw new CatalystError('RUN_IN_PROGRESS', 'Stop the running task before deleting the idea.');
     // Marked before the first await: a run started meanwhile would work in a folder about to vanish.
     this.#runs.set(id, deletingClaim);
     try {
-      const history = this.#histories.get(id);
-      this.#histories.delete(id);
+      const history = this.#histories.take(id);
       this.#live.drop(id);
       await (await history)?.close();
-      await (await this.#store(host)).delete(id);
+      const { leftOver } = await (await this.#store(host)).delete(id);
+      // The idea is deleted (out of the listing); its files wait in the trash for the next delete or start-up.
+      if (leftOver !== undefined)
+        this.#options.logger.warn(
+          { err: leftOver, ideaId: id, host },
+          'a deleted idea left files in the trash',
+        );
       await this.#options.index.delete(id);
     } finally {
       this.#runs.delete(id);
@@ -108,6 +130,11 @@ export class CatalystService implements IdeaService {
   async history(id: string, sinceSeq: number, limit?: number): Promise<RelayEvent[]> {
     await this.#locate(id);
     return (await this.#history(id)).since(sinceSeq, limit);
+  }
+
+  async lastSeq(id: string): Promise<number> {
+    await this.#locate(id);
+    return (await this.#history(id)).lastSeq;
   }
 
   async subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription> {
@@ -123,6 +150,7 @@ export class CatalystService implements IdeaService {
       unsubscribe: () => {
         unsubscribe();
         leaveLive();
+        this.#histories.evictIdle();
       },
     };
   }
@@ -132,7 +160,7 @@ export class CatalystService implements IdeaService {
     if (this.#runs.has(id))
       throw new CatalystError('RUN_IN_PROGRESS', 'This idea already has a running task.');
     const runId = `run-${randomUUID()}`;
-    const launching = this.#launch(id, runId, mode, message);
+    const launching = launchRun(this.#launching, { id, runId, mode, message });
     const claim = claimRun(runId, launching);
     this.#runs.set(id, claim);
     try {
@@ -186,83 +214,7 @@ export class CatalystService implements IdeaService {
     const runs = [...this.#runs.values()];
     for (const run of runs) run.cancel();
     await Promise.allSettled(runs.map((run) => run.ended));
-    const histories = await Promise.allSettled([...this.#histories.values()]);
-    const opened = histories.flatMap((h) => (h.status === 'fulfilled' ? [h.value] : []));
-    await Promise.allSettled(opened.map((history) => history.close()));
-  }
-
-  async #launch(id: string, runId: string, mode: RunMode, message: string): Promise<ActiveRun> {
-    // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
-    // If that failed when the history opened, it must succeed now, or this run does not start.
-    const history = await this.#history(id);
-    if (this.#orphansLeftOpen.has(id)) {
-      const { host } = await this.#locate(id);
-      await this.#endOrphanedRun(id, history, await this.#store(host));
-    }
-    const { host, meta } = await this.#locate(id);
-    const store = await this.#store(host);
-    const registered = this.#options.hosts.get(host);
-    const claude = await this.#options.hosts.claude(host);
-    await this.#setStatus({ id, host, runId, status: statusAtStart(meta.status, mode) }, history);
-    this.#options.logger.info({ ideaId: id, runId, mode, host }, 'run started');
-    const run: ActiveRun = startRunDriver({
-      host: registered.host,
-      ideaId: id,
-      runId,
-      mode,
-      message,
-      cwd: store.paths(id).project,
-      claudePath: claude.claudePath,
-      env: { PATH: claude.path },
-      ...(meta.sessionId === undefined ? {} : { sessionId: meta.sessionId }),
-      recap: routing.sessionRecapFor(meta, history, runId),
-      inactivityTimeoutMs: this.#options.inactivityTimeoutMs,
-      maxDurationMs: this.#options.maxRunMs,
-      ...routing.promptOptionsFor(meta, this.#options.qa ?? routing.DEFAULT_QA, history),
-      emit: (draft: RelayEventDraft): RelayEvent => history.append(draft),
-      relayLive: (frame) => {
-        this.#live.send(id, frame);
-      },
-      onSession: async (sessionId) => {
-        await store.update(id, (current) => ({ ...current, sessionId }));
-      },
-      onFinish: (ending) => this.#recordEnding({ id, host, runId, mode, prompts: run.prompts }, ending),
-      logger: this.#options.logger,
-    });
-    return run;
-  }
-
-  async #recordEnding(
-    run: { id: string; host: string; runId: string; mode: RunMode; prompts?: PromptControls | undefined },
-    ending: RunEnding,
-  ): Promise<void> {
-    const { id, host, runId, mode } = run;
-    try {
-      const store = await this.#store(host);
-      const meta = await store.update(id, (current) =>
-        addTotals(current, { mode, ending, stats: run.prompts?.stats() }),
-      );
-      const status = statusAfterRun(meta.status, mode, ending.outcome);
-      await this.#setStatus({ id, host, runId, status }, await this.#history(id));
-    } finally {
-      this.#runs.delete(id);
-    }
-    const { outcome, result } = ending;
-    this.#options.logger.info(
-      { ideaId: id, runId, mode, outcome, costUsd: result?.costUsd, durationMs: result?.durationMs },
-      'run ended',
-    );
-  }
-
-  async #setStatus(
-    change: { id: string; host: string; runId: string; status: IdeaStatus },
-    history: IdeaHistory,
-  ): Promise<void> {
-    const { id, runId, status } = change;
-    const store = await this.#store(change.host);
-    const before = (await store.get(id)).status;
-    await store.update(id, (current) => ({ ...current, status }));
-    if (before !== status) history.append({ type: 'idea:status', ideaId: id, runId, status });
+    await this.#histories.closeAll();
   }
 
   async #listHost(name: string): Promise<IdeaView[]> {
@@ -279,6 +231,7 @@ export class CatalystService implements IdeaService {
         running: this.#runs.has(entry.id),
         ...(entry.meta ? { meta: entry.meta } : {}),
         ...(entry.error === undefined ? {} : { error: entry.error }),
+        ...(entry.isBroken === true ? { broken: true as const } : {}),
       }));
     } catch (error) {
       const reason = `Host ${name} is unavailable: ${messageOf(error)}`;
@@ -288,20 +241,8 @@ export class CatalystService implements IdeaService {
     }
   }
 
-  /** Finds an idea's host (the index first, then every host) and reads its meta.json. */
-  async #locate(id: string): Promise<{ host: string; meta: IdeaMeta }> {
-    checkIdeaId(id);
-    const known = this.#options.index.hostOf(id);
-    const candidates = known === undefined ? this.#options.hosts.all().map((h) => h.name) : [known];
-    for (const host of candidates) {
-      try {
-        return { host, meta: await (await this.#store(host)).get(id) };
-      } catch (error) {
-        if (!(isCatalystError(error) && error.code === 'IDEA_NOT_FOUND') || known !== undefined)
-          throw toUnavailable(error, host);
-      }
-    }
-    throw new CatalystError('IDEA_NOT_FOUND', `There is no idea ${id}.`);
+  #locate(id: string): Promise<{ host: string; meta: IdeaMeta }> {
+    return locateIdea(this.#options, id);
   }
 
   #store(host: string) {
@@ -309,36 +250,7 @@ export class CatalystService implements IdeaService {
   }
 
   #history(id: string): Promise<IdeaHistory> {
-    const cached = this.#histories.get(id);
-    if (cached) return cached;
-    const pending = (async () => {
-      const { host } = await this.#locate(id);
-      const store = await this.#store(host);
-      const files = this.#options.hosts.get(host).host;
-      const history = await IdeaHistory.open({
-        files,
-        path: store.paths(id).events,
-        onError: (error) => {
-          this.#options.logger.error({ err: error, ideaId: id }, 'event history problem');
-        },
-      });
-      try {
-        await this.#endOrphanedRun(id, history, store);
-      } catch (error) {
-        // The history is still readable; the next launch tries again first.
-        this.#orphansLeftOpen.add(id);
-        this.#options.logger.error({ err: error, ideaId: id }, 'could not end a run left open');
-      }
-      return history;
-    })();
-    pending.catch(() => this.#histories.delete(id));
-    this.#histories.set(id, pending);
-    return pending;
-  }
-
-  async #endOrphanedRun(id: string, history: IdeaHistory, store: IdeaStore): Promise<void> {
-    await closeOrphanedRun(id, history, store, this.#options.logger);
-    this.#orphansLeftOpen.delete(id);
+    return this.#histories.get(id);
   }
 
   #view(id: string, host: string, meta: IdeaMeta): IdeaView {

@@ -37,8 +37,13 @@ export interface IdeaService {
   updateIdea(id: string, body: UpdateIdeaBody): Promise<IdeaView>;
   /** Refuses with RUN_IN_PROGRESS while a run is active. */
   deleteIdea(id: string): Promise<void>;
-  /** Events with seq > sinceSeq, oldest first, at most `limit`. */
+  /**
+   * Events with seq > sinceSeq, oldest first, at most `limit` and at most what one bounded read of the history
+   * holds (fewer than `limit` does not mean the end: an empty page does).
+   */
   history(id: string, sinceSeq: number, limit?: number): Promise<RelayEvent[]>;
+  /** The newest seq of the idea: a client whose `sinceSeq` is past it holds a history the server does not have. */
+  lastSeq(id: string): Promise<number>;
   /**
    * Calls `listener` with every event after `sinceSeq` (replayed from the history first, then live), in seq
    * order, with no gap and no duplicate. Once subscribed it also gets the live-only frames (streaming text), in

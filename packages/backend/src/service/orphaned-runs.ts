@@ -21,7 +21,8 @@ export async function closeOrphanedRun(
   store: IdeaStore,
   logger: Logger,
 ): Promise<void> {
-  const recent = await history.since(Math.max(0, history.lastSeq - SCAN_EVENTS));
+  // From the newest event, not lastSeq: after a crash lastSeq sits above it by the unused seq reservation.
+  const recent = await history.since(Math.max(0, history.newestEventSeq - SCAN_EVENTS));
   const orphan = orphanedRunOf(recent);
   if (orphan === undefined) return;
   const { runId } = orphan;

@@ -1,9 +1,9 @@
-import type { IdeaMeta, RelayEvent } from '@catalyst/protocol';
+import { MAX_RELAY_EVENT_BYTES, type IdeaMeta, type RelayEvent } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { AskPerson } from '../core/control-decision.ts';
 import { DEFAULT_QA_MODEL, type ConversationMessage } from '../core/auto-answer.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
-import { buildSessionRecap } from '../core/lost-session.ts';
+import { buildSessionRecap, RECAP_MESSAGES } from '../core/lost-session.ts';
 import type { AutoAnswerOptions, PromptControls } from '../runs/run-driver.ts';
 import type { PromptStats } from '../runs/run-prompts.ts';
 
@@ -80,7 +80,7 @@ export function autoAnswerFor(
     delayMs: meta.autoAnswerDelayMs,
     ...qa,
     idea: { title: meta.title, description: meta.description },
-    conversation: async () => conversationOf(await history.since(0)),
+    conversation: async (maxMessages) => (await readConversation(history, { maxMessages })).messages,
   };
 }
 
@@ -90,22 +90,40 @@ export function autoAnswerFor(
  */
 export function sessionRecapFor(meta: IdeaMeta, history: IdeaHistory, runId: string): () => Promise<string> {
   return async () => {
-    const before = (await history.since(0)).filter((event) => event.runId !== runId);
+    const read = await readConversation(history, { maxMessages: RECAP_MESSAGES, exceptRunId: runId });
     return buildSessionRecap({
       idea: { title: meta.title, description: meta.description },
-      conversation: conversationOf(before),
+      conversation: read.messages,
+      hasEarlier: !read.isComplete,
     });
   };
 }
 
-/** The person's messages (each run's) and Claude's top-level text, oldest first. */
-function conversationOf(events: readonly RelayEvent[]): ConversationMessage[] {
-  return events.flatMap((event): ConversationMessage[] => {
-    if (event.type === 'run:started') return [{ role: 'person', text: event.message }];
-    if (event.type === 'claude:text' && event.parentToolUseId === null)
-      return [{ role: 'claude', text: event.text }];
-    return [];
+/**
+ * Room for four messages of the largest size an event can have (each message is one event): the recap and the
+ * answerer cut long messages themselves, so this only bounds what a read holds, whatever the history's size.
+ */
+const CONVERSATION_READ_BYTES = 4 * MAX_RELAY_EVENT_BYTES;
+
+/** The newest messages of the idea's conversation (of runs other than `exceptRunId`), oldest first. */
+export async function readConversation(
+  history: IdeaHistory,
+  request: { maxMessages: number; exceptRunId?: string },
+): Promise<{ messages: ConversationMessage[]; isComplete: boolean }> {
+  const { events, isComplete } = await history.latest({
+    maxEvents: request.maxMessages,
+    maxBytes: CONVERSATION_READ_BYTES,
+    select: (event) => event.runId !== request.exceptRunId && messageOf(event) !== undefined,
   });
+  return { messages: events.flatMap((event) => messageOf(event) ?? []), isComplete };
+}
+
+/** The person's message that started a run, or Claude's top-level text; nothing else is the conversation. */
+function messageOf(event: RelayEvent): ConversationMessage | undefined {
+  if (event.type === 'run:started') return { role: 'person', text: event.message };
+  if (event.type === 'claude:text' && event.parentToolUseId === null)
+    return { role: 'claude', text: event.text };
+  return undefined;
 }
 
 export function addPromptTotals(meta: IdeaMeta, stats: PromptStats | undefined): IdeaMeta {

@@ -4,11 +4,12 @@ import { Connection, type ConnectionState } from './connection.ts';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
-import { LoginScreen } from './LoginScreen.tsx';
+import { LoginScreen, logInWith } from './LoginScreen.tsx';
 import { NoticePage } from './NoticePage.tsx';
 import { navigate, routeOf, usePath } from './router.ts';
+import { sessionProtocols } from './session-key.ts';
 
-type Login = 'checking' | 'ok' | 'missing' | 'refused' | 'offline';
+type Login = 'logging_in' | 'checking' | 'ok' | 'missing' | 'refused' | 'offline';
 
 const ConnectionContext = createContext<Connection | undefined>(undefined);
 
@@ -25,8 +26,9 @@ export function useConnectionState(connection: Connection): ConnectionState {
   );
 }
 
-/** `/login?token=…` sends a refused token here as `/?login=refused` (routes-login.ts). */
-function initialLogin(): Login {
+/** The printed link's token is swapped for a session first; the old `/login?token=…` lands on `/?login=refused`. */
+function initialLogin(linkToken: string | undefined): Login {
+  if (linkToken !== undefined) return 'logging_in';
   return new URLSearchParams(location.search).get('login') === 'refused' ? 'refused' : 'checking';
 }
 
@@ -40,9 +42,20 @@ async function isLoggedIn(): Promise<boolean> {
   }
 }
 
-export function App() {
-  const [login, setLogin] = useState<Login>(initialLogin);
+export function App({ linkToken }: { linkToken?: string }) {
+  const [login, setLogin] = useState<Login>(() => initialLogin(linkToken));
   const [connection, setConnection] = useState<Connection>();
+
+  useEffect(() => {
+    if (login !== 'logging_in' || linkToken === undefined) return;
+    let live = true;
+    void logInWith(linkToken).then((outcome) => {
+      if (live) setLogin(outcome);
+    });
+    return () => {
+      live = false;
+    };
+  }, [login, linkToken]);
 
   useEffect(() => {
     if (login !== 'checking') return;
@@ -72,7 +85,7 @@ export function App() {
 
   useEffect(() => {
     if (login !== 'ok') return;
-    const created = new Connection({ checkLogin: isLoggedIn });
+    const created = new Connection({ checkLogin: isLoggedIn, protocols: sessionProtocols });
     const stop = created.onState((state) => {
       if (state === 'unauthorized') setLogin('missing');
     });
@@ -84,8 +97,17 @@ export function App() {
     };
   }, [login]);
 
-  if (login === 'checking') return <main className="centered" aria-busy="true" />;
-  if (login === 'missing' || login === 'refused') return <LoginScreen refused={login === 'refused'} />;
+  if (login === 'checking' || login === 'logging_in') return <main className="centered" aria-busy="true" />;
+  if (login === 'missing' || login === 'refused') {
+    return (
+      <LoginScreen
+        refused={login === 'refused'}
+        onLoggedIn={() => {
+          setLogin('ok');
+        }}
+      />
+    );
+  }
   if (login === 'offline') {
     return (
       <NoticePage

@@ -9,7 +9,7 @@ import {
 } from '@catalyst/protocol';
 import { useState, type SyntheticEvent } from 'react';
 import { api, describeError } from './api.ts';
-import { Dialog } from './Dialog.tsx';
+import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
 import { formatCost } from './format.ts';
 import { navigate } from './router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
@@ -117,9 +117,12 @@ export function IdeaHeader(props: IdeaHeaderProps) {
         <SettingsPanel idea={idea} onChanged={props.onChanged} />
       ) : null}
       {deleting ? (
-        <DeleteDialog
+        <DeleteIdeaDialog
           ideaId={props.ideaId}
           title={meta?.title ?? props.ideaId}
+          onDeleted={() => {
+            navigate('/');
+          }}
           onClose={() => {
             setDeleting(false);
           }}
@@ -303,41 +306,5 @@ function PolicySelect<T extends string>({ id, label, value, choices, onChoose }:
         ))}
       </select>
     </>
-  );
-}
-
-function DeleteDialog({ ideaId, title, onClose }: { ideaId: string; title: string; onClose: () => void }) {
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api.deleteIdea(ideaId);
-      navigate('/');
-    } catch (caught) {
-      setError(describeError(caught));
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog title={`Delete “${title}”?`} onClose={onClose}>
-      <p>
-        Its folder on the host, the project Claude built in it and the whole conversation are removed. This
-        cannot be undone.
-      </p>
-      {error === undefined ? null : (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="actions">
-        <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
-          Delete
-        </button>
-        <button type="button" data-autofocus onClick={onClose}>
-          Keep it
-        </button>
-      </div>
-    </Dialog>
   );
 }

@@ -1,6 +1,7 @@
 import { IDEA_DESCRIPTION_MAX, IDEA_TITLE_MAX, type IdeaView } from '@catalyst/protocol';
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { api, describeError } from './api.ts';
+import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
 import { formatRelative } from './format.ts';
 import { navigate } from './router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
@@ -73,7 +74,7 @@ export function IdeasList() {
       ) : (
         <ul className="idea-list">
           {listed.map((idea) => (
-            <IdeaRow key={idea.id} idea={idea} />
+            <IdeaRow key={idea.id} idea={idea} onDeleted={() => void load()} />
           ))}
         </ul>
       )}
@@ -81,7 +82,8 @@ export function IdeasList() {
   );
 }
 
-function IdeaRow({ idea }: { idea: IdeaView }) {
+function IdeaRow({ idea, onDeleted }: { idea: IdeaView; onDeleted: () => void }) {
+  const [deleting, setDeleting] = useState(false);
   const meta = idea.meta;
   const title = meta?.title ?? idea.id;
   const href = `/ideas/${idea.id}`;
@@ -104,6 +106,31 @@ function IdeaRow({ idea }: { idea: IdeaView }) {
         {meta ? `${formatRelative(meta.updatedAt)} · ${idea.host}` : (idea.error ?? `on ${idea.host}`)}
       </span>
       {meta?.description ? <p className="idea-row-description">{meta.description}</p> : null}
+      {idea.broken === true ? (
+        // Its page cannot open without a meta.json: the list is where such a folder is deleted.
+        <button
+          type="button"
+          className="danger"
+          onClick={() => {
+            setDeleting(true);
+          }}
+        >
+          Delete folder
+        </button>
+      ) : null}
+      {deleting ? (
+        <DeleteIdeaDialog
+          ideaId={idea.id}
+          title={title}
+          onDeleted={() => {
+            setDeleting(false);
+            onDeleted();
+          }}
+          onClose={() => {
+            setDeleting(false);
+          }}
+        />
+      ) : null}
     </li>
   );
 }

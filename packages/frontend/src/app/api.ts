@@ -3,6 +3,8 @@ import {
   HostsResponseSchema,
   IdeaListResponseSchema,
   IdeaResponseSchema,
+  LoginResponseSchema,
+  SESSION_KEY_HEADER,
   type CreateIdeaBody,
   type ErrorCode,
   type HostHealthView,
@@ -10,9 +12,11 @@ import {
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
 import type { z } from 'zod';
+import { readSessionKey, storeSessionKey } from './session-key.ts';
 
 /**
- * The REST API, same origin, authenticated by the HttpOnly cookie `/login` set. Every answer is parsed with the
+ * The REST API, same origin, authenticated by both halves of the login: the HttpOnly cookie `POST /login` set
+ * and the key the page keeps (session-key.ts), sent in a header on every call. Every answer is parsed with the
  * protocol's schemas; a failure becomes an `ApiError` with a sentence for a person (never a stack trace).
  */
 export class ApiError extends Error {
@@ -40,12 +44,12 @@ async function request<T>(
   init: RequestInit = {},
 ): Promise<T> {
   let response: Response;
+  const headers: Record<string, string> = {};
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const key = readSessionKey();
+  if (key !== undefined) headers[SESSION_KEY_HEADER] = key;
   try {
-    response = await fetch(path, {
-      ...init,
-      credentials: 'same-origin',
-      headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
-    });
+    response = await fetch(path, { ...init, credentials: 'same-origin', headers });
   } catch {
     throw new ApiError('NETWORK', 'Catalyst cannot be reached. Is it still running?', 0);
   }
@@ -87,7 +91,12 @@ export const api = {
   async hosts(): Promise<HostHealthView[]> {
     return (await request('/api/hosts', HostsResponseSchema)).hosts;
   },
-  /** Resolves when the cookie is accepted; an ApiError with status 401 when it is missing or wrong. */
+  /** Swaps the token for a session (the cookie, and the key kept here); an ApiError with status 401 if refused. */
+  async logIn(token: string): Promise<void> {
+    const answer = await request('/login', LoginResponseSchema, { method: 'POST', body: json({ token }) });
+    storeSessionKey(answer.key);
+  },
+  /** Resolves when the session is accepted; an ApiError with status 401 when it is missing or wrong. */
   async checkLogin(): Promise<void> {
     await request('/api/health', undefined);
   },

@@ -1,7 +1,7 @@
-import type { ClientFrame, RelayEvent } from '@catalyst/protocol';
+import type { RelayEvent } from '@catalyst/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
 import { Connection, type ConnectionState, type IdeaFrame } from './connection.ts';
+import { startTestWsServer, until, type TestWsServer } from './test-ws-server.ts';
 
 // The page's connection against a real ws server: reconnects by itself, and each reconnect subscribes again
 // from the newest seq the view holds.
@@ -21,59 +21,11 @@ function event(seq: number): RelayEvent {
   };
 }
 
-interface Server {
-  url: string;
-  frames: ClientFrame[];
-  sockets: ServerSocket[];
-  nextSocket(): Promise<ServerSocket>;
-  close(): Promise<void>;
-}
-
-async function startServer(): Promise<Server> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => wss.once('listening', resolve));
-  const address = wss.address();
-  if (address === null || typeof address === 'string') throw new Error('unexpected address');
-  const frames: ClientFrame[] = [];
-  const sockets: ServerSocket[] = [];
-  const waiting: ((socket: ServerSocket) => void)[] = [];
-  wss.on('connection', (socket) => {
-    sockets.push(socket);
-    socket.on('message', (data: Buffer) => {
-      frames.push(JSON.parse(data.toString('utf8')) as ClientFrame);
-    });
-    waiting.shift()?.(socket);
-  });
-  return {
-    url: `ws://127.0.0.1:${address.port}/ws`,
-    frames,
-    sockets,
-    nextSocket: () => new Promise((resolve) => waiting.push(resolve)),
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of wss.clients) socket.terminate();
-        wss.close(() => {
-          resolve();
-        });
-      }),
-  };
-}
-
-function until(check: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const poll = () => {
-      if (check()) resolve();
-      else setTimeout(poll, 5);
-    };
-    poll();
-  });
-}
-
 describe('Connection', () => {
-  let server: Server;
+  let server: TestWsServer;
   let connection: Connection | undefined;
   beforeEach(async () => {
-    server = await startServer();
+    server = await startTestWsServer();
   });
   afterEach(async () => {
     connection?.close();
@@ -132,7 +84,7 @@ describe('Connection', () => {
   it('turns a socket that cannot open into "unauthorized" when the login check fails', async () => {
     const url = server.url;
     await server.close();
-    server = await startServer(); // a different port: the old one refuses
+    server = await startTestWsServer(); // a different port: the old one refuses
     const states: ConnectionState[] = [];
     connection = new Connection({ url, initialDelayMs: 10, checkLogin: () => Promise.resolve(false) });
     connection.onState((state) => states.push(state));

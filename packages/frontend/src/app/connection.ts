@@ -41,6 +41,8 @@ const STALE_AFTER_HIDDEN_MS = 30_000;
 
 export interface ConnectionOptions {
   url?: string;
+  /** The subprotocols each socket offers (the page's session key rides there: a WebSocket takes no headers). */
+  protocols?: () => string[];
   /** Resolves true when the login is still good; called when a socket fails to open. */
   checkLogin?: () => Promise<boolean>;
   /** Backoff: the first delay, doubled per failure up to `maxDelayMs`, each with ±20 % jitter. */
@@ -73,6 +75,7 @@ export class Connection {
     const defaultUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
     this.#options = {
       url: options.url ?? defaultUrl,
+      protocols: options.protocols ?? (() => []),
       checkLogin: options.checkLogin ?? (() => Promise.resolve(true)),
       initialDelayMs: options.initialDelayMs ?? 500,
       maxDelayMs: options.maxDelayMs ?? 8_000,
@@ -117,6 +120,15 @@ export class Connection {
     };
   }
 
+  /**
+   * Subscribes the idea again from what its subscriber now holds: after a `subscribed` with `reset` the view drops
+   * its events and asks for the whole history (a no-op while offline: the reconnect subscribes anyway).
+   */
+  resubscribe(ideaId: string): void {
+    const subscriber = this.#subscribers.get(ideaId)?.values().next().value;
+    if (subscriber !== undefined) this.#sendSubscribe(subscriber);
+  }
+
   /** A unique requestId for a frame, so the error it may cause can be told apart. */
   nextRequestId(prefix: string): string {
     this.#requestCounter += 1;
@@ -154,7 +166,7 @@ export class Connection {
   #open(): void {
     if (this.#closed || this.#socket !== undefined) return;
     let opened = false;
-    const socket = new WebSocket(this.#options.url);
+    const socket = new WebSocket(this.#options.url, this.#options.protocols());
     this.#socket = socket;
     socket.addEventListener('open', () => {
       opened = true;

@@ -51,7 +51,16 @@ export function useIdeaStream(connection: Connection, ideaId: string): IdeaStrea
       onFrames: (frames) => {
         update(applyFrames(current.current, frames));
       },
-      onSubscribed: setSubscribed,
+      onSubscribed: (frame) => {
+        if (frame.reset === true) {
+          // The events held came from a history the server no longer has (they would shadow its events of the
+          // same seq): start over from the server's whole history.
+          update(emptyTranscript);
+          connection.resubscribe(ideaId);
+          return;
+        }
+        setSubscribed(frame);
+      },
       onError: (frame) => {
         errorIds += 1;
         const shown = { id: errorIds, frame };

@@ -18,6 +18,39 @@ interface ItemViewProps {
 }
 
 function ItemView({ item, actions }: ItemViewProps) {
+  if (!isTruncated(item)) return <ItemBody item={item} actions={actions} />;
+  return (
+    <>
+      <ItemBody item={item} actions={actions} />
+      <p className="t-truncated muted">
+        Too large to show whole: the longest texts above were shortened (docs/protocol.md, “Event size”).
+      </p>
+    </>
+  );
+}
+
+/** The server cut an event over its size bound (relay-events.ts `truncated`): the page says so. */
+function isTruncated(item: TranscriptItem): boolean {
+  switch (item.kind) {
+    case 'tool':
+      return item.use?.truncated === true || item.result?.truncated === true;
+    case 'question':
+      return item.question.truncated === true || item.answered?.truncated === true;
+    case 'permission':
+      return item.request.truncated === true;
+    case 'user':
+    case 'thinking':
+    case 'event':
+    case 'error':
+    case 'notice':
+      return item.event.truncated === true;
+    case 'text':
+    case 'summary':
+      return false;
+  }
+}
+
+function ItemBody({ item, actions }: ItemViewProps) {
   switch (item.kind) {
     case 'user':
       return <UserMessage event={item.event} />;

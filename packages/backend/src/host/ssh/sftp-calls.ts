@@ -161,6 +161,36 @@ export function appendToFile(sftp: SFTPWrapper, path: string, data: Buffer | str
   });
 }
 
+/** Up to `range.length` bytes from `range.offset`; ssh2 splits a long read into the server's packet size. */
+export async function readRange(
+  sftp: SFTPWrapper,
+  path: string,
+  range: { offset: number; length: number },
+): Promise<Buffer> {
+  const handle = await sftpCall<Buffer>('read', path, (callback) => {
+    sftp.open(path, 'r', callback);
+  });
+  const buffer = Buffer.alloc(range.length);
+  let filled = 0;
+  try {
+    // A server may answer a read with fewer bytes than asked; ssh2 reports the end of the file as 0 bytes.
+    while (filled < range.length) {
+      const bytesRead = await sftpCall<number>('read', path, (callback) => {
+        sftp.read(handle, buffer, filled, range.length - filled, range.offset + filled, callback);
+      });
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+  } finally {
+    await sftpCall<undefined>('read', path, (callback) => {
+      sftp.close(handle, (error) => {
+        callback(error, undefined);
+      });
+    }).catch(() => undefined);
+  }
+  return filled === range.length ? buffer : buffer.subarray(0, filled);
+}
+
 export function realPath(sftp: SFTPWrapper, path: string): Promise<string> {
   return sftpCall<string>('resolve', path, (callback) => {
     sftp.realpath(path, callback);

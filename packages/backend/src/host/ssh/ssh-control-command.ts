@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import type { OpenRawChannel, RawChannelEnd } from '../raw-channel.ts';
 
 /**
- * A short script on a control channel, its output collected: for the kill-by-tag script, which is the cleanup
- * itself and so runs outside the run wrapper. A deadline tears the channel down; closing it is enough here
+ * A short script on a control channel, its output collected: for the kill-by-tag script and the sweep, which are
+ * the cleanup itself and so run outside the run wrapper. A deadline tears the channel down; closing it is enough here
  * because the script only signals and waits, it starts nothing that could outlive it.
  */
 
@@ -19,10 +19,11 @@ const OUTPUT_LIMIT = 64 * 1024;
 export async function runControlScript(
   open: OpenRawChannel,
   script: string,
-  options: { timeoutMs: number; what: string },
+  options: { timeoutMs: number; what: string; input?: string },
 ): Promise<ControlResult> {
   const channel = await open(script);
-  channel.stdin.end();
+  // Input (the kill script's run tag) goes on stdin: a command line is visible in `ps` to every user of the VM.
+  channel.stdin.end(options.input);
   const stdout = collectText(channel.stdout);
   const stderr = collectText(channel.stderr);
   let timer: NodeJS.Timeout | undefined;

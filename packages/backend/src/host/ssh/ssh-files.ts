@@ -6,6 +6,7 @@ import type { HostFiles } from '../host.ts';
 import {
   appendToFile,
   offersExtension,
+  readRange,
   writeNewFile,
   SFTP_FAILURE,
   SFTP_NO_SUCH_FILE,
@@ -35,12 +36,21 @@ export function createSshFiles(withSftp: WithSftp): HostFiles {
           sftp.readFile(path, callback);
         }),
       ),
+    readRange: (path, offset, length) => withSftp((sftp) => readRange(sftp, path, { offset, length })),
     writeFileAtomic: (path, data) => withSftp((sftp) => writeFileAtomic(sftp, path, data)),
     appendFile: (path, data) => withSftp((sftp) => appendToFile(sftp, path, data)),
     mkdirp: (path) => withSftp((sftp) => mkdirp(sftp, path)),
     stat: (path) => withSftp(async (sftp) => statOf(await statPath(sftp, path))),
     list: (path) => withSftp((sftp) => listDirectory(sftp, path)),
     remove: (path) => withSftp((sftp) => removeTree(sftp, path)),
+    rename: (from, to) =>
+      withSftp((sftp) =>
+        sftpCall<undefined>('rename', from, (callback) => {
+          sftp.rename(from, to, (error) => {
+            callback(error, undefined);
+          });
+        }),
+      ),
   };
 }
 
@@ -112,18 +122,29 @@ async function makeOrConfirmDirectory(sftp: SFTPWrapper, path: string): Promise<
   }
 }
 
-/** rm -rf: symlinks are removed, never followed. A missing path is not an error. */
+/**
+ * rm -rf: symlinks are removed, never followed. A missing path is not an error. A directory without u+rwx (a
+ * build's `chmod 555`) is given it first, or its entries could not be listed or removed.
+ */
 async function removeTree(sftp: SFTPWrapper, path: string): Promise<void> {
-  let isDirectory: boolean;
+  let stats;
   try {
-    isDirectory = (await lstatPath(sftp, path)).isDirectory();
+    stats = await lstatPath(sftp, path);
   } catch (error) {
     if (sftpStatusOf(error) === SFTP_NO_SUCH_FILE) return;
     throw error;
   }
-  if (!isDirectory) {
+  if (!stats.isDirectory()) {
     await removeFile(sftp, path);
     return;
+  }
+  if ((stats.mode & 0o700) !== 0o700) {
+    const mode = (stats.mode & 0o7777) | 0o700;
+    await sftpCall<undefined>('chmod', path, (callback) => {
+      sftp.chmod(path, mode, (error) => {
+        callback(error, undefined);
+      });
+    });
   }
   const entries = await listDirectory(sftp, path);
   // SFTP pipelines requests, so siblings go out together.

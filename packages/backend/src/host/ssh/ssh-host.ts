@@ -1,9 +1,14 @@
 import type { SFTPWrapper } from 'ssh2';
 import { CatalystError } from '../../core/catalyst-error.ts';
-import { renderKillScript } from '../../core/run-wrapper.ts';
+import {
+  parseSweepOutput,
+  renderKillScript,
+  renderRunTagLine,
+  renderSweepScript,
+} from '../../core/run-wrapper.ts';
 import type { Host, Preflight, RunSpec } from '../host.ts';
 import type { OpenRawChannel } from '../raw-channel.ts';
-import { DEFAULT_GRACE_MS, startWrappedRun } from '../wrapped-run.ts';
+import { DEFAULT_GRACE_MS, startWrappedRun, SWEEP_STALE_MS } from '../wrapped-run.ts';
 import { realPath } from './sftp-calls.ts';
 import { parseSshHostConfig, type SshHostConfig } from './ssh-config.ts';
 import { openSshConnection } from './ssh-connection.ts';
@@ -30,6 +35,7 @@ export interface SshHostOptions {
 }
 
 const KILL_SCRIPT_SLACK_MS = 10_000;
+const SWEEP_TIMEOUT_MS = 60_000;
 
 /** Throws INVALID_ARGUMENT for a bad config and SSH_HOST_KEY_MISSING without a pinned host key. */
 export function createSshHost(config: SshHostConfig, options: SshHostOptions = {}): SshHost {
@@ -42,8 +48,8 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
   const openRun = createSshOpenRawChannel(pool, 'run');
   const openControl = createSshOpenRawChannel(pool, 'control');
   const withSftp = withSftpFrom(pool);
-  const killRun = (runTag: string) =>
-    killSshRun(openControl, runTag, options.killGraceMs ?? DEFAULT_GRACE_MS);
+  const graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
+  const killRun = (runTag: string) => killSshRun(openControl, runTag, graceMs);
   const startProbe = (spec: RunSpec) => startWrappedRun(openControl, spec, { killRun });
   let home: Promise<string> | undefined;
 
@@ -65,6 +71,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
       }),
     ),
     killRun,
+    sweepRuns: () => sweepSshRuns(openControl, graceMs),
     close: () => pool.close(),
     stats: () => pool.stats(),
   };
@@ -167,10 +174,11 @@ function forgetOnFailure<T>(promise: Promise<T>, forget: () => void): Promise<T>
  * restart). It is the cleanup itself, so it runs as is, not under the wrapper.
  */
 async function killSshRun(open: OpenRawChannel, runTag: string, graceMs: number): Promise<void> {
-  const script = renderKillScript({ tag: runTag, graceSeconds: graceMs / 1000 });
+  const script = renderKillScript({ graceSeconds: graceMs / 1000 });
   const result = await runControlScript(open, script, {
     timeoutMs: graceMs + KILL_SCRIPT_SLACK_MS,
     what: `the kill script for run ${runTag}`,
+    input: renderRunTagLine(runTag),
   });
   if (result.end.kind === 'exited' && result.end.code === 0) return;
   const status = result.end.kind === 'lost' ? result.end.message : `exit code ${String(result.end.code)}`;
@@ -179,6 +187,24 @@ async function killSshRun(open: OpenRawChannel, runTag: string, graceMs: number)
     `the kill script for run ${runTag} failed (${status}): ${result.stderr.trim()}`,
     {
       details: { runTag, end: result.end },
+    },
+  );
+}
+
+/** The sweep (renderSweepScript) on a control channel: stops this user's runs whose watchdog is gone. */
+async function sweepSshRuns(open: OpenRawChannel, graceMs: number): Promise<string[]> {
+  const script = renderSweepScript({ staleSeconds: SWEEP_STALE_MS / 1000, graceSeconds: graceMs / 1000 });
+  const result = await runControlScript(open, script, {
+    timeoutMs: SWEEP_TIMEOUT_MS,
+    what: 'the sweep script',
+  });
+  if (result.end.kind === 'exited' && result.end.code === 0) return parseSweepOutput(result.stdout);
+  const status = result.end.kind === 'lost' ? result.end.message : `exit code ${String(result.end.code)}`;
+  throw new CatalystError(
+    'WRAPPER_UNSUPPORTED',
+    `the sweep script failed (${status}): ${result.stderr.trim()}`,
+    {
+      details: { end: result.end },
     },
   );
 }

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_RUN_MS, resolveTimings } from '../core/run-commands.ts';
+import { resolveRunLimits } from '../host/wrapped-run.ts';
+import { loadConfig } from './config.ts';
+
+// Issue 16, item 11: the core once stopped a run after 2 h by default while CATALYST_MAX_RUN_MS said 6 h.
+describe('the default maximum run time', () => {
+  it('is one value for the configuration, the run lifecycle and the wrapper', () => {
+    const config = loadConfig({}, { homeDir: '/home/alice' });
+    const timings = resolveTimings({
+      ideaId: 'idea-0123456789abcdef',
+      runId: 'r',
+      mode: 'chat',
+      prompt: 'p',
+    });
+    expect(config.maxRunMs).toBe(DEFAULT_MAX_RUN_MS);
+    expect(timings.maxDurationMs).toBe(DEFAULT_MAX_RUN_MS);
+    expect(resolveRunLimits().maxRuntimeMs).toBe(DEFAULT_MAX_RUN_MS);
+    expect(DEFAULT_MAX_RUN_MS).toBe(6 * 3_600_000);
+  });
+});

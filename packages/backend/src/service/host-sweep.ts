@@ -1,0 +1,24 @@
+import type { Logger } from 'pino';
+import type { HostRegistry } from './host-registry.ts';
+
+/**
+ * The start-up sweep: on every configured host, stop the runs whose watchdog is gone and remove the run dirs a
+ * SIGKILLed wrapper left behind (Host.sweepRuns). A host that cannot be reached is logged and skipped; the runs
+ * it holds stop by themselves when their lease lapses, only a dead wrapper's directory waits for the next start.
+ * Never rejects.
+ */
+export async function sweepHosts(hosts: HostRegistry, logger: Logger): Promise<void> {
+  await Promise.all(
+    hosts.all().map(async ({ name, host }) => {
+      try {
+        const runTags = await host.sweepRuns();
+        if (runTags.length > 0)
+          logger.warn({ host: name, runTags }, 'stopped runs that had lost their wrapper');
+        // What deletes left in the ideas' trash (idea-store.ts, TRASH_DIR).
+        await (await hosts.store(name)).emptyTrash();
+      } catch (error) {
+        logger.warn({ host: name, err: error }, 'the start-up sweep of the host failed');
+      }
+    }),
+  );
+}

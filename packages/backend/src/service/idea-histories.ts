@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import { IdeaHistory } from '../ideas/event-history.ts';
+import type { IdeaStore } from '../ideas/idea-store.ts';
+import { HistoryCache } from './history-cache.ts';
+import type { HostRegistry } from './host-registry.ts';
+import { closeOrphanedRun } from './orphaned-runs.ts';
+
+export interface IdeaHistoriesOptions {
+  hosts: HostRegistry;
+  logger: Logger;
+  /** The host holding the idea (the service's lookup, which also says when there is no such idea). */
+  hostOf: (id: string) => Promise<string>;
+  isRunning: (id: string) => boolean;
+  /** Histories kept open with no subscriber and no run (history-cache.ts). */
+  maxIdle?: number | undefined;
+}
+
+/**
+ * The service's event histories, by idea: opened on first use and closed when idle (history-cache.ts). Opening one
+ * ends a run a killed Catalyst left open (orphaned-runs.ts); if that fails, the history is still served, and the
+ * idea's next run must end it first (`forRun`) or does not start.
+ */
+export class IdeaHistories {
+  readonly #options: IdeaHistoriesOptions;
+  readonly #cache: HistoryCache;
+  /** Ideas whose run left open by a killed Catalyst could not be ended when their history opened. */
+  readonly #orphansLeftOpen = new Set<string>();
+
+  constructor(options: IdeaHistoriesOptions) {
+    this.#options = options;
+    this.#cache = new HistoryCache({
+      open: (id) => this.#open(id),
+      isRunning: options.isRunning,
+      ...(options.maxIdle === undefined ? {} : { maxIdle: options.maxIdle }),
+      onCloseError: (id, error) => {
+        options.logger.error({ err: error, ideaId: id }, 'could not close an event history');
+      },
+    });
+  }
+
+  get(id: string): Promise<IdeaHistory> {
+    return this.#cache.get(id);
+  }
+
+  /** The history a run about to start appends to; rejects when a run left open still cannot be ended. */
+  async forRun(id: string): Promise<IdeaHistory> {
+    const history = await this.#cache.get(id);
+    if (this.#orphansLeftOpen.has(id)) {
+      const store = await this.#storeOf(await this.#options.hostOf(id));
+      await this.#endOrphanedRun(id, history, store);
+    }
+    return history;
+  }
+
+  /** Forgets the idea's history (a delete) and resolves with it, if it was opened. */
+  take(id: string): Promise<IdeaHistory | undefined> {
+    return this.#cache.take(id);
+  }
+
+  evictIdle(): void {
+    this.#cache.evictIdle();
+  }
+
+  /** Closes every open history, writing what each still holds. */
+  async closeAll(): Promise<void> {
+    const opened = await this.#cache.all();
+    await Promise.allSettled(opened.map((history) => history.close()));
+  }
+
+  async #open(id: string): Promise<IdeaHistory> {
+    const host = await this.#options.hostOf(id);
+    const store = await this.#storeOf(host);
+    const history = await IdeaHistory.open({
+      files: this.#options.hosts.get(host).host,
+      path: store.paths(id).events,
+      onError: (error) => {
+        this.#options.logger.error({ err: error, ideaId: id }, 'event history problem');
+      },
+    });
+    try {
+      await this.#endOrphanedRun(id, history, store);
+    } catch (error) {
+      // The history is still readable; the next launch tries again first.
+      this.#orphansLeftOpen.add(id);
+      this.#options.logger.error({ err: error, ideaId: id }, 'could not end a run left open');
+    }
+    return history;
+  }
+
+  async #endOrphanedRun(id: string, history: IdeaHistory, store: IdeaStore): Promise<void> {
+    await closeOrphanedRun(id, history, store, this.#options.logger);
+    this.#orphansLeftOpen.delete(id);
+  }
+
+  #storeOf(host: string): Promise<IdeaStore> {
+    return this.#options.hosts.store(host);
+  }
+}

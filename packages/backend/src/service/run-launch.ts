@@ -1,0 +1,114 @@
+import type { Logger } from 'pino';
+import type { IdeaMeta, IdeaStatus, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
+import type { RunEnding } from '../core/run-ending.ts';
+import type { IdeaHistory } from '../ideas/event-history.ts';
+import { startRunDriver, type ActiveRun, type PromptControls } from '../runs/run-driver.ts';
+import type { HostRegistry } from './host-registry.ts';
+import type { IdeaHistories } from './idea-histories.ts';
+import { addTotals } from './idea-meta-changes.ts';
+import { statusAfterRun, statusAtStart } from './idea-status.ts';
+import type { LiveSubscribers } from './live-subscribers.ts';
+import * as routing from './prompt-routing.ts';
+
+/**
+ * The run start path of the service (catalyst-service.ts claims the idea first): the idea's status, the run driver
+ * wired to the idea's history, its subscribers and its meta.json, and the bookkeeping when the run ends.
+ */
+
+export interface RunLaunchOptions {
+  hosts: HostRegistry;
+  logger: Logger;
+  inactivityTimeoutMs: number;
+  maxRunMs: number;
+  qa?: routing.QaSettings;
+}
+
+export interface RunLaunchContext {
+  options: RunLaunchOptions;
+  histories: IdeaHistories;
+  live: LiveSubscribers;
+  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
+  /** The run's bookkeeping is done (or failed): the idea may start another run. */
+  release: (id: string) => void;
+}
+
+export interface RunRequest {
+  id: string;
+  runId: string;
+  mode: RunMode;
+  message: string;
+}
+
+export async function launchRun(context: RunLaunchContext, request: RunRequest): Promise<ActiveRun> {
+  const { id, runId, mode, message } = request;
+  const { hosts, logger } = context.options;
+  // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
+  // If that failed when the history opened, it must succeed now, or this run does not start.
+  const history = await context.histories.forRun(id);
+  const { host, meta } = await context.locate(id);
+  const store = await hosts.store(host);
+  const registered = hosts.get(host);
+  const claude = await hosts.claude(host);
+  await setStatus(context, { id, host, runId, status: statusAtStart(meta.status, mode) }, history);
+  logger.info({ ideaId: id, runId, mode, host }, 'run started');
+  const run: ActiveRun = startRunDriver({
+    host: registered.host,
+    ideaId: id,
+    runId,
+    mode,
+    message,
+    cwd: store.paths(id).project,
+    claudePath: claude.claudePath,
+    env: { PATH: claude.path },
+    ...(meta.sessionId === undefined ? {} : { sessionId: meta.sessionId }),
+    recap: routing.sessionRecapFor(meta, history, runId),
+    inactivityTimeoutMs: context.options.inactivityTimeoutMs,
+    maxDurationMs: context.options.maxRunMs,
+    ...routing.promptOptionsFor(meta, context.options.qa ?? routing.DEFAULT_QA, history),
+    emit: (draft: RelayEventDraft): RelayEvent => history.append(draft),
+    relayLive: (frame) => {
+      context.live.send(id, frame);
+    },
+    onSession: async (sessionId) => {
+      await store.update(id, (current) => ({ ...current, sessionId }));
+    },
+    onFinish: (ending) => recordEnding(context, { ...request, host, prompts: run.prompts }, ending),
+    logger,
+  });
+  return run;
+}
+
+async function recordEnding(
+  context: RunLaunchContext,
+  run: RunRequest & { host: string; prompts?: PromptControls | undefined },
+  ending: RunEnding,
+): Promise<void> {
+  const { id, host, runId, mode } = run;
+  try {
+    const store = await context.options.hosts.store(host);
+    const meta = await store.update(id, (current) =>
+      addTotals(current, { mode, ending, stats: run.prompts?.stats() }),
+    );
+    const status = statusAfterRun(meta.status, mode, ending.outcome);
+    await setStatus(context, { id, host, runId, status }, await context.histories.get(id));
+  } finally {
+    context.release(id);
+  }
+  const { outcome, result } = ending;
+  context.options.logger.info(
+    { ideaId: id, runId, mode, outcome, costUsd: result?.costUsd, durationMs: result?.durationMs },
+    'run ended',
+  );
+}
+
+async function setStatus(
+  context: RunLaunchContext,
+  change: { id: string; host: string; runId: string; status: IdeaStatus },
+  history: IdeaHistory,
+): Promise<void> {
+  const { id, runId, status } = change;
+  const store = await context.options.hosts.store(change.host);
+  const before = (await store.get(id)).status;
+  await store.update(id, (current) => ({ ...current, status }));
+  if (before !== status) history.append({ type: 'idea:status', ideaId: id, runId, status });
+}

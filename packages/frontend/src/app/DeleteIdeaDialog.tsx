@@ -1,0 +1,50 @@
+import { useState } from 'react';
+import { api, describeError } from './api.ts';
+import { Dialog } from './Dialog.tsx';
+
+/** "Delete …?" with the harmless choice first; from the idea's page, and from the list for a broken folder. */
+export function DeleteIdeaDialog({
+  ideaId,
+  title,
+  onDeleted,
+  onClose,
+}: {
+  ideaId: string;
+  title: string;
+  onDeleted: () => void;
+  onClose: () => void;
+}) {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const remove = async () => {
+    setBusy(true);
+    try {
+      await api.deleteIdea(ideaId);
+      onDeleted();
+    } catch (caught) {
+      setError(describeError(caught));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Delete “${title}”?`} onClose={onClose}>
+      <p>
+        Its folder on the host, the project Claude built in it and the whole conversation are removed. This
+        cannot be undone.
+      </p>
+      {error === undefined ? null : (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
+          Delete
+        </button>
+        <button type="button" data-autofocus onClick={onClose}>
+          Keep it
+        </button>
+      </div>
+    </Dialog>
+  );
+}

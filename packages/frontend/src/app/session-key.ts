@@ -1,0 +1,34 @@
+import { SESSION_KEY_PROTOCOL_PREFIX } from '@catalyst/protocol';
+
+/**
+ * The page's half of its login (the other half is the HttpOnly cookie; docs/security.md, "The browser session").
+ * It lives in this origin's localStorage, which no page of another port or host can read, unlike a cookie, which
+ * the browser sends to every port of its host.
+ */
+
+const STORAGE_NAME = 'catalyst.sessionKey';
+
+export function readSessionKey(): string | undefined {
+  return localStorage.getItem(STORAGE_NAME) ?? undefined;
+}
+
+export function storeSessionKey(key: string): void {
+  localStorage.setItem(STORAGE_NAME, key);
+}
+
+/** What the WebSocket offers as subprotocols: a browser cannot set headers on a WebSocket. */
+export function sessionProtocols(): string[] {
+  const key = readSessionKey();
+  return key === undefined ? [] : [`${SESSION_KEY_PROTOCOL_PREFIX}${key}`];
+}
+
+/**
+ * The token of the printed link `/login#token=…`: read once, before the app renders, and wiped from the address
+ * bar and the session history at once. The fragment never reached any server.
+ */
+export function takeLinkToken(): string | undefined {
+  if (location.pathname !== '/login') return undefined;
+  const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? undefined;
+  history.replaceState(null, '', '/');
+  return token === '' ? undefined : token;
+}
