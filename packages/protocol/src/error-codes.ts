@@ -19,6 +19,8 @@ export const ErrorCodeSchema = z.enum([
   'CWD_NOT_FOUND',
   'WRAPPER_UNSUPPORTED',
   'RUN_START_FAILED',
+  'SESSION_BUSY',
+  'SESSION_GONE',
   'RUN_INPUT_CLOSED',
   'FILE_NOT_FOUND',
   'PERMISSION_DENIED',

@@ -1,6 +1,7 @@
 import type { PreflightView } from '@catalyst/protocol';
 import type { CatalystError } from '../core/catalyst-error.ts';
 import type { RunOutcome } from '../core/run-outcome.ts';
+import type { VmSessions } from './vm-sessions.ts';
 
 /**
  * The port every execution target implements: this machine (`local-host.ts`) or a VM over SSH (`ssh-host.ts`).
@@ -118,6 +119,8 @@ export interface Host extends HostFiles {
   /** A name for logs and errors (`local`, or `user@host:port`). */
   readonly label: string;
   startRun(spec: RunSpec): Promise<RunHandle>;
+  /** Sessions that live on the host, detached from every channel (vm-sessions.ts, issue 11). */
+  readonly sessions: VmSessions;
   /** The host user's home directory (absolute): where `~/catalyst/ideas` lives. */
   homeDir(): Promise<string>;
   preflight(): Promise<Preflight>;

@@ -12,6 +12,7 @@ import { runLocalCommand } from './local-command.ts';
 import { createLocalFiles } from './local-files.ts';
 import { runLocalPreflight, type LocalPreflightOptions } from './local-preflight.ts';
 import type { OpenRawChannel, RawChannel, RawChannelEnd } from './raw-channel.ts';
+import { createVmSessions } from './vm-sessions.ts';
 import { DEFAULT_GRACE_MS, startWrappedRun, SWEEP_STALE_MS } from './wrapped-run.ts';
 
 /**
@@ -146,6 +147,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
       void handle.outcome.then(() => active.delete(handle));
       return handle;
     },
+    sessions: createVmSessions({ open, shell, graceMs: killGraceMs }),
     homeDir: () => Promise.resolve(homedir()),
     preflight() {
       preflight ??= runLocalPreflight({

@@ -8,6 +8,7 @@ import {
 } from '../../core/run-wrapper.ts';
 import type { Host, Preflight, RunSpec } from '../host.ts';
 import type { OpenRawChannel } from '../raw-channel.ts';
+import { createVmSessions } from '../vm-sessions.ts';
 import { DEFAULT_GRACE_MS, startWrappedRun, SWEEP_STALE_MS } from '../wrapped-run.ts';
 import { realPath } from './sftp-calls.ts';
 import { parseSshHostConfig, type SshHostConfig } from './ssh-config.ts';
@@ -57,6 +58,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
     label: settings.label,
     ...createSshFiles(withSftp),
     startRun: (spec) => startWrappedRun(openRun, spec, { killRun }),
+    sessions: createVmSessions({ open: openRun, openControl, graceMs }),
     // SFTP starts in $HOME; ssh2's ext_openssh_expandPath sends a malformed packet (ssh-field-notes.md §7).
     homeDir: () =>
       (home ??= forgetOnFailure(

@@ -1,0 +1,288 @@
+import { CatalystError } from '../core/catalyst-error.ts';
+import {
+  ATTACH_MARKER,
+  LIST_SESSIONS,
+  REMOVE_SESSION,
+  SESSION_END_MARKER,
+  renderAttach,
+  renderSessionIdLine,
+  renderSessionStart,
+  renderSessionStop,
+  type SessionLimits,
+} from '../core/vm-session-shell.ts';
+import { createChunkQueue } from './chunk-queue.ts';
+import type { OpenRawChannel } from './raw-channel.ts';
+import { runControlScript } from './ssh/ssh-control-command.ts';
+
+/**
+ * Sessions that live on the host (core/vm-session-shell.ts), over any OpenRawChannel: the same code for the local
+ * host and the SSH host. A session outlives every channel; an attachment is one channel that follows its output
+ * from a byte offset and carries input, heartbeats and control lines to it.
+ */
+
+export interface VmSessionSpec {
+  sessionId: string;
+  argv: readonly string[];
+  cwd: string;
+  env?: Readonly<Record<string, string>>;
+  limits: SessionLimits;
+}
+
+export interface VmSessionInfo {
+  sessionId: string;
+  isAlive: boolean;
+  stdoutBytes: number;
+  stderrBytes: number;
+  /** Once the supervisor is done: how the job ended and why (`exit`, `cancel`, `idle`, …). */
+  status?: { code: number; reason: string };
+}
+
+export type AttachmentEnd =
+  | { kind: 'session_ended'; code: number; reason: string }
+  /** The channel went away (closed by us, or the connection lost): the session goes on. */
+  | { kind: 'detached'; message: string }
+  | { kind: 'refused'; code: 'SESSION_BUSY' | 'SESSION_GONE'; message: string };
+
+export interface SessionAttachment {
+  /** Bytes of `out` from the offset asked for, as they are written. */
+  readonly stdout: AsyncIterable<Uint8Array>;
+  readonly stderr: AsyncIterable<Uint8Array>;
+  /** One JSON line into the job's stdin. */
+  writeLine(line: string): void;
+  /** Tells the supervisor a turn runs (`true`) or the session is idle: its limits depend on it. */
+  markTurn(isRunning: boolean): void;
+  endInput(): void;
+  interrupt(): void;
+  cancel(): void;
+  /** Closes this channel; the session goes on. */
+  detach(): void;
+  readonly ended: Promise<AttachmentEnd>;
+}
+
+export interface VmSessions {
+  start(spec: VmSessionSpec): Promise<void>;
+  attach(sessionId: string, offsets: { stdout: number; stderr: number }): Promise<SessionAttachment>;
+  list(): Promise<VmSessionInfo[]>;
+  stop(sessionId: string): Promise<void>;
+  /** Removes a finished session's files; SESSION_BUSY while it lives. */
+  remove(sessionId: string): Promise<void>;
+}
+
+export interface VmSessionsOptions {
+  /** For attachments, which last as long as Catalyst follows the session. */
+  open: OpenRawChannel;
+  /** For the short scripts (start, list, stop, remove); `open` when not given. */
+  openControl?: OpenRawChannel;
+  shell?: string;
+  heartbeatMs?: number;
+  graceMs?: number;
+}
+
+const CONTROL_TIMEOUT_MS = 30_000;
+const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
+const DETACH_GRACE_MS = 5_000;
+
+export function createVmSessions(options: VmSessionsOptions): VmSessions {
+  const { open } = options;
+  const openControl = options.openControl ?? open;
+  const control = async (script: string, what: string, input: string) => {
+    const result = await runControlScript(openControl, script, {
+      timeoutMs: CONTROL_TIMEOUT_MS,
+      what,
+      input,
+    });
+    return { ...result, code: result.end.kind === 'exited' ? result.end.code : null };
+  };
+  return {
+    async start(spec) {
+      const script = renderSessionStart(spec, options.shell);
+      const result = await control(script, 'starting a session', renderSessionIdLine(spec.sessionId));
+      if (result.code === 0 && result.stdout.includes(`${ATTACH_MARKER} started`)) return;
+      throw new CatalystError('RUN_START_FAILED', `the session did not start: ${result.stderr.trim()}`, {
+        details: { sessionId: spec.sessionId, code: result.code },
+      });
+    },
+    attach: (sessionId, offsets) =>
+      attachSession(open, sessionId, { offsets, heartbeatMs: options.heartbeatMs }),
+    async list() {
+      const result = await control(LIST_SESSIONS, 'listing sessions', '');
+      return result.stdout.split('\n').flatMap(parseSessionLine);
+    },
+    async stop(sessionId) {
+      const graceSeconds = (options.graceMs ?? 5_000) / 1000;
+      await control(renderSessionStop(graceSeconds), 'stopping a session', renderSessionIdLine(sessionId));
+    },
+    async remove(sessionId) {
+      const result = await control(REMOVE_SESSION, 'removing a session', renderSessionIdLine(sessionId));
+      if (result.code === 5) {
+        throw new CatalystError('SESSION_BUSY', `session ${sessionId} is still running`);
+      }
+    },
+  };
+}
+
+function parseSessionLine(line: string): VmSessionInfo[] {
+  const match = /^([a-z0-9-]{8,64}) ([01]) (\d+) (\d+) (?:code=(\d+) reason=(\S+)|-)$/.exec(line);
+  if (match === null) return [];
+  const [, sessionId = '', alive, stdoutBytes, stderrBytes, code, reason] = match;
+  return [
+    {
+      sessionId,
+      isAlive: alive === '1',
+      stdoutBytes: Number(stdoutBytes),
+      stderrBytes: Number(stderrBytes),
+      ...(code === undefined || reason === undefined ? {} : { status: { code: Number(code), reason } }),
+    },
+  ];
+}
+
+/**
+ * Opens A (renderAttach) and waits for its start marker (or its refusal). The marker lines are A's own and never
+ * reach `stdout`/`stderr`; neither does the end trailer on stderr.
+ */
+async function attachSession(
+  open: OpenRawChannel,
+  sessionId: string,
+  options: { offsets: { stdout: number; stderr: number }; heartbeatMs: number | undefined },
+): Promise<SessionAttachment> {
+  const channel = await open(renderAttach(options.offsets));
+  channel.stdin.write(renderSessionIdLine(sessionId));
+  // Backpressure as for runs: the channel pauses while the reader is far behind (a replay from offset 0).
+  const queue = (stream: NodeJS.ReadableStream) =>
+    createChunkQueue({ highWaterBytes: QUEUE_HIGH_WATER_BYTES, onResume: () => stream.resume() });
+  const stdout = queue(channel.stdout);
+  const stderr = queue(channel.stderr);
+  const outMarker = stripMarker(`${ATTACH_MARKER} start\n`);
+  const errFilter = createStderrFilter();
+  channel.stdout.on('data', (chunk: Buffer) => {
+    const rest = outMarker(chunk);
+    if (rest.length > 0 && !stdout.push(rest)) channel.stdout.pause();
+  });
+  channel.stderr.on('data', (chunk: Buffer) => {
+    const rest = errFilter.push(chunk);
+    if (rest.length > 0 && !stderr.push(rest)) channel.stderr.pause();
+  });
+  let isOpen = true;
+  const send = (line: string) => {
+    if (isOpen && channel.stdin.writable) channel.stdin.write(`${line}\n`);
+  };
+  const heartbeat = setInterval(() => {
+    send('h');
+  }, options.heartbeatMs ?? 5_000);
+  heartbeat.unref();
+  const ended = channel.ended.then((end): AttachmentEnd => {
+    isOpen = false;
+    clearInterval(heartbeat);
+    stdout.end();
+    const rest = errFilter.flush();
+    if (rest.length > 0) stderr.push(rest);
+    stderr.end();
+    return interpretEnd(end, errFilter.trailer());
+  });
+  return {
+    stdout: stdout.iterable,
+    stderr: stderr.iterable,
+    writeLine: (line) => {
+      if (!line.startsWith('{') || line.includes('\n')) {
+        throw new CatalystError('INVALID_ARGUMENT', 'a session input line must be one JSON object');
+      }
+      send(line);
+    },
+    markTurn: (isRunning) => {
+      send(isRunning ? 't' : 'r');
+    },
+    endInput: () => {
+      send('e');
+    },
+    interrupt: () => {
+      send('i');
+    },
+    cancel: () => {
+      send('c');
+    },
+    detach: () => {
+      if (!isOpen) return;
+      isOpen = false;
+      clearInterval(heartbeat);
+      // EOF first: A forwards what it has read, stops following and exits, so the channel closes by itself with
+      // nothing lost. A channel that cannot carry the EOF any more is torn down.
+      channel.stdin.end();
+      const teardown = setTimeout(() => {
+        channel.destroy();
+      }, DETACH_GRACE_MS);
+      teardown.unref();
+      void ended.then(() => {
+        clearTimeout(teardown);
+      });
+    },
+    ended,
+  };
+}
+
+function interpretEnd(
+  end: { kind: 'exited'; code: number | null } | { kind: 'lost'; message: string },
+  trailer: string | undefined,
+): AttachmentEnd {
+  const status = trailer === undefined ? null : /code=(\d+) reason=(\S+)/.exec(trailer);
+  if (status) return { kind: 'session_ended', code: Number(status[1]), reason: status[2] ?? 'exit' };
+  if (end.kind === 'exited' && end.code === 4) {
+    return { kind: 'refused', code: 'SESSION_BUSY', message: 'another Catalyst is attached to this session' };
+  }
+  if (end.kind === 'exited' && end.code === 3) {
+    return { kind: 'refused', code: 'SESSION_GONE', message: 'the session is no longer on the host' };
+  }
+  return { kind: 'detached', message: end.kind === 'lost' ? end.message : 'the channel closed' };
+}
+
+/** Drops the bytes of `marker` at the very start of a stream (and anything before it: rc-file noise). */
+function stripMarker(marker: string): (chunk: Buffer) => Buffer {
+  let seen = Buffer.alloc(0);
+  let isDone = false;
+  return (chunk) => {
+    if (isDone) return chunk;
+    seen = Buffer.concat([seen, chunk]);
+    const at = seen.indexOf(marker);
+    if (at === -1) return Buffer.alloc(0);
+    isDone = true;
+    const rest = seen.subarray(at + marker.length);
+    seen = Buffer.alloc(0);
+    return rest;
+  };
+}
+
+/** stderr after A's start marker, holding back a last line that may be the end trailer. */
+function createStderrFilter(): {
+  push(chunk: Buffer): Buffer;
+  flush(): Buffer;
+  trailer(): string | undefined;
+} {
+  const strip = stripMarker(`${ATTACH_MARKER} start\n`);
+  let held = '';
+  let trailer: string | undefined;
+  return {
+    push(chunk) {
+      const text = held + strip(chunk).toString('latin1');
+      const cut = text.lastIndexOf(`\n${SESSION_END_MARKER}`);
+      const refusal = text.indexOf(`\n${ATTACH_MARKER} `);
+      if (cut !== -1) {
+        trailer = text.slice(cut + 1);
+        held = '';
+        return Buffer.from(text.slice(0, cut), 'latin1');
+      }
+      if (refusal !== -1) {
+        held = '';
+        return Buffer.from(text.slice(0, refusal), 'latin1');
+      }
+      // A trailer may arrive split across chunks: hold back a partial last line that could be its start.
+      const lastNewline = text.lastIndexOf('\n');
+      held = lastNewline === -1 ? '' : text.slice(lastNewline);
+      return Buffer.from(lastNewline === -1 ? text : text.slice(0, lastNewline), 'latin1');
+    },
+    flush() {
+      const rest = trailer === undefined ? held : '';
+      held = '';
+      return Buffer.from(rest, 'latin1');
+    },
+    trailer: () => trailer,
+  };
+}
