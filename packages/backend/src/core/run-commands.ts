@@ -80,6 +80,11 @@ export type RunCommand =
   | { type: 'ask'; prompt: PromptKind; requestId: string; request: CanUseToolRequest }
   | { type: 'close_prompts'; ids: string[]; reason: PromptCloseReason }
   | { type: 'restart_without_session' }
+  /**
+   * A warm turn (`warm` below) ended with its result and nothing stopped it: the process stays, idle, for the next
+   * turn. Comes just before `finish`; without it, `finish` means the process is gone.
+   */
+  | { type: 'keep_process' }
   | ({ type: 'finish' } & RunEnding);
 
 export interface RunLifecycleOptions {
@@ -105,6 +110,13 @@ export interface RunLifecycleOptions {
   sigintGraceMs?: number;
   /** After the result, before the host's cancel (the CLI can hang after its result). */
   exitGraceMs?: number;
+  /**
+   * A turn in a process that lives on (issue 11): the run ends at its `result`, the process stays for the next
+   * turn (`keep_process`), and the turn's cost is what the process's cumulative `total_cost_usd` grew by since
+   * `costBaseUsd` (claude-cli-protocol.md §4: cumulative over the process). A stop (cancel, timeout, failure)
+   * still ends the process as in a one-turn run.
+   */
+  warm?: { costBaseUsd: number };
 }
 
 export const DEFAULT_INACTIVITY_TIMEOUT_MS = 600_000;

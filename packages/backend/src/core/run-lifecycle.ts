@@ -194,16 +194,27 @@ export class RunLifecycle {
     return answer === undefined ? [] : this.#prompts.reply(answer);
   }
 
-  /** §4: one result per turn, and a run has one turn. Then stdin closes, and the CLI exits once idle (§7.3). */
+  /**
+   * §4: one result per turn, and a run has one turn. Then stdin closes, and the CLI exits once idle (§7.3); a warm
+   * turn ends here instead and leaves the process idle for the next one.
+   */
   #onResult(message: CliResultMessage | UnknownCliMessage, now: number): RunCommand[] {
     const startedAt = this.#startedAt ?? now;
     const parsed = parseResult(message, this.#sessionId ?? '', startedAt);
-    // parseResult reads the real clock; this machine's clock is `now`.
-    const result: CommandResult = { ...parsed, durationMs: Math.max(0, now - startedAt) };
+    const warm = this.#options.warm;
+    // parseResult reads the real clock; this machine's clock is `now`. A warm process's cost is cumulative.
+    const result: CommandResult = {
+      ...parsed,
+      durationMs: Math.max(0, now - startedAt),
+      ...(warm === undefined ? {} : { costUsd: Math.max(0, parsed.costUsd - warm.costBaseUsd) }),
+    };
     const isFirst = this.#result === undefined;
     this.#result = result;
     const announce = emit({ ...this.#context, type: 'claude:result', result });
     if (!isFirst) return [announce];
+    if (warm !== undefined && this.#stop === undefined) {
+      return [announce, { type: 'keep_process' }, ...this.#finish({ kind: 'exited', code: 0, signal: null })];
+    }
     this.#isInputEnded = true;
     return [
       announce,

@@ -282,6 +282,9 @@ class RunDriver {
           command.message,
         );
         return;
+      case 'keep_process':
+        // Only warm turns ask for it (RunLifecycleOptions.warm), and this driver runs one turn per process.
+        return;
       case 'finish':
         for (const timer of this.#timers.values()) clearTimeout(timer);
         this.#timers.clear();
