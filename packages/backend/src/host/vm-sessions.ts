@@ -56,12 +56,18 @@ export interface SessionAttachment {
   cancel(): void;
   /** Closes this channel; the session goes on. */
   detach(): void;
+  /** True once the attach script holds the session (its start marker); false when it was refused or failed. */
+  readonly ready: Promise<boolean>;
   readonly ended: Promise<AttachmentEnd>;
 }
 
 export interface VmSessions {
   start(spec: VmSessionSpec): Promise<void>;
-  attach(sessionId: string, offsets: { stdout: number; stderr: number }): Promise<SessionAttachment>;
+  attach(
+    sessionId: string,
+    offsets: { stdout: number; stderr: number },
+    options?: { heartbeatMs?: number },
+  ): Promise<SessionAttachment>;
   list(): Promise<VmSessionInfo[]>;
   stop(sessionId: string): Promise<void>;
   /** Removes a finished session's files; SESSION_BUSY while it lives. */
@@ -102,8 +108,11 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
         details: { sessionId: spec.sessionId, code: result.code },
       });
     },
-    attach: (sessionId, offsets) =>
-      attachSession(open, sessionId, { offsets, heartbeatMs: options.heartbeatMs }),
+    attach: (sessionId, offsets, attachOptions = {}) =>
+      attachSession(open, sessionId, {
+        offsets,
+        heartbeatMs: attachOptions.heartbeatMs ?? options.heartbeatMs,
+      }),
     async list() {
       const result = await control(LIST_SESSIONS, 'listing sessions', '');
       return result.stdout.split('\n').flatMap(parseSessionLine);
@@ -152,7 +161,11 @@ async function attachSession(
     createChunkQueue({ highWaterBytes: QUEUE_HIGH_WATER_BYTES, onResume: () => stream.resume() });
   const stdout = queue(channel.stdout);
   const stderr = queue(channel.stderr);
-  const outMarker = stripMarker(`${ATTACH_MARKER} start\n`);
+  let markReady: (isReady: boolean) => void = () => undefined;
+  const ready = new Promise<boolean>((resolve) => (markReady = resolve));
+  const outMarker = stripMarker(`${ATTACH_MARKER} start\n`, () => {
+    markReady(true);
+  });
   const errFilter = createStderrFilter();
   channel.stdout.on('data', (chunk: Buffer) => {
     const rest = outMarker(chunk);
@@ -171,6 +184,7 @@ async function attachSession(
   }, options.heartbeatMs ?? 5_000);
   heartbeat.unref();
   const ended = channel.ended.then((end): AttachmentEnd => {
+    markReady(false);
     isOpen = false;
     clearInterval(heartbeat);
     stdout.end();
@@ -200,6 +214,7 @@ async function attachSession(
     cancel: () => {
       send('c');
     },
+    ready,
     detach: () => {
       if (!isOpen) return;
       isOpen = false;
@@ -235,7 +250,7 @@ function interpretEnd(
 }
 
 /** Drops the bytes of `marker` at the very start of a stream (and anything before it: rc-file noise). */
-function stripMarker(marker: string): (chunk: Buffer) => Buffer {
+function stripMarker(marker: string, onSeen?: () => void): (chunk: Buffer) => Buffer {
   let seen = Buffer.alloc(0);
   let isDone = false;
   return (chunk) => {
@@ -244,6 +259,7 @@ function stripMarker(marker: string): (chunk: Buffer) => Buffer {
     const at = seen.indexOf(marker);
     if (at === -1) return Buffer.alloc(0);
     isDone = true;
+    onSeen?.();
     const rest = seen.subarray(at + marker.length);
     seen = Buffer.alloc(0);
     return rest;

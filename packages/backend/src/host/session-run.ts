@@ -1,0 +1,264 @@
+import { CatalystError } from '../core/catalyst-error.ts';
+import type { SessionLimits } from '../core/vm-session-shell.ts';
+import { createChunkQueue, type ChunkQueue } from './chunk-queue.ts';
+import type { RunHandle, RunOutcome, RunSpec } from './host.ts';
+import type { AttachmentEnd, SessionAttachment, VmSessions } from './vm-sessions.ts';
+import { createRunTag, resolveRunLimits } from './wrapped-run.ts';
+
+/**
+ * A run whose process lives in a session on the host (vm-sessions.ts, issue 11) instead of in its channel: a
+ * RunHandle like the wrapper's, but a lost connection only detaches it. The handle re-attaches with backoff (1 s
+ * doubling to 30 s, ±20 %) from the byte offsets it has delivered, so the consumer reads every byte once, in order,
+ * as if nothing happened; input and control lines given meanwhile are kept and sent on re-attach. The session's
+ * own limits stop it on the host when Catalyst does not come back (the lease here is the detached limit).
+ */
+
+export type ConnectionEvent = { state: 'detached'; reason: string } | { state: 'attached' };
+
+export interface SessionRunOptions {
+  sessions: VmSessions;
+  /** A fixed tag (tests); otherwise a random one. It is the session's id too. */
+  tag?: string;
+  /** Told when the run loses its attachment and when it has it again. */
+  onConnection?: (event: ConnectionEvent) => void;
+  reconnect?: { firstDelayMs: number; maxDelayMs: number };
+}
+
+const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
+const DEFAULT_RECONNECT = { firstDelayMs: 1_000, maxDelayMs: 30_000 };
+
+function sessionLimitsOf(spec: RunSpec): SessionLimits {
+  const limits = resolveRunLimits(spec.limits);
+  const leaseSeconds = limits.leaseMs / 1000;
+  const maxLifetimeSeconds = limits.maxRuntimeMs / 1000;
+  // A run is one turn from its start: idle limits do not apply, the detached limit does.
+  return {
+    warmIdleSeconds: maxLifetimeSeconds,
+    leaseSeconds,
+    detachedSeconds: leaseSeconds,
+    maxLifetimeSeconds,
+    graceSeconds: limits.graceMs / 1000,
+  };
+}
+
+/** Rejects when the session cannot be started at all (the host unreachable, the session dir refused). */
+export async function startSessionRun(spec: RunSpec, options: SessionRunOptions): Promise<RunHandle> {
+  const runTag = options.tag ?? createRunTag();
+  const limits = sessionLimitsOf(spec);
+  await options.sessions.start({
+    sessionId: runTag,
+    argv: spec.argv,
+    cwd: spec.cwd,
+    ...(spec.env === undefined ? {} : { env: spec.env }),
+    limits,
+  });
+  const heartbeatMs = Math.max(200, Math.min(5_000, (limits.leaseSeconds * 1000) / 3));
+  return new SessionRunHandle(runTag, { ...options, spec }, heartbeatMs);
+}
+
+class SessionRunHandle implements RunHandle {
+  readonly runTag: string;
+  readonly outcome: Promise<RunOutcome>;
+  readonly #options: SessionRunOptions & { spec: RunSpec };
+  readonly #heartbeatMs: number;
+  readonly #stdout: ChunkQueue;
+  readonly #stderr: ChunkQueue;
+  readonly #offsets = { stdout: 0, stderr: 0 };
+  /** Lines and control letters for the session, sent on the next attachment when there is none now. */
+  readonly #waiting: { kind: 'line' | 'control'; value: string }[] = [];
+  #attachment: SessionAttachment | undefined;
+  #isInputEnded = false;
+  #isAbandoned = false;
+  #isOver = false;
+  #resumes: { stdout?: () => void; stderr?: () => void } = {};
+
+  constructor(runTag: string, options: SessionRunOptions & { spec: RunSpec }, heartbeatMs: number) {
+    this.runTag = runTag;
+    this.#options = options;
+    this.#heartbeatMs = heartbeatMs;
+    this.#stdout = createChunkQueue({
+      highWaterBytes: QUEUE_HIGH_WATER_BYTES,
+      onResume: () => this.#resumes.stdout?.(),
+    });
+    this.#stderr = createChunkQueue({
+      highWaterBytes: QUEUE_HIGH_WATER_BYTES,
+      onResume: () => this.#resumes.stderr?.(),
+    });
+    this.outcome = this.#follow().finally(() => {
+      this.#isOver = true;
+      this.#stdout.end();
+      this.#stderr.end();
+      // Everything the session wrote was read (the queues hold the rest): its files are no longer needed. A
+      // session let go (abandon) keeps them, and its own limits end it.
+      if (!this.#isAbandoned) void options.sessions.remove(runTag).catch(() => undefined);
+    });
+    this.outcome.catch(() => undefined);
+  }
+
+  get stdout(): AsyncIterable<Uint8Array> {
+    return this.#stdout.iterable;
+  }
+
+  get stderr(): AsyncIterable<Uint8Array> {
+    return this.#stderr.iterable;
+  }
+
+  writeLine(line: string): Promise<void> {
+    if (!line.startsWith('{') || line.includes('\n')) {
+      return Promise.reject(
+        new CatalystError('INVALID_ARGUMENT', 'a run input line must be one JSON object'),
+      );
+    }
+    if (this.#isInputEnded || this.#isOver) {
+      return Promise.reject(new CatalystError('RUN_INPUT_CLOSED', 'the run no longer takes input'));
+    }
+    this.#send('line', line);
+    return Promise.resolve();
+  }
+
+  endInput(): Promise<void> {
+    if (!this.#isInputEnded && !this.#isOver) {
+      this.#isInputEnded = true;
+      this.#send('control', 'e');
+    }
+    return Promise.resolve();
+  }
+
+  interrupt(): void {
+    // A SIGINT that waits for a re-attach would arrive at the wrong moment; the lifecycle escalates to cancel.
+    if (!this.#isOver) this.#attachment?.interrupt();
+  }
+
+  cancel(): void {
+    if (this.#isOver) return;
+    this.#send('control', 'c');
+    // Also from outside, on any channel: the attachment may be gone, or stuck behind a frozen connection.
+    if (this.#attachment === undefined) void this.#options.sessions.stop(this.runTag).catch(() => undefined);
+  }
+
+  abandon(): void {
+    this.#isAbandoned = true;
+    this.#attachment?.detach();
+  }
+
+  #send(kind: 'line' | 'control', value: string): void {
+    const attachment = this.#attachment;
+    if (attachment === undefined) {
+      this.#waiting.push({ kind, value });
+      return;
+    }
+    deliver(attachment, kind, value);
+  }
+
+  /** Attachment after attachment until the session ends (or Catalyst lets it go). */
+  async #follow(): Promise<RunOutcome> {
+    let delayMs = (this.#options.reconnect ?? DEFAULT_RECONNECT).firstDelayMs;
+    let isFirst = true;
+    for (;;) {
+      let attachment: SessionAttachment | undefined;
+      try {
+        attachment = await this.#options.sessions.attach(
+          this.runTag,
+          { ...this.#offsets },
+          { heartbeatMs: this.#heartbeatMs },
+        );
+      } catch (error) {
+        if (isFirst) return { kind: 'start_failed', code: 'SSH_CONNECT_FAILED', message: messageOf(error) };
+      }
+      if (attachment !== undefined) {
+        const end = await this.#use(attachment, isFirst);
+        const outcome = outcomeOf(end, this.#options.spec);
+        if (outcome !== undefined) return outcome;
+        if (this.#isAbandoned) return { kind: 'connection_lost', message: 'Catalyst let the run go' };
+        if (end.kind === 'detached') this.#options.onConnection?.({ state: 'detached', reason: end.message });
+        delayMs = (this.#options.reconnect ?? DEFAULT_RECONNECT).firstDelayMs;
+      }
+      isFirst = false;
+      await sleep(jitter(delayMs));
+      delayMs = Math.min(delayMs * 2, (this.#options.reconnect ?? DEFAULT_RECONNECT).maxDelayMs);
+    }
+  }
+
+  /** One attachment: what waited goes first, then its output is pumped until it ends. */
+  async #use(attachment: SessionAttachment, isFirst: boolean): Promise<AttachmentEnd> {
+    // Nothing is sent to an attach script that was refused (another still holds the session) or failed.
+    if (!(await attachment.ready)) return attachment.ended;
+    this.#attachment = attachment;
+    attachment.markTurn(true);
+    for (const item of this.#waiting.splice(0)) deliver(attachment, item.kind, item.value);
+    if (!isFirst) this.#options.onConnection?.({ state: 'attached' });
+    await Promise.all([
+      this.#pump(attachment.stdout, this.#stdout, 'stdout'),
+      this.#pump(attachment.stderr, this.#stderr, 'stderr'),
+    ]);
+    const end = await attachment.ended;
+    this.#attachment = undefined;
+    return end;
+  }
+
+  async #pump(
+    source: AsyncIterable<Uint8Array>,
+    queue: ChunkQueue,
+    which: 'stdout' | 'stderr',
+  ): Promise<void> {
+    for await (const chunk of source) {
+      this.#offsets[which] += chunk.length;
+      if (!queue.push(chunk)) {
+        await new Promise<void>((resolve) => (this.#resumes[which] = resolve));
+      }
+    }
+  }
+}
+
+function deliver(attachment: SessionAttachment, kind: 'line' | 'control', value: string): void {
+  if (kind === 'line') {
+    attachment.writeLine(value);
+    return;
+  }
+  if (value === 'e') attachment.endInput();
+  else if (value === 'c') attachment.cancel();
+}
+
+/** How the session ended, as a run's outcome; undefined while it goes on (detached, or another attacher). */
+function outcomeOf(end: AttachmentEnd, spec: RunSpec): RunOutcome | undefined {
+  if (end.kind === 'refused') {
+    if (end.code === 'SESSION_BUSY') return undefined;
+    return { kind: 'connection_lost', message: 'The session is gone from the host (did the VM restart?).' };
+  }
+  if (end.kind === 'detached') return undefined;
+  switch (end.reason) {
+    case 'cancel':
+      return { kind: 'cancelled' };
+    case 'not_found':
+      return {
+        kind: 'start_failed',
+        code: 'CLI_NOT_FOUND',
+        message: `${spec.argv[0] ?? 'the command'} was not found on the host`,
+      };
+    case 'cwd':
+      return {
+        kind: 'start_failed',
+        code: 'CWD_NOT_FOUND',
+        message: `the working directory ${spec.cwd} does not exist on the host`,
+      };
+    case 'max_lifetime':
+      return { kind: 'max_runtime' };
+    case 'detached_limit':
+    case 'backend_gone':
+      return { kind: 'lease_lost' };
+    default:
+      return { kind: 'exited', code: end.code, signal: null };
+  }
+}
+
+function jitter(ms: number): number {
+  return ms * (0.8 + Math.random() * 0.4);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

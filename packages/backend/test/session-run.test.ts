@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTempDir, stopAllSshd, waitUntil } from '@catalyst/testkit';
+import type { Host } from '../src/host/host.ts';
+import { createLocalHost } from '../src/host/local-host.ts';
+import { createSshHost } from '../src/host/ssh/ssh-host.ts';
+import { startSessionRun, type ConnectionEvent } from '../src/host/session-run.ts';
+import { describeHostContract } from './host-contract.ts';
+import { expectNothingLeft, scanLocalProcesses, watchRun, type HostTestSetup } from './host-test-kit.ts';
+import { createSharedSshd, findSessionProcesses, sshHostConfig, sshHostSetup } from './ssh-test-kit.ts';
+
+// A run whose process lives in a session on the host (host/session-run.ts, issue 11): the same run contract as the
+// wrapper's, and a lost connection that only detaches it.
+
+const getSshd = createSharedSshd();
+afterAll(async () => {
+  await stopAllSshd();
+});
+
+/** The host, with runs in sessions; killRun stops the session (it claims `cancel` first). */
+function inSessions(host: Host): Host {
+  return {
+    ...host,
+    startRun: (spec) => startSessionRun(spec, { sessions: host.sessions }),
+    killRun: (runTag) => host.sessions.stop(runTag),
+    close: () => host.close(),
+  };
+}
+
+function withSessionRuns(setup: HostTestSetup): HostTestSetup {
+  return async () => {
+    const context = await setup();
+    return { ...context, host: inSessions(context.host) };
+  };
+}
+
+describeHostContract(
+  'runs in sessions, local /bin/sh',
+  withSessionRuns(async () => {
+    const scratch = await createTempDir('session-run');
+    return {
+      host: createLocalHost({ killGraceMs: 1000 }),
+      scratchDir: scratch.path,
+      scanProcesses: scanLocalProcesses,
+      cleanup: () => scratch.remove(),
+      permissionDeniedPath: process.getuid?.() === 0 ? '/sys/catalyst-denied' : '/root/catalyst-denied',
+    };
+  }),
+);
+describeHostContract(
+  'runs in sessions, ssh as the dash user',
+  withSessionRuns(sshHostSetup(getSshd, 'dash')),
+);
+
+describe('a run in a session when the connection drops', () => {
+  it('re-attaches and reads on from where it was: every line once, in order; the run never stopped', async () => {
+    const sshd = await getSshd();
+    const host = createSshHost(sshHostConfig(sshd, 'bash'), { killGraceMs: 1000 });
+    const events: ConnectionEvent[] = [];
+    const scratch = `${sshd.users.bash.home}/session-run-${randomBytes(4).toString('hex')}`;
+    await host.mkdirp(scratch);
+    const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done';
+    const handle = await startSessionRun(
+      { argv: ['sh', '-c', script], cwd: scratch },
+      {
+        sessions: host.sessions,
+        onConnection: (event) => events.push(event),
+        reconnect: { firstDelayMs: 200, maxDelayMs: 1000 },
+      },
+    );
+    const watch = watchRun(handle);
+    await watch.waitForStdout('line 5\n');
+    // The VM's sshd session processes die, as when the network drops: the connection is gone at once.
+    for (const pid of await findSessionProcesses(sshd)) process.kill(pid, 'SIGKILL');
+    await waitUntil(() => events.some((event) => event.state === 'attached'), {
+      timeoutMs: 20_000,
+      what: 'the run to re-attach',
+    });
+    await handle.endInput();
+    const result = await watch.finish();
+    const expected = Array.from({ length: 40 }, (_, i) => `line ${String(i + 1)}\n`).join('');
+    expect(result.stdout).toBe(expected);
+    expect(result.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
+    expect(events.map((event) => event.state)).toEqual(['detached', 'attached']);
+    await expectNothingLeft({ scanProcesses: scanLocalProcesses }, handle.runTag, 10_000);
+    await waitUntil(async () => !(await host.sessions.list()).some((s) => s.sessionId === handle.runTag), {
+      timeoutMs: 10_000,
+      what: 'the session files to be removed',
+    });
+    await host.close();
+  });
+});
