@@ -122,7 +122,10 @@ export function describeVmSessions(name: string, setup: HostTestSetup): void {
     it('one attacher at a time: a second is refused until the first detaches', async () => {
       const sessionId = await start();
       const first = await attach(sessionId);
+      // Holding the session once its start marker is out (before, a second attach could win the lock).
+      expect(await first.attachment.ready).toBe(true);
       const second = await attach(sessionId);
+      expect(await second.attachment.ready).toBe(false);
       expect(await second.ended).toEqual(expect.objectContaining({ kind: 'refused', code: 'SESSION_BUSY' }));
       first.attachment.detach();
       await first.ended;

@@ -146,6 +146,13 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
    * session in the same project, with a recap of the conversation from this history (docs/protocol.md, Runs).
    */
   z.strictObject({ ...base, type: z.literal('run:session_replaced'), previousSessionId: z.string() }),
+  /**
+   * The run's connection to its host dropped; Claude goes on in its session on the host, and Catalyst reconnects
+   * with backoff (docs/architecture.md, "Runs in sessions"). `host` is the host's label.
+   */
+  z.strictObject({ ...base, type: z.literal('run:detached'), host: z.string(), reason: z.string() }),
+  /** Catalyst is attached to the run's session again; the output continues from where it was. */
+  z.strictObject({ ...base, type: z.literal('run:attached'), host: z.string() }),
   z.strictObject({
     ...base,
     type: z.literal('run:ended'),

@@ -133,6 +133,9 @@ function renderSupervisor(options: SessionStartOptions): string {
     SESSION_DIR_CHECKS,
     SUPERVISOR_TIMER,
     'umask 077',
+    // The id came in S's environment; kept as a plain variable, so S's helpers (the timer's `sleep`) do not carry
+    // it: only the job and what it starts do (CATALYST_RUN_TAG), and a scan by id finds nothing once S is done.
+    'cr_id=$cr_tag; unset cr_tag; cr_tag=$cr_id',
     'cd "$cr_run" || exit 1',
     'exec 4<>in',
     ...renderJob(options),
@@ -226,9 +229,14 @@ export function renderAttach(offsets: { stdout: number; stderr: number }): strin
     `printf '${ATTACH_MARKER} start\\n'; printf '${ATTACH_MARKER} start\\n' >&2`,
     ': >heartbeat',
     'exec 3<&0 </dev/null',
-    `tail -c +${from(offsets.stdout)} --pid="$cr_sup" -f out 9>&- 3<&- &`,
+    // The tails follow until W ends: W, A's own child, ends once S has written its status (all output is in the
+    // files by then) or S is gone. Not `--pid` of S itself: S is not our child, and a zombie S that a slow init
+    // has not reaped yet still answers kill -0 (seen here: a second or more).
+    `(while [ ! -e status ] && kill -0 "$cr_sup" 2>/dev/null; do sleep 0.2; done) </dev/null >/dev/null 2>&1 9>&- 3<&- &`,
+    'cr_w=$!',
+    `tail -c +${from(offsets.stdout)} -s 0.1 --pid="$cr_w" -f out 9>&- 3<&- &`,
     'cr_t1=$!',
-    `tail -c +${from(offsets.stderr)} --pid="$cr_sup" -f err >&2 9>&- 3<&- &`,
+    `tail -c +${from(offsets.stderr)} -s 0.1 --pid="$cr_w" -f err >&2 9>&- 3<&- &`,
     'cr_t2=$!',
     ATTACH_READER,
     'wait "$cr_t1"; wait "$cr_t2"',
@@ -251,7 +259,7 @@ const ATTACH_READER = `(
       c) cr_claim cancel && cr_stop "$cr_job" "$cr_job" ;;
     esac
   done
-  kill "$cr_t1" "$cr_t2" 2>/dev/null
+  kill "$cr_t1" "$cr_t2" "$cr_w" 2>/dev/null
 ) <&3 3<&- 9>&- &
 cr_reader=$!
 exec 3<&-`;
@@ -283,7 +291,8 @@ for cr_run in "$cr_root"/*; do
   cr_tag=\${cr_run##*/}
   case $cr_tag in '' | *[!a-z0-9-]*) continue ;; esac
   cr_alive=0
-  read -r cr_sup <"$cr_run/sup" 2>/dev/null && kill -0 "$cr_sup" 2>/dev/null && cr_alive=1
+  # S writes status last: with it, S is over (a zombie S may not be reaped yet).
+  [ -e "$cr_run/status" ] || { read -r cr_sup <"$cr_run/sup" 2>/dev/null && kill -0 "$cr_sup" 2>/dev/null && cr_alive=1; }
   cr_status=-
   [ -e "$cr_run/status" ] && read -r cr_status <"$cr_run/status"
   printf '%s %s %s %s %s\\n' "$cr_tag" "$cr_alive" "$(stat -c %s "$cr_run/out" 2>/dev/null || echo 0)" "$(stat -c %s "$cr_run/err" 2>/dev/null || echo 0)" "$cr_status"
@@ -295,7 +304,7 @@ export const REMOVE_SESSION = `
 ${SESSION_DIR_CHECKS}
 cr_read_tag || exit 2
 cr_session_dir || exit 0
-read -r cr_sup <"$cr_run/sup" 2>/dev/null && kill -0 "$cr_sup" 2>/dev/null && exit 5
+[ -e "$cr_run/status" ] || { read -r cr_sup <"$cr_run/sup" 2>/dev/null && kill -0 "$cr_sup" 2>/dev/null && exit 5; }
 rm -rf "$cr_run"
 `;
 

@@ -137,6 +137,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
   const active = new Set<RunHandle>();
   let preflight: Promise<Preflight> | undefined;
   const killRun = (runTag: string): Promise<void> => killLocalRun(shell, runTag, killGraceMs);
+  const sessions = createVmSessions({ open, shell, graceMs: killGraceMs });
 
   return {
     label: 'local',
@@ -147,7 +148,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
       void handle.outcome.then(() => active.delete(handle));
       return handle;
     },
-    sessions: createVmSessions({ open, shell, graceMs: killGraceMs }),
+    sessions,
     homeDir: () => Promise.resolve(homedir()),
     preflight() {
       preflight ??= runLocalPreflight({
@@ -160,6 +161,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
     killRun,
     sweepRuns: () => sweepLocalRuns(shell, killGraceMs),
     close() {
+      sessions.close();
       // As a closing SSH connection would: each wrapper sees its stdin end and stops its run.
       for (const handle of active) handle.abandon();
       return Promise.resolve();

@@ -164,12 +164,15 @@ class SessionRunHandle implements RunHandle {
         );
       } catch (error) {
         if (isFirst) return { kind: 'start_failed', code: 'SSH_CONNECT_FAILED', message: messageOf(error) };
+        if (this.#options.sessions.isClosed) return { kind: 'connection_lost', message: messageOf(error) };
       }
       if (attachment !== undefined) {
         const end = await this.#use(attachment, isFirst);
         const outcome = outcomeOf(end, this.#options.spec);
         if (outcome !== undefined) return outcome;
-        if (this.#isAbandoned) return { kind: 'connection_lost', message: 'Catalyst let the run go' };
+        if (this.#isAbandoned || this.#options.sessions.isClosed) {
+          return { kind: 'connection_lost', message: 'Catalyst let the run go' };
+        }
         if (end.kind === 'detached') this.#options.onConnection?.({ state: 'detached', reason: end.message });
         delayMs = (this.#options.reconnect ?? DEFAULT_RECONNECT).firstDelayMs;
       }

@@ -72,6 +72,12 @@ export interface VmSessions {
   stop(sessionId: string): Promise<void>;
   /** Removes a finished session's files; SESSION_BUSY while it lives. */
   remove(sessionId: string): Promise<void>;
+  /**
+   * Catalyst lets go of the host: every attachment detaches (the sessions go on, under their own limits), and
+   * attach() refuses from now on with CONNECTION_LOST, so nothing keeps reconnecting.
+   */
+  close(): void;
+  readonly isClosed: boolean;
 }
 
 export interface VmSessionsOptions {
@@ -91,6 +97,8 @@ const DETACH_GRACE_MS = 5_000;
 export function createVmSessions(options: VmSessionsOptions): VmSessions {
   const { open } = options;
   const openControl = options.openControl ?? open;
+  const live = new Set<SessionAttachment>();
+  let isClosed = false;
   const control = async (script: string, what: string, input: string) => {
     const result = await runControlScript(openControl, script, {
       timeoutMs: CONTROL_TIMEOUT_MS,
@@ -108,11 +116,23 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
         details: { sessionId: spec.sessionId, code: result.code },
       });
     },
-    attach: (sessionId, offsets, attachOptions = {}) =>
-      attachSession(open, sessionId, {
+    async attach(sessionId, offsets, attachOptions = {}) {
+      if (isClosed) throw new CatalystError('CONNECTION_LOST', 'Catalyst has let go of this host');
+      const attachment = await attachSession(open, sessionId, {
         offsets,
         heartbeatMs: attachOptions.heartbeatMs ?? options.heartbeatMs,
-      }),
+      });
+      live.add(attachment);
+      void attachment.ended.then(() => live.delete(attachment));
+      return attachment;
+    },
+    close() {
+      isClosed = true;
+      for (const attachment of live) attachment.detach();
+    },
+    get isClosed() {
+      return isClosed;
+    },
     async list() {
       const result = await control(LIST_SESSIONS, 'listing sessions', '');
       return result.stdout.split('\n').flatMap(parseSessionLine);

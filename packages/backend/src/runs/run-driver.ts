@@ -10,6 +10,10 @@ import type { AskPerson } from '../core/control-decision.ts';
 import { runAutoAnswer } from './auto-answer-run.ts';
 import type { AutoAnswerSetup } from './question-auto-answer.ts';
 import { RunPrompts } from './run-prompts.ts';
+import { startSessionRun, type ConnectionEvent } from '../host/session-run.ts';
+
+/** The lifecycle's pending wait while the run's session is detached (the inactivity timeout pauses). */
+const DETACHED_PENDING_ID = 'connection';
 
 /** questionPolicy `auto` / `human_then_auto`: the driver adds how to reach the model and how to give up. */
 export type AutoAnswerOptions = Omit<AutoAnswerSetup, 'reply' | 'fail' | 'warn'> & { timeoutMs: number };
@@ -203,9 +207,29 @@ class RunDriver {
       includePartialMessages: true,
       ...(sessionId === undefined ? {} : { resume: sessionId }),
     });
-    // The wrapper's own backstop sits past the lifecycle's limit, which stops the run cleanly first.
+    // The session's own backstop sits past the lifecycle's limit, which stops the run cleanly first.
     const limits = { maxRuntimeMs: maxDurationMs + 60_000 };
-    return this.#options.host.startRun({ argv: command.argv, cwd: command.cwd, env: command.env, limits });
+    const spec = { argv: command.argv, cwd: command.cwd, env: command.env, limits };
+    // claude runs in a session on the host, not in the channel: a dropped connection only detaches the run
+    // (host/session-run.ts). While detached, Claude's silence is not inactivity: the timeout pauses.
+    return startSessionRun(spec, {
+      sessions: this.#options.host.sessions,
+      onConnection: (event) => {
+        this.#onConnection(event);
+      },
+    });
+  }
+
+  #onConnection(event: ConnectionEvent): void {
+    const { ideaId, runId, host } = this.#options;
+    const now = Date.now();
+    if (event.state === 'detached') {
+      this.#options.emit({ ideaId, runId, type: 'run:detached', host: host.label, reason: event.reason });
+      this.input({ type: 'pending_started', id: DETACHED_PENDING_ID, now });
+    } else {
+      this.#options.emit({ ideaId, runId, type: 'run:attached', host: host.label });
+      this.input({ type: 'pending_finished', id: DETACHED_PENDING_ID, now });
+    }
   }
 
   async #readStdout(handle: RunHandle): Promise<void> {

@@ -61,7 +61,11 @@ export type TranscriptItem =
     }
   | { readonly kind: 'event'; readonly key: string; readonly event: EventOf<'claude:event'> }
   | { readonly kind: 'error'; readonly key: string; readonly event: EventOf<'claude:error'> }
-  | { readonly kind: 'notice'; readonly key: string; readonly event: EventOf<'run:session_replaced'> }
+  | {
+      readonly kind: 'notice';
+      readonly key: string;
+      readonly event: EventOf<'run:session_replaced' | 'run:detached' | 'run:attached'>;
+    }
   | QuestionItem
   | PermissionItem
   | {
@@ -137,6 +141,8 @@ class ItemBuilder {
       case 'claude:error':
         return { kind: 'error', key, event };
       case 'run:session_replaced':
+      case 'run:detached':
+      case 'run:attached':
         return { kind: 'notice', key, event };
       case 'claude:question': {
         const item: QuestionItem = {

@@ -52,13 +52,14 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
   const graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
   const killRun = (runTag: string) => killSshRun(openControl, runTag, graceMs);
   const startProbe = (spec: RunSpec) => startWrappedRun(openControl, spec, { killRun });
+  const sessions = createVmSessions({ open: openRun, openControl, graceMs });
   let home: Promise<string> | undefined;
 
   return {
     label: settings.label,
     ...createSshFiles(withSftp),
     startRun: (spec) => startWrappedRun(openRun, spec, { killRun }),
-    sessions: createVmSessions({ open: openRun, openControl, graceMs }),
+    sessions,
     // SFTP starts in $HOME; ssh2's ext_openssh_expandPath sends a malformed packet (ssh-field-notes.md §7).
     homeDir: () =>
       (home ??= forgetOnFailure(
@@ -74,7 +75,10 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
     ),
     killRun,
     sweepRuns: () => sweepSshRuns(openControl, graceMs),
-    close: () => pool.close(),
+    close: () => {
+      sessions.close();
+      return pool.close();
+    },
     stats: () => pool.stats(),
   };
 }

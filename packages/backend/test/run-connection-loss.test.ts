@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { longRunningCommand, text, toolUse } from '@catalyst/testkit';
+import { useServiceFixture } from './service-harness.ts';
+import { findSessionProcesses } from './ssh-test-kit.ts';
+
+// A build whose SSH connection drops mid-run (issue 11): claude lives in a session on the VM, so the run goes on
+// there; Catalyst says so in the transcript, reconnects, and the build completes with nothing lost or doubled.
+
+const fixture = useServiceFixture();
+
+describe('a build when the connection to the VM drops', () => {
+  it('goes on on the VM, re-attaches, and completes; the transcript says what happened', async () => {
+    const idea = await fixture.service.createIdea('Connection drop');
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+    const marker = join(fixture.service.projectDir(idea.id), 'after-the-drop.txt');
+    fixture.model.enqueue(
+      toolUse('Bash', { command: `${longRunningCommand(3)} && echo done > ${marker}`, description: 'Wait' }),
+      text('The wait is over.'),
+    );
+    const from = client.frames.length;
+    client.send({ type: 'build', ideaId: idea.id, message: 'Wait three seconds, then write a file.' });
+    const started = await client.waitFor((f) => f.type === 'run:started', from);
+    await client.waitFor((f) => f.type === 'claude:tool_use', from);
+    // The VM's sshd session processes die, as when the network drops: every channel of this backend is gone.
+    for (const pid of await findSessionProcesses(fixture.sshd)) process.kill(pid, 'SIGKILL');
+
+    const events = await client.untilEnded(started);
+    const types = events.map((event) => event.type);
+    expect(types).toContain('run:detached');
+    expect(types.indexOf('run:attached')).toBeGreaterThan(types.indexOf('run:detached'));
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(await readFile(marker, 'utf8')).toBe('done\n');
+    // Each of Claude's messages once: the re-attach read on from where it was.
+    const texts = events.filter((event) => event.type === 'claude:text').map((event) => event.text);
+    expect(texts).toEqual(['The wait is over.']);
+    expect(events.filter((event) => event.type === 'claude:tool_use')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'claude:result')).toHaveLength(1);
+    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+    client.close();
+  });
+});
