@@ -136,3 +136,25 @@ describe('commonLength', () => {
     expect(commonLength([5, 5, 5], 0)).toBe(0);
   });
 });
+
+describe('capRelayEvent without serialising', () => {
+  it('keeps exactly the drafts whose JSON fits, at the bound, whatever their strings escape to', () => {
+    const texts = ['a', 'é', '😀', '\u0001', '"', '\ud800'].map((unit) => unit.repeat(1000));
+    for (const text of texts) {
+      const draft: RelayEventDraft = {
+        ...ctx,
+        type: 'claude:text',
+        messageId: 'm',
+        parentToolUseId: null,
+        text,
+      };
+      const size = relayEventBytes(draft);
+      for (const maxBytes of [size - 1, size, size + 1, 6 * size]) {
+        const isKept = capRelayEvent(draft, maxBytes) === draft;
+        expect(isKept, `${JSON.stringify(text.slice(0, 2))} in ${String(maxBytes)} bytes`).toBe(
+          size <= maxBytes,
+        );
+      }
+    }
+  });
+});

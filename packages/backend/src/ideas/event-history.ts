@@ -5,7 +5,7 @@ import type { HistoryIndex } from './history-index.ts';
 import { readLatest, type LatestEvents, type LatestRequest } from './history-latest.ts';
 import { readEvents } from './history-lines.ts';
 import { corruptLine, readOpenState, sidePaths, type OpenState, type SidePaths } from './history-open.ts';
-import { HistoryWriter, type Stored } from './history-writer.ts';
+import { HistoryWriter } from './history-writer.ts';
 import { RESERVE_BLOCK, writeReservation } from './seq-reservation.ts';
 
 /**
@@ -38,13 +38,18 @@ export interface IdeaHistoryOptions {
 }
 
 type Listener = (event: RelayEvent) => void;
+/** A shown (or held) event and the bytes of its line, which count against `memoryBytes`. */
+interface Remembered {
+  event: RelayEvent;
+  bytes: number;
+}
 type Settings = Required<Omit<IdeaHistoryOptions, 'onError'>> & Pick<IdeaHistoryOptions, 'onError'>;
 
 export class IdeaHistory {
   readonly #options: Settings;
   readonly #paths: SidePaths;
   readonly #index: HistoryIndex;
-  readonly #tail: Stored[] = [];
+  readonly #tail: Remembered[] = [];
   #tailBytes = 0;
   /** Every shown event after this seq is in #tail. */
   #tailFloor: number;
@@ -54,7 +59,7 @@ export class IdeaHistory {
   #reservedUpTo: number;
   #reserving: Promise<void> | undefined;
   /** Numbered but not shown yet: their seq is above the reservation on the host. */
-  readonly #held: Stored[] = [];
+  readonly #held: Remembered[] = [];
   readonly #writer: HistoryWriter;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -116,8 +121,9 @@ export class IdeaHistory {
     });
     this.#lastSeq = event.seq;
     this.#newestEvent = event.seq;
-    const item = { event, line: `${JSON.stringify(event)}\n` };
-    this.#writer.queue(item);
+    const line = `${JSON.stringify(event)}\n`;
+    this.#writer.queue(event.seq, line);
+    const item = { event, bytes: line.length };
     if (this.#retryTimer === undefined) {
       this.#timer ??= setTimeout(() => void this.flush(), this.#options.flushDelayMs);
     }
@@ -131,6 +137,7 @@ export class IdeaHistory {
   flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#writer.seal();
     this.#writing = this.#writing.then(() => this.#writeQueued());
     return this.#writing;
   }
@@ -146,7 +153,7 @@ export class IdeaHistory {
         .slice(0, limit);
     }
     // Taken together, before any await: the file up to #fileBytes and #unwritten hold every event, once.
-    const { fileBytes: to, queued: later } = this.#writer.snapshot();
+    const { fileBytes: to, queued } = this.#writer.snapshot();
     const { events, isComplete } = await readEvents(this.#options.files, this.#options.path, {
       from: this.#index.offsetAfter(sinceSeq),
       to,
@@ -158,18 +165,18 @@ export class IdeaHistory {
       },
     });
     const newest = events.at(-1)?.seq ?? sinceSeq;
-    const all = isComplete ? [...events, ...later.filter((event) => event.seq > newest)] : events;
+    const all = isComplete ? [...events, ...queued(newest)] : events;
     return all.filter((event) => event.seq <= upTo).slice(0, limit);
   }
 
   /** The newest shown events (those `select` accepts), oldest first, read backwards within the request's bounds. */
   latest(request: LatestRequest): Promise<LatestEvents> {
     // Taken together, before any await, as in since(): the file up to `to` and `newer` hold every event, once.
-    const { fileBytes: to, queued: newer } = this.#writer.snapshot();
+    const { fileBytes: to, queued } = this.#writer.snapshot();
     const onCorrupt = (offset: number) => {
       this.#report(corruptLine(this.#options.path, offset));
     };
-    const read = { ...request, to, newer, upTo: this.#shownSeq, onCorrupt };
+    const read = { ...request, to, newer: queued(), upTo: this.#shownSeq, onCorrupt };
     return readLatest(this.#options.files, this.#options.path, read);
   }
 
@@ -217,15 +224,15 @@ export class IdeaHistory {
     );
   }
 
-  #show(item: Stored): void {
+  #show(item: Remembered): void {
     this.#shownSeq = item.event.seq;
     this.#tail.push(item);
-    this.#tailBytes += item.line.length;
+    this.#tailBytes += item.bytes;
     const { memoryEvents, memoryBytes } = this.#options;
     while (this.#tail.length > 1 && (this.#tail.length > memoryEvents || this.#tailBytes > memoryBytes)) {
       const dropped = this.#tail.shift();
       if (dropped === undefined) break;
-      this.#tailBytes -= dropped.line.length;
+      this.#tailBytes -= dropped.bytes;
       this.#tailFloor = dropped.event.seq;
     }
     for (const listener of this.#listeners) listener(item.event);
