@@ -30,7 +30,7 @@ export const PreflightSchema = z.object({
   version: z.string().optional(),
   /** The PATH the wrapper runs with. */
   path: z.string(),
-  /** Whether the host has what the run wrapper needs (/bin/sh, /proc, setsid, base64, mkfifo). */
+  /** Whether the host has what the run wrapper and its sessions need (/bin/sh, /proc, setsid, mkfifo, flock, tail, …). */
   canRunWrapper: z.boolean(),
   problems: z.array(z.string()),
 });

@@ -22,7 +22,8 @@ export interface SshPreflightResult {
   isConclusive: boolean;
 }
 
-const WRAPPER_TOOLS = ['setsid', 'base64', 'mkfifo', 'grep', 'stat', 'sleep'];
+// flock and tail: the session a run lives in on the host (core/vm-session-shell.ts).
+const WRAPPER_TOOLS = ['setsid', 'base64', 'mkfifo', 'grep', 'stat', 'sleep', 'flock', 'tail'];
 const KNOWN_LOCATIONS = [
   '"$HOME/.local/bin/claude"',
   '"$HOME/.claude/local/claude"',
