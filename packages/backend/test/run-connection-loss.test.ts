@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { longRunningCommand, text, toolUse } from '@catalyst/testkit';
+import { randomBytes } from 'node:crypto';
+import { longRunningCommand, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import { useServiceFixture } from './service-harness.ts';
-import { findSessionProcesses } from './ssh-test-kit.ts';
+import { findSessionProcesses, sshHostConfig } from './ssh-test-kit.ts';
 
 // A build whose SSH connection drops mid-run (issue 11): claude lives in a session on the VM, so the run goes on
 // there; Catalyst says so in the transcript, reconnects, and the build completes with nothing lost or doubled.
@@ -40,5 +42,28 @@ describe('a build when the connection to the VM drops', () => {
     expect(events.filter((event) => event.type === 'claude:result')).toHaveLength(1);
     expect(await fixture.runProcesses(idea.id)).toEqual([]);
     client.close();
+  });
+
+  it('a session that ended while no Catalyst followed it is removed at the next start', async () => {
+    const host = createSshHost(sshHostConfig(fixture.sshd, 'bash'));
+    const sessionId = `s${randomBytes(8).toString('hex')}`;
+    const limits = {
+      warmIdleSeconds: 60,
+      leaseSeconds: 60,
+      detachedSeconds: 60,
+      maxLifetimeSeconds: 60,
+      graceSeconds: 1,
+    };
+    await host.sessions.start({ sessionId, argv: ['sh', '-c', 'exit 0'], cwd: '/tmp', limits });
+    const find = async () => (await host.sessions.list()).find((session) => session.sessionId === sessionId);
+    await waitUntil(async () => (await find())?.isAlive === false, {
+      timeoutMs: 10_000,
+      what: 'the session to end',
+    });
+
+    const restarted = await fixture.startAnother();
+    await restarted.catalyst.swept;
+    expect(await find()).toBeUndefined();
+    await host.close();
   });
 });
