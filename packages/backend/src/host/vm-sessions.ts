@@ -175,6 +175,8 @@ async function attachSession(
   options: { offsets: { stdout: number; stderr: number }; heartbeatMs: number | undefined },
 ): Promise<SessionAttachment> {
   const channel = await open(renderAttach(options.offsets));
+  // A refused or ended attach script stops reading: a late heartbeat then fails (EPIPE); `ended` tells the rest.
+  channel.stdin.on('error', () => undefined);
   channel.stdin.write(renderSessionIdLine(sessionId));
   // Backpressure as for runs: the channel pauses while the reader is far behind (a replay from offset 0).
   const queue = (stream: NodeJS.ReadableStream) =>
