@@ -43,19 +43,14 @@ export interface SessionStartOptions {
   limits: SessionLimits;
 }
 
+// Built on the run wrapper's blocks (STOP_FUNCTIONS: cr_own_dir, cr_claim, cr_is_tag, the stop by tag), which
+// every session script includes first.
 const SESSION_DIR_CHECKS = `
-cr_own_dir() {
-  [ -d "$1" ] && [ ! -h "$1" ] && [ -O "$1" ]
-}
-cr_claim() {
-  (set -C; printf '%s\\n' "$1" >"$cr_run/claim-$1") 2>/dev/null || return 0
-  ln "$cr_run/claim-$1" "$cr_run/reason" 2>/dev/null
-}
+${STOP_FUNCTIONS}
 cr_read_tag() {
   cr_tag=
   IFS= read -r cr_tag
-  case $cr_tag in '' | *[!a-z0-9-]*) return 1 ;; esac
-  [ "\${#cr_tag}" -ge 8 ] && [ "\${#cr_tag}" -le 64 ]
+  cr_is_tag "$cr_tag"
 }
 cr_session_dir() {
   cr_root=${SESSION_ROOT}
@@ -129,7 +124,6 @@ function renderJob(options: SessionStartOptions): string[] {
 function renderSupervisor(options: SessionStartOptions): string {
   return [
     renderLimits(options.limits),
-    STOP_FUNCTIONS,
     SESSION_DIR_CHECKS,
     SUPERVISOR_TIMER,
     'umask 077',
@@ -218,7 +212,6 @@ export function renderAttach(offsets: { stdout: number; stderr: number }): strin
   };
   return [
     SESSION_DIR_CHECKS,
-    STOP_FUNCTIONS,
     'cr_polls=50',
     `cr_read_tag || { printf 'catalyst-attach: no valid session id on stdin\\n' >&2; exit 2; }`,
     `cr_session_dir || { printf '\\n${ATTACH_MARKER} gone\\n' >&2; exit 3; }`,
@@ -268,7 +261,6 @@ exec 3<&-`;
 export function renderSessionStop(graceSeconds: number): string {
   return [
     SESSION_DIR_CHECKS,
-    STOP_FUNCTIONS,
     `cr_polls=${Math.round(seconds(graceSeconds, 'graceSeconds') * 10)}`,
     `cr_read_tag || exit 2`,
     'cr_session_dir || exit 0',
