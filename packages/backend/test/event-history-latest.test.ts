@@ -5,10 +5,11 @@ import type { RelayEvent, RelayEventDraft } from '@catalyst/protocol';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
 import { RECAP_MESSAGES } from '../src/core/lost-session.ts';
 import { createLocalFiles } from '../src/host/local-files.ts';
-import { IdeaHistory, type HistoryFiles } from '../src/ideas/event-history.ts';
+import { IdeaHistory } from '../src/ideas/event-history.ts';
 import { CHUNK_BYTES } from '../src/ideas/history-lines.ts';
 import { IdeaStore } from '../src/ideas/idea-store.ts';
 import { readConversation, sessionRecapFor } from '../src/service/prompt-routing.ts';
+import { countingFiles } from './history-test-kit.ts';
 
 // The newest events of a history, read backwards from its end: the session recap and the answerer's context hold
 // what they use, not the whole history (a 1 GiB history must not be read into memory for 20 messages).
@@ -63,31 +64,13 @@ async function writeRuns(): Promise<number> {
   return lines.length;
 }
 
-/** Local files that count the bytes read from the history and refuse to read it whole. */
-function countingFiles(): { files: HistoryFiles; read: { bytes: number } } {
-  const local = createLocalFiles();
-  const read = { bytes: 0 };
-  return {
-    read,
-    files: {
-      ...local,
-      readFile: (p) => (p === path ? Promise.reject(new Error('read whole')) : local.readFile(p)),
-      readRange: async (p, offset, length) => {
-        const chunk = await local.readRange(p, offset, length);
-        if (p === path) read.bytes += chunk.length;
-        return chunk;
-      },
-    },
-  };
-}
-
 const isMessage = (event: RelayEvent) => event.type === 'run:started' || event.type === 'claude:text';
 
 describe('IdeaHistory.latest', () => {
   it('reads the newest events backwards from the end, and only as far as they go', async () => {
     const events = await writeRuns();
     const size = (await stat(path)).size;
-    const { files, read } = countingFiles();
+    const { files, read } = countingFiles(path);
     const history = await IdeaHistory.open({ files, path });
     read.bytes = 0;
     const newest = await history.latest({ maxEvents: 3, maxBytes: 1024 * 1024 });
@@ -162,7 +145,7 @@ describe('the conversation for the recap and the answerer', () => {
     const meta = await store.create({ title: 'Tide clock', description: 'High and low water.' });
     await writeRuns();
     const size = (await stat(path)).size;
-    const { files, read } = countingFiles();
+    const { files, read } = countingFiles(path);
     // One read (a replay page) holds at most 64 KiB: reading "since 0" would stop at the oldest runs.
     const history = await IdeaHistory.open({ files, path, readBytes: 64 * 1024 });
     read.bytes = 0;

@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RelayEvent } from '@catalyst/protocol';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
 import { createLocalFiles } from '../src/host/local-files.ts';
-import { IdeaHistory, type HistoryFiles } from '../src/ideas/event-history.ts';
+import { IdeaHistory } from '../src/ideas/event-history.ts';
+import { countingFiles } from './history-test-kit.ts';
 
 // Issue 16 item 6: opening and paging a long history reads only the bytes asked for, never the whole file.
 
@@ -27,35 +28,17 @@ beforeEach(async () => {
 });
 afterEach(() => dir.remove());
 
-/** Local files that count the bytes read from the history and refuse to read it whole. */
-function countingFiles(): { files: HistoryFiles; read: { bytes: number } } {
-  const local = createLocalFiles();
-  const read = { bytes: 0 };
-  return {
-    read,
-    files: {
-      ...local,
-      readFile: (p) => (p === path ? Promise.reject(new Error('read whole')) : local.readFile(p)),
-      readRange: async (p, offset, length) => {
-        const chunk = await local.readRange(p, offset, length);
-        if (p === path) read.bytes += chunk.length;
-        return chunk;
-      },
-    },
-  };
-}
-
 describe('IdeaHistory on a long history', () => {
   it('opens from its tail once indexed, and reads a page near the end without reading the rest', async () => {
     const size = (await stat(path)).size;
-    const first = countingFiles();
+    const first = countingFiles(path);
     // No index yet: one streaming scan builds it.
     const building = await IdeaHistory.open({ files: first.files, path });
     expect(building.lastSeq).toBe(EVENTS);
     await building.close();
     expect((await stat(join(dir.path, 'events.idx'))).size).toBeGreaterThan(0);
 
-    const { files, read } = countingFiles();
+    const { files, read } = countingFiles(path);
     const history = await IdeaHistory.open({ files, path });
     expect(history.lastSeq).toBe(EVENTS);
     expect(read.bytes).toBeLessThan(size / 20);
