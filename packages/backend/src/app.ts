@@ -40,8 +40,11 @@ export interface RunningCatalyst {
   readonly service: CatalystService;
   /** Settles (never rejects) once the start-up sweep of every host is done (service/host-sweep.ts). */
   readonly swept: Promise<void>;
-  /** Stops accepting runs, cancels running ones cleanly, flushes histories, closes everything. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting runs, flushes histories, closes everything. Running runs are cancelled cleanly, or with
+   * `keepRuns` (a restart, an update) left going in their sessions on the hosts, for the next start to take up.
+   */
+  close(options?: { keepRuns?: boolean }): Promise<void>;
 }
 
 export function createHostFromEntry(entry: HostEntry, bundledClaudePath?: string): Host {
@@ -69,16 +72,18 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const createHost =
     options.createHost ?? ((entry: HostEntry) => createHostFromEntry(entry, options.bundledClaudePath));
   const hosts = new HostRegistry(config.hosts, config.defaultHost, createHost);
-  // In the background: an unreachable host must not hold up the start.
-  const swept = sweepHosts(hosts, logger);
   const service = new CatalystService({
     hosts,
     index,
     logger,
     inactivityTimeoutMs: config.claudeTimeoutMs,
     maxRunMs: config.maxRunMs,
+    detachedLimitMs: config.detachedLimitMs,
     qa: config.qa,
   });
+  // In the background: an unreachable host must not hold up the start. The runs an earlier Catalyst left going
+  // in sessions on the hosts are taken up (a browser that opens their idea first has them taken up then).
+  const swept = Promise.all([sweepHosts(hosts, logger), service.takeUpSessions()]).then(() => undefined);
   // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
   const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
   const auth = createAuth({ token, allowedOrigins });
@@ -101,8 +106,8 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     isTokenGenerated: generated,
     service,
     swept,
-    async close() {
-      await service.shutdown();
+    async close(closing = {}) {
+      await service.shutdown(closing);
       await hub.close();
       await new Promise<void>((resolve) =>
         server.close(() => {

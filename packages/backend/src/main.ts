@@ -57,8 +57,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (isStopping) return;
     isStopping = true;
-    console.log(`\n${signal}: stopping runs and shutting down…`);
-    catalyst.close().then(
+    // A restart or an update must not cost a build: Claude goes on in its session on the VM, and the next start
+    // takes the run up (it is stopped there after CATALYST_DETACHED_LIMIT_MS if Catalyst does not come back).
+    console.log(`\n${signal}: shutting down; running tasks go on on their VMs until Catalyst is back…`);
+    catalyst.close({ keepRuns: true }).then(
       () => process.exit(0),
       (error: unknown) => {
         console.error(error);

@@ -15,7 +15,7 @@ import { expectNothingLeft, reapRuns, watchRun, type HostTestContext } from './h
 export interface BackendFixtureInput {
   shell?: string;
   readyText: string;
-  spec: { argv: string[]; cwd: string; limits: Required<RunLimits> };
+  spec: { argv: string[]; cwd: string; limits: Required<Omit<RunLimits, 'detachedMs'>> };
 }
 
 export interface HostCleanupContext extends HostTestContext {

@@ -48,7 +48,10 @@ export interface ServiceOptions {
   staticDir?: string;
 }
 
-export async function startService(options: ServiceOptions): Promise<ServiceUnderTest> {
+/** A Catalyst's settings for the test kit's VM: its config dir, the ideas root on the VM, and its environment. */
+export async function prepareService(
+  options: ServiceOptions,
+): Promise<{ configDir: TempDir; ideasRoot: string; env: Record<string, string> }> {
   const configDir = options.reuse?.configDir ?? (await createTempDir('catalyst-config'));
   const ideasRoot =
     options.reuse?.ideasRoot ?? join(options.user.home, `catalyst-e2e-${randomBytes(4).toString('hex')}`);
@@ -65,16 +68,19 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     ideasRoot,
   };
   await writeFile(hostsFile, JSON.stringify({ hosts: [host], defaultHost: 'vm' }));
-  const config = loadConfig(
-    {
-      CATALYST_PORT: '0',
-      CATALYST_CONFIG_DIR: configDir.path,
-      CATALYST_CONFIG_FILE: hostsFile,
-      CATALYST_LOG_LEVEL: 'silent',
-      ...options.env,
-    },
-    { homeDir: configDir.path },
-  );
+  const env = {
+    CATALYST_PORT: '0',
+    CATALYST_CONFIG_DIR: configDir.path,
+    CATALYST_CONFIG_FILE: hostsFile,
+    CATALYST_LOG_LEVEL: 'silent',
+    ...options.env,
+  };
+  return { configDir, ideasRoot, env };
+}
+
+export async function startService(options: ServiceOptions): Promise<ServiceUnderTest> {
+  const { configDir, ideasRoot, env } = await prepareService(options);
+  const config = loadConfig(env, { homeDir: configDir.path });
   const catalyst = await startCatalyst({
     config,
     logger: pino({ level: 'silent' }),

@@ -21,6 +21,18 @@ const base = {
    * were cut further, each ending with `[… N bytes omitted]`. The full text is not kept by Catalyst (docs/protocol.md).
    */
   truncated: z.literal(true).optional(),
+  /**
+   * Where in the run's session output on the host the event came from (docs/architecture.md, "Exactly once"):
+   * `line` and `part` for what the CLI printed (the run's `line`-th stdout line since its turn began, the
+   * `part`-th event made of it), `stderr` for its error output (bytes read so far). A Catalyst that restarts
+   * re-attaches from here, so no line is recorded twice. Clients ignore it.
+   */
+  origin: z
+    .union([
+      z.strictObject({ line: z.number().int().nonnegative(), part: z.number().int().nonnegative() }),
+      z.strictObject({ stderr: z.number().int().nonnegative() }),
+    ])
+    .optional(),
 };
 
 /** One relay event's JSON never exceeds this (UTF-8 bytes); larger ones are cut and marked `truncated`. */
@@ -53,7 +65,22 @@ export const AnswerSourceSchema = z.enum(['human', 'auto']);
 export type AnswerSource = z.infer<typeof AnswerSourceSchema>;
 
 export const RelayEventSchema = z.discriminatedUnion('type', [
-  z.strictObject({ ...base, type: z.literal('run:started'), mode: RunModeSchema, message: z.string() }),
+  z.strictObject({
+    ...base,
+    type: z.literal('run:started'),
+    mode: RunModeSchema,
+    message: z.string(),
+    /**
+     * The session on the host the run's claude lives in, and the byte offset of its stdout where this run's turn
+     * began: what a restarted Catalyst re-attaches to (docs/architecture.md, "Runs in sessions on the host").
+     */
+    session: z
+      .strictObject({
+        id: z.string().regex(/^[a-z0-9-]{8,64}$/),
+        stdout: z.number().int().nonnegative(),
+      })
+      .optional(),
+  }),
   z.strictObject({
     ...base,
     type: z.literal('claude:system'),

@@ -15,6 +15,11 @@ export interface RunLimits {
   graceMs?: number;
   /** The last backstop: the wrapper stops the run after this long whatever happens. */
   maxRuntimeMs?: number;
+  /**
+   * Runs in sessions (session-run.ts): how long a turn goes on with no backend attached before the session stops
+   * it on the host (CATALYST_DETACHED_LIMIT_MS). `leaseMs` when not given.
+   */
+  detachedMs?: number;
 }
 
 export interface RunSpec {

@@ -31,11 +31,18 @@ function sessionLimitsOf(spec: RunSpec): SessionLimits {
   const limits = resolveRunLimits(spec.limits);
   const leaseSeconds = limits.leaseMs / 1000;
   const maxLifetimeSeconds = limits.maxRuntimeMs / 1000;
+  const detachedMs = spec.limits?.detachedMs ?? limits.leaseMs;
+  if (!Number.isFinite(detachedMs) || detachedMs <= 0) {
+    throw new CatalystError(
+      'INVALID_ARGUMENT',
+      'limits.detachedMs must be a positive number of milliseconds',
+    );
+  }
   // A run is one turn from its start: idle limits do not apply, the detached limit does.
   return {
     warmIdleSeconds: maxLifetimeSeconds,
     leaseSeconds,
-    detachedSeconds: leaseSeconds,
+    detachedSeconds: detachedMs / 1000,
     maxLifetimeSeconds,
     graceSeconds: limits.graceMs / 1000,
   };
@@ -52,8 +59,24 @@ export async function startSessionRun(spec: RunSpec, options: SessionRunOptions)
     ...(spec.env === undefined ? {} : { env: spec.env }),
     limits,
   });
-  const heartbeatMs = Math.max(200, Math.min(5_000, (limits.leaseSeconds * 1000) / 3));
-  return new SessionRunHandle(runTag, { ...options, spec }, heartbeatMs);
+  return new SessionRunHandle(runTag, { ...options, spec }, heartbeatOf(limits), { stdout: 0, stderr: 0 });
+}
+
+/**
+ * A run in a session that already exists (a restarted Catalyst takes up the run an earlier one left, issue 11),
+ * read from the given byte offsets. `spec` is the one the session was started with (its words for the outcome).
+ */
+export function attachSessionRun(
+  sessionId: string,
+  from: { stdout: number; stderr: number },
+  spec: RunSpec,
+  options: SessionRunOptions,
+): RunHandle {
+  return new SessionRunHandle(sessionId, { ...options, spec }, heartbeatOf(sessionLimitsOf(spec)), from);
+}
+
+function heartbeatOf(limits: SessionLimits): number {
+  return Math.max(200, Math.min(5_000, (limits.leaseSeconds * 1000) / 3));
 }
 
 class SessionRunHandle implements RunHandle {
@@ -63,7 +86,7 @@ class SessionRunHandle implements RunHandle {
   readonly #heartbeatMs: number;
   readonly #stdout: ChunkQueue;
   readonly #stderr: ChunkQueue;
-  readonly #offsets = { stdout: 0, stderr: 0 };
+  readonly #offsets: { stdout: number; stderr: number };
   /** Lines and control letters for the session, sent on the next attachment when there is none now. */
   readonly #waiting: { kind: 'line' | 'control'; value: string }[] = [];
   #attachment: SessionAttachment | undefined;
@@ -72,8 +95,14 @@ class SessionRunHandle implements RunHandle {
   #isOver = false;
   #resumes: { stdout?: () => void; stderr?: () => void } = {};
 
-  constructor(runTag: string, options: SessionRunOptions & { spec: RunSpec }, heartbeatMs: number) {
+  constructor(
+    runTag: string,
+    options: SessionRunOptions & { spec: RunSpec },
+    heartbeatMs: number,
+    from: { stdout: number; stderr: number },
+  ) {
     this.runTag = runTag;
+    this.#offsets = { ...from };
     this.#options = options;
     this.#heartbeatMs = heartbeatMs;
     this.#stdout = createChunkQueue({

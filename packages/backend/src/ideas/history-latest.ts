@@ -17,6 +17,8 @@ export interface LatestRequest {
   maxBytes: number;
   /** Only events it accepts are returned and counted; the others are read past. All, without it. */
   select?: (event: RelayEvent) => boolean;
+  /** Reading stops after an accepted event this says is the oldest wanted (a run's `run:started`). */
+  isOldest?: (event: RelayEvent) => boolean;
 }
 
 export interface LatestEvents {
@@ -53,7 +55,7 @@ export async function readLatest(files: RangeFiles, path: string, read: LatestRe
     }
     kept.push(event);
     bytes += size;
-    return true;
+    return read.isOldest?.(event) !== true;
   };
   const isDone = [...read.newer]
     .reverse()

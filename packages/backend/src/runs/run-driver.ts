@@ -1,5 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { LiveFrame, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
+import {
+  createDenyResponse,
+  type LiveFrame,
+  type RelayEvent,
+  type RelayEventDraft,
+  type RunMode,
+} from '@catalyst/protocol';
 import { buildClaudeCommand } from '../core/claude-command.ts';
 import type { RunEnding } from '../core/run-ending.ts';
 import { RunLifecycle, type RunCommand, type RunInput, type TimerName } from '../core/run-lifecycle.ts';
@@ -10,14 +17,15 @@ import type { AskPerson } from '../core/control-decision.ts';
 import { runAutoAnswer } from './auto-answer-run.ts';
 import type { AutoAnswerSetup } from './question-auto-answer.ts';
 import { RunPrompts } from './run-prompts.ts';
-import { startSessionRun, type ConnectionEvent } from '../host/session-run.ts';
+import { attachSessionRun, startSessionRun, type ConnectionEvent } from '../host/session-run.ts';
+import { isAtOrBefore, unrecorded, type LineCursor, type ResumePoint } from './resume-point.ts';
 
 /** The lifecycle's pending wait while the run's session is detached (the inactivity timeout pauses). */
 const DETACHED_PENDING_ID = 'connection';
 
 /** questionPolicy `auto` / `human_then_auto`: the driver adds how to reach the model and how to give up. */
 export type AutoAnswerOptions = Omit<AutoAnswerSetup, 'reply' | 'fail' | 'warn'> & { timeoutMs: number };
-import type { Host, RunHandle, RunOutcome } from '../host/host.ts';
+import type { Host, RunHandle, RunOutcome, RunSpec } from '../host/host.ts';
 
 /**
  * The I/O half of a run: starts claude on the idea's host, feeds everything that happens to the pure
@@ -43,6 +51,13 @@ export interface RunDriverOptions {
   recap: () => Promise<string>;
   inactivityTimeoutMs: number;
   maxDurationMs: number;
+  /** How long a turn goes on in its session with no Catalyst attached (CATALYST_DETACHED_LIMIT_MS). */
+  detachedLimitMs?: number;
+  /**
+   * Take up a run an earlier Catalyst left going in its session on the host (resume-point.ts), instead of starting
+   * one: its output is read again from the turn's start, and only what the history does not hold yet is emitted.
+   */
+  resume?: ResumePoint;
   /** Which prompts wait for a person (questions, permissions); see core/control-decision.ts. */
   askPerson?: AskPerson;
   humanAnswerLimitMs?: number | undefined;
@@ -69,7 +84,14 @@ export interface ActiveRun {
   readonly runId: string;
   readonly ended: Promise<RunEnding>;
   readonly prompts?: PromptControls;
+  /** The run's session on the host (runs in sessions, run-driver.ts). */
+  readonly sessionId?: string | undefined;
   cancel(): void;
+  /**
+   * Catalyst stops but Claude goes on (a restart, an update): lets go of the run without ending it, so the next
+   * Catalyst takes it up from its session. `ended` settles (`connection_lost`) with nothing written.
+   */
+  detach?(): void;
 }
 
 export function startRunDriver(options: RunDriverOptions): ActiveRun {
@@ -78,11 +100,25 @@ export function startRunDriver(options: RunDriverOptions): ActiveRun {
     runId: options.runId,
     ended: driver.ended,
     prompts: driver.prompts,
+    get sessionId() {
+      return driver.sessionId;
+    },
     cancel: () => {
       driver.input({ type: 'cancel_requested', now: Date.now() });
     },
+    detach: () => {
+      driver.detach();
+    },
   };
 }
+
+/** A run's session on the host is named after its idea, so a restarted Catalyst knows whose it is. */
+function newSessionId(ideaId: string): string {
+  return `${ideaId}-${randomBytes(8).toString('hex')}`;
+}
+
+/** What made the lifecycle emit: the source an event records, and what a replay suppresses. */
+type Trigger = 'stdout' | 'stderr' | 'replayed' | 'other';
 
 class RunDriver {
   readonly ended: Promise<RunEnding>;
@@ -95,10 +131,24 @@ class RunDriver {
   #isFinishing = false;
   #writes: Promise<void> = Promise.resolve();
   #resolve!: (ending: RunEnding) => void;
+  /** The run's session on the host: its id, and where in its stdout this run's turn began. */
+  #session: { id: string; stdout: number };
+  /** Stdout lines fed to the lifecycle since the turn began, and events made of the last one so far. */
+  #line = 0;
+  #part = 0;
+  #stderrBytes = 0;
+  #trigger: Trigger = 'other';
+  /** Inputs that come of an input being handled, fed once its commands are carried out. */
+  readonly #deferred: RunInput[] = [];
+  #isDetached = false;
+  readonly #toHistory: (draft: RelayEventDraft) => RelayEvent;
 
   constructor(options: RunDriverOptions) {
     // Every event of a run passes the size bound before the history and the browsers see it (relay-event-size.ts).
-    this.#options = { ...options, emit: (draft) => options.emit(capRelayEvent(draft)) };
+    this.#toHistory = options.emit;
+    this.#options = { ...options, emit: (draft) => this.#emit(capRelayEvent(draft)) };
+    this.#session = options.resume?.session ?? { id: newSessionId(options.ideaId), stdout: 0 };
+    this.#stderrBytes = options.resume?.stderr ?? 0;
     this.#lifecycle = new RunLifecycle({
       ideaId: options.ideaId,
       runId: options.runId,
@@ -125,9 +175,72 @@ class RunDriver {
     });
   }
 
-  input(input: RunInput): void {
-    if (this.#lifecycle.isFinished) return;
-    for (const command of this.#lifecycle.handle(input)) this.#execute(command);
+  input(input: RunInput, trigger: Trigger = 'other'): void {
+    if (this.#lifecycle.isFinished || this.#isDetached) return;
+    const before = this.#trigger;
+    this.#trigger = trigger;
+    try {
+      for (const command of this.#lifecycle.handle(input)) this.#execute(command);
+    } finally {
+      this.#trigger = before;
+    }
+    for (let next = this.#deferred.shift(); next !== undefined; next = this.#deferred.shift()) {
+      this.input(next, 'replayed');
+    }
+  }
+
+  get sessionId(): string {
+    return this.#session.id;
+  }
+
+  detach(): void {
+    if (this.#lifecycle.isFinished || this.#isDetached) return;
+    this.#isDetached = true;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#handle?.abandon();
+    this.#resolve({
+      outcome: 'connection_lost',
+      error: { code: 'CONNECTION_LOST', message: 'Catalyst stopped; the run goes on in its session.' },
+    });
+  }
+
+  /**
+   * Every event of the run goes out here, with where it came from (`origin`). While a resumed run reads again
+   * what the history already holds, its events are not emitted again: the one recorded is answered instead.
+   */
+  #emit(draft: RelayEventDraft): RelayEvent {
+    const isFromStdout = this.#trigger === 'stdout' || this.#trigger === 'replayed';
+    const source: RelayEventDraft['origin'] = isFromStdout
+      ? { line: this.#line, part: this.#part++ }
+      : this.#trigger === 'stderr'
+        ? { stderr: this.#stderrBytes }
+        : undefined;
+    // A run let go of writes nothing more: the next Catalyst records the rest.
+    if (this.#isDetached) return unrecorded(draft);
+    const resume = this.#options.resume;
+    if (resume !== undefined && source !== undefined && 'line' in source && this.#isReplay(source)) {
+      return resume.recorded(draft);
+    }
+    const decorated = draft.type === 'run:started' ? { ...draft, session: { ...this.#session } } : draft;
+    return this.#toHistory(source === undefined ? decorated : { ...decorated, origin: source });
+  }
+
+  /** Whether `at` is already in the history of the run being resumed. */
+  #isReplay(at: LineCursor): boolean {
+    const cursor = this.#options.resume?.cursor;
+    return cursor !== undefined && isAtOrBefore(at, cursor);
+  }
+
+  /**
+   * A write (or live text) the lifecycle asks for while output the run already handled is read again: it was
+   * done then.
+   */
+  #isReplayedWrite(): boolean {
+    const cursor = this.#options.resume?.cursor;
+    if (cursor === undefined) return false;
+    if (this.#trigger === 'replayed') return true;
+    return this.#trigger === 'stdout' && this.#line <= cursor.line;
   }
 
   #autoAnswerSetup(auto: AutoAnswerOptions): AutoAnswerSetup {
@@ -155,8 +268,9 @@ class RunDriver {
   }
 
   async #run(): Promise<void> {
+    const resume = this.#options.resume;
     try {
-      this.#handle = await this.#start(this.#options.sessionId);
+      this.#handle = resume === undefined ? await this.#start(this.#options.sessionId) : this.#attach(resume);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.input({ type: 'started', now: Date.now() });
@@ -167,7 +281,8 @@ class RunDriver {
       });
       return;
     }
-    this.input({ type: 'started', now: Date.now() });
+    // Before the first line: its run:started and the message written are line 0 of the turn.
+    this.input({ type: 'started', now: Date.now() }, 'stdout');
     await this.#follow(this.#handle);
   }
 
@@ -177,6 +292,8 @@ class RunDriver {
     let recap: string;
     try {
       recap = await this.#options.recap();
+      // A session of its own: the first one's files may still be being removed.
+      this.#session = { id: newSessionId(this.#options.ideaId), stdout: 0 };
       handle = await this.#start(undefined);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -196,8 +313,8 @@ class RunDriver {
     this.input({ type: 'host_outcome', outcome, now: Date.now() });
   }
 
-  async #start(sessionId: string | undefined): Promise<RunHandle> {
-    const { mode, cwd, claudePath, maxDurationMs, env, askPerson } = this.#options;
+  #spec(sessionId: string | undefined): RunSpec {
+    const { mode, cwd, claudePath, maxDurationMs, env, askPerson, detachedLimitMs } = this.#options;
     const command = buildClaudeCommand({
       claudePath,
       cwd,
@@ -208,16 +325,37 @@ class RunDriver {
       ...(sessionId === undefined ? {} : { resume: sessionId }),
     });
     // The session's own backstop sits past the lifecycle's limit, which stops the run cleanly first.
-    const limits = { maxRuntimeMs: maxDurationMs + 60_000 };
-    const spec = { argv: command.argv, cwd: command.cwd, env: command.env, limits };
+    const limits = {
+      maxRuntimeMs: maxDurationMs + 60_000,
+      ...(detachedLimitMs === undefined ? {} : { detachedMs: detachedLimitMs }),
+    };
+    return { argv: command.argv, cwd: command.cwd, env: command.env, limits };
+  }
+
+  #start(sessionId: string | undefined): Promise<RunHandle> {
     // claude runs in a session on the host, not in the channel: a dropped connection only detaches the run
     // (host/session-run.ts). While detached, Claude's silence is not inactivity: the timeout pauses.
-    return startSessionRun(spec, {
+    return startSessionRun(this.#spec(sessionId), { ...this.#sessionOptions(), tag: this.#session.id });
+  }
+
+  /** The session an earlier Catalyst left, read again from its turn's start (stderr from where it was). */
+  #attach(resume: ResumePoint): RunHandle {
+    const from = { stdout: resume.session.stdout, stderr: resume.stderr };
+    return attachSessionRun(
+      resume.session.id,
+      from,
+      this.#spec(this.#options.sessionId),
+      this.#sessionOptions(),
+    );
+  }
+
+  #sessionOptions() {
+    return {
       sessions: this.#options.host.sessions,
-      onConnection: (event) => {
+      onConnection: (event: ConnectionEvent) => {
         this.#onConnection(event);
       },
-    });
+    };
   }
 
   #onConnection(event: ConnectionEvent): void {
@@ -235,16 +373,19 @@ class RunDriver {
   async #readStdout(handle: RunHandle): Promise<void> {
     for await (const event of parseStream(handle.stdout)) {
       const now = Date.now();
-      if (event.kind === 'message') this.input({ type: 'message', message: event.message, now });
-      else this.input({ type: 'stream_error', event, now });
+      this.#line += 1;
+      this.#part = 0;
+      if (event.kind === 'message') this.input({ type: 'message', message: event.message, now }, 'stdout');
+      else this.input({ type: 'stream_error', event, now }, 'stdout');
     }
   }
 
   async #readStderr(handle: RunHandle): Promise<void> {
     const decoder = new TextDecoder();
     for await (const chunk of handle.stderr) {
+      this.#stderrBytes += chunk.length;
       const text = decoder.decode(chunk, { stream: true });
-      if (text !== '') this.input({ type: 'stderr', text, now: Date.now() });
+      if (text !== '') this.input({ type: 'stderr', text, now: Date.now() }, 'stderr');
     }
   }
 
@@ -252,10 +393,10 @@ class RunDriver {
     const handle = this.#handle;
     switch (command.type) {
       case 'write_line':
-        if (handle) this.#queueWrite(() => handle.writeLine(command.line));
+        if (handle && !this.#isReplayedWrite()) this.#queueWrite(() => handle.writeLine(command.line));
         return;
       case 'end_input':
-        if (handle) this.#queueWrite(() => handle.endInput());
+        if (handle && !this.#isReplayedWrite()) this.#queueWrite(() => handle.endInput());
         return;
       case 'interrupt_process':
         // SIGINT to the CLI alone: it ends the turn and exits (claude-cli-protocol.md §9). If it does not, the
@@ -279,9 +420,16 @@ class RunDriver {
         else this.#options.emit(command.event);
         return;
       case 'relay_live':
-        this.#options.relayLive(command.frame);
+        // Text of a line read again was streamed then; its complete message is in the history.
+        if (!this.#isReplayedWrite()) this.#options.relayLive(command.frame);
         return;
       case 'ask':
+        // Answered before Catalyst restarted: the lifecycle learns it, and nothing is written or asked again.
+        if (this.#options.resume?.settledPrompts.has(command.requestId) === true && this.#isReplayedWrite()) {
+          const response = createDenyResponse(command.requestId, 'answered before Catalyst restarted');
+          this.#deferred.push({ type: 'prompt_answered', id: command.requestId, response, now: Date.now() });
+          return;
+        }
         this.prompts.ask(command.prompt, command.requestId, command.request);
         return;
       case 'close_prompts':

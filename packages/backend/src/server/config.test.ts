@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       ideasRoot: '~/catalyst/ideas',
       claudeTimeoutMs: 600_000,
       maxRunMs: 6 * 60 * 60_000,
+      detachedLimitMs: 30 * 60_000,
       qa: { model: 'claude-haiku-4-5', timeoutMs: 60_000 },
       logLevel: 'info',
     });
@@ -57,6 +58,7 @@ describe('loadConfig', () => {
         CATALYST_CLAUDE_PATH: '/opt/claude',
         CLAUDE_TIMEOUT_MS: '5000',
         CATALYST_MAX_RUN_MS: '60000',
+        CATALYST_DETACHED_LIMIT_MS: '120000',
         CATALYST_LOG_LEVEL: 'debug',
         CATALYST_ALLOWED_ORIGINS: 'http://localhost:5173, https://Cat.Example',
         CATALYST_QA_MODEL: 'claude-sonnet-4-5',
@@ -73,6 +75,7 @@ describe('loadConfig', () => {
       hosts: [{ name: 'local', kind: 'local', ideasRoot: '/data/ideas', claudePath: '/opt/claude' }],
       claudeTimeoutMs: 5000,
       maxRunMs: 60_000,
+      detachedLimitMs: 120_000,
       qa: { model: 'claude-sonnet-4-5', timeoutMs: 30_000 },
       logLevel: 'debug',
     });

@@ -33,6 +33,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_PORT = 7433;
 export const DEFAULT_IDEAS_ROOT = '~/catalyst/ideas';
+/** CATALYST_DETACHED_LIMIT_MS: long enough for a laptop lid closed over lunch or a server update. */
+export const DEFAULT_DETACHED_LIMIT_MS = 30 * 60_000;
 
 /** An empty value is reported as such (abort: one clear sentence rather than every check failing). */
 const present = z.string().min(1, { message: 'is set but empty; unset it or give it a value', abort: true });
@@ -101,6 +103,12 @@ const EnvSchema = z
     CATALYST_CLAUDE_PATH: present.pipe(ClaudePathSchema).optional(),
     CLAUDE_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 24 * 60 * 60_000, fallback: 600_000 }),
     CATALYST_MAX_RUN_MS: wholeNumber({ min: 1_000, max: 7 * 24 * 60 * 60_000, fallback: DEFAULT_MAX_RUN_MS }),
+    /** A turn with no Catalyst attached (connection lost, Catalyst stopped) is stopped on the VM after this long. */
+    CATALYST_DETACHED_LIMIT_MS: wholeNumber({
+      min: 10_000,
+      max: 7 * 24 * 60 * 60_000,
+      fallback: DEFAULT_DETACHED_LIMIT_MS,
+    }),
     CATALYST_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     /** The small model that answers Claude's questions for ideas with questionPolicy auto / human_then_auto. */
     CATALYST_QA_MODEL: present
@@ -161,6 +169,7 @@ export interface Config {
   readonly claudePath?: string;
   readonly claudeTimeoutMs: number;
   readonly maxRunMs: number;
+  readonly detachedLimitMs: number;
   readonly qa: { readonly model: string; readonly timeoutMs: number };
   readonly logLevel: LogLevel;
 }
@@ -231,6 +240,7 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     ...(env.CATALYST_CLAUDE_PATH === undefined ? {} : { claudePath: env.CATALYST_CLAUDE_PATH }),
     claudeTimeoutMs: env.CLAUDE_TIMEOUT_MS,
     maxRunMs: env.CATALYST_MAX_RUN_MS,
+    detachedLimitMs: env.CATALYST_DETACHED_LIMIT_MS,
     qa: { model: env.CATALYST_QA_MODEL, timeoutMs: env.CATALYST_QA_TIMEOUT_MS },
     logLevel: env.CATALYST_LOG_LEVEL,
   };

@@ -21,6 +21,8 @@ import { IdeaHistories } from './idea-histories.ts';
 import { hostHolding, locateIdea } from './idea-lookup.ts';
 import { LiveSubscribers } from './live-subscribers.ts';
 import { launchRun, type RunLaunchContext } from './run-launch.ts';
+import { SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
+import { ideaOfSession } from './session-owners.ts';
 import { checkHosts } from './host-health.ts';
 import { claimRun, deletingClaim } from './run-claim.ts';
 import { applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
@@ -32,6 +34,8 @@ export interface CatalystServiceOptions {
   logger: Logger;
   inactivityTimeoutMs: number;
   maxRunMs: number;
+  /** CATALYST_DETACHED_LIMIT_MS (run-launch.ts). */
+  detachedLimitMs?: number;
   qa?: routing.QaSettings;
   /** Event histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdleHistories?: number;
@@ -56,6 +60,7 @@ export class CatalystService implements IdeaService {
       logger: options.logger,
       hostOf: async (id) => (await this.#locate(id)).host,
       isRunning: (id) => this.#runs.has(id),
+      takeUp: (id, history) => (run) => this.#takeUp(id, history, run),
       maxIdle: options.maxIdleHistories,
     });
     this.#launching = {
@@ -157,6 +162,8 @@ export class CatalystService implements IdeaService {
 
   async startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
     if (this.#isStopping) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
+    // Opening the history first takes up a run an earlier Catalyst left going: then this idea is busy.
+    if (!this.#runs.has(id)) await this.#history(id);
     if (this.#runs.has(id))
       throw new CatalystError('RUN_IN_PROGRESS', 'This idea already has a running task.');
     const runId = `run-${randomUUID()}`;
@@ -208,13 +215,84 @@ export class CatalystService implements IdeaService {
     return checkHosts(this.#options.hosts);
   }
 
-  /** Stops accepting runs, cancels the running ones, waits for them to end, and flushes every history. */
-  async shutdown(): Promise<void> {
+  /**
+   * Stops accepting runs and flushes every history. The running runs are cancelled, or, with `keepRuns` (a
+   * restart, an update), let go of: Claude goes on in its session on the host and the next Catalyst takes it up.
+   */
+  async shutdown(options: { keepRuns?: boolean } = {}): Promise<void> {
     this.#isStopping = true;
     const runs = [...this.#runs.values()];
-    for (const run of runs) run.cancel();
+    for (const run of runs) {
+      if (options.keepRuns === true && run.detach !== undefined) run.detach();
+      else run.cancel();
+    }
     await Promise.allSettled(runs.map((run) => run.ended));
     await this.#histories.closeAll();
+  }
+
+  /**
+   * At start: takes up the runs an earlier Catalyst left going in sessions on the hosts (opening an idea's history
+   * does it), then stops and removes the sessions nobody takes up (warm ones, ones whose run already ended).
+   * A host that cannot be reached is logged and skipped. Never rejects.
+   */
+  async takeUpSessions(): Promise<void> {
+    await Promise.all(
+      this.#options.hosts.all().map(async ({ name, host }) => {
+        try {
+          const sessions = await host.sessions.list();
+          const ideas = new Set(sessions.flatMap((session) => ideaOfSession(session.sessionId) ?? []));
+          for (const id of ideas) {
+            try {
+              await this.#history(id);
+            } catch (error) {
+              this.#options.logger.warn(
+                { host: name, ideaId: id, err: error },
+                'could not take up a session',
+              );
+            }
+          }
+          const inUse = new Set([...this.#runs.values()].flatMap((run) => run.sessionId ?? []));
+          const unused = sessions.filter((session) => !inUse.has(session.sessionId));
+          for (const session of unused) {
+            if (session.isAlive) await host.sessions.stop(session.sessionId);
+            await host.sessions.remove(session.sessionId);
+          }
+          if (unused.length > 0)
+            this.#options.logger.info(
+              { host: name, sessions: unused.length },
+              'removed sessions nobody follows',
+            );
+        } catch (error) {
+          this.#options.logger.warn({ host: name, err: error }, 'the start-up look at the sessions failed');
+        }
+      }),
+    );
+  }
+
+  /** The service's side of orphaned-runs.ts: the run is taken up when its session is still on the host. */
+  async #takeUp(
+    id: string,
+    history: IdeaHistory,
+    run: ResumableRun,
+  ): Promise<{ isTakenUp: true } | { isTakenUp: false; why?: string }> {
+    if (this.#isStopping || this.#runs.has(id)) return { isTakenUp: false };
+    const { host } = await this.#locate(id);
+    const sessions = await this.#options.hosts.get(host).host.sessions.list();
+    if (!sessions.some((session) => session.sessionId === run.point.session.id)) {
+      return { isTakenUp: false, why: SESSION_GONE_MESSAGE };
+    }
+    if (this.#runs.has(id)) return { isTakenUp: false };
+    const { runId, mode, message } = run;
+    const launching = launchRun(this.#launching, { id, runId, mode, message }, { history, point: run.point });
+    const claim = claimRun(runId, launching);
+    this.#runs.set(id, claim);
+    try {
+      claim.adopt(await launching);
+      return { isTakenUp: true };
+    } catch (error) {
+      this.#runs.delete(id);
+      throw error;
+    }
   }
 
   async #listHost(name: string): Promise<IdeaView[]> {

@@ -3,7 +3,7 @@ import { IdeaHistory } from '../ideas/event-history.ts';
 import type { IdeaStore } from '../ideas/idea-store.ts';
 import { HistoryCache } from './history-cache.ts';
 import type { HostRegistry } from './host-registry.ts';
-import { closeOrphanedRun } from './orphaned-runs.ts';
+import { settleOrphanedRun, type TakeUp } from './orphaned-runs.ts';
 
 export interface IdeaHistoriesOptions {
   hosts: HostRegistry;
@@ -11,13 +11,15 @@ export interface IdeaHistoriesOptions {
   /** The host holding the idea (the service's lookup, which also says when there is no such idea). */
   hostOf: (id: string) => Promise<string>;
   isRunning: (id: string) => boolean;
+  /** A run an earlier Catalyst left going, found as its history opens: the service takes it up if it can. */
+  takeUp: (id: string, history: IdeaHistory) => TakeUp;
   /** Histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdle?: number | undefined;
 }
 
 /**
  * The service's event histories, by idea: opened on first use and closed when idle (history-cache.ts). Opening one
- * ends a run a killed Catalyst left open (orphaned-runs.ts); if that fails, the history is still served, and the
+ * takes up, or ends, a run a killed Catalyst left open (orphaned-runs.ts); if that fails, the history is still served, and the
  * idea's next run must end it first (`forRun`) or does not start.
  */
 export class IdeaHistories {
@@ -88,7 +90,7 @@ export class IdeaHistories {
   }
 
   async #endOrphanedRun(id: string, history: IdeaHistory, store: IdeaStore): Promise<void> {
-    await closeOrphanedRun(id, history, store, this.#options.logger);
+    await settleOrphanedRun(id, history, store, this.#options.logger, this.#options.takeUp(id, history));
     this.#orphansLeftOpen.delete(id);
   }
 

@@ -9,8 +9,12 @@ import type { ActiveRun } from '../runs/run-driver.ts';
 export type RunClaim = ActiveRun & { adopt(run: ActiveRun): void };
 
 export function claimRun(runId: string, launching: Promise<ActiveRun>): RunClaim {
+  let adopted: ActiveRun | undefined;
   const claim: { -readonly [K in keyof ActiveRun]: ActiveRun[K] } & { adopt(run: ActiveRun): void } = {
     runId,
+    get sessionId() {
+      return adopted?.sessionId;
+    },
     ended: launching.then(
       (run) => run.ended,
       (): RunEnding => ({ outcome: 'failed' }),
@@ -22,7 +26,15 @@ export function claimRun(runId: string, launching: Promise<ActiveRun>): RunClaim
         },
         () => undefined,
       ),
+    detach: () =>
+      void launching.then(
+        (run) => {
+          run.detach?.();
+        },
+        () => undefined,
+      ),
     adopt: (run) => {
+      adopted = run;
       if (run.prompts !== undefined) claim.prompts = run.prompts;
     },
   };

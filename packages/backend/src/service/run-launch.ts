@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { IdeaMeta, IdeaStatus, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
 import type { RunEnding } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
+import type { ResumePoint } from '../runs/resume-point.ts';
 import { startRunDriver, type ActiveRun, type PromptControls } from '../runs/run-driver.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { IdeaHistories } from './idea-histories.ts';
@@ -20,6 +21,8 @@ export interface RunLaunchOptions {
   logger: Logger;
   inactivityTimeoutMs: number;
   maxRunMs: number;
+  /** CATALYST_DETACHED_LIMIT_MS: a turn with no Catalyst attached is stopped on the host after this long. */
+  detachedLimitMs?: number | undefined;
   qa?: routing.QaSettings;
 }
 
@@ -39,18 +42,28 @@ export interface RunRequest {
   message: string;
 }
 
-export async function launchRun(context: RunLaunchContext, request: RunRequest): Promise<ActiveRun> {
+/**
+ * Starts a run, or (`resumed`) takes up one an earlier Catalyst left going in its session on the host: then the
+ * history is the one being opened (it must not be asked for again) and the run has started already.
+ */
+export async function launchRun(
+  context: RunLaunchContext,
+  request: RunRequest,
+  resumed?: { history: IdeaHistory; point: ResumePoint },
+): Promise<ActiveRun> {
   const { id, runId, mode, message } = request;
   const { hosts, logger } = context.options;
   // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
   // If that failed when the history opened, it must succeed now, or this run does not start.
-  const history = await context.histories.forRun(id);
+  const history = resumed?.history ?? (await context.histories.forRun(id));
   const { host, meta } = await context.locate(id);
   const store = await hosts.store(host);
   const registered = hosts.get(host);
   const claude = await hosts.claude(host);
-  await setStatus(context, { id, host, runId, status: statusAtStart(meta.status, mode) }, history);
-  logger.info({ ideaId: id, runId, mode, host }, 'run started');
+  if (resumed === undefined) {
+    await setStatus(context, { id, host, runId, status: statusAtStart(meta.status, mode) }, history);
+  }
+  logger.info({ ideaId: id, runId, mode, host, resumed: resumed !== undefined }, 'run started');
   const run: ActiveRun = startRunDriver({
     host: registered.host,
     ideaId: id,
@@ -64,6 +77,10 @@ export async function launchRun(context: RunLaunchContext, request: RunRequest):
     recap: routing.sessionRecapFor(meta, history, runId),
     inactivityTimeoutMs: context.options.inactivityTimeoutMs,
     maxDurationMs: context.options.maxRunMs,
+    ...(context.options.detachedLimitMs === undefined
+      ? {}
+      : { detachedLimitMs: context.options.detachedLimitMs }),
+    ...(resumed === undefined ? {} : { resume: resumed.point }),
     ...routing.promptOptionsFor(meta, context.options.qa ?? routing.DEFAULT_QA, history),
     emit: (draft: RelayEventDraft): RelayEvent => history.append(draft),
     relayLive: (frame) => {

@@ -56,6 +56,32 @@ describe('applyFrames: ordering and duplicates', () => {
   });
 });
 
+describe('applyFrames: events made again after a restart', () => {
+  const from = (seq: number, line: number, words: string) => ({
+    ...text(seq, 'run-1', `msg-${String(line)}`, words),
+    origin: { line, part: 0 },
+  });
+
+  it('shows an event once when a restarted Catalyst makes it again from the same place', () => {
+    const shown = applyFrames(emptyTranscript, [from(5, 2, 'two'), from(6, 3, 'three')]);
+    // Seq 6 never reached the disk before the kill: the next Catalyst reads line 3 again (seq 40), then goes on.
+    const after = applyFrames(shown, [from(40, 3, 'three'), from(41, 4, 'four')]);
+    expect(seqsOf(after)).toEqual([5, 6, 41]);
+    expect(applyFrame(after, from(40, 3, 'three'))).toBe(after);
+  });
+
+  it('keeps an event from an earlier place that arrives late (a replay overlapping the live stream)', () => {
+    const live = applyFrames(emptyTranscript, [from(1, 1, 'one'), from(3, 3, 'three')]);
+    expect(seqsOf(applyFrame(live, from(2, 2, 'two')))).toEqual([1, 2, 3]);
+  });
+
+  it('tells runs apart: the same place in another run is another event', () => {
+    const first = applyFrame(emptyTranscript, from(1, 1, 'one'));
+    const other = { ...text(2, 'run-2', 'msg-x', 'other'), origin: { line: 1, part: 0 } };
+    expect(seqsOf(applyFrame(first, other))).toEqual([1, 2]);
+  });
+});
+
 describe('applyFrames: drafts', () => {
   const run = started(1, 'run-1', 'hi');
 

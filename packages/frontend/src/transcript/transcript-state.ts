@@ -52,6 +52,7 @@ export function applyFrames(state: TranscriptState, frames: readonly TranscriptF
   let drafts = state.drafts;
   const incoming: RelayEvent[] = [];
   const incomingSeqs = new Set<number>();
+  const incomingOrigins = new Set<string>();
   const endedHere = new Set<string>();
   for (const frame of frames) {
     if (frame.type === 'claude:text_delta') {
@@ -60,6 +61,9 @@ export function applyFrames(state: TranscriptState, frames: readonly TranscriptF
     } else if (frame.type === 'claude:text_reset') {
       drafts = dropDrafts(drafts, (draft) => draft.runId === frame.runId);
     } else if (!incomingSeqs.has(frame.seq) && !hasSeq(state.events, frame.seq)) {
+      const origin = originKey(frame);
+      if (origin !== undefined && (incomingOrigins.has(origin) || hasOrigin(state.events, frame))) continue;
+      if (origin !== undefined) incomingOrigins.add(origin);
       incoming.push(frame);
       incomingSeqs.add(frame.seq);
       drafts = dropDraftsSettledBy(drafts, frame);
@@ -70,6 +74,34 @@ export function applyFrames(state: TranscriptState, frames: readonly TranscriptF
   const events = incoming.length === 0 ? state.events : mergeBySeq(state.events, incoming);
   const last = events[events.length - 1];
   return { events, lastSeq: last === undefined ? 0 : last.seq, drafts };
+}
+
+/**
+ * An event made of Claude's output names where in it it came from (`origin`). A Catalyst killed before it wrote
+ * what it had already shown makes those events again after its restart, with new seqs (docs/architecture.md,
+ * "Exactly once"): the same run and origin is the same event, shown once.
+ */
+function originKey(event: RelayEvent): string | undefined {
+  const origin = event.origin;
+  if (origin === undefined || !('line' in origin) || event.runId === undefined) return undefined;
+  return `${event.runId} ${String(origin.line)}.${String(origin.part)}`;
+}
+
+/**
+ * Whether `events` holds an event of the same run from the same place. A run's events come in the order of its
+ * output, so the search goes back from the newest and stops at the first of the run from an earlier place.
+ */
+function hasOrigin(events: readonly RelayEvent[], event: RelayEvent): boolean {
+  const origin = event.origin;
+  if (origin === undefined || !('line' in origin)) return false;
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const held = events[index];
+    const at = held?.origin;
+    if (held?.runId !== event.runId || at === undefined || !('line' in at)) continue;
+    if (at.line === origin.line && at.part === origin.part) return true;
+    if (at.line < origin.line || (at.line === origin.line && at.part < origin.part)) return false;
+  }
+  return false;
 }
 
 function appendDelta(drafts: readonly TextDraft[], delta: TextDeltaFrame): readonly TextDraft[] {

@@ -1,0 +1,53 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { prepareService, IdeaClient, type ServiceOptions } from './service-harness.ts';
+import { openClient } from './server-ws-client.ts';
+
+const fixture = fileURLToPath(new URL('./fixtures/catalyst-process.ts', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** A Catalyst in a process of its own (fixtures/catalyst-process.ts): one a test can SIGKILL. */
+export interface CatalystProcess {
+  readonly url: string;
+  connect(): Promise<IdeaClient>;
+  /** SIGKILL, as a crash or the OOM killer would: resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+/** Starts a Catalyst process on the given settings (`reuse`: the config dir and ideas of an in-process one). */
+export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystProcess> {
+  const { configDir, env } = await prepareService(options);
+  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(
+    process.execPath,
+    ['--import', 'tsx', fixture, JSON.stringify({ env, homeDir: configDir.path })],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const first = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const newline = out.indexOf('\n');
+      if (newline !== -1) resolve(out.slice(0, newline));
+    });
+    void exited.then(() => reject(new Error(`the Catalyst process exited before it listened: ${stderr}`)));
+  });
+  const { url, token } = z.strictObject({ url: z.string(), token: z.string() }).parse(JSON.parse(first));
+  return {
+    url,
+    connect: async () =>
+      new IdeaClient(
+        await openClient(`${url.replace('http', 'ws')}/ws`, {
+          headers: { authorization: `Bearer ${token}` },
+        }),
+      ),
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,184 @@
+import { access, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RelayEvent } from '@catalyst/protocol';
+import { text, toolUse, waitUntil } from '@catalyst/testkit';
+import { DEFAULT_LEASE_MS } from '../src/host/wrapped-run.ts';
+import { spawnCatalyst } from './catalyst-process-kit.ts';
+import { useServiceFixture, type IdeaClient } from './service-harness.ts';
+
+// Catalyst stops in the middle of a build (issue 11): claude goes on in its session on the VM, and the next
+// Catalyst takes the run up where the history left it. The browser sees a reconnect, then the rest of the run,
+// nothing twice.
+
+const fixture = useServiceFixture();
+
+/** A Bash step that runs until the test lets it finish (the file `go` appears), then writes `marker`. */
+function waitForGo(projectDir: string): string {
+  const go = join(projectDir, 'go');
+  const marker = join(projectDir, 'built.txt');
+  return `echo waiting; while [ ! -e ${go} ]; do sleep 0.1; done; echo done > ${marker}`;
+}
+
+/** Every relay event of the idea's history, as a browser opening it now would get them. */
+async function wholeHistory(client: IdeaClient, ideaId: string): Promise<RelayEvent[]> {
+  await client.subscribe(ideaId, 0);
+  return client.events();
+}
+
+function expectEachOnce(events: RelayEvent[], runId: string): void {
+  const own = events.filter((event) => event.runId === runId);
+  const count = (type: RelayEvent['type']) => own.filter((event) => event.type === type).length;
+  expect(count('run:started')).toBe(1);
+  expect(count('run:ended')).toBe(1);
+  expect(count('claude:tool_use')).toBe(1);
+  expect(count('claude:tool_result')).toBe(1);
+  expect(count('claude:result')).toBe(1);
+  expect(own.filter((event) => event.type === 'claude:text').map((event) => event.text)).toEqual([
+    'Built after the restart.',
+  ]);
+  // Where each event came from in the session's output: never the same place twice.
+  const origins = own.flatMap((event) =>
+    event.origin !== undefined && 'line' in event.origin ? [`${event.origin.line}.${event.origin.part}`] : [],
+  );
+  expect(new Set(origins).size).toBe(origins.length);
+  expect(new Set(own.map((event) => event.seq)).size).toBe(own.length);
+}
+
+describe('a build when Catalyst stops and starts again', () => {
+  it('is taken up from its session on the VM by the next Catalyst and completes, every event once', async () => {
+    const idea = await fixture.service.createIdea('Restart mid-build');
+    const projectDir = fixture.service.projectDir(idea.id);
+    const before = await fixture.service.connect();
+    await before.subscribe(idea.id);
+    fixture.model.enqueue(
+      toolUse('Bash', { command: waitForGo(projectDir), description: 'Wait for go' }),
+      text('Built after the restart.'),
+    );
+    before.send({ type: 'build', ideaId: idea.id, message: 'Wait for go, then build.' });
+    const started = await before.waitFor((f) => f.type === 'run:started');
+    const runId = 'runId' in started && started.runId !== undefined ? started.runId : 'no run id';
+    await before.waitFor((f) => f.type === 'claude:tool_use');
+    const seenBefore = before.events();
+
+    // An update: Catalyst stops and lets its runs go on.
+    await fixture.service.catalyst.close({ keepRuns: true });
+    await before.closed;
+    const after = await (await fixture.restartService()).connect();
+    await after.subscribe(idea.id, seenBefore.at(-1)?.seq ?? 0);
+    const listed = await fixture.service.api(`/api/ideas/${idea.id}`);
+    expect(await listed.json()).toMatchObject({ idea: { running: true } });
+
+    await writeFile(join(projectDir, 'go'), '');
+    await after.waitFor((f) => f.type === 'run:ended' && f.runId === runId);
+    const seen = [...seenBefore, ...after.events()];
+    expect(seen.filter((event) => event.type === 'run:ended')).toMatchObject([{ outcome: 'completed' }]);
+    expectEachOnce(seen, runId);
+    expect(await readFile(join(projectDir, 'built.txt'), 'utf8')).toBe('done\n');
+
+    const again = await fixture.service.connect();
+    expectEachOnce(await wholeHistory(again, idea.id), runId);
+    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+    await waitUntil(async () => !(await sessionExists(idea.id)), {
+      timeoutMs: 10_000,
+      what: 'the run’s session files to be removed',
+    });
+    after.close();
+    again.close();
+  });
+
+  it('survives SIGKILL: taken up 5 s later, killed again, taken up after the lease lapsed; completes once', async () => {
+    const idea = await fixture.service.createIdea('Killed mid-build');
+    const projectDir = fixture.service.projectDir(idea.id);
+    const { configDir, ideasRoot } = fixture.service;
+    const settings = {
+      sshd: fixture.sshd,
+      user: fixture.sshd.users.bash,
+      claudePath: fixture.claudePath,
+      reuse: { configDir, ideasRoot },
+    };
+    // From here the idea's Catalyst is a process of its own, which SIGKILL really ends.
+    await fixture.service.stop();
+    const first = await spawnCatalyst(settings);
+    const watching = await first.connect();
+    await watching.subscribe(idea.id);
+    fixture.model.enqueue(
+      toolUse('Bash', { command: waitForGo(projectDir), description: 'Wait for go' }),
+      text('Built after the restart.'),
+    );
+    watching.send({ type: 'build', ideaId: idea.id, message: 'Wait for go, then build.' });
+    const started = await watching.waitFor((f) => f.type === 'run:started');
+    const runId = 'runId' in started && started.runId !== undefined ? started.runId : 'no run id';
+    await watching.waitFor((f) => f.type === 'claude:tool_use');
+    const seen = watching.events();
+    await first.kill();
+
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const second = await spawnCatalyst(settings);
+    const rewatching = await second.connect();
+    await rewatching.subscribe(idea.id, lastSeq(seen));
+    const subscribed = await rewatching.waitFor((f) => f.type === 'subscribed');
+    expect(subscribed).toMatchObject({ running: true });
+    seen.push(...rewatching.events());
+    await second.kill();
+
+    // Long enough with no Catalyst that the session counts its backend gone; the turn goes on all the same.
+    const [session] = await sessionsOf(idea.id);
+    const heartbeat = join(sessionsRoot(), session ?? 'none', 'heartbeat');
+    await waitUntil(async () => Date.now() - (await stat(heartbeat)).mtimeMs > DEFAULT_LEASE_MS + 1_000, {
+      timeoutMs: DEFAULT_LEASE_MS + 10_000,
+      what: 'the session’s lease to lapse',
+    });
+    const last = await (await fixture.restartService()).connect();
+    await last.subscribe(idea.id, lastSeq(seen));
+    await writeFile(join(projectDir, 'go'), '');
+    await last.waitFor((f) => f.type === 'run:ended' && f.runId === runId);
+    seen.push(...last.events());
+    const shown = asShown(seen);
+    expect(shown.filter((event) => event.type === 'run:ended')).toMatchObject([{ outcome: 'completed' }]);
+    expectEachOnce(shown, runId);
+    // The history on the VM holds every event once, whatever the browser saw before the kill.
+    const whole = await wholeHistory(await fixture.service.connect(), idea.id);
+    expectEachOnce(whole, runId);
+    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+    last.close();
+  }, 90_000);
+});
+
+function sessionsRoot(): string {
+  return join(fixture.sshd.users.bash.home, '.catalyst-sessions');
+}
+
+/** The idea's sessions on the VM (their directories). */
+async function sessionsOf(ideaId: string): Promise<string[]> {
+  try {
+    await access(sessionsRoot());
+  } catch {
+    return [];
+  }
+  return (await readdir(sessionsRoot())).filter((name) => name.startsWith(ideaId));
+}
+
+async function sessionExists(ideaId: string): Promise<boolean> {
+  return (await sessionsOf(ideaId)).length > 0;
+}
+
+/**
+ * What a browser shows of the events it received: as the web app does (transcript-state.ts), an event from the same
+ * place of the same run as one it holds is the same event, made again by a Catalyst killed before it wrote it.
+ */
+function asShown(events: readonly RelayEvent[]): RelayEvent[] {
+  const places = new Set<string>();
+  return events.filter((event) => {
+    const origin = event.origin;
+    if (origin === undefined || !('line' in origin)) return true;
+    const place = `${event.runId ?? ''} ${String(origin.line)}.${String(origin.part)}`;
+    if (places.has(place)) return false;
+    places.add(place);
+    return true;
+  });
+}
+
+function lastSeq(events: readonly RelayEvent[]): number {
+  return events.at(-1)?.seq ?? 0;
+}
