@@ -24,9 +24,15 @@ export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystPr
     ['--import', 'tsx', fixture, JSON.stringify({ env, homeDir: configDir.path })],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const first = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -34,7 +40,9 @@ export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystPr
       const newline = out.indexOf('\n');
       if (newline !== -1) resolve(out.slice(0, newline));
     });
-    void exited.then(() => reject(new Error(`the Catalyst process exited before it listened: ${stderr}`)));
+    void exited.then(() => {
+      reject(new Error(`the Catalyst process exited before it listened: ${stderr}`));
+    });
   });
   const { url, token } = z.strictObject({ url: z.string(), token: z.string() }).parse(JSON.parse(first));
   return {
