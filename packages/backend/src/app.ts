@@ -79,6 +79,8 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     inactivityTimeoutMs: config.claudeTimeoutMs,
     maxRunMs: config.maxRunMs,
     detachedLimitMs: config.detachedLimitMs,
+    warmIdleMs: config.warmIdleMs,
+    warmPerHost: config.warmPerHost,
     qa: config.qa,
   });
   // In the background: an unreachable host must not hold up the start. The runs an earlier Catalyst left going

@@ -3,6 +3,7 @@ import { collectTexts, colorQuestion, stall, text, toolUse, waitUntil } from '@c
 import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
 import { startRun, toolResultsOf } from './question-client.ts';
 import { useServiceFixture } from './service-harness.ts';
+import { expectOnlyWarmClaudeThenDelete } from './session-test-kit.ts';
 
 // Automatic answers end to end: the answering `claude -p` runs on the same VM and talks to the same scripted
 // model, so its reply is enqueued between the main run's replies, in the order the requests arrive.
@@ -53,7 +54,7 @@ describe('questions answered automatically', () => {
         meta: { totals: { questionsAsked: 1, questionsAnsweredAutomatically: 1, autoAnswerRetries: 0 } },
       },
     });
-    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+    await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
     client.close();
   });
 

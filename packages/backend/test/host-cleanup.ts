@@ -15,7 +15,11 @@ import { expectNothingLeft, reapRuns, watchRun, type HostTestContext } from './h
 export interface BackendFixtureInput {
   shell?: string;
   readyText: string;
-  spec: { argv: string[]; cwd: string; limits: Required<Omit<RunLimits, 'detachedMs'>> };
+  spec: {
+    argv: string[];
+    cwd: string;
+    limits: Required<Pick<RunLimits, 'leaseMs' | 'graceMs' | 'maxRuntimeMs'>>;
+  };
 }
 
 export interface HostCleanupContext extends HostTestContext {

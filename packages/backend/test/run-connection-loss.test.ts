@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { longRunningCommand, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import { useServiceFixture } from './service-harness.ts';
+import { expectOnlyWarmClaudeThenDelete } from './session-test-kit.ts';
 import { findSessionProcesses, sshHostConfig } from './ssh-test-kit.ts';
 
 // A build whose SSH connection drops mid-run (issue 11): claude lives in a session on the VM, so the run goes on
@@ -40,7 +41,7 @@ describe('a build when the connection to the VM drops', () => {
     expect(texts).toEqual(['The wait is over.']);
     expect(events.filter((event) => event.type === 'claude:tool_use')).toHaveLength(1);
     expect(events.filter((event) => event.type === 'claude:result')).toHaveLength(1);
-    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+    await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
     client.close();
   });
 

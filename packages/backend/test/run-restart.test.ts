@@ -1,4 +1,4 @@
-import { access, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RelayEvent } from '@catalyst/protocol';
@@ -6,6 +6,7 @@ import { text, toolUse, waitUntil } from '@catalyst/testkit';
 import { DEFAULT_LEASE_MS } from '../src/host/wrapped-run.ts';
 import { spawnCatalyst } from './catalyst-process-kit.ts';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
+import { expectOnlyWarmClaudeThenDelete, sessionDirs } from './session-test-kit.ts';
 
 // Catalyst stops in the middle of a build (issue 11): claude goes on in its session on the VM, and the next
 // Catalyst takes the run up where the history left it. The browser sees a reconnect, then the rest of the run,
@@ -78,11 +79,7 @@ describe('a build when Catalyst stops and starts again', () => {
 
     const again = await fixture.service.connect();
     expectEachOnce(await wholeHistory(again, idea.id), runId);
-    expect(await fixture.runProcesses(idea.id)).toEqual([]);
-    await waitUntil(async () => !(await sessionExists(idea.id)), {
-      timeoutMs: 10_000,
-      what: 'the run’s session files to be removed',
-    });
+    await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
     after.close();
     again.close();
   });
@@ -123,8 +120,13 @@ describe('a build when Catalyst stops and starts again', () => {
     await second.kill();
 
     // Long enough with no Catalyst that the session counts its backend gone; the turn goes on all the same.
-    const [session] = await sessionsOf(idea.id);
-    const heartbeat = join(sessionsRoot(), session ?? 'none', 'heartbeat');
+    const [session] = await sessionDirs(fixture, idea.id);
+    const heartbeat = join(
+      fixture.sshd.users.bash.home,
+      '.catalyst-sessions',
+      session ?? 'none',
+      'heartbeat',
+    );
     await waitUntil(async () => Date.now() - (await stat(heartbeat)).mtimeMs > DEFAULT_LEASE_MS + 1_000, {
       timeoutMs: DEFAULT_LEASE_MS + 10_000,
       what: 'the session’s lease to lapse',
@@ -140,28 +142,10 @@ describe('a build when Catalyst stops and starts again', () => {
     // The history on the VM holds every event once, whatever the browser saw before the kill.
     const whole = await wholeHistory(await fixture.service.connect(), idea.id);
     expectEachOnce(whole, runId);
-    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+    await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
     last.close();
   }, 90_000);
 });
-
-function sessionsRoot(): string {
-  return join(fixture.sshd.users.bash.home, '.catalyst-sessions');
-}
-
-/** The idea's sessions on the VM (their directories). */
-async function sessionsOf(ideaId: string): Promise<string[]> {
-  try {
-    await access(sessionsRoot());
-  } catch {
-    return [];
-  }
-  return (await readdir(sessionsRoot())).filter((name) => name.startsWith(ideaId));
-}
-
-async function sessionExists(ideaId: string): Promise<boolean> {
-  return (await sessionsOf(ideaId)).length > 0;
-}
 
 /**
  * What a browser shows of the events it received: as the web app does (transcript-state.ts), an event from the same

@@ -71,13 +71,14 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
     mode: RunModeSchema,
     message: z.string(),
     /**
-     * The session on the host the run's claude lives in, and the byte offset of its stdout where this run's turn
-     * began: what a restarted Catalyst re-attaches to (docs/architecture.md, "Runs in sessions on the host").
+     * The session on the host the run's claude lives in, and the byte offsets of its stdout and stderr where this
+     * run's turn began: what a restarted Catalyst re-attaches to (docs/architecture.md, "Runs in sessions on the host").
      */
     session: z
       .strictObject({
         id: z.string().regex(/^[a-z0-9-]{8,64}$/),
         stdout: z.number().int().nonnegative(),
+        stderr: z.number().int().nonnegative(),
       })
       .optional(),
   }),

@@ -82,9 +82,10 @@ export type RunCommand =
   | { type: 'restart_without_session' }
   /**
    * A warm turn (`warm` below) ended with its result and nothing stopped it: the process stays, idle, for the next
-   * turn. Comes just before `finish`; without it, `finish` means the process is gone.
+   * turn, whose `warm.costBaseUsd` is this `costBaseUsd` (the process's cumulative cost so far). Comes just before
+   * `finish`; without it, `finish` means the process is gone.
    */
-  | { type: 'keep_process' }
+  | { type: 'keep_process'; costBaseUsd: number }
   | ({ type: 'finish' } & RunEnding);
 
 export interface RunLifecycleOptions {

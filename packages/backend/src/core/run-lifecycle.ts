@@ -213,7 +213,8 @@ export class RunLifecycle {
     const announce = emit({ ...this.#context, type: 'claude:result', result });
     if (!isFirst) return [announce];
     if (warm !== undefined && this.#stop === undefined) {
-      return [announce, { type: 'keep_process' }, ...this.#finish({ kind: 'exited', code: 0, signal: null })];
+      const keep: RunCommand = { type: 'keep_process', costBaseUsd: parsed.costUsd };
+      return [announce, keep, ...this.#finish({ kind: 'exited', code: 0, signal: null })];
     }
     this.#isInputEnded = true;
     return [

@@ -20,6 +20,8 @@ export interface RunLimits {
    * it on the host (CATALYST_DETACHED_LIMIT_MS). `leaseMs` when not given.
    */
   detachedMs?: number;
+  /** Runs in sessions: between turns, the session ends after this long without one (CATALYST_WARM_IDLE_MS). */
+  warmIdleMs?: number;
 }
 
 export interface RunSpec {

@@ -13,6 +13,14 @@ import { createRunTag, resolveRunLimits } from './wrapped-run.ts';
  * own limits stop it on the host when Catalyst does not come back (the lease here is the detached limit).
  */
 
+/**
+ * A run in a session: a RunHandle that can also say whether a turn is running. Between turns the session is warm
+ * (idle): its own idle limit applies, not the detached one (vm-session-shell.ts).
+ */
+export interface SessionRun extends RunHandle {
+  setTurn(isRunning: boolean): void;
+}
+
 export type ConnectionEvent = { state: 'detached'; reason: string } | { state: 'attached' };
 
 export interface SessionRunOptions {
@@ -38,9 +46,9 @@ function sessionLimitsOf(spec: RunSpec): SessionLimits {
       'limits.detachedMs must be a positive number of milliseconds',
     );
   }
-  // A run is one turn from its start: idle limits do not apply, the detached limit does.
+  // Between turns the idle limit applies (none without one); while a turn runs, the detached limit.
   return {
-    warmIdleSeconds: maxLifetimeSeconds,
+    warmIdleSeconds: (spec.limits?.warmIdleMs ?? limits.maxRuntimeMs) / 1000,
     leaseSeconds,
     detachedSeconds: detachedMs / 1000,
     maxLifetimeSeconds,
@@ -49,7 +57,7 @@ function sessionLimitsOf(spec: RunSpec): SessionLimits {
 }
 
 /** Rejects when the session cannot be started at all (the host unreachable, the session dir refused). */
-export async function startSessionRun(spec: RunSpec, options: SessionRunOptions): Promise<RunHandle> {
+export async function startSessionRun(spec: RunSpec, options: SessionRunOptions): Promise<SessionRun> {
   const runTag = options.tag ?? createRunTag();
   const limits = sessionLimitsOf(spec);
   await options.sessions.start({
@@ -71,7 +79,7 @@ export function attachSessionRun(
   from: { stdout: number; stderr: number },
   spec: RunSpec,
   options: SessionRunOptions,
-): RunHandle {
+): SessionRun {
   return new SessionRunHandle(sessionId, { ...options, spec }, heartbeatOf(sessionLimitsOf(spec)), from);
 }
 
@@ -79,7 +87,7 @@ function heartbeatOf(limits: SessionLimits): number {
   return Math.max(200, Math.min(5_000, (limits.leaseSeconds * 1000) / 3));
 }
 
-class SessionRunHandle implements RunHandle {
+class SessionRunHandle implements SessionRun {
   readonly runTag: string;
   readonly outcome: Promise<RunOutcome>;
   readonly #options: SessionRunOptions & { spec: RunSpec };
@@ -91,6 +99,7 @@ class SessionRunHandle implements RunHandle {
   readonly #waiting: { kind: 'line' | 'control'; value: string }[] = [];
   #attachment: SessionAttachment | undefined;
   #isInputEnded = false;
+  #isTurnRunning = true;
   #isAbandoned = false;
   #isOver = false;
   #resumes: { stdout?: () => void; stderr?: () => void } = {};
@@ -165,6 +174,11 @@ class SessionRunHandle implements RunHandle {
     if (this.#attachment === undefined) void this.#options.sessions.stop(this.runTag).catch(() => undefined);
   }
 
+  setTurn(isRunning: boolean): void {
+    this.#isTurnRunning = isRunning;
+    this.#attachment?.markTurn(isRunning);
+  }
+
   abandon(): void {
     this.#isAbandoned = true;
     this.#attachment?.detach();
@@ -216,7 +230,7 @@ class SessionRunHandle implements RunHandle {
     // Nothing is sent to an attach script that was refused (another still holds the session) or failed.
     if (!(await attachment.ready)) return attachment.ended;
     this.#attachment = attachment;
-    attachment.markTurn(true);
+    attachment.markTurn(this.#isTurnRunning);
     for (const item of this.#waiting.splice(0)) deliver(attachment, item.kind, item.value);
     if (!isFirst) this.#options.onConnection?.({ state: 'attached' });
     await Promise.all([

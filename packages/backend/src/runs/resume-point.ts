@@ -14,8 +14,8 @@ export interface LineCursor {
 }
 
 export interface ResumePoint {
-  /** The run's session on the host, and where its turn began in its stdout (from `run:started`). */
-  session: { id: string; stdout: number };
+  /** The run's session on the host, and where its turn began in its stdout and stderr (from `run:started`). */
+  session: { id: string; stdout: number; stderr: number };
   /** The newest stdout event the history holds. */
   cursor: LineCursor;
   /** Bytes of stderr already read (its newest event); stderr is read on from there, not again. */
@@ -53,7 +53,7 @@ export function resumePointOf(
     return { reason: 'the run went on in a second session, which Catalyst does not take up' };
   }
   let cursor: LineCursor = { line: 0, part: 0 };
-  let stderr = 0;
+  let stderr = started.session.stderr;
   const settled = new Set<string>();
   const prompts = new Map<string, RelayEvent>();
   for (const event of own) {

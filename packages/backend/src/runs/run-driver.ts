@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
   createDenyResponse,
@@ -7,25 +6,31 @@ import {
   type RelayEventDraft,
   type RunMode,
 } from '@catalyst/protocol';
-import { buildClaudeCommand } from '../core/claude-command.ts';
 import type { RunEnding } from '../core/run-ending.ts';
 import { RunLifecycle, type RunCommand, type RunInput, type TimerName } from '../core/run-lifecycle.ts';
 import { capRelayEvent } from '../core/relay-event-size.ts';
-import { parseStream } from '../core/stream-parser.ts';
-import { commandOptionsFor } from '../core/tool-policy.ts';
 import type { AskPerson } from '../core/control-decision.ts';
 import { runAutoAnswer } from './auto-answer-run.ts';
 import type { AutoAnswerSetup } from './question-auto-answer.ts';
 import { RunPrompts } from './run-prompts.ts';
-import { attachSessionRun, startSessionRun, type ConnectionEvent } from '../host/session-run.ts';
+import type { ConnectionEvent } from '../host/session-run.ts';
+import { SessionProcess } from './session-process.ts';
+import { newSessionId, sessionSpec } from './session-spec.ts';
 import { isAtOrBefore, unrecorded, type LineCursor, type ResumePoint } from './resume-point.ts';
 
 /** The lifecycle's pending wait while the run's session is detached (the inactivity timeout pauses). */
 const DETACHED_PENDING_ID = 'connection';
 
+/** A claude process kept between turns (issue 11): its mode, and its cumulative cost so far. */
+export interface WarmProcess {
+  process: SessionProcess;
+  mode: RunMode;
+  costBaseUsd: number;
+}
+
 /** questionPolicy `auto` / `human_then_auto`: the driver adds how to reach the model and how to give up. */
 export type AutoAnswerOptions = Omit<AutoAnswerSetup, 'reply' | 'fail' | 'warn'> & { timeoutMs: number };
-import type { Host, RunHandle, RunOutcome, RunSpec } from '../host/host.ts';
+import type { Host, RunOutcome, RunSpec } from '../host/host.ts';
 
 /**
  * The I/O half of a run: starts claude on the idea's host, feeds everything that happens to the pure
@@ -53,6 +58,12 @@ export interface RunDriverOptions {
   maxDurationMs: number;
   /** How long a turn goes on in its session with no Catalyst attached (CATALYST_DETACHED_LIMIT_MS). */
   detachedLimitMs?: number;
+  /** How long a session waits for its next turn before it ends (CATALYST_WARM_IDLE_MS). */
+  warmIdleMs?: number;
+  /** A warm process of the idea to run this turn in (warm-sessions.ts), instead of starting one. */
+  warm?: WarmProcess;
+  /** The turn ended and its process stays for the next one (called before `onFinish`). */
+  onKeep?: (kept: WarmProcess) => void;
   /**
    * Take up a run an earlier Catalyst left going in its session on the host (resume-point.ts), instead of starting
    * one: its output is read again from the turn's start, and only what the history does not hold yet is emitted.
@@ -112,11 +123,6 @@ export function startRunDriver(options: RunDriverOptions): ActiveRun {
   };
 }
 
-/** A run's session on the host is named after its idea, so a restarted Catalyst knows whose it is. */
-function newSessionId(ideaId: string): string {
-  return `${ideaId}-${randomBytes(8).toString('hex')}`;
-}
-
 /** What made the lifecycle emit: the source an event records, and what a replay suppresses. */
 type Trigger = 'stdout' | 'stderr' | 'replayed' | 'other';
 
@@ -126,13 +132,15 @@ class RunDriver {
   readonly #options: RunDriverOptions;
   readonly #lifecycle: RunLifecycle;
   readonly #timers = new Map<TimerName, NodeJS.Timeout>();
-  #handle: RunHandle | undefined;
+  #process: SessionProcess | undefined;
+  /** Set when the turn ended with its process kept (warm): the process's cumulative cost so far. */
+  #keptCostUsd: number | undefined;
   #runEnded: RelayEventDraft | undefined;
   #isFinishing = false;
   #writes: Promise<void> = Promise.resolve();
   #resolve!: (ending: RunEnding) => void;
   /** The run's session on the host: its id, and where in its stdout this run's turn began. */
-  #session: { id: string; stdout: number };
+  #session: { id: string; stdout: number; stderr: number };
   /** Stdout lines fed to the lifecycle since the turn began, and events made of the last one so far. */
   #line = 0;
   #part = 0;
@@ -147,7 +155,8 @@ class RunDriver {
     // Every event of a run passes the size bound before the history and the browsers see it (relay-event-size.ts).
     this.#toHistory = options.emit;
     this.#options = { ...options, emit: (draft) => this.#emit(capRelayEvent(draft)) };
-    this.#session = options.resume?.session ?? { id: newSessionId(options.ideaId), stdout: 0 };
+    // Until the process is there (#run), then its own; a run taken up keeps the one it recorded.
+    this.#session = options.resume?.session ?? { id: '', stdout: 0, stderr: 0 };
     this.#stderrBytes = options.resume?.stderr ?? 0;
     this.#lifecycle = new RunLifecycle({
       ideaId: options.ideaId,
@@ -158,6 +167,8 @@ class RunDriver {
       maxDurationMs: options.maxDurationMs,
       ...(options.askPerson === undefined ? {} : { askPerson: options.askPerson }),
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      // Every turn may leave its process warm for the next; a stop ends the process as before.
+      warm: { costBaseUsd: options.warm?.costBaseUsd ?? 0 },
     });
     this.prompts = new RunPrompts({
       ideaId: options.ideaId,
@@ -198,7 +209,7 @@ class RunDriver {
     this.#isDetached = true;
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
-    this.#handle?.abandon();
+    this.#process?.run.abandon();
     this.#resolve({
       outcome: 'connection_lost',
       error: { code: 'CONNECTION_LOST', message: 'Catalyst stopped; the run goes on in its session.' },
@@ -268,9 +279,12 @@ class RunDriver {
   }
 
   async #run(): Promise<void> {
-    const resume = this.#options.resume;
+    const { resume, warm } = this.#options;
+    let process: SessionProcess;
     try {
-      this.#handle = resume === undefined ? await this.#start(this.#options.sessionId) : this.#attach(resume);
+      process =
+        warm?.process ??
+        (resume === undefined ? await this.#start(this.#options.sessionId) : this.#attach(resume));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.input({ type: 'started', now: Date.now() });
@@ -281,81 +295,76 @@ class RunDriver {
       });
       return;
     }
+    if (resume === undefined) {
+      this.#session = { id: process.sessionId, stdout: process.stdoutOffset, stderr: process.stderrOffset };
+      this.#stderrBytes = process.stderrOffset;
+    }
+    this.#bind(process);
     // Before the first line: its run:started and the message written are line 0 of the turn.
     this.input({ type: 'started', now: Date.now() }, 'stdout');
-    await this.#follow(this.#handle);
   }
 
   /** The same run in a new session (the resumed one is gone from the host), once the first process has ended. */
   async #restartWithoutSession(): Promise<void> {
-    let handle: RunHandle;
+    let process: SessionProcess;
     let recap: string;
     try {
       recap = await this.#options.recap();
-      // A session of its own: the first one's files may still be being removed.
-      this.#session = { id: newSessionId(this.#options.ideaId), stdout: 0 };
-      handle = await this.#start(undefined);
+      process = await this.#start(undefined);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const outcome: RunOutcome = { kind: 'start_failed', code: 'RUN_START_FAILED', message };
       this.input({ type: 'host_outcome', outcome, now: Date.now() });
       return;
     }
-    this.#handle = handle;
+    this.#session = { id: process.sessionId, stdout: 0, stderr: 0 };
+    this.#stderrBytes = 0;
+    this.#bind(process);
     this.input({ type: 'restarted', recap, now: Date.now() });
-    await this.#follow(handle);
   }
 
-  /** Reads the process's output to its end, then reports how it ended. */
-  async #follow(handle: RunHandle): Promise<void> {
-    await Promise.all([this.#readStdout(handle), this.#readStderr(handle)]);
-    const outcome: RunOutcome = await handle.outcome;
-    this.input({ type: 'host_outcome', outcome, now: Date.now() });
+  /** The turn follows the process: its output, its connection, and how it ends. */
+  #bind(process: SessionProcess): void {
+    this.#process = process;
+    const decoder = new TextDecoder();
+    process.bind({
+      event: (event) => {
+        const now = Date.now();
+        this.#line += 1;
+        this.#part = 0;
+        if (event.kind === 'message') this.input({ type: 'message', message: event.message, now }, 'stdout');
+        else this.input({ type: 'stream_error', event, now }, 'stdout');
+      },
+      stderr: (chunk) => {
+        this.#stderrBytes += chunk.length;
+        const text = decoder.decode(chunk, { stream: true });
+        if (text !== '') this.input({ type: 'stderr', text, now: Date.now() }, 'stderr');
+      },
+      ended: (outcome) => {
+        this.input({ type: 'host_outcome', outcome, now: Date.now() });
+      },
+      connection: (event) => {
+        this.#onConnection(event);
+      },
+    });
   }
 
   #spec(sessionId: string | undefined): RunSpec {
-    const { mode, cwd, claudePath, maxDurationMs, env, askPerson, detachedLimitMs } = this.#options;
-    const command = buildClaudeCommand({
-      claudePath,
-      cwd,
-      ...(env === undefined ? {} : { env: { ...env } }),
-      ...commandOptionsFor(mode, { askPermissions: askPerson?.permissions }),
-      // Text as the model writes it, relayed live (core/live-text.ts).
-      includePartialMessages: true,
-      ...(sessionId === undefined ? {} : { resume: sessionId }),
-    });
-    // The session's own backstop sits past the lifecycle's limit, which stops the run cleanly first.
-    const limits = {
-      maxRuntimeMs: maxDurationMs + 60_000,
-      ...(detachedLimitMs === undefined ? {} : { detachedMs: detachedLimitMs }),
-    };
-    return { argv: command.argv, cwd: command.cwd, env: command.env, limits };
+    return sessionSpec(this.#options, sessionId);
   }
 
-  #start(sessionId: string | undefined): Promise<RunHandle> {
+  #start(sessionId: string | undefined): Promise<SessionProcess> {
     // claude runs in a session on the host, not in the channel: a dropped connection only detaches the run
     // (host/session-run.ts). While detached, Claude's silence is not inactivity: the timeout pauses.
-    return startSessionRun(this.#spec(sessionId), { ...this.#sessionOptions(), tag: this.#session.id });
+    const id = newSessionId(this.#options.ideaId);
+    return SessionProcess.start(this.#spec(sessionId), this.#options.host.sessions, id);
   }
 
   /** The session an earlier Catalyst left, read again from its turn's start (stderr from where it was). */
-  #attach(resume: ResumePoint): RunHandle {
+  #attach(resume: ResumePoint): SessionProcess {
     const from = { stdout: resume.session.stdout, stderr: resume.stderr };
-    return attachSessionRun(
-      resume.session.id,
-      from,
-      this.#spec(this.#options.sessionId),
-      this.#sessionOptions(),
-    );
-  }
-
-  #sessionOptions() {
-    return {
-      sessions: this.#options.host.sessions,
-      onConnection: (event: ConnectionEvent) => {
-        this.#onConnection(event);
-      },
-    };
+    const spec = this.#spec(this.#options.sessionId);
+    return SessionProcess.attach(spec, this.#options.host.sessions, resume.session.id, from);
   }
 
   #onConnection(event: ConnectionEvent): void {
@@ -370,27 +379,8 @@ class RunDriver {
     }
   }
 
-  async #readStdout(handle: RunHandle): Promise<void> {
-    for await (const event of parseStream(handle.stdout)) {
-      const now = Date.now();
-      this.#line += 1;
-      this.#part = 0;
-      if (event.kind === 'message') this.input({ type: 'message', message: event.message, now }, 'stdout');
-      else this.input({ type: 'stream_error', event, now }, 'stdout');
-    }
-  }
-
-  async #readStderr(handle: RunHandle): Promise<void> {
-    const decoder = new TextDecoder();
-    for await (const chunk of handle.stderr) {
-      this.#stderrBytes += chunk.length;
-      const text = decoder.decode(chunk, { stream: true });
-      if (text !== '') this.input({ type: 'stderr', text, now: Date.now() }, 'stderr');
-    }
-  }
-
   #execute(command: RunCommand): void {
-    const handle = this.#handle;
+    const handle = this.#process?.run;
     switch (command.type) {
       case 'write_line':
         if (handle && !this.#isReplayedWrite()) this.#queueWrite(() => handle.writeLine(command.line));
@@ -455,7 +445,7 @@ class RunDriver {
         );
         return;
       case 'keep_process':
-        // Only warm turns ask for it (RunLifecycleOptions.warm), and this driver runs one turn per process.
+        this.#keptCostUsd = command.costBaseUsd;
         return;
       case 'finish':
         for (const timer of this.#timers.values()) clearTimeout(timer);
@@ -468,6 +458,12 @@ class RunDriver {
   async #finish(ending: RunEnding): Promise<void> {
     if (this.#isFinishing) return;
     this.#isFinishing = true;
+    // Handed back before the idea is released: the next turn must find it.
+    const process = this.#process;
+    if (process !== undefined && this.#keptCostUsd !== undefined && !process.isOver) {
+      process.unbind();
+      this.#options.onKeep?.({ process, mode: this.#options.mode, costBaseUsd: this.#keptCostUsd });
+    }
     try {
       await this.#options.onFinish(ending);
     } catch (error) {
@@ -499,7 +495,7 @@ class RunDriver {
       { err: error, runId: this.#options.runId },
       'the run driver failed; ending the run',
     );
-    this.#handle?.cancel();
+    this.#process?.run.cancel();
     try {
       this.input({
         type: 'host_outcome',

@@ -42,6 +42,8 @@ describe('loadConfig', () => {
       claudeTimeoutMs: 600_000,
       maxRunMs: 6 * 60 * 60_000,
       detachedLimitMs: 30 * 60_000,
+      warmIdleMs: 10 * 60_000,
+      warmPerHost: 4,
       qa: { model: 'claude-haiku-4-5', timeoutMs: 60_000 },
       logLevel: 'info',
     });
@@ -59,6 +61,8 @@ describe('loadConfig', () => {
         CLAUDE_TIMEOUT_MS: '5000',
         CATALYST_MAX_RUN_MS: '60000',
         CATALYST_DETACHED_LIMIT_MS: '120000',
+        CATALYST_WARM_IDLE_MS: '5000',
+        CATALYST_WARM_PER_HOST: '0',
         CATALYST_LOG_LEVEL: 'debug',
         CATALYST_ALLOWED_ORIGINS: 'http://localhost:5173, https://Cat.Example',
         CATALYST_QA_MODEL: 'claude-sonnet-4-5',
@@ -76,6 +80,8 @@ describe('loadConfig', () => {
       claudeTimeoutMs: 5000,
       maxRunMs: 60_000,
       detachedLimitMs: 120_000,
+      warmIdleMs: 5_000,
+      warmPerHost: 0,
       qa: { model: 'claude-sonnet-4-5', timeoutMs: 30_000 },
       logLevel: 'debug',
     });

@@ -35,6 +35,10 @@ export const DEFAULT_PORT = 7433;
 export const DEFAULT_IDEAS_ROOT = '~/catalyst/ideas';
 /** CATALYST_DETACHED_LIMIT_MS: long enough for a laptop lid closed over lunch or a server update. */
 export const DEFAULT_DETACHED_LIMIT_MS = 30 * 60_000;
+/** CATALYST_WARM_IDLE_MS: a conversation's pauses, not a night. */
+export const DEFAULT_WARM_IDLE_MS = 10 * 60_000;
+/** CATALYST_WARM_PER_HOST: each waiting claude holds memory on the VM. */
+export const DEFAULT_WARM_PER_HOST = 4;
 
 /** An empty value is reported as such (abort: one clear sentence rather than every check failing). */
 const present = z.string().min(1, { message: 'is set but empty; unset it or give it a value', abort: true });
@@ -109,6 +113,10 @@ const EnvSchema = z
       max: 7 * 24 * 60 * 60_000,
       fallback: DEFAULT_DETACHED_LIMIT_MS,
     }),
+    /** A session waits this long for the idea's next turn, then its claude exits. */
+    CATALYST_WARM_IDLE_MS: wholeNumber({ min: 1_000, max: 24 * 60 * 60_000, fallback: DEFAULT_WARM_IDLE_MS }),
+    /** How many sessions wait for a next turn per host (0: none; every turn starts its own claude). */
+    CATALYST_WARM_PER_HOST: wholeNumber({ min: 0, max: 1_000, fallback: DEFAULT_WARM_PER_HOST }),
     CATALYST_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     /** The small model that answers Claude's questions for ideas with questionPolicy auto / human_then_auto. */
     CATALYST_QA_MODEL: present
@@ -170,6 +178,8 @@ export interface Config {
   readonly claudeTimeoutMs: number;
   readonly maxRunMs: number;
   readonly detachedLimitMs: number;
+  readonly warmIdleMs: number;
+  readonly warmPerHost: number;
   readonly qa: { readonly model: string; readonly timeoutMs: number };
   readonly logLevel: LogLevel;
 }
@@ -241,6 +251,8 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     claudeTimeoutMs: env.CLAUDE_TIMEOUT_MS,
     maxRunMs: env.CATALYST_MAX_RUN_MS,
     detachedLimitMs: env.CATALYST_DETACHED_LIMIT_MS,
+    warmIdleMs: env.CATALYST_WARM_IDLE_MS,
+    warmPerHost: env.CATALYST_WARM_PER_HOST,
     qa: { model: env.CATALYST_QA_MODEL, timeoutMs: env.CATALYST_QA_TIMEOUT_MS },
     logLevel: env.CATALYST_LOG_LEVEL,
   };

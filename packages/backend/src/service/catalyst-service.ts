@@ -20,7 +20,9 @@ import type { HostHealth, IdeaListener, IdeaService, IdeaSubscription } from './
 import { IdeaHistories } from './idea-histories.ts';
 import { hostHolding, locateIdea } from './idea-lookup.ts';
 import { LiveSubscribers } from './live-subscribers.ts';
-import { launchRun, type RunLaunchContext } from './run-launch.ts';
+import { launchRun, prewarm, type RunLaunchContext } from './run-launch.ts';
+import { WarmSessions } from './warm-sessions.ts';
+import { DEFAULT_WARM_PER_HOST } from '../server/config.ts';
 import { SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
 import { ideaOfSession } from './session-owners.ts';
 import { checkHosts } from './host-health.ts';
@@ -36,6 +38,10 @@ export interface CatalystServiceOptions {
   maxRunMs: number;
   /** CATALYST_DETACHED_LIMIT_MS (run-launch.ts). */
   detachedLimitMs?: number;
+  /** CATALYST_WARM_IDLE_MS: how long a session waits for the idea's next turn. */
+  warmIdleMs?: number;
+  /** CATALYST_WARM_PER_HOST: how many sessions wait per host (0: none; every turn starts its own process). */
+  warmPerHost?: number;
   qa?: routing.QaSettings;
   /** Event histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdleHistories?: number;
@@ -51,7 +57,9 @@ export class CatalystService implements IdeaService {
   readonly #runs = new Map<string, ActiveRun>();
   readonly #live = new LiveSubscribers();
   readonly #launching: RunLaunchContext;
+  readonly #warm: WarmSessions;
   #isStopping = false;
+  readonly #prewarming = new Set<string>();
 
   constructor(options: CatalystServiceOptions) {
     this.#options = options;
@@ -63,8 +71,14 @@ export class CatalystService implements IdeaService {
       takeUp: (id, history) => (run) => this.#takeUp(id, history, run),
       maxIdle: options.maxIdleHistories,
     });
+    this.#warm = new WarmSessions({
+      perHost: options.warmPerHost ?? DEFAULT_WARM_PER_HOST,
+      maxTurnMs: options.maxRunMs,
+      logger: options.logger,
+    });
     this.#launching = {
       options,
+      warm: this.#warm,
       histories: this.#histories,
       live: this.#live,
       locate: (id) => this.#locate(id),
@@ -116,6 +130,8 @@ export class CatalystService implements IdeaService {
     // Marked before the first await: a run started meanwhile would work in a folder about to vanish.
     this.#runs.set(id, deletingClaim);
     try {
+      // Its waiting claude first: nothing of the idea may run in a folder about to vanish.
+      await this.#warm.stop(id);
       const history = this.#histories.take(id);
       this.#live.drop(id);
       await (await history)?.close();
@@ -148,6 +164,7 @@ export class CatalystService implements IdeaService {
     // Joined in the same tick as the history's live events: from here on both arrive in stdout order.
     const leaveLive = this.#live.add(id, listener);
     const pending = routing.pendingOf(this.#runs.get(id)?.prompts);
+    if (!this.#runs.has(id) && !this.#isStopping) this.#prewarm(id);
     return {
       lastSeq,
       running: this.#runs.has(id),
@@ -227,7 +244,19 @@ export class CatalystService implements IdeaService {
       else run.cancel();
     }
     await Promise.allSettled(runs.map((run) => run.ended));
+    await this.#warm.endAll();
     await this.#histories.closeAll();
+  }
+
+  /** In the background (run-launch.ts, prewarm); not when warm sessions are off, or one is on its way. */
+  #prewarm(id: string): void {
+    if (this.#options.warmPerHost === 0 || this.#prewarming.has(id)) return;
+    this.#prewarming.add(id);
+    prewarm(this.#launching, id, () => this.#runs.has(id) || this.#isStopping)
+      .catch((error: unknown) => {
+        this.#options.logger.warn({ ideaId: id, err: error }, 'could not pre-warm a session');
+      })
+      .finally(() => this.#prewarming.delete(id));
   }
 
   /**
@@ -251,7 +280,10 @@ export class CatalystService implements IdeaService {
               );
             }
           }
-          const inUse = new Set([...this.#runs.values()].flatMap((run) => run.sessionId ?? []));
+          const inUse = new Set([
+            ...[...this.#runs.values()].flatMap((run) => run.sessionId ?? []),
+            ...this.#warm.sessionIds(),
+          ]);
           const unused = sessions.filter((session) => !inUse.has(session.sessionId));
           for (const session of unused) {
             if (session.isAlive) await host.sessions.stop(session.sessionId);

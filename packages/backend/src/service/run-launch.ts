@@ -3,6 +3,9 @@ import type { IdeaMeta, IdeaStatus, RelayEvent, RelayEventDraft, RunMode } from 
 import type { RunEnding } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ResumePoint } from '../runs/resume-point.ts';
+import { SessionProcess } from '../runs/session-process.ts';
+import { newSessionId, sessionSpec, warmKeyOf } from '../runs/session-spec.ts';
+import type { WarmSessions } from './warm-sessions.ts';
 import { startRunDriver, type ActiveRun, type PromptControls } from '../runs/run-driver.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { IdeaHistories } from './idea-histories.ts';
@@ -23,6 +26,8 @@ export interface RunLaunchOptions {
   maxRunMs: number;
   /** CATALYST_DETACHED_LIMIT_MS: a turn with no Catalyst attached is stopped on the host after this long. */
   detachedLimitMs?: number | undefined;
+  /** CATALYST_WARM_IDLE_MS: a session waits this long for its next turn. */
+  warmIdleMs?: number | undefined;
   qa?: routing.QaSettings;
 }
 
@@ -30,6 +35,7 @@ export interface RunLaunchContext {
   options: RunLaunchOptions;
   histories: IdeaHistories;
   live: LiveSubscribers;
+  warm: WarmSessions;
   locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
   /** The run's bookkeeping is done (or failed): the idea may start another run. */
   release: (id: string) => void;
@@ -56,32 +62,29 @@ export async function launchRun(
   // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
   // If that failed when the history opened, it must succeed now, or this run does not start.
   const history = resumed?.history ?? (await context.histories.forRun(id));
-  const { host, meta } = await context.locate(id);
-  const store = await hosts.store(host);
+  const { host, meta, store, session, key } = await sessionInputFor(context, id, mode, history);
   const registered = hosts.get(host);
-  const claude = await hosts.claude(host);
+  // The idea's warm process when it runs this command; any other ends first (warm-sessions.ts).
+  const warm = resumed === undefined ? await context.warm.take(id, key) : undefined;
   if (resumed === undefined) {
     await setStatus(context, { id, host, runId, status: statusAtStart(meta.status, mode) }, history);
   }
-  logger.info({ ideaId: id, runId, mode, host, resumed: resumed !== undefined }, 'run started');
+  const how = resumed === undefined ? (warm === undefined ? 'new' : 'warm') : 'taken up';
+  logger.info({ ideaId: id, runId, mode, host, process: how }, 'run started');
   const run: ActiveRun = startRunDriver({
+    ...session,
     host: registered.host,
     ideaId: id,
     runId,
-    mode,
     message,
-    cwd: store.paths(id).project,
-    claudePath: claude.claudePath,
-    env: { PATH: claude.path },
     ...(meta.sessionId === undefined ? {} : { sessionId: meta.sessionId }),
     recap: routing.sessionRecapFor(meta, history, runId),
     inactivityTimeoutMs: context.options.inactivityTimeoutMs,
-    maxDurationMs: context.options.maxRunMs,
-    ...(context.options.detachedLimitMs === undefined
-      ? {}
-      : { detachedLimitMs: context.options.detachedLimitMs }),
     ...(resumed === undefined ? {} : { resume: resumed.point }),
-    ...routing.promptOptionsFor(meta, context.options.qa ?? routing.DEFAULT_QA, history),
+    ...(warm === undefined ? {} : { warm }),
+    onKeep: (kept) => {
+      context.warm.keep(id, host, key, kept);
+    },
     emit: (draft: RelayEventDraft): RelayEvent => history.append(draft),
     relayLive: (frame) => {
       context.live.send(id, frame);
@@ -93,6 +96,53 @@ export async function launchRun(
     logger,
   });
   return run;
+}
+
+/**
+ * Pre-warms the idea (a person opened it): a claude process in its last mode waits in a session for the first
+ * message, so that turn starts warm too (the CLI prints nothing and creates no session until then). Nothing
+ * happens when the idea runs or already has one; a failure is only logged (the turn then starts its own).
+ */
+export async function prewarm(context: RunLaunchContext, id: string, isBusy: () => boolean): Promise<void> {
+  const history = await context.histories.get(id);
+  const { meta } = await context.locate(id);
+  const mode = meta.lastMode ?? 'chat';
+  const { host, session, key } = await sessionInputFor(context, id, mode, history);
+  if (isBusy() || context.warm.has(id)) return;
+  const process = await SessionProcess.start(
+    sessionSpec(session, meta.sessionId),
+    context.options.hosts.get(host).host.sessions,
+    newSessionId(id),
+  );
+  // A run that started meanwhile has its own process; this one would only share its Claude session.
+  if (isBusy() || context.warm.has(id)) {
+    void process.run.endInput();
+    return;
+  }
+  context.warm.keep(id, host, key, { process, mode, costBaseUsd: 0 });
+  context.options.logger.info({ ideaId: id, mode, host }, 'pre-warmed a session');
+}
+
+/** Everything a session of the idea is started with for a turn in `mode`, and its warm key (session-spec.ts). */
+async function sessionInputFor(context: RunLaunchContext, id: string, mode: RunMode, history: IdeaHistory) {
+  const { hosts } = context.options;
+  const { host, meta } = await context.locate(id);
+  const store = await hosts.store(host);
+  const claude = await hosts.claude(host);
+  const prompts = routing.promptOptionsFor(meta, context.options.qa ?? routing.DEFAULT_QA, history);
+  const session = {
+    mode,
+    cwd: store.paths(id).project,
+    claudePath: claude.claudePath,
+    env: { PATH: claude.path },
+    ...prompts,
+    maxDurationMs: context.options.maxRunMs,
+    ...(context.options.detachedLimitMs === undefined
+      ? {}
+      : { detachedLimitMs: context.options.detachedLimitMs }),
+    ...(context.options.warmIdleMs === undefined ? {} : { warmIdleMs: context.options.warmIdleMs }),
+  };
+  return { host, meta, store, session, key: warmKeyOf(session) };
 }
 
 async function recordEnding(

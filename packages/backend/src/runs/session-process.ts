@@ -1,0 +1,151 @@
+import type { StreamEvent } from '@catalyst/protocol';
+import { parseStream } from '../core/stream-parser.ts';
+import type { RunOutcome, RunSpec } from '../host/host.ts';
+import {
+  attachSessionRun,
+  startSessionRun,
+  type ConnectionEvent,
+  type SessionRun,
+} from '../host/session-run.ts';
+import type { VmSessions } from '../host/vm-sessions.ts';
+
+/**
+ * One claude process in its session on the host, read for as long as it lives, turn after turn (issue 11: warm
+ * turns). Its stdout is parsed once, here; the turn being run binds a sink and gets the events, the stderr and, at
+ * the end, the outcome. Between turns nothing is bound: what the CLI prints then belongs to no turn and is only
+ * counted (a warm CLI prints nothing until its next message, claude-cli-protocol.md §7).
+ */
+
+export interface TurnSink {
+  event(event: StreamEvent): void;
+  stderr(chunk: Uint8Array): void;
+  /** The process is over (its output was all delivered first). */
+  ended(outcome: RunOutcome): void;
+  /** The connection to the session dropped, or is back (a turn bound while detached hears it at once). */
+  connection(event: ConnectionEvent): void;
+}
+
+export class SessionProcess {
+  /** Starts claude in a new session on the host (session-run.ts). Rejects when it cannot start at all. */
+  static async start(spec: RunSpec, sessions: VmSessions, sessionId: string): Promise<SessionProcess> {
+    const relay: { to?: SessionProcess } = {};
+    const run = await startSessionRun(spec, {
+      sessions,
+      tag: sessionId,
+      onConnection: (event) => {
+        if (relay.to !== undefined) relay.to.#onConnection(event);
+      },
+    });
+    return (relay.to = new SessionProcess(run));
+  }
+
+  /** The process of a session an earlier Catalyst left, read from the given offsets. */
+  static attach(
+    spec: RunSpec,
+    sessions: VmSessions,
+    sessionId: string,
+    from: { stdout: number; stderr: number },
+  ): SessionProcess {
+    const relay: { to?: SessionProcess } = {};
+    const run = attachSessionRun(sessionId, from, spec, {
+      sessions,
+      onConnection: (event) => {
+        if (relay.to !== undefined) relay.to.#onConnection(event);
+      },
+    });
+    return (relay.to = new SessionProcess(run, from));
+  }
+
+  readonly run: SessionRun;
+  readonly startedAt = Date.now();
+  /** Resolves once the process is over and its output read; never rejects. */
+  readonly over: Promise<RunOutcome>;
+  #sink: TurnSink | undefined;
+  #outcome: RunOutcome | undefined;
+  #stdoutBytes: number;
+  #stderrBytes: number;
+  #ignoredLines = 0;
+  #detachedReason: string | undefined;
+
+  /** `from`: the byte offsets the run's reading starts at (a run taken up after a restart starts past 0). */
+  constructor(run: SessionRun, from: { stdout: number; stderr: number } = { stdout: 0, stderr: 0 }) {
+    this.run = run;
+    this.#stdoutBytes = from.stdout;
+    this.#stderrBytes = from.stderr;
+    this.over = Promise.all([this.#readStdout(), this.#readStderr()])
+      .then(() => run.outcome)
+      .then((outcome) => {
+        this.#outcome = outcome;
+        this.#sink?.ended(outcome);
+        return outcome;
+      });
+  }
+
+  get isOver(): boolean {
+    return this.#outcome !== undefined;
+  }
+
+  get sessionId(): string {
+    return this.run.runTag;
+  }
+
+  /** Bytes of stdout read so far: between turns, where the next turn's output will begin. */
+  get stdoutOffset(): number {
+    return this.#stdoutBytes;
+  }
+
+  get stderrOffset(): number {
+    return this.#stderrBytes;
+  }
+
+  /** Lines the CLI printed while no turn was bound (should stay 0; for the log). */
+  get ignoredLines(): number {
+    return this.#ignoredLines;
+  }
+
+  /** A turn starts: it gets everything from here on, and the outcome if the process ends meanwhile. */
+  bind(sink: TurnSink): void {
+    this.#sink = sink;
+    this.run.setTurn(true);
+    if (this.#detachedReason !== undefined)
+      sink.connection({ state: 'detached', reason: this.#detachedReason });
+    if (this.#outcome !== undefined) sink.ended(this.#outcome);
+  }
+
+  /** The turn is over and the process stays, idle: the session's idle limit runs from here. */
+  unbind(): void {
+    this.#sink = undefined;
+    if (this.#outcome === undefined) this.run.setTurn(false);
+  }
+
+  #onConnection(event: ConnectionEvent): void {
+    this.#detachedReason = event.state === 'detached' ? event.reason : undefined;
+    this.#sink?.connection(event);
+  }
+
+  async #readStdout(): Promise<void> {
+    // A chunk is counted before its events are handed on: a turn bound after them starts past them.
+    const counted = countBytes(this.run.stdout, (bytes) => (this.#stdoutBytes += bytes));
+    for await (const event of parseStream(counted)) {
+      if (this.#sink === undefined) this.#ignoredLines += 1;
+      else this.#sink.event(event);
+    }
+  }
+
+  async #readStderr(): Promise<void> {
+    for await (const chunk of this.run.stderr) {
+      this.#stderrBytes += chunk.length;
+      this.#sink?.stderr(chunk);
+    }
+  }
+}
+
+async function* countBytes(
+  chunks: AsyncIterable<Uint8Array>,
+  count: (bytes: number) => void,
+): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    count(chunk.length);
+    yield chunk;
+  }
+}

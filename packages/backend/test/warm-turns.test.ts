@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { RelayEvent } from '@catalyst/protocol';
+import { text, waitUntil } from '@catalyst/testkit';
+import { useServiceFixture, type IdeaClient, type ServiceUnderTest } from './service-harness.ts';
+import { claudesOf, expectNothingLeft, sessionDirs, sessionOf } from './session-test-kit.ts';
+
+// Warm turns (issue 11): after a turn, claude waits in its session on the VM for the idea's next message, which
+// is written into it with no new process. A mode switch, the idle limit, the per-host cap and a delete each end
+// it, and leave nothing behind.
+
+const fixture = useServiceFixture();
+
+const claudes = (ideaId: string, on?: ServiceUnderTest) => claudesOf(fixture, ideaId, on);
+
+async function chat(client: IdeaClient, ideaId: string, words: string): Promise<RelayEvent[]> {
+  fixture.model.enqueue(text(words));
+  return client.run(ideaId, 'chat', `Say: ${words}`);
+}
+
+describe('warm turns', () => {
+  it('runs ten chat turns in one claude, each with its own cost; a build starts one more', async () => {
+    const idea = await fixture.service.createIdea('Ten turns');
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+    const turns: RelayEvent[][] = [];
+    for (let turn = 1; turn <= 10; turn += 1)
+      turns.push(await chat(client, idea.id, `Turn ${String(turn)}.`));
+
+    for (const events of turns)
+      expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    const sessions = new Set(turns.map(sessionOf));
+    expect(sessions.size).toBe(1);
+    expect(await claudes(idea.id)).toBe(1);
+    // Each turn's cost is its own, not the process's running total (the scripted turns cost the same).
+    const costs = turns.map((events) => {
+      const ended = events.at(-1);
+      return ended?.type === 'run:ended' ? (ended.result?.costUsd ?? 0) : 0;
+    });
+    expect(costs[0]).toBeGreaterThan(0);
+    for (const cost of costs) expect(cost).toBeCloseTo(costs[0] ?? 0, 6);
+    // The conversation went on in the one Claude session: turn 10's request holds turn 1.
+    expect(JSON.stringify(fixture.model.requests.at(-1))).toContain('Turn 1.');
+
+    fixture.model.enqueue(text('Built.'));
+    const build = await client.run(idea.id, 'build', 'Build it.');
+    expect(build.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(sessionOf(build)).not.toBe(sessionOf(turns[0] ?? []));
+    // The chat's claude ended before the build's started: one process, one session on the VM.
+    expect(await claudes(idea.id)).toBe(1);
+    expect(await sessionDirs(fixture, idea.id)).toEqual([sessionOf(build)]);
+
+    await fixture.service.api(`/api/ideas/${idea.id}`, { method: 'DELETE' });
+    await expectNothingLeft(fixture, idea.id);
+    client.close();
+  });
+
+  it('pre-warms a session when the idea is opened, and the first turn runs in it', async () => {
+    const idea = await fixture.service.createIdea('Pre-warmed');
+    const requests = fixture.model.requests.length;
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+    await waitUntil(async () => (await claudes(idea.id)) === 1, {
+      timeoutMs: 15_000,
+      what: 'a pre-warmed claude on the VM',
+    });
+    const [prewarmed] = await sessionDirs(fixture, idea.id);
+    // Waiting for its first message, claude has asked the model nothing.
+    expect(fixture.model.requests).toHaveLength(requests);
+
+    const events = await chat(client, idea.id, 'First words.');
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(sessionOf(events)).toBe(prewarmed);
+    expect(await claudes(idea.id)).toBe(1);
+    client.close();
+    await fixture.service.api(`/api/ideas/${idea.id}`, { method: 'DELETE' });
+    await expectNothingLeft(fixture, idea.id);
+  });
+
+  it('ends a session idle past CATALYST_WARM_IDLE_MS on the VM, and the next turn starts a new one', async () => {
+    const quick = await fixture.startAnother({ env: { CATALYST_WARM_IDLE_MS: '2000' } });
+    const idea = await quick.createIdea('Idle');
+    const client = await quick.connect();
+    await client.subscribe(idea.id);
+    const first = await chat(client, idea.id, 'Before the pause.');
+    await expectNothingLeft(fixture, idea.id, quick);
+
+    const second = await chat(client, idea.id, 'After the pause.');
+    expect(second.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(sessionOf(second)).not.toBe(sessionOf(first));
+    client.close();
+  });
+
+  it('keeps at most CATALYST_WARM_PER_HOST sessions per host, ending the least recently used', async () => {
+    const capped = await fixture.startAnother({ env: { CATALYST_WARM_PER_HOST: '1' } });
+    const [a, b] = [await capped.createIdea('First'), await capped.createIdea('Second')];
+    const client = await capped.connect();
+    await client.subscribe(a.id);
+    await chat(client, a.id, 'From the first.');
+    await waitUntil(async () => (await claudes(a.id, capped)) === 1, {
+      timeoutMs: 5_000,
+      what: 'a warm claude',
+    });
+    await client.subscribe(b.id);
+    await chat(client, b.id, 'From the second.');
+
+    await expectNothingLeft(fixture, a.id, capped);
+    expect(await claudes(b.id, capped)).toBe(1);
+    client.close();
+  });
+});
