@@ -2,7 +2,8 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { prepareService, IdeaClient, type ServiceOptions } from './service-harness.ts';
+import { IdeaClient } from './service-harness.ts';
+import { prepareService, type ServiceOptions } from './service-config.ts';
 import { openClient } from './server-ws-client.ts';
 
 const fixture = fileURLToPath(new URL('./fixtures/catalyst-process.ts', import.meta.url));
