@@ -1,0 +1,256 @@
+/**
+ * How soon a turn's first text reaches the browser (issue 11): p50, over 10 turns each, of the time from a `chat`
+ * frame sent on a WebSocket to the first `claude:text_delta` back, with the real claude CLI on the test kit's sshd
+ * and the scripted model answering at once. The cases:
+ *   cold        CATALYST_WARM_PER_HOST=0: every turn starts its own claude, with --resume (as before issue 11);
+ *   warm        the idea's claude waits in its session after its turn; turns 2–11 of one idea are written into it;
+ *   prewarmed   a new idea opened (subscribe), the message sent 3 s later (a person typing): its pre-warmed claude;
+ *   bareSsh     a bare `ssh` exec of the same CLI (`claude -p`, stream-json) in the same run, to its first text
+ *               delta line: what a plain remote call costs.
+ * Human-readable lines first; the last line is one JSON object:
+ * {"coldFirstTextMs","warmFirstTextMs","prewarmedFirstTextMs","bareSshFirstTextMs","warmVsBareSsh"}
+ * (warmVsBareSsh = bareSsh / warm). Goals: warm and pre-warmed ≤ 100 ms, warmVsBareSsh ≥ 8. Asserts nothing.
+ * Needs root, as the test kit does. Run it with scripts/bench-turn; it takes about a minute.
+ */
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { ServerFrame } from '../../packages/protocol/src/index.ts';
+import { IdeaViewSchema } from '../../packages/protocol/src/index.ts';
+import { startCatalyst, type RunningCatalyst } from '../../packages/backend/src/app.ts';
+import { loadConfig } from '../../packages/backend/src/server/config.ts';
+import { prepareService } from '../../packages/backend/test/service-config.ts';
+import { openClient, type TestClient } from '../../packages/backend/test/server-ws-client.ts';
+import {
+  createTempDir,
+  installSharedClaude,
+  startScriptedModel,
+  startSshd,
+  streamedText,
+  writeClaudeSettings,
+  type ScriptedModel,
+  type SshdHandle,
+} from '../../packages/testkit/src/index.ts';
+
+const TURNS = 10;
+const TYPING_MS = 3_000;
+const TURN_TIMEOUT_MS = 60_000;
+
+const started = performance.now();
+function say(line: string): void {
+  console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
+}
+
+function p50(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const value =
+    sorted.length % 2 === 1 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return Math.round((value ?? Number.NaN) * 10) / 10;
+}
+
+interface Site {
+  sshd: SshdHandle;
+  model: ScriptedModel;
+  claudePath: string;
+}
+
+/** A Catalyst in this process on the test kit's VM, and a WebSocket client that times frames. */
+class Bench {
+  readonly #catalyst: RunningCatalyst;
+  readonly #client: TestClient;
+  readonly #waiters = new Set<{ test: (frame: ServerFrame) => boolean; resolve: () => void }>();
+
+  static async start(site: Site, env: Record<string, string>): Promise<Bench> {
+    const user = site.sshd.users.bash;
+    const prepared = await prepareService({ sshd: site.sshd, user, claudePath: site.claudePath, env });
+    const config = loadConfig(prepared.env, { homeDir: prepared.configDir.path });
+    // CATALYST_LOG_LEVEL=silent (service-config.ts).
+    const catalyst = await startCatalyst({ config });
+    const client = await openClient(`${catalyst.url.replace('http', 'ws')}/ws`, {
+      headers: { authorization: `Bearer ${catalyst.token}` },
+    });
+    return new Bench(catalyst, client);
+  }
+
+  constructor(catalyst: RunningCatalyst, client: TestClient) {
+    this.#catalyst = catalyst;
+    this.#client = client;
+    void this.#pump();
+  }
+
+  async createIdea(title: string): Promise<string> {
+    const response = await fetch(`${this.#catalyst.url}/api/ideas`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.#catalyst.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title }),
+    });
+    return z.object({ idea: IdeaViewSchema }).parse(await response.json()).idea.id;
+  }
+
+  async subscribe(ideaId: string): Promise<void> {
+    const subscribed = this.#next((frame) => frame.type === 'subscribed' && frame.ideaId === ideaId);
+    this.#client.send({ type: 'subscribe', ideaId });
+    await subscribed;
+  }
+
+  /** One chat turn: ms from the frame sent to its first text delta; resolves once the run has ended. */
+  async turn(ideaId: string, model: ScriptedModel, words: string): Promise<number> {
+    model.enqueue(streamedText(words, ' More words.'));
+    const firstText = this.#next((frame) => frame.type === 'claude:text_delta' && frame.ideaId === ideaId);
+    const ended = this.#next((frame) => frame.type === 'run:ended' && frame.ideaId === ideaId);
+    const sentAt = performance.now();
+    this.#client.send({ type: 'chat', ideaId, message: words });
+    await firstText;
+    const ms = performance.now() - sentAt;
+    await ended;
+    return ms;
+  }
+
+  async stop(): Promise<void> {
+    this.#client.socket.close();
+    await this.#catalyst.close();
+  }
+
+  #next(test: (frame: ServerFrame) => boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error('no such frame in time'));
+      }, TURN_TIMEOUT_MS);
+      this.#waiters.add({
+        test,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+
+  async #pump(): Promise<void> {
+    for (;;) {
+      const frame = await this.#client.next().catch(() => undefined);
+      if (frame === undefined) return;
+      for (const waiter of this.#waiters) {
+        if (!waiter.test(frame)) continue;
+        this.#waiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  }
+}
+
+/** Turns 2..TURNS+1 of one idea: the first makes its Claude session (and, warm, its waiting process). */
+async function laterTurns(bench: Bench, site: Site, title: string): Promise<number[]> {
+  const ideaId = await bench.createIdea(title);
+  await bench.subscribe(ideaId);
+  await bench.turn(ideaId, site.model, 'First turn.');
+  const times: number[] = [];
+  for (let turn = 0; turn < TURNS; turn += 1)
+    times.push(await bench.turn(ideaId, site.model, `Turn ${String(turn)}.`));
+  return times;
+}
+
+async function prewarmedTurns(bench: Bench, site: Site): Promise<number[]> {
+  const times: number[] = [];
+  for (let turn = 0; turn < TURNS; turn += 1) {
+    const ideaId = await bench.createIdea(`Opened ${String(turn)}`);
+    await bench.subscribe(ideaId);
+    await new Promise((resolve) => setTimeout(resolve, TYPING_MS));
+    times.push(await bench.turn(ideaId, site.model, 'Hello.'));
+  }
+  return times;
+}
+
+/** `ssh user@vm claude -p …`, to the first text delta on its stdout. */
+async function bareSshTurns(site: Site): Promise<number[]> {
+  const dir = await createTempDir('bench-turn');
+  const knownHosts = join(dir.path, 'known_hosts');
+  await writeFile(knownHosts, `${site.sshd.hostKeyLine}\n`);
+  const user = site.sshd.users.bash;
+  const times: number[] = [];
+  try {
+    for (let turn = 0; turn < TURNS; turn += 1) {
+      site.model.enqueue(streamedText('Hello.', ' More words.'));
+      const argv = [
+        '-i',
+        site.sshd.clientKeyPath,
+        '-p',
+        String(site.sshd.port),
+        '-o',
+        `UserKnownHostsFile=${knownHosts}`,
+        '-o',
+        'StrictHostKeyChecking=yes',
+        '-o',
+        'BatchMode=yes',
+        `${user.name}@${site.sshd.host}`,
+        `cd ${user.home} && ${site.claudePath} -p --output-format stream-json --verbose --include-partial-messages 'Say hello.'`,
+      ];
+      const sentAt = performance.now();
+      const child = spawn('ssh', argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const ms = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        let isFound = false;
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (!isFound && out.includes('"text_delta"')) {
+            isFound = true;
+            resolve(performance.now() - sentAt);
+          }
+        });
+        child.once('exit', (code) => {
+          if (!isFound) reject(new Error(`ssh exited ${String(code)} with no text: ${out.slice(0, 500)}`));
+        });
+      });
+      await new Promise((resolve) => child.once('close', resolve));
+      times.push(ms);
+    }
+  } finally {
+    await dir.remove();
+  }
+  return times;
+}
+
+const [sshd, model, claudePath] = await Promise.all([
+  startSshd(),
+  startScriptedModel(),
+  installSharedClaude(),
+]);
+const site: Site = { sshd, model, claudePath };
+try {
+  await writeClaudeSettings(sshd.users.bash, model.url);
+  say('bare ssh exec of claude -p …');
+  const bare = await bareSshTurns(site);
+  say(`bare ssh: p50 ${String(p50(bare))} ms (${bare.map((ms) => ms.toFixed(0)).join(', ')})`);
+
+  const cold = await Bench.start(site, { CATALYST_WARM_PER_HOST: '0' });
+  const coldTimes = await laterTurns(cold, site, 'Cold');
+  await cold.stop();
+  say(`cold (a claude per turn, --resume): p50 ${String(p50(coldTimes))} ms`);
+
+  const warm = await Bench.start(site, {});
+  const warmTimes = await laterTurns(warm, site, 'Warm');
+  say(`warm (turns written into the waiting claude): p50 ${String(p50(warmTimes))} ms`);
+  const prewarmTimes = await prewarmedTurns(warm, site);
+  say(
+    `pre-warmed (first turn, sent ${String(TYPING_MS)} ms after opening): p50 ${String(p50(prewarmTimes))} ms`,
+  );
+  await warm.stop();
+
+  const figures = {
+    coldFirstTextMs: p50(coldTimes),
+    warmFirstTextMs: p50(warmTimes),
+    prewarmedFirstTextMs: p50(prewarmTimes),
+    bareSshFirstTextMs: p50(bare),
+    warmVsBareSsh: Math.round((p50(bare) / p50(warmTimes)) * 10) / 10,
+  };
+  say(
+    `goals: warm ≤ 100 ms ${figures.warmFirstTextMs <= 100 ? 'met' : 'MISSED'}, pre-warmed ≤ 100 ms ` +
+      `${figures.prewarmedFirstTextMs <= 100 ? 'met' : 'MISSED'}, warmVsBareSsh ≥ 8 ${figures.warmVsBareSsh >= 8 ? 'met' : 'MISSED'}`,
+  );
+  console.log(JSON.stringify(figures));
+} finally {
+  await model.close();
+  await sshd.stop();
+}
