@@ -3,16 +3,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IdeaResponseSchema, type RelayEvent } from '@catalyst/protocol';
 import { text } from '@catalyst/testkit';
-import { useServiceFixture } from './service-harness.ts';
+import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 
 // An idea whose Claude session the CLI no longer has (its transcript deleted on the VM, as the CLI's own cleanup
 // after cleanupPeriodDays would): the next run starts a new session in the same project with a recap of the idea
 // and its conversation, says so in the transcript, saves the new session, and the run after it resumes that one.
+// No claude waits between turns here (CATALYST_WARM_PER_HOST=0): a waiting one holds the conversation itself and
+// never needs the file, so every run starts its own and resumes the session from the CLI's files.
 
 const fixture = useServiceFixture();
 
-async function sessionOf(ideaId: string): Promise<string | undefined> {
-  const response = await fixture.service.api(`/api/ideas/${ideaId}`);
+async function sessionOf(service: ServiceUnderTest, ideaId: string): Promise<string | undefined> {
+  const response = await service.api(`/api/ideas/${ideaId}`);
   return IdeaResponseSchema.parse(await response.json()).idea.meta?.sessionId;
 }
 
@@ -34,13 +36,14 @@ function requestText(index: number): string {
 
 describe('a session the CLI no longer has', () => {
   it('starts a new one with a recap, tells the person, saves it, and the next run resumes it', async () => {
-    const idea = await fixture.service.createIdea('Tide clock');
-    const client = await fixture.service.connect();
+    const service = await fixture.startAnother({ env: { CATALYST_WARM_PER_HOST: '0' } });
+    const idea = await service.createIdea('Tide clock');
+    const client = await service.connect();
     await client.subscribe(idea.id);
 
     fixture.model.enqueue(text('A clock that shows the tide: QUINCE is the word to remember.'));
     await client.run(idea.id, 'chat', 'I want a clock that shows high and low tide.');
-    const first = await sessionOf(idea.id);
+    const first = await sessionOf(service, idea.id);
     expect(first).toBeDefined();
     const transcripts = await findTranscripts(first ?? '');
     expect(transcripts, 'the CLI keeps the session on the VM').not.toEqual([]);
@@ -70,7 +73,7 @@ describe('a session the CLI no longer has', () => {
       'Which data source should we use?',
     ])
       expect(sent).toContain(words);
-    const replaced = await sessionOf(idea.id);
+    const replaced = await sessionOf(service, idea.id);
     expect(replaced).toBeDefined();
     expect(replaced).not.toBe(first);
 
@@ -78,7 +81,7 @@ describe('a session the CLI no longer has', () => {
     const third = await client.run(idea.id, 'chat', 'And the display?');
     expect(third.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
     expect(third.some((event) => event.type === 'run:session_replaced')).toBe(false);
-    expect(await sessionOf(idea.id)).toBe(replaced);
+    expect(await sessionOf(service, idea.id)).toBe(replaced);
     // Resumed: the model gets the new session's earlier turn (with its recap) again.
     expect(requestText(base + 1)).toContain('Picking up from the recap');
     client.close();

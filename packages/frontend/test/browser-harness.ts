@@ -4,9 +4,11 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { waitUntil, type TempDir } from '@catalyst/testkit';
 import {
+  startService,
   startServiceFixture,
   stopServiceFixture,
   type ServiceFixture,
+  type ServiceUnderTest,
 } from '../../backend/test/service-harness.ts';
 import { loginLink } from '../../backend/src/server/routes-login.ts';
 import { buildApp } from './app-build.ts';
@@ -50,6 +52,11 @@ export interface BrowserSuite {
   openPage(options?: PageOptions): Promise<Page>;
   /** A page logged in through the printed link (`/login#token=…`), showing the ideas list. */
   openLoggedInPage(options?: PageOptions): Promise<Page>;
+  /**
+   * A restarted backend: a new Catalyst on the fixture's config dir, ideas and web app becomes `fixture.service`
+   * (the caller stops the old one first, as a restart would).
+   */
+  restartService(): Promise<ServiceUnderTest>;
 }
 
 interface OpenedPage {
@@ -121,6 +128,18 @@ export function useBrowserSuite(): BrowserSuite {
       const page = await context.newPage();
       opened.push({ page, context, problems: watchPage(page, options.expectedConsole) });
       return page;
+    },
+    async restartService() {
+      const current = suite.fixture;
+      const { configDir, ideasRoot } = current.service;
+      current.service = await startService({
+        sshd: current.sshd,
+        user: current.sshd.users.bash,
+        claudePath: current.claudePath,
+        reuse: { configDir, ideasRoot },
+        ...(app === undefined ? {} : { staticDir: app.path }),
+      });
+      return current.service;
     },
     async openLoggedInPage(options = {}) {
       const page = await suite.openPage(options);

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -101,6 +102,42 @@ describe('a dropped connection', () => {
     await expectTranscriptMatches(page, history);
     expect(history.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
 
+    await page.reload();
+    await expectTranscriptMatches(page, history);
+  });
+
+  it('Catalyst restarts under a running build: the page reconnects, and the build goes on to the end', async () => {
+    const { model } = suite.fixture;
+    const { proxy, idea, page } = await openIdeaThroughProxy('Restart under a build');
+    await chooseBuild(page);
+    const go = join(suite.fixture.service.projectDir(idea.id), 'go');
+    model.enqueue(
+      toolUse(
+        'Bash',
+        {
+          command: `while [ ! -e ${go} ]; do sleep 0.1; done; echo went`,
+          description: 'Wait for the restart',
+        },
+        'Waiting for the restart.',
+      ),
+      text('Built across the restart.'),
+    );
+    await sendMessage(page, 'Build across a restart.');
+    await toolCards(page, 'Bash').filter({ hasText: 'Wait for the restart' }).waitFor();
+
+    // An update: Catalyst stops and lets the build go on on the VM; the next one listens on another port.
+    await suite.fixture.service.catalyst.close({ keepRuns: true });
+    await reconnectingBanner(page).waitFor();
+    const restarted = await suite.restartService();
+    proxy.retarget(restarted.catalyst.port);
+    await reconnectingBanner(page).waitFor({ state: 'hidden' });
+    await writeFile(go, '');
+    await waitForRunSummary(page, 'Completed');
+    await claudeTexts(page).filter({ hasText: 'Built across the restart.' }).waitFor();
+
+    const history = await serverHistory(idea.id);
+    expect(history.filter((event) => event.type === 'run:started')).toHaveLength(1);
+    await expectTranscriptMatches(page, history);
     await page.reload();
     await expectTranscriptMatches(page, history);
   });

@@ -17,10 +17,13 @@ export interface TcpProxy {
   loseAnswers(): number;
   hold(): void;
   release(): void;
+  /** New connections go to this port from now on (a backend restarted on another port behind the same origin). */
+  retarget(port: number): void;
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(first: { host: string; port: number }): Promise<TcpProxy> {
+  let target = first;
   const open = new Set<Socket>();
   const upstreams = new Map<Socket, Socket>();
   let held: Socket[] | undefined;
@@ -67,6 +70,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     hold() {
       held ??= [];
+    },
+    retarget(port) {
+      target = { ...target, port };
     },
     release() {
       const waiting = held ?? [];
