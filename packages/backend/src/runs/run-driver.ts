@@ -135,6 +135,9 @@ class RunDriver {
   #process: SessionProcess | undefined;
   /** Set when the turn ended with its process kept (warm): the process's cumulative cost so far. */
   #keptCostUsd: number | undefined;
+  /** What was written to claude before it printed anything of this turn (the message): for #rerunInNewProcess. */
+  readonly #firstWrites: string[] = [];
+  #hasRerun = false;
   #runEnded: RelayEventDraft | undefined;
   #isFinishing = false;
   #writes: Promise<void> = Promise.resolve();
@@ -323,6 +326,33 @@ class RunDriver {
     this.input({ type: 'restarted', recap, now: Date.now() });
   }
 
+  /**
+   * A waiting process ended as its turn began, before printing anything of it: its idle limit on the host closed
+   * its input just then, or claude exited after its last result. Not the turn's failure: it runs in a new process.
+   */
+  #isWarmGoneBeforeTurn(process: SessionProcess): boolean {
+    return process === this.#options.warm?.process && this.#line === 0 && !this.#hasRerun;
+  }
+
+  async #rerunInNewProcess(outcome: RunOutcome): Promise<void> {
+    this.#hasRerun = true;
+    this.#options.logger.info(
+      { ideaId: this.#options.ideaId, runId: this.#options.runId },
+      'the waiting claude ended as the turn began; running the turn in a new one',
+    );
+    let process: SessionProcess;
+    try {
+      process = await this.#start(this.#options.sessionId);
+    } catch {
+      this.input({ type: 'host_outcome', outcome, now: Date.now() });
+      return;
+    }
+    this.#session = { id: process.sessionId, stdout: 0, stderr: 0 };
+    this.#stderrBytes = 0;
+    this.#bind(process);
+    for (const line of this.#firstWrites) this.#queueWrite(() => process.run.writeLine(line));
+  }
+
   /** The turn follows the process: its output, its connection, and how it ends. */
   #bind(process: SessionProcess): void {
     this.#process = process;
@@ -341,7 +371,8 @@ class RunDriver {
         if (text !== '') this.input({ type: 'stderr', text, now: Date.now() }, 'stderr');
       },
       ended: (outcome) => {
-        this.input({ type: 'host_outcome', outcome, now: Date.now() });
+        if (this.#isWarmGoneBeforeTurn(process)) void this.#rerunInNewProcess(outcome);
+        else this.input({ type: 'host_outcome', outcome, now: Date.now() });
       },
       connection: (event) => {
         this.#onConnection(event);
@@ -383,6 +414,7 @@ class RunDriver {
     const handle = this.#process?.run;
     switch (command.type) {
       case 'write_line':
+        if (this.#line === 0) this.#firstWrites.push(command.line);
         if (handle && !this.#isReplayedWrite()) this.#queueWrite(() => handle.writeLine(command.line));
         return;
       case 'end_input':
