@@ -1,12 +1,12 @@
 /**
  * A stand-in for `claude` on the VM, for bench/relay/main.ts, which transpiles it to plain JavaScript and
  * installs it in a temp dir with a shebang naming this machine's node: it imports nothing but node's own modules.
- * It takes the CLI's flags and ignores them, reads one user message (stream-json, claude-cli-protocol.md §7.1)
- * whose text says `relay-bench tag=<tag> lines=<n> rate=<per second>`, then prints a system/init line (§3.1), n
+ * It takes the CLI's flags and ignores them, reads user messages (stream-json, claude-cli-protocol.md §7.1), each
+ * a turn, whose text says `relay-bench tag=<tag> lines=<n> rate=<per second>`, then prints a system/init line (§3.1), n
  * assistant text lines (§3.2) at that rate and a result/success line (§3.4). Each text is
  * `relay-bench <tag> <index> <send time>`: the send time is performance.timeOrigin + performance.now() in ms, a
- * clock that agrees across the processes of one machine to about a microsecond. Like the CLI (§7.3) it finishes
- * the turn when stdin ends early, and exits once stdin has ended and the turn is done. Its stderr stays empty:
+ * clock that agrees across the processes of one machine to about a microsecond. Like the CLI (§7.3) it waits between
+ * turns, and exits once stdin has ended and no turn runs. Its stderr stays empty:
  * the backend would relay anything there as claude:error events.
  */
 import { randomUUID } from 'node:crypto';
@@ -15,8 +15,6 @@ import { createInterface } from 'node:readline';
 const SESSION_ID = randomUUID();
 const MESSAGE_ID = `msg_bench${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 const MODEL = 'claude-opus-4-8';
-/** A stand-in that nobody reads any more must not linger on the VM. */
-const EXIT_AFTER_RESULT_MS = 60_000;
 const PLAN = /relay-bench tag=(\S+) lines=(\d+) rate=(\d+)/;
 const USAGE = {
   input_tokens: 100,
@@ -165,21 +163,39 @@ function sendLines(plan: Plan, onDone: (sent: Sent) => void): void {
   tick();
 }
 
-function runTurn(firstLine: string): void {
-  const plan = readPlan(firstLine);
+function runTurn(line: string, onDone: () => void): void {
+  const plan = readPlan(line);
   writeLine(initLine());
   sendLines(plan, ({ sent, maxLagMs, elapsedMs }) => {
     const summary = `relay-bench ${plan.tag} done sent=${sent} maxLagMs=${maxLagMs.toFixed(3)}`;
     writeLine(resultLine(summary, elapsedMs));
-    setTimeout(() => process.exit(0), EXIT_AFTER_RESULT_MS).unref();
+    onDone();
   });
 }
 
+// Like the CLI with stream-json input (§7): one turn per user message, in order, the process waiting between
+// turns (Catalyst keeps it warm for the idea's next message); it exits once stdin has ended and no turn runs.
 const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
-let hasTurn = false;
+const waiting: string[] = [];
+let isTurnRunning = false;
+let isInputEnded = false;
+const next = (): void => {
+  const line = waiting.shift();
+  if (line === undefined) {
+    isTurnRunning = false;
+    if (isInputEnded) process.exit(0);
+    return;
+  }
+  isTurnRunning = true;
+  runTurn(line, next);
+};
 input.on('line', (line) => {
-  // Later lines (an interrupt, a second message) are ignored: one turn per process, as the backend runs it.
-  if (hasTurn || line.trim() === '') return;
-  hasTurn = true;
-  runTurn(line);
+  // Only user messages start turns; an interrupt or anything else is ignored.
+  if (line.trim() === '' || field(parseJson(line), 'type') !== 'user') return;
+  waiting.push(line);
+  if (!isTurnRunning) next();
+});
+input.on('close', () => {
+  isInputEnded = true;
+  if (!isTurnRunning) process.exit(0);
 });
