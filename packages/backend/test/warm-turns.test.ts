@@ -76,6 +76,19 @@ describe('warm turns', () => {
     await expectNothingLeft(fixture, idea.id);
   });
 
+  it('runs a message sent while the pre-warm is still starting in that one claude, not a second', async () => {
+    const idea = await fixture.service.createIdea('Quick typist');
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+    const events = await chat(client, idea.id, 'Sent at once.');
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(await sessionDirs(fixture, idea.id)).toEqual([sessionOf(events)]);
+    expect(await claudes(idea.id)).toBe(1);
+    client.close();
+    await fixture.service.api(`/api/ideas/${idea.id}`, { method: 'DELETE' });
+    await expectNothingLeft(fixture, idea.id);
+  });
+
   it('ends a session idle past CATALYST_WARM_IDLE_MS on the VM, and the next turn starts a new one', async () => {
     const quick = await fixture.startAnother({ env: { CATALYST_WARM_IDLE_MS: '2000' } });
     const idea = await quick.createIdea('Idle');

@@ -248,15 +248,20 @@ export class CatalystService implements IdeaService {
     await this.#histories.closeAll();
   }
 
-  /** In the background (run-launch.ts, prewarm); not when warm sessions are off, or one is on its way. */
+  /**
+   * In the background (run-launch.ts, prewarm); not when warm sessions are off, or one is on its way. A turn sent
+   * meanwhile waits for it (warm-sessions.ts) instead of starting a second claude.
+   */
   #prewarm(id: string): void {
     if (this.#options.warmPerHost === 0 || this.#prewarming.has(id)) return;
     this.#prewarming.add(id);
-    prewarm(this.#launching, id, () => this.#runs.has(id) || this.#isStopping)
+    const isGoing = () => this.#isStopping || this.#runs.get(id) === deletingClaim;
+    const pending = prewarm(this.#launching, id, isGoing)
       .catch((error: unknown) => {
         this.#options.logger.warn({ ideaId: id, err: error }, 'could not pre-warm a session');
       })
       .finally(() => this.#prewarming.delete(id));
+    this.#warm.starting(id, pending);
   }
 
   /**

@@ -101,22 +101,24 @@ export async function launchRun(
 /**
  * Pre-warms the idea (a person opened it): a claude process in its last mode waits in a session for the first
  * message, so that turn starts warm too (the CLI prints nothing and creates no session until then). Nothing
- * happens when the idea runs or already has one; a failure is only logged (the turn then starts its own).
+ * happens when the idea already has one, or is going away (`isGoing`: deleted, Catalyst stopping); a failure is
+ * only logged (the turn then starts its own).
  */
-export async function prewarm(context: RunLaunchContext, id: string, isBusy: () => boolean): Promise<void> {
+export async function prewarm(context: RunLaunchContext, id: string, isGoing: () => boolean): Promise<void> {
   const history = await context.histories.get(id);
   const { meta } = await context.locate(id);
   const mode = meta.lastMode ?? 'chat';
   const { host, session, key } = await sessionInputFor(context, id, mode, history);
-  if (isBusy() || context.warm.has(id)) return;
+  if (isGoing() || context.warm.has(id)) return;
   const process = await SessionProcess.start(
     sessionSpec(session, meta.sessionId),
     context.options.hosts.get(host).host.sessions,
     newSessionId(id),
   );
-  // A run that started meanwhile has its own process; this one would only share its Claude session.
-  if (isBusy() || context.warm.has(id)) {
-    void process.run.endInput();
+  if (isGoing() || context.warm.has(id)) {
+    // Gone before this resolves: a delete waits for it (warm-sessions.ts) before the folder goes.
+    process.run.cancel();
+    await process.over;
     return;
   }
   context.warm.keep(id, host, key, { process, mode, costBaseUsd: 0 });

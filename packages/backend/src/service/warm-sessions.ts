@@ -32,6 +32,8 @@ const DEFAULT_EXIT_GRACE_MS = 5_000;
 export class WarmSessions {
   readonly #options: WarmSessionsOptions;
   readonly #idle = new Map<string, Entry>();
+  /** Pre-warms on their way: a turn of the idea waits for its one rather than starting a second claude. */
+  readonly #starting = new Map<string, Promise<unknown>>();
 
   constructor(options: WarmSessionsOptions) {
     this.#options = options;
@@ -52,6 +54,7 @@ export class WarmSessions {
    * share the idea's Claude session.
    */
   async take(ideaId: string, key: string): Promise<WarmProcess | undefined> {
+    await this.#starting.get(ideaId)?.catch(() => undefined);
     const entry = this.#idle.get(ideaId);
     if (entry === undefined) return undefined;
     this.#idle.delete(ideaId);
@@ -81,8 +84,19 @@ export class WarmSessions {
     this.#evictOver(host);
   }
 
+  /** A pre-warm of the idea is on its way (it ends with `keep`, or not at all). */
+  starting(ideaId: string, pending: Promise<unknown>): void {
+    const settled = pending
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.#starting.get(ideaId) === settled) this.#starting.delete(ideaId);
+      });
+    this.#starting.set(ideaId, settled);
+  }
+
   /** The idea goes away (deleted): its process is stopped, and gone when this resolves. */
   async stop(ideaId: string): Promise<void> {
+    await this.#starting.get(ideaId)?.catch(() => undefined);
     const entry = this.#idle.get(ideaId);
     if (entry === undefined) return;
     this.#idle.delete(ideaId);
