@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTempDir, stopAllSshd, waitUntil } from '@catalyst/testkit';
+import { createTempDir, startTcpProxy, stopAllSshd, waitUntil } from '@catalyst/testkit';
 import type { Host } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
@@ -88,5 +88,44 @@ describe('a run in a session when the connection drops', () => {
       what: 'the session files to be removed',
     });
     await host.close();
+  });
+});
+
+describe('a run in a session when the connection freezes', () => {
+  it('notices by keepalive, re-attaches over a new connection, and reads on: every line once', async () => {
+    const sshd = await getSshd();
+    // The VM behind a proxy that can stop answering on the connections it carries (a frozen network path).
+    const proxy = await startTcpProxy({ host: sshd.host, port: sshd.port });
+    const port = Number(new URL(proxy.url).port);
+    const timing = { keepaliveIntervalMs: 300, keepaliveCountMax: 2 };
+    const host = createSshHost(sshHostConfig(sshd, 'bash', { port, timing }), { killGraceMs: 1000 });
+    const events: ConnectionEvent[] = [];
+    const scratch = `${sshd.users.bash.home}/session-run-${randomBytes(4).toString('hex')}`;
+    await host.mkdirp(scratch);
+    const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done';
+    const handle = await startSessionRun(
+      { argv: ['sh', '-c', script], cwd: scratch },
+      {
+        sessions: host.sessions,
+        onConnection: (event) => events.push(event),
+        reconnect: { firstDelayMs: 200, maxDelayMs: 1000 },
+      },
+    );
+    const watch = watchRun(handle);
+    await watch.waitForStdout('line 5\n');
+    expect(proxy.loseAnswers(), 'the host had a connection through the proxy').toBeGreaterThan(0);
+    await waitUntil(() => events.some((event) => event.state === 'attached'), {
+      timeoutMs: 20_000,
+      what: 'the run to re-attach over a new connection',
+    });
+    await handle.endInput();
+    const result = await watch.finish();
+    const expected = Array.from({ length: 40 }, (_, i) => `line ${String(i + 1)}\n`).join('');
+    expect(result.stdout).toBe(expected);
+    expect(result.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
+    expect(events.map((event) => event.state)).toEqual(['detached', 'attached']);
+    await expectNothingLeft({ scanProcesses: scanLocalProcesses }, handle.runTag, 10_000);
+    await host.close();
+    await proxy.close();
   });
 });

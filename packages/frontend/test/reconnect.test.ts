@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
-import { text, toolUse, waitUntil } from '@catalyst/testkit';
+import { startTcpProxy, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
 import { useBrowserSuite, within } from './browser-harness.ts';
 import {
@@ -18,7 +18,6 @@ import {
   userMessages,
   waitForRunSummary,
 } from './idea-page.ts';
-import { startTcpProxy } from './tcp-proxy.ts';
 
 // The network drops under a running build: the page says so, reconnects by itself, catches up on what it missed,
 // and shows every message exactly once, as the server's history has it; a reload shows the same history.

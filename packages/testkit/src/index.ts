@@ -8,3 +8,4 @@ export * from './wait-until.ts';
 export * from './sshd.ts';
 export * from './claude-install.ts';
 export * from './questions.ts';
+export * from './tcp-proxy.ts';
