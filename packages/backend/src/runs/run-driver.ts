@@ -147,7 +147,6 @@ class RunDriver {
   /** Stdout lines fed to the lifecycle since the turn began, and events made of the last one so far. */
   #line = 0;
   #part = 0;
-  #stderrBytes = 0;
   #trigger: Trigger = 'other';
   /** Inputs that come of an input being handled, fed once its commands are carried out. */
   readonly #deferred: RunInput[] = [];
@@ -160,7 +159,6 @@ class RunDriver {
     this.#options = { ...options, emit: (draft) => this.#emit(capRelayEvent(draft)) };
     // Until the process is there (#run), then its own; a run taken up keeps the one it recorded.
     this.#session = options.resume?.session ?? { id: '', stdout: 0, stderr: 0 };
-    this.#stderrBytes = options.resume?.stderr ?? 0;
     this.#lifecycle = new RunLifecycle({
       ideaId: options.ideaId,
       runId: options.runId,
@@ -228,7 +226,7 @@ class RunDriver {
     const source: RelayEventDraft['origin'] = isFromStdout
       ? { line: this.#line, part: this.#part++ }
       : this.#trigger === 'stderr'
-        ? { stderr: this.#stderrBytes }
+        ? { stderr: this.#process?.stderrOffset ?? 0 }
         : undefined;
     // A run let go of writes nothing more: the next Catalyst records the rest.
     if (this.#isDetached) return unrecorded(draft);
@@ -298,11 +296,9 @@ class RunDriver {
       });
       return;
     }
-    if (resume === undefined) {
-      this.#session = { id: process.sessionId, stdout: process.stdoutOffset, stderr: process.stderrOffset };
-      this.#stderrBytes = process.stderrOffset;
-    }
-    this.#bind(process);
+    // A run taken up keeps the session and turn start it recorded.
+    if (resume === undefined) this.#bindTurn(process);
+    else this.#bind(process);
     // Before the first line: its run:started and the message written are line 0 of the turn.
     this.input({ type: 'started', now: Date.now() }, 'stdout');
   }
@@ -320,9 +316,7 @@ class RunDriver {
       this.input({ type: 'host_outcome', outcome, now: Date.now() });
       return;
     }
-    this.#session = { id: process.sessionId, stdout: 0, stderr: 0 };
-    this.#stderrBytes = 0;
-    this.#bind(process);
+    this.#bindTurn(process);
     this.input({ type: 'restarted', recap, now: Date.now() });
   }
 
@@ -347,10 +341,14 @@ class RunDriver {
       this.input({ type: 'host_outcome', outcome, now: Date.now() });
       return;
     }
-    this.#session = { id: process.sessionId, stdout: 0, stderr: 0 };
-    this.#stderrBytes = 0;
-    this.#bind(process);
+    this.#bindTurn(process);
     for (const line of this.#firstWrites) this.#queueWrite(() => process.run.writeLine(line));
+  }
+
+  /** The turn begins in this process, here: `run:started` records its session and offsets. */
+  #bindTurn(process: SessionProcess): void {
+    this.#session = { id: process.sessionId, stdout: process.stdoutOffset, stderr: process.stderrOffset };
+    this.#bind(process);
   }
 
   /** The turn follows the process: its output, its connection, and how it ends. */
@@ -366,7 +364,6 @@ class RunDriver {
         else this.input({ type: 'stream_error', event, now }, 'stdout');
       },
       stderr: (chunk) => {
-        this.#stderrBytes += chunk.length;
         const text = decoder.decode(chunk, { stream: true });
         if (text !== '') this.input({ type: 'stderr', text, now: Date.now() }, 'stderr');
       },

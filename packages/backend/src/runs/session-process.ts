@@ -12,8 +12,8 @@ import type { VmSessions } from '../host/vm-sessions.ts';
 /**
  * One claude process in its session on the host, read for as long as it lives, turn after turn (issue 11: warm
  * turns). Its stdout is parsed once, here; the turn being run binds a sink and gets the events, the stderr and, at
- * the end, the outcome. Between turns nothing is bound: what the CLI prints then belongs to no turn and is only
- * counted (a warm CLI prints nothing until its next message, claude-cli-protocol.md §7).
+ * the end, the outcome. Between turns nothing is bound: what the CLI prints then belongs to no turn and is
+ * dropped (a warm CLI prints nothing until its next message, claude-cli-protocol.md §7).
  */
 
 export interface TurnSink {
@@ -28,15 +28,9 @@ export interface TurnSink {
 export class SessionProcess {
   /** Starts claude in a new session on the host (session-run.ts). Rejects when it cannot start at all. */
   static async start(spec: RunSpec, sessions: VmSessions, sessionId: string): Promise<SessionProcess> {
-    const relay: { to?: SessionProcess } = {};
-    const run = await startSessionRun(spec, {
-      sessions,
-      tag: sessionId,
-      onConnection: (event) => {
-        if (relay.to !== undefined) relay.to.#onConnection(event);
-      },
-    });
-    return (relay.to = new SessionProcess(run));
+    const relay = SessionProcess.#relay();
+    const run = await startSessionRun(spec, { sessions, tag: sessionId, onConnection: relay.onConnection });
+    return relay.to(new SessionProcess(run));
   }
 
   /** The process of a session an earlier Catalyst left, read from the given offsets. */
@@ -46,14 +40,23 @@ export class SessionProcess {
     sessionId: string,
     from: { stdout: number; stderr: number },
   ): SessionProcess {
-    const relay: { to?: SessionProcess } = {};
-    const run = attachSessionRun(sessionId, from, spec, {
-      sessions,
+    const relay = SessionProcess.#relay();
+    const run = attachSessionRun(sessionId, from, spec, { sessions, onConnection: relay.onConnection });
+    return relay.to(new SessionProcess(run, from));
+  }
+
+  /** The run's connection events, for the process made of it (which exists only once the run does). */
+  static #relay(): {
+    onConnection: (event: ConnectionEvent) => void;
+    to: (process: SessionProcess) => SessionProcess;
+  } {
+    let target: SessionProcess | undefined;
+    return {
       onConnection: (event) => {
-        if (relay.to !== undefined) relay.to.#onConnection(event);
+        if (target !== undefined) target.#onConnection(event);
       },
-    });
-    return (relay.to = new SessionProcess(run, from));
+      to: (process) => (target = process),
+    };
   }
 
   readonly run: SessionRun;
@@ -64,7 +67,6 @@ export class SessionProcess {
   #outcome: RunOutcome | undefined;
   #stdoutBytes: number;
   #stderrBytes: number;
-  #ignoredLines = 0;
   #detachedReason: string | undefined;
 
   /** `from`: the byte offsets the run's reading starts at (a run taken up after a restart starts past 0). */
@@ -98,11 +100,6 @@ export class SessionProcess {
     return this.#stderrBytes;
   }
 
-  /** Lines the CLI printed while no turn was bound (should stay 0; for the log). */
-  get ignoredLines(): number {
-    return this.#ignoredLines;
-  }
-
   /** A turn starts: it gets everything from here on, and the outcome if the process ends meanwhile. */
   bind(sink: TurnSink): void {
     this.#sink = sink;
@@ -127,8 +124,7 @@ export class SessionProcess {
     // A chunk is counted before its events are handed on: a turn bound after them starts past them.
     const counted = countBytes(this.run.stdout, (bytes) => (this.#stdoutBytes += bytes));
     for await (const event of parseStream(counted)) {
-      if (this.#sink === undefined) this.#ignoredLines += 1;
-      else this.#sink.event(event);
+      this.#sink?.event(event);
     }
   }
 

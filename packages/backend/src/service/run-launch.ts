@@ -106,9 +106,8 @@ export async function launchRun(
  */
 export async function prewarm(context: RunLaunchContext, id: string, isGoing: () => boolean): Promise<void> {
   const history = await context.histories.get(id);
-  const { meta } = await context.locate(id);
-  const mode = meta.lastMode ?? 'chat';
-  const { host, session, key } = await sessionInputFor(context, id, mode, history);
+  const { host, meta, session, key } = await sessionInputFor(context, id, 'last', history);
+  const { mode } = session;
   if (isGoing() || context.warm.has(id)) return;
   const process = await SessionProcess.start(
     sessionSpec(session, meta.sessionId),
@@ -125,10 +124,19 @@ export async function prewarm(context: RunLaunchContext, id: string, isGoing: ()
   context.options.logger.info({ ideaId: id, mode, host }, 'pre-warmed a session');
 }
 
-/** Everything a session of the idea is started with for a turn in `mode`, and its warm key (session-spec.ts). */
-async function sessionInputFor(context: RunLaunchContext, id: string, mode: RunMode, history: IdeaHistory) {
+/**
+ * Everything a session of the idea is started with for a turn in `mode` (`last`: the idea's last mode, chat if it
+ * has none), and its warm key (session-spec.ts).
+ */
+async function sessionInputFor(
+  context: RunLaunchContext,
+  id: string,
+  turnMode: RunMode | 'last',
+  history: IdeaHistory,
+) {
   const { hosts } = context.options;
   const { host, meta } = await context.locate(id);
+  const mode = turnMode === 'last' ? (meta.lastMode ?? 'chat') : turnMode;
   const store = await hosts.store(host);
   const claude = await hosts.claude(host);
   const prompts = routing.promptOptionsFor(meta, context.options.qa ?? routing.DEFAULT_QA, history);

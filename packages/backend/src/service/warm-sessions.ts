@@ -43,11 +43,6 @@ export class WarmSessions {
     return this.#idle.has(ideaId);
   }
 
-  /** How many processes wait on `host`. */
-  countOn(host: string): number {
-    return [...this.#idle.values()].filter((entry) => entry.host === host).length;
-  }
-
   /**
    * The idea's warm process for a turn with this command (`key`, session-spec.ts), taken out of the registry; or
    * none, after ending one that does not fit (another mode or command, or too old), so that two processes never
