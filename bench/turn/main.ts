@@ -22,6 +22,7 @@ import { startCatalyst, type RunningCatalyst } from '../../packages/backend/src/
 import { loadConfig } from '../../packages/backend/src/server/config.ts';
 import { prepareService } from '../../packages/backend/test/service-config.ts';
 import { openClient, type TestClient } from '../../packages/backend/test/server-ws-client.ts';
+import { percentile } from '../relay/lines.ts';
 import {
   createTempDir,
   installSharedClaude,
@@ -42,12 +43,9 @@ function say(line: string): void {
   console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
 }
 
+/** The nearest-rank p50 (bench/relay/lines.ts), to a tenth of a millisecond. */
 function p50(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const value =
-    sorted.length % 2 === 1 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-  return Math.round((value ?? Number.NaN) * 10) / 10;
+  return Math.round(percentile(values, 50) * 10) / 10;
 }
 
 interface Site {

@@ -21,6 +21,18 @@ function waitForGo(projectDir: string): string {
   return `echo waiting; while [ ! -e ${go} ]; do sleep 0.1; done; echo done > ${marker}`;
 }
 
+/** Starts a build whose Bash step waits for `go`; resolves with its run id once the step runs. */
+async function startWaitingBuild(client: IdeaClient, ideaId: string, projectDir: string): Promise<string> {
+  fixture.model.enqueue(
+    toolUse('Bash', { command: waitForGo(projectDir), description: 'Wait for go' }),
+    text('Built after the restart.'),
+  );
+  client.send({ type: 'build', ideaId, message: 'Wait for go, then build.' });
+  const started = await client.waitFor((f) => f.type === 'run:started');
+  await client.waitFor((f) => f.type === 'claude:tool_use');
+  return 'runId' in started && started.runId !== undefined ? started.runId : 'no run id';
+}
+
 /** Every relay event of the idea's history, as a browser opening it now would get them. */
 async function wholeHistory(client: IdeaClient, ideaId: string): Promise<RelayEvent[]> {
   await client.subscribe(ideaId, 0);
@@ -52,14 +64,7 @@ describe('a build when Catalyst stops and starts again', () => {
     const projectDir = fixture.service.projectDir(idea.id);
     const before = await fixture.service.connect();
     await before.subscribe(idea.id);
-    fixture.model.enqueue(
-      toolUse('Bash', { command: waitForGo(projectDir), description: 'Wait for go' }),
-      text('Built after the restart.'),
-    );
-    before.send({ type: 'build', ideaId: idea.id, message: 'Wait for go, then build.' });
-    const started = await before.waitFor((f) => f.type === 'run:started');
-    const runId = 'runId' in started && started.runId !== undefined ? started.runId : 'no run id';
-    await before.waitFor((f) => f.type === 'claude:tool_use');
+    const runId = await startWaitingBuild(before, idea.id, projectDir);
     const seenBefore = before.events();
 
     // An update: Catalyst stops and lets its runs go on.
@@ -99,14 +104,7 @@ describe('a build when Catalyst stops and starts again', () => {
     const first = await spawnCatalyst(settings);
     const watching = await first.connect();
     await watching.subscribe(idea.id);
-    fixture.model.enqueue(
-      toolUse('Bash', { command: waitForGo(projectDir), description: 'Wait for go' }),
-      text('Built after the restart.'),
-    );
-    watching.send({ type: 'build', ideaId: idea.id, message: 'Wait for go, then build.' });
-    const started = await watching.waitFor((f) => f.type === 'run:started');
-    const runId = 'runId' in started && started.runId !== undefined ? started.runId : 'no run id';
-    await watching.waitFor((f) => f.type === 'claude:tool_use');
+    const runId = await startWaitingBuild(watching, idea.id, projectDir);
     const seen = watching.events();
     await first.kill();
 

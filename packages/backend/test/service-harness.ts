@@ -238,19 +238,25 @@ export function useServiceFixture(): ServiceSuite {
       extra.push(another);
       return another;
     },
-    async restartService() {
-      const current = started();
-      const { configDir, ideasRoot } = current.service;
-      current.service = await startService({
-        sshd: current.sshd,
-        user: current.sshd.users.bash,
-        claudePath: current.claudePath,
-        reuse: { configDir, ideasRoot },
-      });
-      return current.service;
-    },
+    restartService: () => restartService(started()),
     runProcesses: (ideaId, on) => scanRunProcessesIn(join((on ?? started().service).ideasRoot, ideaId)),
   };
+}
+
+/**
+ * A restarted backend: a new Catalyst on the fixture's config dir and ideas (and web app, `staticDir`) becomes
+ * `fixture.service`. The caller stops the old one first, as a crash or a restart would have.
+ */
+export async function restartService(fixture: ServiceFixture, staticDir?: string): Promise<ServiceUnderTest> {
+  const { configDir, ideasRoot } = fixture.service;
+  fixture.service = await startService({
+    sshd: fixture.sshd,
+    user: fixture.sshd.users.bash,
+    claudePath: fixture.claudePath,
+    reuse: { configDir, ideasRoot },
+    ...(staticDir === undefined ? {} : { staticDir }),
+  });
+  return fixture.service;
 }
 
 /** Stops everything and removes what the run left: the config dir, and the ideas on the VM (this machine). */

@@ -52,40 +52,50 @@ describeHostContract(
   withSessionRuns(sshHostSetup(getSshd, 'dash')),
 );
 
+/**
+ * A 40-line job in a session on `host`; `cut` breaks the connection once line 5 is out. The run must detach,
+ * re-attach and read on: every line once, in order, the job never stopped, nothing left afterwards.
+ */
+async function expectReadOnAfter(host: Host, home: string, cut: () => Promise<void> | void): Promise<void> {
+  const events: ConnectionEvent[] = [];
+  const scratch = `${home}/session-run-${randomBytes(4).toString('hex')}`;
+  await host.mkdirp(scratch);
+  const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done';
+  const handle = await startSessionRun(
+    { argv: ['sh', '-c', script], cwd: scratch },
+    {
+      sessions: host.sessions,
+      onConnection: (event) => events.push(event),
+      reconnect: { firstDelayMs: 200, maxDelayMs: 1000 },
+    },
+  );
+  const watch = watchRun(handle);
+  await watch.waitForStdout('line 5\n');
+  await cut();
+  await waitUntil(() => events.some((event) => event.state === 'attached'), {
+    timeoutMs: 20_000,
+    what: 'the run to re-attach',
+  });
+  await handle.endInput();
+  const result = await watch.finish();
+  const expected = Array.from({ length: 40 }, (_, i) => `line ${String(i + 1)}\n`).join('');
+  expect(result.stdout).toBe(expected);
+  expect(result.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
+  expect(events.map((event) => event.state)).toEqual(['detached', 'attached']);
+  await expectNothingLeft({ scanProcesses: scanLocalProcesses }, handle.runTag, 10_000);
+  await waitUntil(async () => !(await host.sessions.list()).some((s) => s.sessionId === handle.runTag), {
+    timeoutMs: 10_000,
+    what: 'the session files to be removed',
+  });
+}
+
 describe('a run in a session when the connection drops', () => {
   it('re-attaches and reads on from where it was: every line once, in order; the run never stopped', async () => {
     const sshd = await getSshd();
     const host = createSshHost(sshHostConfig(sshd, 'bash'), { killGraceMs: 1000 });
-    const events: ConnectionEvent[] = [];
-    const scratch = `${sshd.users.bash.home}/session-run-${randomBytes(4).toString('hex')}`;
-    await host.mkdirp(scratch);
-    const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done';
-    const handle = await startSessionRun(
-      { argv: ['sh', '-c', script], cwd: scratch },
-      {
-        sessions: host.sessions,
-        onConnection: (event) => events.push(event),
-        reconnect: { firstDelayMs: 200, maxDelayMs: 1000 },
-      },
-    );
-    const watch = watchRun(handle);
-    await watch.waitForStdout('line 5\n');
     // The VM's sshd session processes die, as when the network drops: the connection is gone at once.
-    for (const pid of await findSessionProcesses(sshd)) process.kill(pid, 'SIGKILL');
-    await waitUntil(() => events.some((event) => event.state === 'attached'), {
-      timeoutMs: 20_000,
-      what: 'the run to re-attach',
-    });
-    await handle.endInput();
-    const result = await watch.finish();
-    const expected = Array.from({ length: 40 }, (_, i) => `line ${String(i + 1)}\n`).join('');
-    expect(result.stdout).toBe(expected);
-    expect(result.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
-    expect(events.map((event) => event.state)).toEqual(['detached', 'attached']);
-    await expectNothingLeft({ scanProcesses: scanLocalProcesses }, handle.runTag, 10_000);
-    await waitUntil(async () => !(await host.sessions.list()).some((s) => s.sessionId === handle.runTag), {
-      timeoutMs: 10_000,
-      what: 'the session files to be removed',
+    await expectReadOnAfter(host, sshd.users.bash.home, async () => {
+      for (const pid of await findSessionProcesses(sshd)) process.kill(pid, 'SIGKILL');
     });
     await host.close();
   });
@@ -99,32 +109,9 @@ describe('a run in a session when the connection freezes', () => {
     const port = Number(new URL(proxy.url).port);
     const timing = { keepaliveIntervalMs: 300, keepaliveCountMax: 2 };
     const host = createSshHost(sshHostConfig(sshd, 'bash', { port, timing }), { killGraceMs: 1000 });
-    const events: ConnectionEvent[] = [];
-    const scratch = `${sshd.users.bash.home}/session-run-${randomBytes(4).toString('hex')}`;
-    await host.mkdirp(scratch);
-    const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done';
-    const handle = await startSessionRun(
-      { argv: ['sh', '-c', script], cwd: scratch },
-      {
-        sessions: host.sessions,
-        onConnection: (event) => events.push(event),
-        reconnect: { firstDelayMs: 200, maxDelayMs: 1000 },
-      },
-    );
-    const watch = watchRun(handle);
-    await watch.waitForStdout('line 5\n');
-    expect(proxy.loseAnswers(), 'the host had a connection through the proxy').toBeGreaterThan(0);
-    await waitUntil(() => events.some((event) => event.state === 'attached'), {
-      timeoutMs: 20_000,
-      what: 'the run to re-attach over a new connection',
+    await expectReadOnAfter(host, sshd.users.bash.home, () => {
+      expect(proxy.loseAnswers(), 'the host had a connection through the proxy').toBeGreaterThan(0);
     });
-    await handle.endInput();
-    const result = await watch.finish();
-    const expected = Array.from({ length: 40 }, (_, i) => `line ${String(i + 1)}\n`).join('');
-    expect(result.stdout).toBe(expected);
-    expect(result.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
-    expect(events.map((event) => event.state)).toEqual(['detached', 'attached']);
-    await expectNothingLeft({ scanProcesses: scanLocalProcesses }, handle.runTag, 10_000);
     await host.close();
     await proxy.close();
   });

@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { waitUntil, type TempDir } from '@catalyst/testkit';
 import {
-  startService,
+  restartService,
   startServiceFixture,
   stopServiceFixture,
   type ServiceFixture,
@@ -129,18 +129,7 @@ export function useBrowserSuite(): BrowserSuite {
       opened.push({ page, context, problems: watchPage(page, options.expectedConsole) });
       return page;
     },
-    async restartService() {
-      const current = suite.fixture;
-      const { configDir, ideasRoot } = current.service;
-      current.service = await startService({
-        sshd: current.sshd,
-        user: current.sshd.users.bash,
-        claudePath: current.claudePath,
-        reuse: { configDir, ideasRoot },
-        ...(app === undefined ? {} : { staticDir: app.path }),
-      });
-      return current.service;
-    },
+    restartService: () => restartService(suite.fixture, app?.path),
     async openLoggedInPage(options = {}) {
       const page = await suite.openPage(options);
       const token = suite.fixture.service.catalyst.token;
