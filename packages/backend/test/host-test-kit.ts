@@ -122,8 +122,7 @@ export async function scanRunProcessesIn(dir: string): Promise<(HostProcess & { 
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const cwd = await readlink(`/proc/${entry}/cwd`);
-      if (cwd !== dir && !cwd.startsWith(`${dir}/`)) continue;
+      if (!isIn(await readlink(`/proc/${entry}/cwd`), dir)) continue;
       const environ = (await readFile(`/proc/${entry}/environ`, 'utf8')).split('\0');
       const tag = environ.find((variable) => variable.startsWith('CATALYST_RUN_TAG='));
       if (tag === undefined) continue;
@@ -134,6 +133,26 @@ export async function scanRunProcessesIn(dir: string): Promise<(HostProcess & { 
     }
   }
   return found;
+}
+
+/** Processes on this machine working in `dir` or beneath it, whatever they carry (`dir` may be deleted by now). */
+export async function scanProcessesIn(dir: string): Promise<HostProcess[]> {
+  const found: HostProcess[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (!isIn((await readlink(`/proc/${entry}/cwd`)).replace(/ \(deleted\)$/, ''), dir)) continue;
+      const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).replaceAll('\0', ' ').trim();
+      found.push({ pid: Number(entry), cmdline });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+function isIn(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
 }
 
 function describeProcess(p: HostProcess): string {

@@ -145,6 +145,40 @@ describe('a build when Catalyst stops and starts again', () => {
   }, 90_000);
 });
 
+describe('two Catalysts on one ideas folder', () => {
+  it('the second leaves a run the first follows alone: not taken up, not ended, not stopped; it refuses to run it', async () => {
+    const idea = await fixture.service.createIdea('Followed elsewhere');
+    const projectDir = fixture.service.projectDir(idea.id);
+    const watching = await fixture.service.connect();
+    await watching.subscribe(idea.id);
+    const runId = await startWaitingBuild(watching, idea.id, projectDir);
+
+    const { configDir, ideasRoot } = fixture.service;
+    const second = await fixture.startAnother({ reuse: { configDir, ideasRoot } });
+    // Its start-up look at the sessions: the run's session is attached and heard from for a whole stale window.
+    await second.catalyst.swept;
+    const other = await second.connect();
+    await other.subscribe(idea.id);
+    other.send({ type: 'chat', ideaId: idea.id, message: 'Anyone there?' });
+    const refusal = await other.waitFor((f) => f.type === 'error');
+    expect(refusal).toMatchObject({ code: 'SESSION_BUSY' });
+    expect(refusal.type === 'error' ? refusal.message : '').toContain('Another Catalyst');
+    other.close();
+    await second.stop();
+
+    await writeFile(join(projectDir, 'go'), '');
+    await watching.waitFor((f) => f.type === 'run:ended' && f.runId === runId);
+    expect(watching.events().filter((event) => event.type === 'run:ended')).toMatchObject([
+      { outcome: 'completed' },
+    ]);
+    expectEachOnce(watching.events(), runId);
+    // Nothing of the second Catalyst in the history: no run:ended of its own, no event twice.
+    expectEachOnce(await wholeHistory(await fixture.service.connect(), idea.id), runId);
+    await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
+    watching.close();
+  }, 90_000);
+});
+
 /**
  * What a browser shows of the events it received: as the web app does (transcript-state.ts), an event from the same
  * place of the same run as one it holds is the same event, made again by a Catalyst killed before it wrote it.

@@ -184,7 +184,9 @@ export interface ServiceSuite {
    * Another Catalyst on the same VM, user and claude: other settings (`env`), or the same config dir and ideas as
    * `service` (`reuse`: a restarted backend). Stopped after the test.
    */
-  startAnother(options?: Pick<ServiceOptions, 'env' | 'reuse'>): Promise<ServiceUnderTest>;
+  startAnother(
+    options?: Pick<ServiceOptions, 'env' | 'reuse'> & Partial<Pick<ServiceOptions, 'user'>>,
+  ): Promise<ServiceUnderTest>;
   /**
    * A restarted backend: a new Catalyst on `service`'s config dir and ideas becomes `service` (the caller stops the
    * old one first, as a crash or a restart would have).
@@ -234,7 +236,7 @@ export function useServiceFixture(): ServiceSuite {
     },
     async startAnother(options = {}) {
       const { sshd, claudePath } = started();
-      const another = await startService({ ...options, sshd, user: sshd.users.bash, claudePath });
+      const another = await startService({ user: sshd.users.bash, ...options, sshd, claudePath });
       extra.push(another);
       return another;
     },

@@ -1,12 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTempDir, startTcpProxy, stopAllSshd, waitUntil } from '@catalyst/testkit';
-import type { Host } from '../src/host/host.ts';
+import type { Host, RunLimits } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import { startSessionRun, type ConnectionEvent } from '../src/host/session-run.ts';
 import { describeHostContract } from './host-contract.ts';
-import { expectNothingLeft, scanLocalProcesses, watchRun, type HostTestSetup } from './host-test-kit.ts';
+import {
+  expectNothingLeft,
+  scanLocalProcesses,
+  scanProcessesIn,
+  watchRun,
+  type HostTestSetup,
+} from './host-test-kit.ts';
 import { createSharedSshd, findSessionProcesses, sshHostConfig, sshHostSetup } from './ssh-test-kit.ts';
 
 // A run whose process lives in a session on the host (host/session-run.ts, issue 11): the same run contract as the
@@ -53,16 +59,23 @@ describeHostContract(
 );
 
 /**
- * A 40-line job in a session on `host`; `cut` breaks the connection once line 5 is out. The run must detach,
- * re-attach and read on: every line once, in order, the job never stopped, nothing left afterwards.
+ * A 40-line job in a session on `host` that then waits for its input to end; `cut` breaks the connection once line 5 is out. The run must detach,
+ * re-attach and read on: every line once, in order, the job never stopped, nothing left afterwards (no process of
+ * the session, none of an attach script either).
  */
-async function expectReadOnAfter(host: Host, home: string, cut: () => Promise<void> | void): Promise<void> {
+async function expectReadOnAfter(
+  host: Host,
+  home: string,
+  cut: () => Promise<void> | void,
+  limits?: RunLimits,
+): Promise<void> {
   const events: ConnectionEvent[] = [];
   const scratch = `${home}/session-run-${randomBytes(4).toString('hex')}`;
   await host.mkdirp(scratch);
-  const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done';
+  // Then it waits for its input to end: a re-attach is the only way the run can end.
+  const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done; cat >/dev/null';
   const handle = await startSessionRun(
-    { argv: ['sh', '-c', script], cwd: scratch },
+    { argv: ['sh', '-c', script], cwd: scratch, ...(limits === undefined ? {} : { limits }) },
     {
       sessions: host.sessions,
       onConnection: (event) => events.push(event),
@@ -86,6 +99,11 @@ async function expectReadOnAfter(host: Host, home: string, cut: () => Promise<vo
   await waitUntil(async () => !(await host.sessions.list()).some((s) => s.sessionId === handle.runTag), {
     timeoutMs: 10_000,
     what: 'the session files to be removed',
+  });
+  const sessionDir = `${home}/.catalyst-sessions/${handle.runTag}`;
+  await waitUntil(async () => (await scanProcessesIn(sessionDir)).length === 0, {
+    timeoutMs: 10_000,
+    what: 'the attach scripts to be gone',
   });
 }
 
@@ -112,6 +130,26 @@ describe('a run in a session when the connection freezes', () => {
     await expectReadOnAfter(host, sshd.users.bash.home, () => {
       expect(proxy.loseAnswers(), 'the host had a connection through the proxy').toBeGreaterThan(0);
     });
+    await host.close();
+    await proxy.close();
+  });
+
+  it('when the VM hears nothing of it either, the re-attach displaces the attach script the VM still holds', async () => {
+    const sshd = await getSshd();
+    const proxy = await startTcpProxy({ host: sshd.host, port: sshd.port });
+    const port = Number(new URL(proxy.url).port);
+    const timing = { keepaliveIntervalMs: 300, keepaliveCountMax: 2 };
+    const host = createSshHost(sshHostConfig(sshd, 'bash', { port, timing }), { killGraceMs: 1000 });
+    // The old attach script lives on, holding the session's lock, until its heartbeat (every 0.5 s) is stale.
+    const limits = { leaseMs: 1_500, detachedMs: 60_000 };
+    await expectReadOnAfter(
+      host,
+      sshd.users.bash.home,
+      () => {
+        expect(proxy.freeze(), 'the host had a connection through the proxy').toBeGreaterThan(0);
+      },
+      limits,
+    );
     await host.close();
     await proxy.close();
   });

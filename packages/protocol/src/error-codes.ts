@@ -36,6 +36,7 @@ export const ErrorCodeSchema = z.enum([
   'RUN_IN_PROGRESS',
   'NO_RUN',
   'RUN_TIMED_OUT',
+  'HOST_DISK_FULL',
   'INVALID_FRAME',
   'FRAME_TOO_LARGE',
   'UNAUTHORIZED',

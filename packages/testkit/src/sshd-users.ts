@@ -2,7 +2,10 @@ import { chmod, chown, mkdir, readFile, rename, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { runTool, type RunToolOptions, type ToolResult } from './run-tool.ts';
 
-/** The login users a test sshd admits: one whose shell is bash, one whose shell is not (dash), and root. */
+/**
+ * The login users a test sshd admits: one whose shell is bash, one whose shell is not (dash), root, and a spare one
+ * (bash) that no shared fixture uses, for a test that changes what lies under its home (a small disk).
+ */
 
 export interface SshdUser {
   name: string;
@@ -15,6 +18,7 @@ export interface SshdUsers {
   bash: SshdUser;
   dash: SshdUser;
   root: SshdUser;
+  spare: SshdUser;
 }
 
 /** The bash user's ~/.bashrc prints these first, so tests can prove that a run wrapper strips rc output. */
@@ -33,6 +37,7 @@ interface UserSpec {
 
 const BASH_USER: UserSpec = { name: 'catalyst-bash', shell: '/bin/bash' };
 const DASH_USER: UserSpec = { name: 'catalyst-dash', shell: '/usr/bin/dash' };
+const SPARE_USER: UserSpec = { name: 'catalyst-spare', shell: '/bin/bash' };
 let stagingCount = 0;
 
 function isRunningAsRoot(): boolean {
@@ -50,9 +55,10 @@ export async function ensureTestUsers(): Promise<SshdUsers> {
   // One after the other: runLocked serializes them anyway.
   const bash = await ensureUser(BASH_USER);
   const dash = await ensureUser(DASH_USER);
+  const spare = await ensureUser(SPARE_USER);
   const root = await requireUser('root');
   await writeNoisyBashrc(bash);
-  return { bash: toSshdUser(bash), dash: toSshdUser(dash), root: toSshdUser(root) };
+  return { bash: toSshdUser(bash), dash: toSshdUser(dash), root: toSshdUser(root), spare: toSshdUser(spare) };
 }
 
 async function ensureUser(spec: UserSpec): Promise<PasswdEntry> {

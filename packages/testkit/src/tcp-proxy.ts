@@ -15,6 +15,11 @@ export interface TcpProxy {
    * are lost on the way back (as when a network fails between a send and its answer); returns how many.
    */
   loseAnswers(): number;
+  /**
+   * From now on the open connections carry nothing either way, and the far side is never told when the near side
+   * goes (as when a network path dies and the server hears nothing of it); returns how many.
+   */
+  freeze(): number;
   hold(): void;
   release(): void;
   /** New connections go to this port from now on (a backend restarted on another port behind the same origin). */
@@ -26,6 +31,7 @@ export async function startTcpProxy(first: { host: string; port: number }): Prom
   let target = first;
   const open = new Set<Socket>();
   const upstreams = new Map<Socket, Socket>();
+  const frozen = new Set<Socket>();
   let held: Socket[] | undefined;
 
   const track = (socket: Socket) => {
@@ -41,8 +47,13 @@ export async function startTcpProxy(first: { host: string; port: number }): Prom
     upstream.on('close', () => upstreams.delete(upstream));
     client.pipe(upstream);
     upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    client.on('close', () => {
+      if (!frozen.has(upstream)) upstream.destroy();
+    });
+    upstream.on('close', () => {
+      frozen.delete(upstream);
+      client.destroy();
+    });
   };
 
   const server = createServer((client) => {
@@ -64,6 +75,16 @@ export async function startTcpProxy(first: { host: string; port: number }): Prom
     loseAnswers() {
       for (const [upstream, client] of upstreams) {
         upstream.unpipe(client);
+        upstream.on('data', () => undefined);
+      }
+      return upstreams.size;
+    },
+    freeze() {
+      for (const [upstream, client] of upstreams) {
+        frozen.add(upstream);
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.on('data', () => undefined);
         upstream.on('data', () => undefined);
       }
       return upstreams.size;

@@ -81,6 +81,8 @@ function endingFromHost(outcome: RunOutcome, stderrTail: string): RunEnding {
       };
     case 'connection_lost':
       return { outcome: 'connection_lost', error: { code: 'CONNECTION_LOST', message: outcome.message } };
+    case 'disk_full':
+      return { outcome: 'failed', error: { code: 'HOST_DISK_FULL', message: DISK_FULL_MESSAGE } };
     case 'start_failed':
       return { outcome: 'failed', error: { code: outcome.code, message: outcome.message } };
   }
@@ -92,6 +94,10 @@ function describeExit(outcome: Extract<RunOutcome, { kind: 'exited' }>, stderrTa
   const tail = stderrTail.trim();
   return `Claude ${how} without finishing its turn${tail === '' ? ' (stderr was empty)' : `: ${tail}`}`;
 }
+
+export const DISK_FULL_MESSAGE =
+  'The VM’s disk is full: Claude’s output could not be written any more, so the run was stopped. Everything ' +
+  'before that is kept above. Free some space on the VM, then send the message again.';
 
 export function describeInactivityTimeout(ms: number): string {
   return `Claude process timed out (no output for ${formatDuration(ms)})`;

@@ -4,7 +4,12 @@
  * the core knows nothing of the host layer.
  */
 export type StartFailureCode =
-  'CLI_NOT_FOUND' | 'CWD_NOT_FOUND' | 'WRAPPER_UNSUPPORTED' | 'RUN_START_FAILED' | 'SSH_CONNECT_FAILED';
+  | 'CLI_NOT_FOUND'
+  | 'CWD_NOT_FOUND'
+  | 'WRAPPER_UNSUPPORTED'
+  | 'RUN_START_FAILED'
+  | 'SSH_CONNECT_FAILED'
+  | 'HOST_DISK_FULL';
 
 /** How a run ended. Exactly one per run. */
 export type RunOutcome =
@@ -12,5 +17,7 @@ export type RunOutcome =
   | { kind: 'cancelled' }
   | { kind: 'lease_lost' }
   | { kind: 'max_runtime' }
+  /** The disk holding the run's output on the host is full: the run was stopped there. */
+  | { kind: 'disk_full' }
   | { kind: 'connection_lost'; message: string }
   | { kind: 'start_failed'; code: StartFailureCode; message: string };

@@ -13,10 +13,13 @@ import { quoteShellArg, renderShellCommand } from './shell-quote.ts';
  * Everything lives in `~/.catalyst-sessions/<id>/` (root and session dir 0700, owned, not symlinks: the checks of
  * run-wrapper-shell.ts): `in` (FIFO), `out`, `err`, `sup` and `job` (pids), `state` (`turn` or `idle`, set by
  * Catalyst through A), `heartbeat` (touched through A), `lock` (flock: one attacher at a time), and `status`
- * (`code=<n> reason=<why>`, written last, when S is done). Processes carry the session id as their run tag, so
- * the existing stop-by-tag functions and process scans find them.
+ * (`code=<n> reason=<why>`, written last, when S is done), `holder` (the pids of the A holding the lock), and
+ * what S writes at the start so it can still say "disk full" when nothing more can be written (`claim-disk_full`,
+ * `status.res`). Processes carry the session id as their run tag, so the existing stop-by-tag functions and process
+ * scans find them.
  *
- * S's timer ends the session by itself: the warm idle limit (idle, nothing sent for that long: stdin is closed and
+ * S's timer ends the session by itself: the disk that holds the session dir full (claude's output cannot be
+ * written: the CLI then hangs, measured), the warm idle limit (idle, nothing sent for that long: stdin is closed and
  * claude exits), the lease (idle and no heartbeat: the backend is gone), the detached limit (a turn running and no
  * heartbeat for that long: stopped), and the maximum lifetime. The session id travels on stdin, never in argv.
  */
@@ -58,6 +61,23 @@ cr_session_dir() {
   cr_run=$cr_root/$cr_tag
   cr_own_dir "$cr_run"
 }
+cr_age() {
+  cr_m=$(stat -c %Y "$1" 2>/dev/null) || { cr_a=0; return; }
+  cr_a=$((cr_now - cr_m))
+}
+cr_displace() {
+  read -r cr_hp cr_hc <holder 2>/dev/null || return 0
+  for cr_p in $cr_hc; do
+    cr_pp=
+    read -r _ _ _ cr_pp _ <"/proc/$cr_p/stat" 2>/dev/null
+    [ "$cr_pp" = "$cr_hp" ] && kill -KILL "$cr_p" 2>/dev/null
+  done
+  kill -KILL "$cr_hp" 2>/dev/null
+}
+cr_full() {
+  cr_k=$(df -Pk -- "$1" 2>/dev/null | { read -r _; read -r _ _ _ cr_v _; printf '%s' "$cr_v"; })
+  [ "$cr_k" = 0 ]
+}
 `;
 
 function seconds(value: number, what: string): number {
@@ -79,15 +99,12 @@ function renderLimits(limits: SessionLimits): string {
 
 // S's timer T, a subshell: `$$` there is still S's pid, so it can ask S to let go of stdin (USR1).
 const SUPERVISOR_TIMER = `
-cr_age() {
-  cr_m=$(stat -c %Y "$1" 2>/dev/null) || { cr_a=0; return; }
-  cr_a=$((cr_now - cr_m))
-}
 cr_timer() {
   cr_start=$(date +%s)
   while sleep 1; do
     cr_now=$(date +%s)
     if [ $((cr_now - cr_start)) -ge "$cr_maxt" ]; then cr_claim max_lifetime && cr_stop "$cr_job" "$cr_job"; return; fi
+    if cr_full .; then ln claim-disk_full reason 2>/dev/null && cr_stop "$cr_job" "$cr_job"; return; fi
     cr_st=
     read -r cr_st <state 2>/dev/null
     cr_age heartbeat
@@ -158,7 +175,11 @@ function renderSupervisor(options: SessionStartOptions): string {
     'cr_reason=$(cat reason 2>/dev/null)',
     '[ -e not-found ] && cr_reason=not_found',
     '[ -e no-cwd ] && cr_reason=cwd',
-    `printf 'code=%s reason=%s\\n' "$cr_rc" "\${cr_reason:-exit}" >status.tmp && mv status.tmp status`,
+    // A job that ended by itself on a full disk (its output could not be written) ended because of it.
+    "case $cr_reason in '' | exit) cr_full . && cr_reason=disk_full ;; esac",
+    'cr_line="code=$cr_rc reason=${cr_reason:-exit}"',
+    // On a full disk a new file cannot be written: the line goes over the padding reserved at the start instead.
+    `{ printf '%s\\n' "$cr_line" >status.tmp && mv status.tmp status; } 2>/dev/null || { printf '%s\\n' "$cr_line" 1<>status.res && mv status.res status; }`,
   ].join('\n');
 }
 
@@ -183,11 +204,15 @@ export function renderSessionStart(options: SessionStartOptions, shell = '/bin/s
     '[ -d "$cr_root" ] || mkdir -m 700 "$cr_root" 2>/dev/null',
     `cr_own_dir "$cr_root" || { printf 'catalyst-session: %s is not a private directory of this user\\n' "$cr_root" >&2; exit 2; }`,
     'chmod 700 "$cr_root"',
+    `cr_full "$cr_root" && { printf 'catalyst-session: no space left on the disk that holds %s\\n' "$cr_root" >&2; exit 6; }`,
     'cr_run=$cr_root/$cr_tag',
     `mkdir -m 700 "$cr_run" 2>/dev/null || { printf 'catalyst-session: the session exists already\\n' >&2; exit 3; }`,
     'command -v setsid >/dev/null 2>&1 || { printf "catalyst-session: setsid is missing\\n" >&2; rm -rf "$cr_run"; exit 2; }',
     'mkfifo -m 600 "$cr_run/in" || { rm -rf "$cr_run"; exit 2; }',
     ': >"$cr_run/out"; : >"$cr_run/err"; printf idle >"$cr_run/state"; : >"$cr_run/heartbeat"',
+    // Written now, while there is room: what S needs to say "disk full" once there is none (a claim to link to
+    // `reason`, and padding that the status line overwrites in place).
+    `printf 'disk_full\\n' >"$cr_run/claim-disk_full"; printf '%63s\\n' '' >"$cr_run/status.res"`,
     `cr_tag=$cr_tag cr_run=$cr_run setsid ${quoteShellArg(shell)} -c ${supervisor} catalyst-session </dev/null >/dev/null 2>&1 &`,
     `printf '%s\\n' "$!" >"$cr_run/sup"`,
     'cr_i=0',
@@ -199,11 +224,12 @@ export function renderSessionStart(options: SessionStartOptions, shell = '/bin/s
 /**
  * A: attaches to a session, following `out` from byte `stdoutOffset` and `err` from `stderrOffset`, and passing
  * stdin lines on: `{…` into the FIFO, `h` heartbeat, `t` / `r` turn running / idle, `e` close the job's stdin,
- * `i` SIGINT to the job, `c` stop. Refuses with exit 4 while another A holds the lock, exit 3 when there is no
- * such session. When the session ends, A ends with `@@catalyst-session-end code=… reason=…` on stderr; when its
+ * `i` SIGINT to the job, `c` stop. Refuses with exit 4 while another A holds the lock and its Catalyst is heard
+ * from (`heartbeat` younger than `staleSeconds`); an A whose Catalyst has been silent longer (its connection died
+ * without sshd noticing) is killed and the lock taken over. Exit 3 when there is no such session. When the session ends, A ends with `@@catalyst-session-end code=… reason=…` on stderr; when its
  * own stdin ends (the channel closed), it ends and the session goes on.
  */
-export function renderAttach(offsets: { stdout: number; stderr: number }): string {
+export function renderAttach(offsets: { stdout: number; stderr: number }, staleSeconds: number): string {
   const from = (offset: number) => {
     if (!Number.isSafeInteger(offset) || offset < 0) {
       throw new CatalystError('INVALID_ARGUMENT', `an offset must be a whole number >= 0, got ${offset}`);
@@ -216,8 +242,16 @@ export function renderAttach(offsets: { stdout: number; stderr: number }): strin
     `cr_read_tag || { printf 'catalyst-attach: no valid session id on stdin\\n' >&2; exit 2; }`,
     `cr_session_dir || { printf '\\n${ATTACH_MARKER} gone\\n' >&2; exit 3; }`,
     'cd "$cr_run" || exit 3',
+    `cr_stale=${Math.max(2, Math.ceil(seconds(staleSeconds, 'staleSeconds')))}`,
     'exec 9>>lock',
-    `flock -n 9 || { printf '\\n${ATTACH_MARKER} busy\\n' >&2; exit 4; }`,
+    // Held: by a live attacher (its Catalyst touches `heartbeat`), refused; by one whose Catalyst has not been
+    // heard from for cr_stale seconds (a connection that died without a word reaching sshd), displaced.
+    'if ! flock -n 9; then',
+    '  cr_now=$(date +%s); cr_age heartbeat',
+    `  [ "$cr_a" -ge "$cr_stale" ] || { printf '\\n${ATTACH_MARKER} busy %s\\n' "$cr_a" >&2; exit 4; }`,
+    '  cr_displace',
+    `  flock -w 5 9 || { printf '\\n${ATTACH_MARKER} busy %s\\n' "$cr_a" >&2; exit 4; }`,
+    'fi',
     'read -r cr_sup <sup; read -r cr_job <job',
     `printf '${ATTACH_MARKER} start\\n'; printf '${ATTACH_MARKER} start\\n' >&2`,
     ': >heartbeat',
@@ -232,6 +266,8 @@ export function renderAttach(offsets: { stdout: number; stderr: number }): strin
     `tail -c +${from(offsets.stderr)} -s 0.1 --pid="$cr_w" -f err >&2 9>&- 3<&- &`,
     'cr_t2=$!',
     ATTACH_READER,
+    // Who holds the lock, for the next attacher that has to displace it.
+    `printf '%s %s %s %s %s\\n' "$$" "$cr_w" "$cr_t1" "$cr_t2" "$cr_reader" >holder 2>/dev/null`,
     'wait "$cr_t1"; wait "$cr_t2"',
     '[ -e status ] || exit 0',
     'kill "$cr_reader" 2>/dev/null',
@@ -271,8 +307,9 @@ export function renderSessionStop(graceSeconds: number): string {
 }
 
 /**
- * Every session of this user, one line each: `<id> <alive 0|1> <out bytes> <err bytes> <status or ->`. A dead S
- * without a status is a VM that rebooted (or a SIGKILLed S): `-` with alive 0.
+ * Every session of this user, one line each: `<id> <alive 0|1> <out bytes> <err bytes> <held> <status or ->`,
+ * where `held` is `-` when no attacher holds the session, else the age of its heartbeat in seconds. A dead S without
+ * a status is a VM that rebooted (or a SIGKILLed S): `-` with alive 0.
  */
 export const LIST_SESSIONS = `
 ${SESSION_DIR_CHECKS}
@@ -285,9 +322,13 @@ for cr_run in "$cr_root"/*; do
   cr_alive=0
   # S writes status last: with it, S is over (a zombie S may not be reaped yet).
   [ -e "$cr_run/status" ] || { read -r cr_sup <"$cr_run/sup" 2>/dev/null && kill -0 "$cr_sup" 2>/dev/null && cr_alive=1; }
+  cr_held=-
+  if [ -e "$cr_run/lock" ] && ! flock -n "$cr_run/lock" true 2>/dev/null; then
+    cr_now=$(date +%s); cr_age "$cr_run/heartbeat"; cr_held=$cr_a
+  fi
   cr_status=-
   [ -e "$cr_run/status" ] && read -r cr_status <"$cr_run/status"
-  printf '%s %s %s %s %s\\n' "$cr_tag" "$cr_alive" "$(stat -c %s "$cr_run/out" 2>/dev/null || echo 0)" "$(stat -c %s "$cr_run/err" 2>/dev/null || echo 0)" "$cr_status"
+  printf '%s %s %s %s %s %s\\n' "$cr_tag" "$cr_alive" "$(stat -c %s "$cr_run/out" 2>/dev/null || echo 0)" "$(stat -c %s "$cr_run/err" 2>/dev/null || echo 0)" "$cr_held" "$cr_status"
 done
 `;
 

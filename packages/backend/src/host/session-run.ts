@@ -289,6 +289,8 @@ function outcomeOf(end: AttachmentEnd, spec: RunSpec): RunOutcome | undefined {
       };
     case 'max_lifetime':
       return { kind: 'max_runtime' };
+    case 'disk_full':
+      return { kind: 'disk_full' };
     case 'detached_limit':
     case 'backend_gone':
       return { kind: 'lease_lost' };

@@ -33,8 +33,13 @@ export interface VmSessionInfo {
   isAlive: boolean;
   stdoutBytes: number;
   stderrBytes: number;
-  /** Once the supervisor is done: how the job ended and why (`exit`, `cancel`, `idle`, …). */
+  /** Once the supervisor is done: how the job ended and why (`exit`, `cancel`, `idle`, `disk_full`, …). */
   status?: { code: number; reason: string };
+  /**
+   * An attacher holds the session (a Catalyst follows it): how long ago its Catalyst was last heard from, in whole
+   * seconds. A live one answers within its heartbeat; `staleAfterMs(…)` says when one is taken for gone.
+   */
+  heldForSeconds?: number;
 }
 
 export type AttachmentEnd =
@@ -63,6 +68,10 @@ export interface SessionAttachment {
 
 export interface VmSessions {
   start(spec: VmSessionSpec): Promise<void>;
+  /**
+   * Refused (SESSION_BUSY) while another attacher holds the session and is heard from; one silent for longer than
+   * staleAfterMs(heartbeatMs) is displaced.
+   */
   attach(
     sessionId: string,
     offsets: { stdout: number; stderr: number },
@@ -91,6 +100,14 @@ export interface VmSessionsOptions {
 }
 
 const CONTROL_TIMEOUT_MS = 30_000;
+const DEFAULT_HEARTBEAT_MS = 5_000;
+/** The start script's exit when the disk that holds the sessions is full. */
+const DISK_FULL_EXIT = 6;
+
+/** After how long without a heartbeat an attacher is taken for gone: three missed heartbeats and a second. */
+export function staleAfterMs(heartbeatMs: number = DEFAULT_HEARTBEAT_MS): number {
+  return 3 * heartbeatMs + 1_000;
+}
 const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
 const DETACH_GRACE_MS = 5_000;
 
@@ -112,6 +129,14 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
       const script = renderSessionStart(spec, options.shell);
       const result = await control(script, 'starting a session', renderSessionIdLine(spec.sessionId));
       if (result.code === 0 && result.stdout.includes(`${ATTACH_MARKER} started`)) return;
+      if (result.code === DISK_FULL_EXIT) {
+        throw new CatalystError(
+          'HOST_DISK_FULL',
+          'The VM’s disk is full (no space left where Catalyst keeps its sessions), so Claude could not start. ' +
+            'Free some space on the VM, then send the message again.',
+          { details: { sessionId: spec.sessionId, stderr: result.stderr.trim() } },
+        );
+      }
       throw new CatalystError('RUN_START_FAILED', `the session did not start: ${result.stderr.trim()}`, {
         details: { sessionId: spec.sessionId, code: result.code },
       });
@@ -151,9 +176,9 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
 }
 
 function parseSessionLine(line: string): VmSessionInfo[] {
-  const match = /^([a-z0-9-]{8,64}) ([01]) (\d+) (\d+) (?:code=(\d+) reason=(\S+)|-)$/.exec(line);
+  const match = /^([a-z0-9-]{8,64}) ([01]) (\d+) (\d+) (-|\d+) (?:code=(\d+) reason=(\S+)|-)$/.exec(line);
   if (match === null) return [];
-  const [, sessionId = '', alive, stdoutBytes, stderrBytes, code, reason] = match;
+  const [, sessionId = '', alive, stdoutBytes, stderrBytes, held, code, reason] = match;
   return [
     {
       sessionId,
@@ -161,6 +186,7 @@ function parseSessionLine(line: string): VmSessionInfo[] {
       stdoutBytes: Number(stdoutBytes),
       stderrBytes: Number(stderrBytes),
       ...(code === undefined || reason === undefined ? {} : { status: { code: Number(code), reason } }),
+      ...(held === undefined || held === '-' ? {} : { heldForSeconds: Number(held) }),
     },
   ];
 }
@@ -174,7 +200,8 @@ async function attachSession(
   sessionId: string,
   options: { offsets: { stdout: number; stderr: number }; heartbeatMs: number | undefined },
 ): Promise<SessionAttachment> {
-  const channel = await open(renderAttach(options.offsets));
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const channel = await open(renderAttach(options.offsets, staleAfterMs(heartbeatMs) / 1000));
   // A refused or ended attach script stops reading: a late heartbeat then fails (EPIPE); `ended` tells the rest.
   channel.stdin.on('error', () => undefined);
   channel.stdin.write(renderSessionIdLine(sessionId));
@@ -203,7 +230,7 @@ async function attachSession(
   };
   const heartbeat = setInterval(() => {
     send('h');
-  }, options.heartbeatMs ?? 5_000);
+  }, heartbeatMs);
   heartbeat.unref();
   const ended = channel.ended.then((end): AttachmentEnd => {
     markReady(false);

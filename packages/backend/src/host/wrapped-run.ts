@@ -68,14 +68,16 @@ const START_FAILURE_CODES: readonly StartFailureCode[] = [
   'WRAPPER_UNSUPPORTED',
   'RUN_START_FAILED',
   'SSH_CONNECT_FAILED',
+  'HOST_DISK_FULL',
 ];
 
-function startFailureOf(error: unknown): RunOutcome {
+/** A failed start as a run's outcome: the error's own code when it is a start failure's, else `fallback`. */
+export function startFailureOf(error: unknown, fallback: StartFailureCode = 'RUN_START_FAILED'): RunOutcome {
   const code = isCatalystError(error)
     ? START_FAILURE_CODES.find((candidate) => candidate === error.code)
     : undefined;
   const message = error instanceof Error ? error.message : String(error);
-  return { kind: 'start_failed', code: code ?? 'RUN_START_FAILED', message };
+  return { kind: 'start_failed', code: code ?? fallback, message };
 }
 
 function createFailedRun(runTag: string, outcome: RunOutcome): RunHandle {

@@ -14,6 +14,7 @@ import { runAutoAnswer } from './auto-answer-run.ts';
 import type { AutoAnswerSetup } from './question-auto-answer.ts';
 import { RunPrompts } from './run-prompts.ts';
 import type { ConnectionEvent } from '../host/session-run.ts';
+import { startFailureOf } from '../host/wrapped-run.ts';
 import { SessionProcess } from './session-process.ts';
 import { newSessionId, sessionSpec } from './session-spec.ts';
 import { isAtOrBefore, unrecorded, type LineCursor, type ResumePoint } from './resume-point.ts';
@@ -234,7 +235,9 @@ class RunDriver {
     if (resume !== undefined && source !== undefined && 'line' in source && this.#isReplay(source)) {
       return resume.recorded(draft);
     }
-    const decorated = draft.type === 'run:started' ? { ...draft, session: { ...this.#session } } : draft;
+    // A run whose session did not start has none to record.
+    const hasSession = draft.type === 'run:started' && this.#session.id !== '';
+    const decorated = hasSession ? { ...draft, session: { ...this.#session } } : draft;
     return this.#toHistory(source === undefined ? decorated : { ...decorated, origin: source });
   }
 
@@ -287,11 +290,10 @@ class RunDriver {
         warm?.process ??
         (resume === undefined ? await this.#start(this.#options.sessionId) : this.#attach(resume));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
       this.input({ type: 'started', now: Date.now() });
       this.input({
         type: 'host_outcome',
-        outcome: { kind: 'start_failed', code: 'SSH_CONNECT_FAILED', message },
+        outcome: startFailureOf(error, 'SSH_CONNECT_FAILED'),
         now: Date.now(),
       });
       return;
@@ -311,9 +313,7 @@ class RunDriver {
       recap = await this.#options.recap();
       process = await this.#start(undefined);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const outcome: RunOutcome = { kind: 'start_failed', code: 'RUN_START_FAILED', message };
-      this.input({ type: 'host_outcome', outcome, now: Date.now() });
+      this.input({ type: 'host_outcome', outcome: startFailureOf(error), now: Date.now() });
       return;
     }
     this.#bindTurn(process);

@@ -23,8 +23,9 @@ import { LiveSubscribers } from './live-subscribers.ts';
 import { launchRun, prewarm, type RunLaunchContext } from './run-launch.ts';
 import { WarmSessions } from './warm-sessions.ts';
 import { DEFAULT_WARM_PER_HOST } from '../server/config.ts';
-import { SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
+import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
 import { ideaOfSession } from './session-owners.ts';
+import { followedElsewhereMessage, isFollowedElsewhere, isHeardFrom } from './followed-elsewhere.ts';
 import { checkHosts } from './host-health.ts';
 import { claimRun, deletingClaim } from './run-claim.ts';
 import { applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
@@ -60,6 +61,8 @@ export class CatalystService implements IdeaService {
   readonly #warm: WarmSessions;
   #isStopping = false;
   readonly #prewarming = new Set<string>();
+  /** Sessions another live Catalyst follows (followed-elsewhere.ts): never taken up, stopped or ended here. */
+  readonly #followedElsewhere = new Set<string>();
 
   constructor(options: CatalystServiceOptions) {
     this.#options = options;
@@ -289,7 +292,13 @@ export class CatalystService implements IdeaService {
             ...[...this.#runs.values()].flatMap((run) => run.sessionId ?? []),
             ...this.#warm.sessionIds(),
           ]);
-          const unused = sessions.filter((session) => !inUse.has(session.sessionId));
+          const others = sessions.filter((session) => !inUse.has(session.sessionId) && isHeardFrom(session));
+          if (others.length > 0)
+            this.#options.logger.warn(
+              { host: name, sessions: others.map((session) => session.sessionId) },
+              'another Catalyst follows sessions on this host: left alone (two Catalysts on one ideas folder are not supported)',
+            );
+          const unused = sessions.filter((session) => !inUse.has(session.sessionId) && !isHeardFrom(session));
           for (const session of unused) {
             if (session.isAlive) await host.sessions.stop(session.sessionId);
             await host.sessions.remove(session.sessionId);
@@ -312,13 +321,26 @@ export class CatalystService implements IdeaService {
     history: IdeaHistory,
     run: ResumableRun,
   ): Promise<{ isTakenUp: true } | { isTakenUp: false; why?: string }> {
-    if (this.#isStopping || this.#runs.has(id)) return { isTakenUp: false };
+    if (this.#isStopping) return { isTakenUp: false };
     const { host } = await this.#locate(id);
-    const sessions = await this.#options.hosts.get(host).host.sessions.list();
-    if (!sessions.some((session) => session.sessionId === run.point.session.id)) {
-      return { isTakenUp: false, why: SESSION_GONE_MESSAGE };
+    const { sessions } = this.#options.hosts.get(host).host;
+    const sessionId = run.point.session.id;
+    const session = (await sessions.list()).find((info) => info.sessionId === sessionId);
+    // Neither taken up nor ended: the other Catalyst records the run. Its history here would be out of date.
+    if (
+      this.#followedElsewhere.has(sessionId) ||
+      (session !== undefined && (await isFollowedElsewhere(sessions, session)))
+    ) {
+      this.#followedElsewhere.add(sessionId);
+      throw new CatalystError('SESSION_BUSY', followedElsewhereMessage(host));
     }
-    if (this.#runs.has(id)) return { isTakenUp: false };
+    if (session === undefined) return { isTakenUp: false, why: SESSION_GONE_MESSAGE };
+    if (this.#runs.has(id)) {
+      // A new run of the idea is starting, and this one could not be taken up when its history opened: its claude
+      // must not go on unseen.
+      await sessions.stop(sessionId);
+      return { isTakenUp: false, why: RUN_REPLACED_MESSAGE };
+    }
     const { runId, mode, message } = run;
     const launching = launchRun(this.#launching, { id, runId, mode, message }, { history, point: run.point });
     const claim = claimRun(runId, launching);

@@ -19,6 +19,10 @@ export const SESSION_GONE_MESSAGE =
   'Catalyst stopped while this run was going, and when it came back the run’s session was gone from the VM ' +
   '(did the VM restart?), so the run has no result. Everything it did before is kept above.';
 
+export const RUN_REPLACED_MESSAGE =
+  'Catalyst stopped while this run was going and could not take it up again when it came back; a new message was ' +
+  'sent, so the run was stopped on the VM. Everything it did before is kept above.';
+
 /** A run an earlier Catalyst left going that can be taken up from its session on the host. */
 export interface ResumableRun {
   runId: string;

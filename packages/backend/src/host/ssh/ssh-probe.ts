@@ -63,6 +63,7 @@ export function describeOutcome(outcome: RunOutcome): string {
     case 'cancelled':
     case 'lease_lost':
     case 'max_runtime':
+    case 'disk_full':
       return outcome.kind;
   }
 }
