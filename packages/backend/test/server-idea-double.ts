@@ -6,6 +6,7 @@ import type {
   RelayEvent,
   RelayEventDraft,
   RunMode,
+  RunView,
   UpdateIdeaBody,
 } from '@catalyst/protocol';
 import { CatalystError } from '../src/core/catalyst-error.ts';
@@ -118,6 +119,28 @@ export class IdeaServiceDouble implements IdeaService {
       idea.running = true;
       this.append(idea, { type: 'run:started', ideaId: id, runId: 'run-1', mode, message });
       return { runId: 'run-1' };
+    });
+  }
+
+  getRun(runId: string): Promise<RunView> {
+    return settle(() => {
+      this.calls.push(`getRun ${runId}`);
+      throw new CatalystError('RUN_NOT_FOUND', `There is no run ${runId}.`);
+    });
+  }
+
+  listRuns(id: string): Promise<RunView[]> {
+    return settle(() => {
+      this.calls.push(`listRuns ${id}`);
+      this.find(id);
+      return [];
+    });
+  }
+
+  cancelRunById(runId: string): Promise<RunView> {
+    return settle(() => {
+      this.calls.push(`cancelRunById ${runId}`);
+      throw new CatalystError('RUN_NOT_FOUND', `There is no run ${runId}.`);
     });
   }
 

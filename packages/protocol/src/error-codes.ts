@@ -35,6 +35,8 @@ export const ErrorCodeSchema = z.enum([
   'HOST_UNAVAILABLE',
   'RUN_IN_PROGRESS',
   'NO_RUN',
+  'RUN_NOT_FOUND',
+  'BUDGET_EXCEEDED',
   'RUN_TIMED_OUT',
   'HOST_DISK_FULL',
   'INVALID_FRAME',

@@ -49,6 +49,7 @@ export const PermissionPolicySchema = z.enum(['auto', 'ask']);
 export type PermissionPolicy = z.infer<typeof PermissionPolicySchema>;
 
 export const DEFAULT_AUTO_ANSWER_DELAY_MS = 120_000;
+export const MAX_BUDGET_USD = 1_000_000;
 const delayMs = z
   .number()
   .int()
@@ -73,8 +74,15 @@ export const IdeaMetaSchema = z.strictObject({
   /** How long a question waits for a person before the model is told to go on; no limit when absent. */
   humanAnswerLimitMs: delayMs.min(1).optional(),
   permissionPolicy: PermissionPolicySchema.default('auto'),
+  /** What the idea may spend in all (Claude and the answerer, `totals`), in USD; no limit when absent. */
+  budgetUsd: z.number().positive().max(MAX_BUDGET_USD).optional(),
 });
 export type IdeaMeta = z.infer<typeof IdeaMetaSchema>;
+
+/** What an idea has spent: Claude's runs and the answering model. */
+export function spentUsd(meta: Pick<IdeaMeta, 'totals'>): number {
+  return meta.totals.costUsd + meta.totals.auxiliaryCostUsd;
+}
 
 /** An idea as the API shows it: its meta, the host it lives on, and whether a run is active now. */
 export const IdeaViewSchema = z.strictObject({
@@ -107,6 +115,8 @@ export const UpdateIdeaBodySchema = z
     /** `null` removes the limit. */
     humanAnswerLimitMs: delayMs.min(1).nullable().optional(),
     permissionPolicy: PermissionPolicySchema.optional(),
+    /** `null` removes the budget. */
+    budgetUsd: z.number().positive().max(MAX_BUDGET_USD).nullable().optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'nothing to update');
 export type UpdateIdeaBody = z.infer<typeof UpdateIdeaBodySchema>;

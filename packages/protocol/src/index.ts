@@ -14,3 +14,4 @@ export * from './idea.ts';
 export * from './relay-events.ts';
 export * from './ws-frames.ts';
 export * from './rest.ts';
+export * from './runs.ts';

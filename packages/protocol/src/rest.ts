@@ -9,7 +9,8 @@ import { RelayEventSchema } from './relay-events.ts';
  */
 
 export const ApiErrorBodySchema = z.object({
-  error: z.object({ code: ErrorCodeSchema, message: z.string() }),
+  /** `runId`: the run a RUN_IN_PROGRESS refusal is about. */
+  error: z.object({ code: ErrorCodeSchema, message: z.string(), runId: z.string().optional() }),
 });
 export type ApiErrorBody = z.infer<typeof ApiErrorBodySchema>;
 

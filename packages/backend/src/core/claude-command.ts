@@ -82,6 +82,8 @@ export const ClaudeCommandOptionsSchema = z.strictObject({
   permissionMode: PermissionModeSchema.optional(),
   model: FlagValueSchema.optional(),
   maxTurns: z.number().int().positive().optional(),
+  // The CLI stops itself once the process has cost this much (result/error_max_budget_usd, exit 1).
+  maxBudgetUsd: z.number().positive().optional(),
   // A one-off helper run (the question answerer) leaves no session behind to resume or list.
   noSessionPersistence: z.boolean().optional(),
   // stream_event lines (text deltas) and system/status "requesting" on stdout (§3.9).
@@ -168,6 +170,7 @@ function renderOptionalFlags(o: ClaudeCommandOptions): string[] {
   if (o.permissionMode !== undefined) flags.push('--permission-mode', o.permissionMode);
   if (o.model !== undefined) flags.push('--model', o.model);
   if (o.maxTurns !== undefined) flags.push('--max-turns', String(o.maxTurns));
+  if (o.maxBudgetUsd !== undefined) flags.push('--max-budget-usd', o.maxBudgetUsd.toFixed(6));
   if (o.noSessionPersistence === true) flags.push('--no-session-persistence');
   if (o.includePartialMessages === true) flags.push('--include-partial-messages');
   for (const dir of o.addDirs ?? []) flags.push('--add-dir', dir);

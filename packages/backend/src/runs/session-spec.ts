@@ -21,6 +21,11 @@ export interface SessionSpecInput {
   maxDurationMs: number;
   detachedLimitMs?: number | undefined;
   warmIdleMs?: number | undefined;
+  /**
+   * The idea's budget, and what is left of it when the process starts: the CLI gets the rest as
+   * `--max-budget-usd`, which bounds the process's cumulative cost, so it holds for every turn the process takes.
+   */
+  budget?: { budgetUsd: number; remainingUsd: number } | undefined;
 }
 
 /**
@@ -30,7 +35,7 @@ export interface SessionSpecInput {
 export const SESSION_LIFETIME_MS = 24 * 3_600_000;
 
 export function sessionSpec(input: SessionSpecInput, resume: string | undefined): RunSpec {
-  const { mode, cwd, claudePath, env, askPerson, maxDurationMs, detachedLimitMs, warmIdleMs } = input;
+  const { mode, cwd, claudePath, env, askPerson, maxDurationMs, detachedLimitMs, warmIdleMs, budget } = input;
   const command = buildClaudeCommand({
     claudePath,
     cwd,
@@ -39,6 +44,7 @@ export function sessionSpec(input: SessionSpecInput, resume: string | undefined)
     // Text as the model writes it, relayed live (core/live-text.ts).
     includePartialMessages: true,
     ...(resume === undefined ? {} : { resume }),
+    ...(budget === undefined ? {} : { maxBudgetUsd: budget.remainingUsd }),
   });
   const limits = {
     // The session's own backstop, past the lifecycle's limit, which stops a turn cleanly first.
@@ -51,11 +57,12 @@ export function sessionSpec(input: SessionSpecInput, resume: string | undefined)
 
 /**
  * What a warm process and a turn must agree on for the turn to run in it: the same command apart from which
- * session it resumed (after its first turn the process is in the idea's session whatever it resumed).
+ * session it resumed (after its first turn the process is in the idea's session whatever it resumed) and what was
+ * left of the budget when it started (its cap counts from then), but under the same budget.
  */
 export function warmKeyOf(input: SessionSpecInput): string {
-  const { argv, cwd, env } = sessionSpec(input, undefined);
-  return JSON.stringify({ argv, cwd, env });
+  const { argv, cwd, env } = sessionSpec({ ...input, budget: undefined }, undefined);
+  return JSON.stringify({ argv, cwd, env, budgetUsd: input.budget?.budgetUsd });
 }
 
 /** A session on a host is named after its idea, so a restarted Catalyst knows whose it is (session-owners.ts). */

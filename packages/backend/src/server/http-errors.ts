@@ -11,12 +11,14 @@ import { isCatalystError } from '../core/catalyst-error.ts';
  */
 
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string };
+  error: { code: ErrorCode; message: string; runId?: string };
 }
 
 export interface HttpError {
   code: ErrorCode;
   message: string;
+  /** The run a refusal is about (RUN_IN_PROGRESS, NO_RUN). */
+  runId?: string;
   /** Only where the code alone does not say it (a 413 body, a 404 route). */
   status?: number;
 }
@@ -35,8 +37,11 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   HOST_NOT_FOUND: 404,
   QUESTION_NOT_FOUND: 404,
   PERMISSION_REQUEST_NOT_FOUND: 404,
+  RUN_NOT_FOUND: 404,
   RUN_IN_PROGRESS: 409,
   NO_RUN: 409,
+  SESSION_BUSY: 409,
+  BUDGET_EXCEEDED: 409,
   FRAME_TOO_LARGE: 413,
   HOST_UNAVAILABLE: 503,
   SSH_CONNECT_FAILED: 503,
@@ -52,7 +57,13 @@ export function statusForCode(code: ErrorCode): number {
 }
 
 export function sendError(response: Response, error: HttpError): void {
-  const body: ErrorBody = { error: { code: error.code, message: error.message } };
+  const body: ErrorBody = {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.runId === undefined ? {} : { runId: error.runId }),
+    },
+  };
   response.status(error.status ?? statusForCode(error.code)).json(body);
 }
 
@@ -70,7 +81,13 @@ const BODY_PARSER_MESSAGES: Readonly<Record<string, string>> = {
 export function toHttpError(error: unknown): HttpError & { isBug: boolean } {
   if (isCatalystError(error)) {
     // A host that cannot be reached (503) is the world, not a bug: its sentence is logged, without a stack.
-    return { code: error.code, message: error.message, isBug: statusForCode(error.code) === 500 };
+    const { runId } = error.details;
+    return {
+      code: error.code,
+      message: error.message,
+      ...(typeof runId === 'string' ? { runId } : {}),
+      isBug: statusForCode(error.code) === 500,
+    };
   }
   const clientError = BodyParserErrorSchema.safeParse(error);
   if (clientError.success) {

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { IdeaService } from '../service/idea-service.ts';
 import { sendError } from './http-errors.ts';
 import { createIdeasRouter } from './routes-ideas.ts';
+import { createRunsRouter } from './routes-runs.ts';
 
 /**
  * The REST API under /api, behind the token check (http-app.ts). Lists are wrapped (`{ ideas }`, `{ hosts }`,
@@ -18,6 +19,7 @@ export function createApiRouter(service: IdeaService): Router {
     response.json({ hosts: await service.hosts() });
   });
   router.use('/ideas', createIdeasRouter(service));
+  router.use('/runs', createRunsRouter(service));
   router.use((request, response) => {
     sendError(response, {
       code: 'INVALID_ARGUMENT',

@@ -1,4 +1,11 @@
-import { CreateIdeaBodySchema, UpdateIdeaBodySchema, type RelayEvent } from '@catalyst/protocol';
+import {
+  CreateIdeaBodySchema,
+  DEFAULT_RUN_LIST_LIMIT,
+  MAX_RUN_LIST_LIMIT,
+  StartRunBodySchema,
+  UpdateIdeaBodySchema,
+  type RelayEvent,
+} from '@catalyst/protocol';
 import { Router } from 'express';
 import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
@@ -18,6 +25,10 @@ const wholeNumber = z
 const EventsQuerySchema = z.strictObject({
   sinceSeq: wholeNumber.default(0),
   limit: wholeNumber.pipe(z.int().min(1).max(MAX_EVENTS_LIMIT)).default(DEFAULT_EVENTS_LIMIT),
+});
+
+const RunsQuerySchema = z.strictObject({
+  limit: wholeNumber.pipe(z.int().min(1).max(MAX_RUN_LIST_LIMIT)).default(DEFAULT_RUN_LIST_LIMIT),
 });
 
 export function createIdeasRouter(service: IdeaService): Router {
@@ -45,6 +56,17 @@ export function createIdeasRouter(service: IdeaService): Router {
     const id = parseIdeaId(request.params.id);
     const { sinceSeq, limit } = parseQuery(EventsQuerySchema, request.query);
     response.json({ events: await service.history(id, sinceSeq, limit) });
+  });
+  router.post('/:id/runs', async (request, response) => {
+    const id = parseIdeaId(request.params.id);
+    const { mode, message } = parseBody(StartRunBodySchema, request.body);
+    const { runId } = await service.startRun(id, mode, message);
+    response.status(202).json({ run: await service.getRun(runId) });
+  });
+  router.get('/:id/runs', async (request, response) => {
+    const id = parseIdeaId(request.params.id);
+    const { limit } = parseQuery(RunsQuerySchema, request.query);
+    response.json({ runs: await service.listRuns(id, limit) });
   });
   router.get('/:id/questions', async (request, response) => {
     const id = parseIdeaId(request.params.id);

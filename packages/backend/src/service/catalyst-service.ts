@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type {
   CreateIdeaBody,
@@ -6,9 +5,12 @@ import type {
   IdeaView,
   RelayEvent,
   RunMode,
+  RunView,
   UpdateIdeaBody,
 } from '@catalyst/protocol';
-import { CatalystError } from '../core/catalyst-error.ts';
+import { ideaOfRunId } from '@catalyst/protocol';
+import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
+import { newRunId, readRunView, readRunViews, settledWithin } from '../runs/run-views.ts';
 import { checkIdeaId } from '../ideas/idea-store.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
@@ -63,6 +65,8 @@ export class CatalystService implements IdeaService {
   readonly #prewarming = new Set<string>();
   /** Sessions another live Catalyst follows (followed-elsewhere.ts): never taken up, stopped or ended here. */
   readonly #followedElsewhere = new Set<string>();
+  /** Runs this Catalyst started, until they end: their view before their run:started reaches the history. */
+  readonly #starting = new Map<string, RunView>();
 
   constructor(options: CatalystServiceOptions) {
     this.#options = options;
@@ -184,11 +188,18 @@ export class CatalystService implements IdeaService {
     if (this.#isStopping) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
     // Opening the history first takes up a run an earlier Catalyst left going: then this idea is busy.
     if (!this.#runs.has(id)) await this.#history(id);
-    if (this.#runs.has(id))
-      throw new CatalystError('RUN_IN_PROGRESS', 'This idea already has a running task.');
-    const runId = `run-${randomUUID()}`;
+    const busy = this.#runs.get(id);
+    if (busy !== undefined) {
+      throw new CatalystError('RUN_IN_PROGRESS', 'This idea already has a running task.', {
+        details: ideaOfRunId(busy.runId) === undefined ? {} : { runId: busy.runId },
+      });
+    }
+    const runId = newRunId(id);
+    const startedAt = new Date().toISOString();
+    this.#starting.set(runId, { id: runId, ideaId: id, mode, message, state: 'running', startedAt });
     const launching = launchRun(this.#launching, { id, runId, mode, message });
     const claim = claimRun(runId, launching);
+    void claim.ended.finally(() => this.#starting.delete(runId));
     this.#runs.set(id, claim);
     try {
       claim.adopt(await launching);
@@ -197,6 +208,50 @@ export class CatalystService implements IdeaService {
       this.#runs.delete(id);
       throw error;
     }
+  }
+
+  async getRun(runId: string, waitMs = 0): Promise<RunView> {
+    const id = ideaOfRunId(runId);
+    if (id === undefined) throw runNotFound(runId);
+    const active = this.#runs.get(id);
+    if (waitMs > 0 && active?.runId === runId) await settledWithin(active.ended, waitMs);
+    let history: IdeaHistory;
+    try {
+      history = await this.#history(id);
+    } catch (error) {
+      if (isCatalystError(error) && error.code === 'IDEA_NOT_FOUND') throw runNotFound(runId);
+      throw error;
+    }
+    const view = (await readRunView(history, runId)) ?? this.#starting.get(runId);
+    if (view === undefined) throw runNotFound(runId);
+    return view;
+  }
+
+  async listRuns(id: string, limit: number): Promise<RunView[]> {
+    checkIdeaId(id);
+    const views = await readRunViews(await this.#history(id), limit);
+    const starting = [...this.#starting.values()].filter(
+      (view) => view.ideaId === id && !views.some((known) => known.id === view.id),
+    );
+    return [...starting, ...views].slice(0, limit);
+  }
+
+  async cancelRunById(runId: string): Promise<RunView> {
+    const id = ideaOfRunId(runId);
+    if (id === undefined) throw runNotFound(runId);
+    const active = this.#runs.get(id);
+    if (active?.runId === runId) {
+      active.cancel();
+      return this.getRun(runId);
+    }
+    const view = await this.getRun(runId);
+    throw new CatalystError(
+      'NO_RUN',
+      view.state === 'running'
+        ? 'This run is not running in this Catalyst.'
+        : `This run has ended already (${view.state}).`,
+      { details: { runId } },
+    );
   }
 
   cancelRun(id: string): Promise<void> {
@@ -393,4 +448,8 @@ export class CatalystService implements IdeaService {
   #view(id: string, host: string, meta: IdeaMeta): IdeaView {
     return { id, host, available: true, running: this.#runs.has(id), meta };
   }
+}
+
+function runNotFound(runId: string): CatalystError {
+  return new CatalystError('RUN_NOT_FOUND', `There is no run ${runId.slice(0, 100)} in Catalyst.`);
 }

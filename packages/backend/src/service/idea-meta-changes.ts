@@ -29,10 +29,11 @@ export function addTotals(
   );
 }
 
-/** Only the fields the body names change; `humanAnswerLimitMs: null` removes the limit. */
+/** Only the fields the body names change; `humanAnswerLimitMs: null` removes the limit, `budgetUsd: null` the budget. */
 export function applyUpdate(meta: IdeaMeta, body: UpdateIdeaBody): IdeaMeta {
   const { title, description, questionPolicy, autoAnswerDelayMs, permissionPolicy, humanAnswerLimitMs } =
     body;
+  const { budgetUsd } = body;
   const next: IdeaMeta = {
     ...meta,
     ...(title === undefined ? {} : { title }),
@@ -43,6 +44,8 @@ export function applyUpdate(meta: IdeaMeta, body: UpdateIdeaBody): IdeaMeta {
   };
   if (humanAnswerLimitMs === null) delete next.humanAnswerLimitMs;
   else if (humanAnswerLimitMs !== undefined) next.humanAnswerLimitMs = humanAnswerLimitMs;
+  if (budgetUsd === null) delete next.budgetUsd;
+  else if (budgetUsd !== undefined) next.budgetUsd = budgetUsd;
   return next;
 }
 

@@ -5,6 +5,7 @@ import type {
   LiveFrame,
   RelayEvent,
   RunMode,
+  RunView,
   UpdateIdeaBody,
 } from '@catalyst/protocol';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
@@ -50,10 +51,19 @@ export interface IdeaService {
    * their place among the live events; those that came before are not replayed.
    */
   subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription>;
-  /** Starts a chat or build run; RUN_IN_PROGRESS when the idea has one. */
+  /** Starts a chat or build run; RUN_IN_PROGRESS (with the run's id in its details) when the idea has one. */
   startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }>;
   /** Stops the idea's run; NO_RUN when there is none. */
   cancelRun(id: string): Promise<void>;
+  /**
+   * A run as the history tells it (RUN_NOT_FOUND when it does not); with `waitMs`, once the run has ended or that
+   * long has passed, whichever comes first.
+   */
+  getRun(runId: string, waitMs?: number): Promise<RunView>;
+  /** The idea's newest runs, newest first. */
+  listRuns(id: string, limit: number): Promise<RunView[]>;
+  /** Stops that run: RUN_NOT_FOUND, or NO_RUN when it is not running here. */
+  cancelRunById(runId: string): Promise<RunView>;
   hosts(): Promise<HostHealth[]>;
   /** The prompts of the idea's run still waiting for a person (empty without a run). */
   pendingPrompts(id: string): Promise<RelayEvent[]>;

@@ -1,5 +1,13 @@
 import type { Logger } from 'pino';
-import type { IdeaMeta, IdeaStatus, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
+import {
+  spentUsd,
+  type IdeaMeta,
+  type IdeaStatus,
+  type RelayEvent,
+  type RelayEventDraft,
+  type RunMode,
+} from '@catalyst/protocol';
+import { CatalystError } from '../core/catalyst-error.ts';
 import type { RunEnding } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ResumePoint } from '../runs/resume-point.ts';
@@ -62,7 +70,14 @@ export async function launchRun(
   // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
   // If that failed when the history opened, it must succeed now, or this run does not start.
   const history = resumed?.history ?? (await context.histories.forRun(id));
-  const { host, meta, store, session, key } = await sessionInputFor(context, id, mode, history);
+  const { host, meta, store, session, key, budget } = await sessionInputFor(context, id, mode, history);
+  if (resumed === undefined && budget !== undefined && budget.remainingUsd <= 0) {
+    throw new CatalystError(
+      'BUDGET_EXCEEDED',
+      `This idea has spent $${spentUsd(meta).toFixed(4)} of its $${String(budget.budgetUsd)} budget. Raise or ` +
+        'remove its budget to run it again.',
+    );
+  }
   const registered = hosts.get(host);
   // The idea's warm process when it runs this command; any other ends first (warm-sessions.ts).
   const warm = resumed === undefined ? await context.warm.take(id, key) : undefined;
@@ -106,9 +121,10 @@ export async function launchRun(
  */
 export async function prewarm(context: RunLaunchContext, id: string, isGoing: () => boolean): Promise<void> {
   const history = await context.histories.get(id);
-  const { host, meta, session, key } = await sessionInputFor(context, id, 'last', history);
+  const { host, meta, session, key, budget } = await sessionInputFor(context, id, 'last', history);
   const { mode } = session;
-  if (isGoing() || context.warm.has(id)) return;
+  // An idea that has spent its budget runs nothing until it is raised: nothing to wait for.
+  if (isGoing() || context.warm.has(id) || (budget !== undefined && budget.remainingUsd <= 0)) return;
   const process = await SessionProcess.start(
     sessionSpec(session, meta.sessionId),
     context.options.hosts.get(host).host.sessions,
@@ -137,6 +153,10 @@ async function sessionInputFor(
   const { hosts } = context.options;
   const { host, meta } = await context.locate(id);
   const mode = turnMode === 'last' ? (meta.lastMode ?? 'chat') : turnMode;
+  const budget =
+    meta.budgetUsd === undefined
+      ? undefined
+      : { budgetUsd: meta.budgetUsd, remainingUsd: meta.budgetUsd - spentUsd(meta) };
   const store = await hosts.store(host);
   const claude = await hosts.claude(host);
   const prompts = routing.promptOptionsFor(meta, context.options.qa ?? routing.DEFAULT_QA, history);
@@ -151,8 +171,9 @@ async function sessionInputFor(
       ? {}
       : { detachedLimitMs: context.options.detachedLimitMs }),
     ...(context.options.warmIdleMs === undefined ? {} : { warmIdleMs: context.options.warmIdleMs }),
+    ...(budget === undefined || budget.remainingUsd <= 0 ? {} : { budget }),
   };
-  return { host, meta, store, session, key: warmKeyOf(session) };
+  return { host, meta, store, session, key: warmKeyOf(session), budget };
 }
 
 async function recordEnding(

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { CommandResultSchema } from './command-result.ts';
+import { ErrorCodeSchema } from './error-codes.ts';
+import { IDEA_ID_SOURCE, IdeaIdSchema, RunModeSchema } from './idea.ts';
+import { RunOutcomeKindSchema } from './relay-events.ts';
+import { MAX_MESSAGE_CHARS } from './ws-frames.ts';
+
+/**
+ * Runs as the REST API shows them (issue 12): programmatic clients start one, wait for it and read its
+ * `CommandResult`. A run's view is read from the idea's history (its `run:started` and `run:ended`), so it survives
+ * restarts. A run id names its idea (`run-<the idea id's 16 characters>-<uuid>`), so `/api/runs/:runId` finds it.
+ */
+
+export const RUN_ID_PATTERN = new RegExp(
+  `^run-(${IDEA_ID_SOURCE.replace('idea-', '')})-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`,
+);
+export const RunIdSchema = z.string().regex(RUN_ID_PATTERN, 'not a valid run id');
+
+export const RunStateSchema = z.enum(['running', ...RunOutcomeKindSchema.options]);
+export type RunState = z.infer<typeof RunStateSchema>;
+
+export const RunViewSchema = z.object({
+  id: z.string(),
+  ideaId: IdeaIdSchema,
+  mode: RunModeSchema,
+  message: z.string(),
+  state: RunStateSchema,
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  result: CommandResultSchema.optional(),
+  error: z.object({ code: ErrorCodeSchema, message: z.string() }).optional(),
+});
+export type RunView = z.infer<typeof RunViewSchema>;
+
+/** `POST /api/ideas/:id/runs`. */
+export const StartRunBodySchema = z.strictObject({
+  mode: RunModeSchema,
+  message: z.string().min(1).max(MAX_MESSAGE_CHARS),
+});
+export type StartRunBody = z.infer<typeof StartRunBodySchema>;
+
+export const RunResponseSchema = z.object({ run: RunViewSchema });
+export const RunListResponseSchema = z.object({ runs: z.array(RunViewSchema) });
+
+/** `GET /api/runs/:runId?waitMs=` holds the request at most this long. */
+export const MAX_RUN_WAIT_MS = 60_000;
+export const DEFAULT_RUN_LIST_LIMIT = 20;
+export const MAX_RUN_LIST_LIMIT = 500;
+
+/** The idea a run id names, or undefined when it is not a run id. */
+export function ideaOfRunId(runId: string): string | undefined {
+  const match = RUN_ID_PATTERN.exec(runId);
+  return match?.[1] === undefined ? undefined : `idea-${match[1]}`;
+}
