@@ -1,5 +1,6 @@
 import { IdeaMetaSchema } from '@catalyst/protocol';
 import type {
+  AutopilotView,
   CreateIdeaBody,
   IdeaView,
   LiveFrame,
@@ -141,6 +142,36 @@ export class IdeaServiceDouble implements IdeaService {
     return settle(() => {
       this.calls.push(`cancelRunById ${runId}`);
       throw new CatalystError('RUN_NOT_FOUND', `There is no run ${runId}.`);
+    });
+  }
+
+  startAutopilot(id: string): Promise<AutopilotView> {
+    return settle(() => {
+      this.calls.push(`startAutopilot ${id}`);
+      this.find(id);
+      throw new CatalystError('RUN_IN_PROGRESS', 'The double runs no autopilots.');
+    });
+  }
+
+  latestAutopilot(id: string): Promise<AutopilotView> {
+    return settle(() => {
+      this.calls.push(`latestAutopilot ${id}`);
+      this.find(id);
+      throw new CatalystError('AUTOPILOT_NOT_FOUND', 'This idea has not had an autopilot.');
+    });
+  }
+
+  getAutopilot(autopilotId: string): Promise<AutopilotView> {
+    return settle(() => {
+      this.calls.push(`getAutopilot ${autopilotId}`);
+      throw new CatalystError('AUTOPILOT_NOT_FOUND', `There is no autopilot ${autopilotId}.`);
+    });
+  }
+
+  cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
+    return settle(() => {
+      this.calls.push(`cancelAutopilot ${autopilotId}`);
+      throw new CatalystError('AUTOPILOT_NOT_FOUND', `There is no autopilot ${autopilotId}.`);
     });
   }
 

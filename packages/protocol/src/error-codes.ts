@@ -36,6 +36,7 @@ export const ErrorCodeSchema = z.enum([
   'RUN_IN_PROGRESS',
   'NO_RUN',
   'RUN_NOT_FOUND',
+  'AUTOPILOT_NOT_FOUND',
   'BUDGET_EXCEEDED',
   'RUN_TIMED_OUT',
   'HOST_DISK_FULL',

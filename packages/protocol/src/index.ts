@@ -15,3 +15,4 @@ export * from './relay-events.ts';
 export * from './ws-frames.ts';
 export * from './rest.ts';
 export * from './runs.ts';
+export * from './autopilot.ts';

@@ -4,7 +4,7 @@ import { PermissionUpdateSchema } from './cli-control.ts';
 import { CliMessageSchema } from './cli-output.ts';
 import { CommandResultSchema } from './command-result.ts';
 import { ErrorCodeSchema } from './error-codes.ts';
-import { IdeaIdSchema, IdeaStatusSchema, RunModeSchema } from './idea.ts';
+import { IdeaIdSchema, IdeaStatusSchema, QuestionPolicySchema, RunModeSchema } from './idea.ts';
 
 /**
  * What the server relays about an idea. Every event carries the idea, the run (when it belongs to one), a `seq`
@@ -63,6 +63,18 @@ export type PermissionClosedReason = z.infer<typeof PermissionClosedReasonSchema
 
 export const AnswerSourceSchema = z.enum(['human', 'auto']);
 export type AnswerSource = z.infer<typeof AnswerSourceSchema>;
+
+/** An autopilot's step as it was asked for (issue 12): a chat or build message. */
+export const AutopilotStepInputSchema = z.strictObject({
+  mode: RunModeSchema,
+  message: z.string().min(1).max(100_000),
+});
+export const AutopilotStepStateSchema = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled', 'skipped']);
+export type AutopilotStepState = z.infer<typeof AutopilotStepStateSchema>;
+export const AutopilotStateSchema = z.enum(['running', 'completed', 'failed', 'cancelled']);
+export type AutopilotState = z.infer<typeof AutopilotStateSchema>;
+export const MAX_AUTOPILOT_STEPS = 50;
+const autopilotError = z.strictObject({ code: ErrorCodeSchema, message: z.string() });
 
 export const RelayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -181,6 +193,39 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...base, type: z.literal('run:detached'), host: z.string(), reason: z.string() }),
   /** Catalyst is attached to the run's session again; the output continues from where it was. */
   z.strictObject({ ...base, type: z.literal('run:attached'), host: z.string() }),
+  /** An autopilot's steps run one after the other, each an ordinary run (its `runId` on the step's events). */
+  z.strictObject({
+    ...base,
+    type: z.literal('autopilot:started'),
+    autopilotId: z.string(),
+    steps: z.array(AutopilotStepInputSchema).min(1).max(MAX_AUTOPILOT_STEPS),
+    questionPolicy: QuestionPolicySchema,
+    stopOnFailure: z.boolean(),
+    maxBudgetUsd: z.number().positive().optional(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('autopilot:step_started'),
+    autopilotId: z.string(),
+    index: z.number().int().nonnegative(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('autopilot:step_ended'),
+    autopilotId: z.string(),
+    index: z.number().int().nonnegative(),
+    state: AutopilotStepStateSchema,
+    result: CommandResultSchema.optional(),
+    error: autopilotError.optional(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('autopilot:ended'),
+    autopilotId: z.string(),
+    state: AutopilotStateSchema,
+    costUsd: z.number().nonnegative(),
+    error: autopilotError.optional(),
+  }),
   z.strictObject({
     ...base,
     type: z.literal('run:ended'),

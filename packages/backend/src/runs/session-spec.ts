@@ -22,10 +22,11 @@ export interface SessionSpecInput {
   detachedLimitMs?: number | undefined;
   warmIdleMs?: number | undefined;
   /**
-   * The idea's budget, and what is left of it when the process starts: the CLI gets the rest as
-   * `--max-budget-usd`, which bounds the process's cumulative cost, so it holds for every turn the process takes.
+   * What is left to spend when the process starts (the idea's budget, an autopilot's cap), and which budget that is
+   * (`key`): the CLI gets the rest as `--max-budget-usd`, which bounds the process's cumulative cost, so it holds for
+   * every turn the process takes under the same budget.
    */
-  budget?: { budgetUsd: number; remainingUsd: number } | undefined;
+  budget?: { key: string; remainingUsd: number } | undefined;
 }
 
 /**
@@ -62,7 +63,7 @@ export function sessionSpec(input: SessionSpecInput, resume: string | undefined)
  */
 export function warmKeyOf(input: SessionSpecInput): string {
   const { argv, cwd, env } = sessionSpec({ ...input, budget: undefined }, undefined);
-  return JSON.stringify({ argv, cwd, env, budgetUsd: input.budget?.budgetUsd });
+  return JSON.stringify({ argv, cwd, env, budget: input.budget?.key });
 }
 
 /** A session on a host is named after its idea, so a restarted Catalyst knows whose it is (session-owners.ts). */

@@ -3,6 +3,7 @@ import type { IdeaService } from '../service/idea-service.ts';
 import { sendError } from './http-errors.ts';
 import { createIdeasRouter } from './routes-ideas.ts';
 import { createRunsRouter } from './routes-runs.ts';
+import { createAutopilotsRouter } from './routes-autopilots.ts';
 
 /**
  * The REST API under /api, behind the token check (http-app.ts). Lists are wrapped (`{ ideas }`, `{ hosts }`,
@@ -20,6 +21,7 @@ export function createApiRouter(service: IdeaService): Router {
   });
   router.use('/ideas', createIdeasRouter(service));
   router.use('/runs', createRunsRouter(service));
+  router.use('/autopilots', createAutopilotsRouter(service));
   router.use((request, response) => {
     sendError(response, {
       code: 'INVALID_ARGUMENT',

@@ -2,6 +2,7 @@ import {
   CreateIdeaBodySchema,
   DEFAULT_RUN_LIST_LIMIT,
   MAX_RUN_LIST_LIMIT,
+  StartAutopilotBodySchema,
   StartRunBodySchema,
   UpdateIdeaBodySchema,
   type RelayEvent,
@@ -67,6 +68,14 @@ export function createIdeasRouter(service: IdeaService): Router {
     const id = parseIdeaId(request.params.id);
     const { limit } = parseQuery(RunsQuerySchema, request.query);
     response.json({ runs: await service.listRuns(id, limit) });
+  });
+  router.post('/:id/autopilot', async (request, response) => {
+    const id = parseIdeaId(request.params.id);
+    const body = parseBody(StartAutopilotBodySchema, request.body);
+    response.status(202).json({ autopilot: await service.startAutopilot(id, body) });
+  });
+  router.get('/:id/autopilot', async (request, response) => {
+    response.json({ autopilot: await service.latestAutopilot(parseIdeaId(request.params.id)) });
   });
   router.get('/:id/questions', async (request, response) => {
     const id = parseIdeaId(request.params.id);

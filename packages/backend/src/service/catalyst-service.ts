@@ -1,14 +1,16 @@
 import type { Logger } from 'pino';
 import type {
+  AutopilotView,
   CreateIdeaBody,
   IdeaMeta,
   IdeaView,
   RelayEvent,
   RunMode,
   RunView,
+  StartAutopilotBody,
   UpdateIdeaBody,
 } from '@catalyst/protocol';
-import { ideaOfRunId } from '@catalyst/protocol';
+import { ideaOfAutopilotId, ideaOfRunId } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { newRunId, readRunView, readRunViews, settledWithin } from '../runs/run-views.ts';
 import { checkIdeaId } from '../ideas/idea-store.ts';
@@ -22,7 +24,8 @@ import type { HostHealth, IdeaListener, IdeaService, IdeaSubscription } from './
 import { IdeaHistories } from './idea-histories.ts';
 import { hostHolding, locateIdea } from './idea-lookup.ts';
 import { LiveSubscribers } from './live-subscribers.ts';
-import { launchRun, prewarm, type RunLaunchContext } from './run-launch.ts';
+import { launchRun, prewarm, type RunLaunchContext, type RunOverrides } from './run-launch.ts';
+import { Autopilots } from './autopilots.ts';
 import { WarmSessions } from './warm-sessions.ts';
 import { DEFAULT_WARM_PER_HOST } from '../server/config.ts';
 import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
@@ -67,6 +70,7 @@ export class CatalystService implements IdeaService {
   readonly #followedElsewhere = new Set<string>();
   /** Runs this Catalyst started, until they end: their view before their run:started reaches the history. */
   readonly #starting = new Map<string, RunView>();
+  readonly #autopilots: Autopilots;
 
   constructor(options: CatalystServiceOptions) {
     this.#options = options;
@@ -77,6 +81,12 @@ export class CatalystService implements IdeaService {
       isRunning: (id) => this.#runs.has(id),
       takeUp: (id, history) => (run) => this.#takeUp(id, history, run),
       maxIdle: options.maxIdleHistories,
+    });
+    this.#autopilots = new Autopilots({
+      launch: (id, mode, message, overrides) => this.#launch(id, mode, message, overrides),
+      history: (id) => this.#history(id),
+      isRunning: (id) => this.#runs.has(id),
+      logger: options.logger,
     });
     this.#warm = new WarmSessions({
       perHost: options.warmPerHost ?? DEFAULT_WARM_PER_HOST,
@@ -185,6 +195,19 @@ export class CatalystService implements IdeaService {
   }
 
   async startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
+    const autopilotId = this.#autopilots.runningOn(id);
+    if (autopilotId !== undefined) {
+      throw new CatalystError(
+        'RUN_IN_PROGRESS',
+        `An autopilot (${autopilotId}) is running on this idea; cancel it or wait for it to end.`,
+      );
+    }
+    const { runId } = await this.#launch(id, mode, message);
+    return { runId };
+  }
+
+  /** Starts a run (a person's, or an autopilot's step with its overrides); the run once it is launched. */
+  async #launch(id: string, mode: RunMode, message: string, overrides?: RunOverrides): Promise<ActiveRun> {
     if (this.#isStopping) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
     // Opening the history first takes up a run an earlier Catalyst left going: then this idea is busy.
     if (!this.#runs.has(id)) await this.#history(id);
@@ -197,13 +220,13 @@ export class CatalystService implements IdeaService {
     const runId = newRunId(id);
     const startedAt = new Date().toISOString();
     this.#starting.set(runId, { id: runId, ideaId: id, mode, message, state: 'running', startedAt });
-    const launching = launchRun(this.#launching, { id, runId, mode, message });
+    const launching = launchRun(this.#launching, { id, runId, mode, message, overrides });
     const claim = claimRun(runId, launching);
     void claim.ended.finally(() => this.#starting.delete(runId));
     this.#runs.set(id, claim);
     try {
       claim.adopt(await launching);
-      return { runId };
+      return claim;
     } catch (error) {
       this.#runs.delete(id);
       throw error;
@@ -252,6 +275,43 @@ export class CatalystService implements IdeaService {
         : `This run has ended already (${view.state}).`,
       { details: { runId } },
     );
+  }
+
+  async startAutopilot(id: string, body: StartAutopilotBody): Promise<AutopilotView> {
+    checkIdeaId(id);
+    if (this.#isStopping) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
+    return this.#autopilots.start(id, body);
+  }
+
+  latestAutopilot(id: string): Promise<AutopilotView> {
+    checkIdeaId(id);
+    return this.#autopilots.latest(id);
+  }
+
+  getAutopilot(autopilotId: string): Promise<AutopilotView> {
+    return this.#onAutopilot(autopilotId, (id) => this.#autopilots.get(id, autopilotId));
+  }
+
+  cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
+    return this.#onAutopilot(autopilotId, (id) => this.#autopilots.cancel(id, autopilotId));
+  }
+
+  async #onAutopilot(
+    autopilotId: string,
+    use: (id: string) => Promise<AutopilotView>,
+  ): Promise<AutopilotView> {
+    const id = ideaOfAutopilotId(autopilotId);
+    const notFound = new CatalystError(
+      'AUTOPILOT_NOT_FOUND',
+      `There is no autopilot ${autopilotId.slice(0, 100)}.`,
+    );
+    if (id === undefined) throw notFound;
+    try {
+      return await use(id);
+    } catch (error) {
+      if (isCatalystError(error) && error.code === 'IDEA_NOT_FOUND') throw notFound;
+      throw error;
+    }
   }
 
   cancelRun(id: string): Promise<void> {

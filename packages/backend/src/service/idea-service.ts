@@ -1,4 +1,5 @@
 import type {
+  AutopilotView,
   CreateIdeaBody,
   HostHealthView,
   IdeaView,
@@ -6,6 +7,7 @@ import type {
   RelayEvent,
   RunMode,
   RunView,
+  StartAutopilotBody,
   UpdateIdeaBody,
 } from '@catalyst/protocol';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
@@ -64,6 +66,13 @@ export interface IdeaService {
   listRuns(id: string, limit: number): Promise<RunView[]>;
   /** Stops that run: RUN_NOT_FOUND, or NO_RUN when it is not running here. */
   cancelRunById(runId: string): Promise<RunView>;
+  /** Starts an autopilot on the idea; RUN_IN_PROGRESS while it has a run or an autopilot. */
+  startAutopilot(id: string, body: StartAutopilotBody): Promise<AutopilotView>;
+  /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND when it never had one. */
+  latestAutopilot(id: string): Promise<AutopilotView>;
+  getAutopilot(autopilotId: string): Promise<AutopilotView>;
+  /** Cancels its running step, and skips the rest; NO_RUN once it has ended. */
+  cancelAutopilot(autopilotId: string): Promise<AutopilotView>;
   hosts(): Promise<HostHealth[]>;
   /** The prompts of the idea's run still waiting for a person (empty without a run). */
   pendingPrompts(id: string): Promise<RelayEvent[]>;

@@ -3,6 +3,7 @@ import {
   spentUsd,
   type IdeaMeta,
   type IdeaStatus,
+  type QuestionPolicy,
   type RelayEvent,
   type RelayEventDraft,
   type RunMode,
@@ -54,6 +55,14 @@ export interface RunRequest {
   runId: string;
   mode: RunMode;
   message: string;
+  /** Set by an autopilot for its runs: they follow its question policy and its budget, not the idea's alone. */
+  overrides?: RunOverrides | undefined;
+}
+
+export interface RunOverrides {
+  questionPolicy?: QuestionPolicy;
+  /** A cap besides the idea's own budget; `key` names it (a process started under it serves only it). */
+  budgetCap?: { key: string; remainingUsd: number };
 }
 
 /**
@@ -70,13 +79,15 @@ export async function launchRun(
   // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
   // If that failed when the history opened, it must succeed now, or this run does not start.
   const history = resumed?.history ?? (await context.histories.forRun(id));
-  const { host, meta, store, session, key, budget } = await sessionInputFor(context, id, mode, history);
+  const { host, meta, store, session, key, budget } = await sessionInputFor(
+    context,
+    id,
+    mode,
+    history,
+    request.overrides,
+  );
   if (resumed === undefined && budget !== undefined && budget.remainingUsd <= 0) {
-    throw new CatalystError(
-      'BUDGET_EXCEEDED',
-      `This idea has spent $${spentUsd(meta).toFixed(4)} of its $${String(budget.budgetUsd)} budget. Raise or ` +
-        'remove its budget to run it again.',
-    );
+    throw new CatalystError('BUDGET_EXCEEDED', budget.spentSentence);
   }
   const registered = hosts.get(host);
   // The idea's warm process when it runs this command; any other ends first (warm-sessions.ts).
@@ -149,17 +160,20 @@ async function sessionInputFor(
   id: string,
   turnMode: RunMode | 'last',
   history: IdeaHistory,
+  overrides: RunOverrides = {},
 ) {
   const { hosts } = context.options;
   const { host, meta } = await context.locate(id);
   const mode = turnMode === 'last' ? (meta.lastMode ?? 'chat') : turnMode;
-  const budget =
-    meta.budgetUsd === undefined
-      ? undefined
-      : { budgetUsd: meta.budgetUsd, remainingUsd: meta.budgetUsd - spentUsd(meta) };
+  const budget = budgetOf(meta, overrides.budgetCap);
   const store = await hosts.store(host);
   const claude = await hosts.claude(host);
-  const prompts = routing.promptOptionsFor(meta, context.options.qa ?? routing.DEFAULT_QA, history);
+  const policy = overrides.questionPolicy ?? meta.questionPolicy;
+  const prompts = routing.promptOptionsFor(
+    { ...meta, questionPolicy: policy },
+    context.options.qa ?? routing.DEFAULT_QA,
+    history,
+  );
   const session = {
     mode,
     cwd: store.paths(id).project,
@@ -171,7 +185,9 @@ async function sessionInputFor(
       ? {}
       : { detachedLimitMs: context.options.detachedLimitMs }),
     ...(context.options.warmIdleMs === undefined ? {} : { warmIdleMs: context.options.warmIdleMs }),
-    ...(budget === undefined || budget.remainingUsd <= 0 ? {} : { budget }),
+    ...(budget === undefined || budget.remainingUsd <= 0
+      ? {}
+      : { budget: { key: budget.key, remainingUsd: budget.remainingUsd } }),
   };
   return { host, meta, store, session, key: warmKeyOf(session), budget };
 }
@@ -209,4 +225,23 @@ async function setStatus(
   const before = (await store.get(id)).status;
   await store.update(id, (current) => ({ ...current, status }));
   if (before !== status) history.append({ type: 'idea:status', ideaId: id, runId, status });
+}
+
+/**
+ * What is left to spend for a run: the idea's budget and the caller's cap (an autopilot's), whichever leaves less;
+ * undefined when neither is set.
+ */
+function budgetOf(meta: IdeaMeta, cap: RunOverrides['budgetCap']) {
+  const spent = spentUsd(meta);
+  const ideaLeft = meta.budgetUsd === undefined ? Number.POSITIVE_INFINITY : meta.budgetUsd - spent;
+  if (meta.budgetUsd === undefined && cap === undefined) return undefined;
+  const isIdeaTighter = cap === undefined || ideaLeft <= cap.remainingUsd;
+  return {
+    key: `${String(meta.budgetUsd ?? '-')}/${cap?.key ?? '-'}`,
+    remainingUsd: Math.min(ideaLeft, cap?.remainingUsd ?? Number.POSITIVE_INFINITY),
+    spentSentence: isIdeaTighter
+      ? `This idea has spent $${spent.toFixed(4)} of its $${String(meta.budgetUsd)} budget. Raise or remove its ` +
+        'budget to run it again.'
+      : 'The autopilot has spent its budget (maxBudgetUsd).',
+  };
 }

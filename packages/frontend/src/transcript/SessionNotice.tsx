@@ -1,6 +1,18 @@
 import type { RelayEvent } from '@catalyst/protocol';
 
-type NoticeEvent = Extract<RelayEvent, { type: 'run:session_replaced' | 'run:detached' | 'run:attached' }>;
+type NoticeEvent = Extract<
+  RelayEvent,
+  {
+    type:
+      | 'run:session_replaced'
+      | 'run:detached'
+      | 'run:attached'
+      | 'autopilot:started'
+      | 'autopilot:step_started'
+      | 'autopilot:step_ended'
+      | 'autopilot:ended';
+  }
+>;
 
 export const SESSION_REPLACED_TEXT =
   "Claude's earlier session for this idea was no longer on the VM; a new one started with a recap.";
@@ -38,5 +50,34 @@ export function SessionNotice({ event }: { event: NoticeEvent }) {
           {attachedText(event.host)}
         </div>
       );
+    case 'autopilot:started':
+    case 'autopilot:step_started':
+    case 'autopilot:step_ended':
+    case 'autopilot:ended':
+      return (
+        <div className="t-notice" role="note">
+          {autopilotText(event)}
+        </div>
+      );
   }
 }
+
+/** An autopilot's progress, one line per event (issue 12). */
+export function autopilotText(event: Extract<NoticeEvent, { type: `autopilot:${string}` }>): string {
+  switch (event.type) {
+    case 'autopilot:started':
+      return `Autopilot started: ${String(event.steps.length)} step${event.steps.length === 1 ? '' : 's'}, questions answered ${POLICY_WORDS[event.questionPolicy]}.`;
+    case 'autopilot:step_started':
+      return `Autopilot step ${String(event.index + 1)}.`;
+    case 'autopilot:step_ended':
+      return `Autopilot step ${String(event.index + 1)} ${event.state}${event.error === undefined ? '' : `: ${event.error.message}`}.`;
+    case 'autopilot:ended':
+      return `Autopilot ${event.state} ($${event.costUsd.toFixed(4)})${event.error === undefined ? '' : `: ${event.error.message}`}.`;
+  }
+}
+
+const POLICY_WORDS = {
+  auto: 'by the model',
+  human: 'by you',
+  human_then_auto: 'by you, then by the model',
+} as const;

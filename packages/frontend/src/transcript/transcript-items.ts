@@ -64,7 +64,15 @@ export type TranscriptItem =
   | {
       readonly kind: 'notice';
       readonly key: string;
-      readonly event: EventOf<'run:session_replaced' | 'run:detached' | 'run:attached'>;
+      readonly event: EventOf<
+        | 'run:session_replaced'
+        | 'run:detached'
+        | 'run:attached'
+        | 'autopilot:started'
+        | 'autopilot:step_started'
+        | 'autopilot:step_ended'
+        | 'autopilot:ended'
+      >;
     }
   | QuestionItem
   | PermissionItem
@@ -143,6 +151,10 @@ class ItemBuilder {
       case 'run:session_replaced':
       case 'run:detached':
       case 'run:attached':
+      case 'autopilot:started':
+      case 'autopilot:step_started':
+      case 'autopilot:step_ended':
+      case 'autopilot:ended':
         return { kind: 'notice', key, event };
       case 'claude:question': {
         const item: QuestionItem = {

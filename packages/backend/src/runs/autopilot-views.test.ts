@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { RelayEvent } from '@catalyst/protocol';
+import { autopilotViewsOf } from './autopilot-views.ts';
+
+const ideaId = 'idea-0123456789abcdef';
+let seq = 0;
+const at = (type: RelayEvent['type'], fields: Record<string, unknown>): RelayEvent =>
+  ({
+    ideaId,
+    seq: ++seq,
+    ts: `2026-11-25T10:00:${String(seq).padStart(2, '0')}.000Z`,
+    type,
+    ...fields,
+  }) as RelayEvent;
+const result = (costUsd: number) => ({
+  success: true,
+  subtype: 'success',
+  sessionId: 's',
+  durationMs: 5,
+  durationApiMs: 4,
+  numTurns: 1,
+  costUsd,
+});
+
+describe('autopilotViewsOf', () => {
+  it('folds the steps, their runs and costs; steps never reached are skipped once it ends', () => {
+    const autopilotId = 'ap-1';
+    const [view] = autopilotViewsOf([
+      at('autopilot:started', {
+        autopilotId,
+        steps: [
+          { mode: 'chat', message: 'a' },
+          { mode: 'build', message: 'b' },
+          { mode: 'chat', message: 'c' },
+        ],
+        questionPolicy: 'auto',
+        stopOnFailure: true,
+      }),
+      at('autopilot:step_started', { autopilotId, index: 0, runId: 'r1' }),
+      at('run:started', { runId: 'r1', mode: 'chat', message: 'a' }),
+      at('autopilot:step_ended', {
+        autopilotId,
+        index: 0,
+        runId: 'r1',
+        state: 'completed',
+        result: result(0.5),
+      }),
+      at('autopilot:step_started', { autopilotId, index: 1, runId: 'r2' }),
+      at('autopilot:step_ended', {
+        autopilotId,
+        index: 1,
+        runId: 'r2',
+        state: 'failed',
+        result: result(0.25),
+        error: { code: 'CLI_FAILED', message: 'no' },
+      }),
+      at('autopilot:ended', {
+        autopilotId,
+        state: 'failed',
+        costUsd: 0.75,
+        error: { code: 'CLI_FAILED', message: 'Step 2 failed: no' },
+      }),
+      at('autopilot:ended', { autopilotId, state: 'completed', costUsd: 0 }),
+    ]);
+    expect(view).toMatchObject({
+      id: autopilotId,
+      state: 'failed',
+      currentStep: 1,
+      costUsd: 0.75,
+      error: { message: 'Step 2 failed: no' },
+      endedAt: '2026-11-25T10:00:07.000Z',
+    });
+    expect(view?.steps.map((step) => [step.state, step.runId])).toEqual([
+      ['completed', 'r1'],
+      ['failed', 'r2'],
+      ['skipped', undefined],
+    ]);
+  });
+});

@@ -1,0 +1,233 @@
+import type { Logger } from 'pino';
+import type {
+  AutopilotState,
+  AutopilotStepState,
+  AutopilotView,
+  RunMode,
+  StartAutopilotBody,
+} from '@catalyst/protocol';
+import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
+import type { RunError } from '../core/run-ending.ts';
+import type { IdeaHistory } from '../ideas/event-history.ts';
+import type { ActiveRun } from '../runs/run-driver.ts';
+import { newAutopilotId, readAutopilotView } from '../runs/autopilot-views.ts';
+import type { RunOverrides } from './run-launch.ts';
+
+/**
+ * Autopilots (issue 12): an idea's list of chat and build messages run one after the other, unattended. Each step
+ * is an ordinary run (same relay, history, cancel, timeouts), started with the autopilot's question policy and
+ * budget; the `autopilot:*` events in the idea's history say what happened, and are what its view is read from.
+ * One autopilot per idea; while it runs, the idea takes no other run.
+ */
+
+export interface AutopilotsOptions {
+  /** Starts a run with the autopilot's overrides; rejects when it cannot (RUN_IN_PROGRESS, BUDGET_EXCEEDED, …). */
+  launch(id: string, mode: RunMode, message: string, overrides: RunOverrides): Promise<ActiveRun>;
+  history(id: string): Promise<IdeaHistory>;
+  isRunning(id: string): boolean;
+  logger: Logger;
+}
+
+interface Running {
+  id: string;
+  isCancelled: boolean;
+  current: ActiveRun | undefined;
+  done: Promise<void>;
+}
+
+export class Autopilots {
+  readonly #options: AutopilotsOptions;
+  /** By idea. */
+  readonly #running = new Map<string, Running>();
+
+  constructor(options: AutopilotsOptions) {
+    this.#options = options;
+  }
+
+  /** The autopilot running on the idea, if any. */
+  runningOn(ideaId: string): string | undefined {
+    return this.#running.get(ideaId)?.id;
+  }
+
+  async start(ideaId: string, body: StartAutopilotBody): Promise<AutopilotView> {
+    const busy = this.#running.get(ideaId);
+    if (busy !== undefined) {
+      throw new CatalystError(
+        'RUN_IN_PROGRESS',
+        `An autopilot (${busy.id}) is running on this idea already.`,
+      );
+    }
+    const history = await this.#options.history(ideaId);
+    if (this.#options.isRunning(ideaId)) {
+      throw new CatalystError(
+        'RUN_IN_PROGRESS',
+        'This idea has a run going; start the autopilot once it has ended.',
+      );
+    }
+    const id = newAutopilotId(ideaId);
+    const running: Running = { id, isCancelled: false, current: undefined, done: Promise.resolve() };
+    this.#running.set(ideaId, running);
+    history.append({
+      type: 'autopilot:started',
+      ideaId,
+      autopilotId: id,
+      steps: body.steps,
+      questionPolicy: body.questionPolicy,
+      stopOnFailure: body.stopOnFailure,
+      ...(body.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: body.maxBudgetUsd }),
+    });
+    running.done = this.#drive(ideaId, running, body, history)
+      .catch((error: unknown) => {
+        this.#options.logger.error({ err: error, ideaId, autopilotId: id }, 'the autopilot failed');
+        history.append({
+          type: 'autopilot:ended',
+          ideaId,
+          autopilotId: id,
+          state: 'failed',
+          costUsd: 0,
+          error: {
+            code: 'INTERNAL',
+            message: 'The autopilot stopped on an error inside Catalyst (see its log).',
+          },
+        });
+      })
+      .finally(() => this.#running.delete(ideaId));
+    return this.#view(history, id);
+  }
+
+  /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND when it never had one. */
+  async latest(ideaId: string): Promise<AutopilotView> {
+    const view = await readAutopilotView(await this.#options.history(ideaId));
+    if (view === undefined) {
+      throw new CatalystError('AUTOPILOT_NOT_FOUND', 'This idea has not had an autopilot.');
+    }
+    return view;
+  }
+
+  async get(ideaId: string, autopilotId: string): Promise<AutopilotView> {
+    return this.#view(await this.#options.history(ideaId), autopilotId);
+  }
+
+  /** Cancels the running step; the rest are skipped. NO_RUN once it has ended. */
+  async cancel(ideaId: string, autopilotId: string): Promise<AutopilotView> {
+    const running = this.#running.get(ideaId);
+    const history = await this.#options.history(ideaId);
+    if (running?.id !== autopilotId) {
+      const view = await this.#view(history, autopilotId);
+      throw new CatalystError('NO_RUN', `This autopilot has ended already (${view.state}).`);
+    }
+    running.isCancelled = true;
+    running.current?.cancel();
+    return this.#view(history, autopilotId);
+  }
+
+  /** Waits for every autopilot to stop (after their runs were cancelled or let go). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#running.values()].map((running) => running.done));
+  }
+
+  async #view(history: IdeaHistory, autopilotId: string): Promise<AutopilotView> {
+    const view = await readAutopilotView(history, autopilotId);
+    if (view === undefined) {
+      throw new CatalystError('AUTOPILOT_NOT_FOUND', `There is no autopilot ${autopilotId.slice(0, 100)}.`);
+    }
+    return view;
+  }
+
+  async #drive(
+    ideaId: string,
+    running: Running,
+    body: StartAutopilotBody,
+    history: IdeaHistory,
+  ): Promise<void> {
+    const { id: autopilotId } = running;
+    let costUsd = 0;
+    let state = 'completed' as AutopilotState;
+    let failure: RunError | undefined;
+    const fail = (error: RunError) => {
+      failure ??= error;
+      state = 'failed';
+    };
+    for (const [index, step] of body.steps.entries()) {
+      if (running.isCancelled) {
+        state = 'cancelled';
+        break;
+      }
+      const left = body.maxBudgetUsd === undefined ? undefined : body.maxBudgetUsd - costUsd;
+      let run: ActiveRun;
+      try {
+        if (left !== undefined && left <= 0) {
+          throw new CatalystError('BUDGET_EXCEEDED', 'The autopilot has spent its budget (maxBudgetUsd).');
+        }
+        run = await this.#options.launch(ideaId, step.mode, step.message, {
+          questionPolicy: body.questionPolicy,
+          ...(left === undefined ? {} : { budgetCap: { key: autopilotId, remainingUsd: left } }),
+        });
+      } catch (error) {
+        const reason = isCatalystError(error)
+          ? { code: error.code, message: error.message }
+          : { code: 'INTERNAL' as const, message: 'The step could not start.' };
+        history.append({
+          type: 'autopilot:step_ended',
+          ideaId,
+          autopilotId,
+          index,
+          state: 'failed',
+          error: reason,
+        });
+        fail(stepFailure(index, reason.message, reason.code));
+        if (body.stopOnFailure) break;
+        continue;
+      }
+      running.current = run;
+      history.append({ type: 'autopilot:step_started', ideaId, runId: run.runId, autopilotId, index });
+      // A cancel that came while the run was starting.
+      if (isCancelled(running)) run.cancel();
+      const ending = await run.ended;
+      running.current = undefined;
+      costUsd += ending.result?.costUsd ?? 0;
+      const stepState = stepStateOf(ending.outcome);
+      history.append({
+        type: 'autopilot:step_ended',
+        ideaId,
+        runId: run.runId,
+        autopilotId,
+        index,
+        state: stepState,
+        ...(ending.result === undefined ? {} : { result: ending.result }),
+        ...(ending.error === undefined ? {} : { error: ending.error }),
+      });
+      if (isCancelled(running)) {
+        state = 'cancelled';
+        break;
+      }
+      if (stepState !== 'completed') {
+        fail(stepFailure(index, ending.error?.message ?? `it ended ${ending.outcome}`, ending.error?.code));
+        if (body.stopOnFailure) break;
+      }
+    }
+    history.append({
+      type: 'autopilot:ended',
+      ideaId,
+      autopilotId,
+      state,
+      costUsd,
+      ...(state === 'failed' && failure !== undefined ? { error: failure } : {}),
+    });
+  }
+}
+
+/** Read through a call: a cancel arrives while the loop awaits. */
+function isCancelled(running: Running): boolean {
+  return running.isCancelled;
+}
+
+function stepStateOf(outcome: string): AutopilotStepState {
+  if (outcome === 'completed') return 'completed';
+  if (outcome === 'cancelled') return 'cancelled';
+  return 'failed';
+}
+
+function stepFailure(index: number, why: string, code: RunError['code'] = 'CLI_FAILED'): RunError {
+  return { code, message: `Step ${String(index + 1)} failed: ${why}` };
+}

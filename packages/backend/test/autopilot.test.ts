@@ -1,0 +1,134 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ApiErrorBodySchema, AutopilotResponseSchema, type AutopilotView } from '@catalyst/protocol';
+import { colorQuestion, text, toolUse } from '@catalyst/testkit';
+import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+import { expectNothingLeft } from './session-test-kit.ts';
+
+// Autopilot (issue 12): an idea's steps run one after the other with nobody watching, each an ordinary run, the
+// questions answered under the autopilot's own policy; its view and its events say how each step went.
+
+const fixture = useServiceFixture();
+
+async function post(service: ServiceUnderTest, path: string, body?: unknown): Promise<Response> {
+  return service.api(path, { method: 'POST', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+}
+
+async function autopilotOf(response: Response): Promise<AutopilotView> {
+  expect(response.status, await response.clone().text()).toBeLessThan(300);
+  return AutopilotResponseSchema.parse(await response.json()).autopilot;
+}
+
+async function untilEnded(service: ServiceUnderTest, id: string): Promise<AutopilotView> {
+  const client = await service.connect();
+  const ideaId = `idea-${id.slice(3, 19)}`;
+  await client.subscribe(ideaId);
+  await client.waitFor((f) => f.type === 'autopilot:ended' && f.autopilotId === id);
+  client.close();
+  return autopilotOf(await service.api(`/api/autopilots/${id}`));
+}
+
+const reply = (label: string) => text(JSON.stringify({ answers: { [colorQuestion.question]: label } }));
+
+describe('autopilot', () => {
+  it('runs three steps in order, the second answering a question by itself, each with its CommandResult', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Autopilot');
+    fixture.model.enqueue(
+      text('Planned.'),
+      toolUse('AskUserQuestion', { questions: [colorQuestion] }),
+      reply('Blue'),
+      text('Executed in blue.'),
+      text('Verified.'),
+    );
+    const started = await autopilotOf(
+      await post(service, `/api/ideas/${idea.id}/autopilot`, {
+        steps: [
+          { mode: 'chat', message: '/plan-phase 1' },
+          { mode: 'build', message: '/execute-phase 1' },
+          { mode: 'chat', message: '/verify-phase 1' },
+        ],
+      }),
+    );
+    expect(started).toMatchObject({ ideaId: idea.id, state: 'running', questionPolicy: 'auto' });
+
+    const ended = await untilEnded(service, started.id);
+    expect(ended.state).toBe('completed');
+    expect(ended.steps.map((step) => [step.state, step.result?.result])).toEqual([
+      ['completed', 'Planned.'],
+      ['completed', 'Executed in blue.'],
+      ['completed', 'Verified.'],
+    ]);
+    expect(ended.costUsd).toBeCloseTo(
+      ended.steps.reduce((sum, step) => sum + (step.result?.costUsd ?? 0), 0),
+      10,
+    );
+    // The idea's own policy is unchanged: the autopilot's applied to its runs only.
+    const meta = (await (await service.api(`/api/ideas/${idea.id}`)).json()) as { idea: { meta: unknown } };
+    expect(meta.idea.meta).toMatchObject({
+      questionPolicy: 'human',
+      totals: { questionsAnsweredAutomatically: 1 },
+    });
+    expect(await autopilotOf(await service.api(`/api/ideas/${idea.id}/autopilot`))).toEqual(ended);
+  });
+
+  it('stops at a failed step and skips the rest: here the CLI stops itself at the autopilot’s budget', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Autopilot that fails');
+    // Less than one model call costs: the CLI stops before it runs the tool it asked for.
+    fixture.model.enqueue(toolUse('Bash', { command: 'echo never', description: 'Never runs' }));
+    const started = await autopilotOf(
+      await post(service, `/api/ideas/${idea.id}/autopilot`, {
+        steps: [
+          { mode: 'build', message: 'Build.' },
+          { mode: 'build', message: 'Never runs.' },
+        ],
+        maxBudgetUsd: 0.0001,
+      }),
+    );
+    const ended = await untilEnded(service, started.id);
+    expect(ended).toMatchObject({ state: 'failed', error: { code: 'BUDGET_EXCEEDED' } });
+    expect(ended.error?.message).toContain('Step 1 failed');
+    expect(ended.steps.map((step) => step.state)).toEqual(['failed', 'skipped']);
+    expect(ended.steps[0]?.result?.subtype).toBe('error_max_budget_usd');
+  });
+
+  it('cancel stops the running step and skips the rest, leaving nothing on the VM; meanwhile no other run', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Autopilot cancelled');
+    const go = join(service.projectDir(idea.id), 'go');
+    fixture.model.enqueue(
+      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
+    );
+    const started = await autopilotOf(
+      await post(service, `/api/ideas/${idea.id}/autopilot`, {
+        steps: [
+          { mode: 'build', message: 'Wait.' },
+          { mode: 'chat', message: 'Never runs.' },
+        ],
+      }),
+    );
+    const client = await service.connect();
+    await client.subscribe(idea.id);
+    await client.waitFor((f) => f.type === 'claude:tool_use');
+    // While it runs, the idea takes no other run and no second autopilot.
+    client.send({ type: 'chat', ideaId: idea.id, message: 'Me too?' });
+    const refusal = await client.waitFor((f) => f.type === 'error');
+    expect(refusal).toMatchObject({ code: 'RUN_IN_PROGRESS' });
+    const second = await post(service, `/api/ideas/${idea.id}/autopilot`, {
+      steps: [{ mode: 'chat', message: 'Another.' }],
+    });
+    expect(second.status).toBe(409);
+    const cancelled = await post(service, `/api/autopilots/${started.id}/cancel`);
+    expect(cancelled.status).toBe(202);
+    await client.waitFor((f) => f.type === 'autopilot:ended');
+    client.close();
+    const ended = await autopilotOf(await service.api(`/api/autopilots/${started.id}`));
+    expect(ended.state).toBe('cancelled');
+    expect(ended.steps.map((step) => step.state)).toEqual(['cancelled', 'skipped']);
+    await expectNothingLeft(fixture, idea.id);
+    const twice = await post(service, `/api/autopilots/${started.id}/cancel`);
+    expect(twice.status).toBe(409);
+    expect(ApiErrorBodySchema.parse(await twice.json()).error.code).toBe('NO_RUN');
+  });
+});
