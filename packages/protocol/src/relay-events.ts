@@ -69,7 +69,14 @@ export const AutopilotStepInputSchema = z.strictObject({
   mode: RunModeSchema,
   message: z.string().min(1).max(100_000),
 });
-export const AutopilotStepStateSchema = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled', 'skipped']);
+export const AutopilotStepStateSchema = z.enum([
+  'pending',
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+  'skipped',
+]);
 export type AutopilotStepState = z.infer<typeof AutopilotStepStateSchema>;
 export const AutopilotStateSchema = z.enum(['running', 'completed', 'failed', 'cancelled']);
 export type AutopilotState = z.infer<typeof AutopilotStateSchema>;
