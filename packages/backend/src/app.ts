@@ -85,7 +85,10 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   });
   // In the background: an unreachable host must not hold up the start. The runs an earlier Catalyst left going
   // in sessions on the hosts are taken up (a browser that opens their idea first has them taken up then).
-  const swept = Promise.all([sweepHosts(hosts, logger), service.takeUpSessions()]).then(() => undefined);
+  const swept = Promise.all([
+    sweepHosts(hosts, logger),
+    service.takeUpSessions().then(() => service.resumeAutopilots()),
+  ]).then(() => undefined);
   // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
   const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
   const auth = createAuth({ token, allowedOrigins });

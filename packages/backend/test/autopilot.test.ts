@@ -1,7 +1,8 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiErrorBodySchema, AutopilotResponseSchema, type AutopilotView } from '@catalyst/protocol';
-import { colorQuestion, text, toolUse } from '@catalyst/testkit';
+import { colorQuestion, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 import { expectNothingLeft } from './session-test-kit.ts';
 
@@ -130,5 +131,48 @@ describe('autopilot', () => {
     const twice = await post(service, `/api/autopilots/${started.id}/cancel`);
     expect(twice.status).toBe(409);
     expect(ApiErrorBodySchema.parse(await twice.json()).error.code).toBe('NO_RUN');
+  });
+
+  it('goes on where it was after Catalyst restarts mid-step: the step’s run is taken up, the next step runs', async () => {
+    const idea = await fixture.service.createIdea('Autopilot across a restart');
+    const go = join(fixture.service.projectDir(idea.id), 'go');
+    fixture.model.enqueue(
+      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
+      text('First step done.'),
+      text('Second step done.'),
+    );
+    const started = await autopilotOf(
+      await post(fixture.service, `/api/ideas/${idea.id}/autopilot`, {
+        steps: [
+          { mode: 'build', message: 'Wait for go.' },
+          { mode: 'chat', message: 'Then say so.' },
+        ],
+      }),
+    );
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+    await client.waitFor((f) => f.type === 'claude:tool_use');
+    client.close();
+
+    await fixture.service.catalyst.close({ keepRuns: true });
+    const restarted = await fixture.restartService();
+    await restarted.catalyst.swept;
+    await writeFile(go, '');
+    const ended = await untilEnded(restarted, started.id);
+    expect(ended.state).toBe('completed');
+    expect(ended.steps.map((step) => [step.state, step.result?.result])).toEqual([
+      ['completed', 'First step done.'],
+      ['completed', 'Second step done.'],
+    ]);
+    // Once over (its end written first), meta.json no longer names it: the next restart has nothing to go on with.
+    await waitUntil(
+      async () => {
+        const body = (await (await restarted.api(`/api/ideas/${idea.id}`)).json()) as {
+          idea: { meta: object };
+        };
+        return !('autopilotId' in body.idea.meta);
+      },
+      { timeoutMs: 10_000, what: 'meta.json to no longer name the autopilot' },
+    );
   });
 });

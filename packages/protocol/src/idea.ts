@@ -76,6 +76,8 @@ export const IdeaMetaSchema = z.strictObject({
   permissionPolicy: PermissionPolicySchema.default('auto'),
   /** What the idea may spend in all (Claude and the answerer, `totals`), in USD; no limit when absent. */
   budgetUsd: z.number().positive().max(MAX_BUDGET_USD).optional(),
+  /** The autopilot running on the idea (issue 12): a restarted Catalyst goes on with it. */
+  autopilotId: z.string().max(200).optional(),
 });
 export type IdeaMeta = z.infer<typeof IdeaMetaSchema>;
 

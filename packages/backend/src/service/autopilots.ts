@@ -7,10 +7,11 @@ import type {
   StartAutopilotBody,
 } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
-import type { RunError } from '../core/run-ending.ts';
+import type { RunEnding, RunError } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ActiveRun } from '../runs/run-driver.ts';
 import { newAutopilotId, readAutopilotView } from '../runs/autopilot-views.ts';
+import { readRunView } from '../runs/run-views.ts';
 import type { RunOverrides } from './run-launch.ts';
 
 /**
@@ -25,6 +26,10 @@ export interface AutopilotsOptions {
   launch(id: string, mode: RunMode, message: string, overrides: RunOverrides): Promise<ActiveRun>;
   history(id: string): Promise<IdeaHistory>;
   isRunning(id: string): boolean;
+  /** The idea's run this Catalyst follows now (one it took up after a restart, too). */
+  activeRun(id: string): ActiveRun | undefined;
+  /** Records in the idea's meta.json which autopilot runs (undefined: none), so a restarted Catalyst goes on. */
+  mark(id: string, autopilotId: string | undefined): Promise<void>;
   logger: Logger;
 }
 
@@ -39,6 +44,8 @@ export class Autopilots {
   readonly #options: AutopilotsOptions;
   /** By idea. */
   readonly #running = new Map<string, Running>();
+  /** Catalyst stops and lets runs go on (a restart): the autopilots stop too, writing nothing, to go on later. */
+  #isLettingGo = false;
 
   constructor(options: AutopilotsOptions) {
     this.#options = options;
@@ -76,7 +83,55 @@ export class Autopilots {
       stopOnFailure: body.stopOnFailure,
       ...(body.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: body.maxBudgetUsd }),
     });
-    running.done = this.#drive(ideaId, running, body, history)
+    await this.#options.mark(ideaId, id);
+    this.#follow(ideaId, running, history, body, { index: 0, costUsd: 0 });
+    return this.#view(history, id);
+  }
+
+  /**
+   * At start: goes on with an autopilot an earlier Catalyst left running (meta.json names it). The step it was in
+   * ends as its run did (taken up and followed to its end, or already ended); the next steps run as usual.
+   */
+  async resume(ideaId: string, autopilotId: string): Promise<void> {
+    const history = await this.#options.history(ideaId);
+    const view = await readAutopilotView(history, autopilotId);
+    if (view?.state !== 'running') {
+      await this.#options.mark(ideaId, undefined);
+      return;
+    }
+    if (this.#running.has(ideaId)) return;
+    const running: Running = {
+      id: autopilotId,
+      isCancelled: false,
+      current: undefined,
+      done: Promise.resolve(),
+    };
+    this.#running.set(ideaId, running);
+    const body: StartAutopilotBody = {
+      steps: view.steps.map(({ mode, message }) => ({ mode, message })),
+      questionPolicy: view.questionPolicy,
+      stopOnFailure: view.stopOnFailure,
+      ...(view.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: view.maxBudgetUsd }),
+    };
+    const step = view.steps[view.currentStep];
+    const runId = step?.state === 'running' ? step.runId : undefined;
+    const from = { index: view.currentStep + (step?.state === 'pending' ? 0 : 1), costUsd: view.costUsd };
+    this.#options.logger.info({ ideaId, autopilotId, step: view.currentStep }, 'going on with an autopilot');
+    this.#follow(ideaId, running, history, body, {
+      ...from,
+      ...(runId === undefined ? {} : { inStep: { index: view.currentStep, runId } }),
+    });
+  }
+
+  #follow(
+    ideaId: string,
+    running: Running,
+    history: IdeaHistory,
+    body: StartAutopilotBody,
+    from: DriveFrom,
+  ): void {
+    const { id } = running;
+    running.done = this.#drive(ideaId, running, body, history, from)
       .catch((error: unknown) => {
         this.#options.logger.error({ err: error, ideaId, autopilotId: id }, 'the autopilot failed');
         history.append({
@@ -92,7 +147,6 @@ export class Autopilots {
         });
       })
       .finally(() => this.#running.delete(ideaId));
-    return this.#view(history, id);
   }
 
   /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND when it never had one. */
@@ -139,16 +193,42 @@ export class Autopilots {
     running: Running,
     body: StartAutopilotBody,
     history: IdeaHistory,
+    from: DriveFrom,
   ): Promise<void> {
     const { id: autopilotId } = running;
-    let costUsd = 0;
+    let { costUsd } = from;
     let state = 'completed' as AutopilotState;
     let failure: RunError | undefined;
     const fail = (error: RunError) => {
       failure ??= error;
       state = 'failed';
     };
+    const endStep = (index: number, runId: string, ending: RunEnding): boolean => {
+      costUsd += ending.result?.costUsd ?? 0;
+      const stepState = stepStateOf(ending.outcome);
+      history.append({
+        type: 'autopilot:step_ended',
+        ideaId,
+        runId,
+        autopilotId,
+        index,
+        state: stepState,
+        ...(ending.result === undefined ? {} : { result: ending.result }),
+        ...(ending.error === undefined ? {} : { error: ending.error }),
+      });
+      if (stepState === 'completed') return true;
+      fail(stepFailure(index, ending.error?.message ?? `it ended ${ending.outcome}`, ending.error?.code));
+      return !body.stopOnFailure;
+    };
+    let isGoingOn = true;
+    if (from.inStep !== undefined) {
+      const ending = await this.#endingOf(ideaId, history, from.inStep.runId);
+      if (ending === undefined) return;
+      isGoingOn = endStep(from.inStep.index, from.inStep.runId, ending);
+    }
     for (const [index, step] of body.steps.entries()) {
+      if (index < from.index || !isGoingOn) continue;
+      if (this.#isLettingGo) return;
       if (running.isCancelled) {
         state = 'cancelled';
         break;
@@ -185,26 +265,14 @@ export class Autopilots {
       if (isCancelled(running)) run.cancel();
       const ending = await run.ended;
       running.current = undefined;
-      costUsd += ending.result?.costUsd ?? 0;
-      const stepState = stepStateOf(ending.outcome);
-      history.append({
-        type: 'autopilot:step_ended',
-        ideaId,
-        runId: run.runId,
-        autopilotId,
-        index,
-        state: stepState,
-        ...(ending.result === undefined ? {} : { result: ending.result }),
-        ...(ending.error === undefined ? {} : { error: ending.error }),
-      });
+      // Let go (a restart): the run goes on in its session, and the next Catalyst goes on from here.
+      if (this.#hasLetGo()) return;
+      const isNext = endStep(index, run.runId, ending);
       if (isCancelled(running)) {
         state = 'cancelled';
         break;
       }
-      if (stepState !== 'completed') {
-        fail(stepFailure(index, ending.error?.message ?? `it ended ${ending.outcome}`, ending.error?.code));
-        if (body.stopOnFailure) break;
-      }
+      if (!isNext) break;
     }
     history.append({
       type: 'autopilot:ended',
@@ -214,7 +282,59 @@ export class Autopilots {
       costUsd,
       ...(state === 'failed' && failure !== undefined ? { error: failure } : {}),
     });
+    await this.#options.mark(ideaId, undefined);
   }
+
+  /** Read through a call: Catalyst may let go while the loop awaits. */
+  #hasLetGo(): boolean {
+    return this.#isLettingGo;
+  }
+
+  /**
+   * How the run of the step a restart interrupted ended: followed to its end when this Catalyst took it up, read
+   * from the history when it ended before; undefined when Catalyst lets go meanwhile.
+   */
+  async #endingOf(ideaId: string, history: IdeaHistory, runId: string): Promise<RunEnding | undefined> {
+    const active = this.#options.activeRun(ideaId);
+    if (active?.runId === runId) {
+      const ending = await active.ended;
+      return this.#isLettingGo ? undefined : ending;
+    }
+    const view = await readRunView(history, runId);
+    if (view === undefined || view.state === 'running') {
+      return {
+        outcome: 'connection_lost',
+        error: {
+          code: 'CONNECTION_LOST',
+          message: 'Catalyst restarted during this step and could not take its run up again.',
+        },
+      };
+    }
+    return {
+      outcome: view.state,
+      ...(view.result === undefined ? {} : { result: view.result }),
+      ...(view.error === undefined ? {} : { error: view.error }),
+    };
+  }
+
+  /**
+   * Catalyst stops (called before its runs are let go or cancelled). With `keepRuns` (a restart) the autopilots stop
+   * where they are, writing nothing: the next Catalyst goes on with them. Otherwise they end `cancelled` with their
+   * runs. Resolves once every one has stopped.
+   */
+  stop(options: { keepRuns: boolean }): Promise<void> {
+    this.#isLettingGo = options.keepRuns;
+    if (!options.keepRuns) for (const running of this.#running.values()) running.isCancelled = true;
+    return this.settled();
+  }
+}
+
+interface DriveFrom {
+  /** The first step still to start. */
+  index: number;
+  costUsd: number;
+  /** A step whose run was going when the autopilot was resumed: it ends as that run does. */
+  inStep?: { index: number; runId: string };
 }
 
 /** Read through a call: a cancel arrives while the loop awaits. */

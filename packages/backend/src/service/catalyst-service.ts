@@ -86,6 +86,14 @@ export class CatalystService implements IdeaService {
       launch: (id, mode, message, overrides) => this.#launch(id, mode, message, overrides),
       history: (id) => this.#history(id),
       isRunning: (id) => this.#runs.has(id),
+      activeRun: (id) => this.#runs.get(id),
+      mark: async (id, autopilotId) => {
+        const store = await this.#store((await this.#locate(id)).host);
+        await store.update(id, (meta) => {
+          const { autopilotId: _running, ...rest } = meta;
+          return autopilotId === undefined ? rest : { ...rest, autopilotId };
+        });
+      },
       logger: options.logger,
     });
     this.#warm = new WarmSessions({
@@ -356,12 +364,14 @@ export class CatalystService implements IdeaService {
    */
   async shutdown(options: { keepRuns?: boolean } = {}): Promise<void> {
     this.#isStopping = true;
+    const autopilots = this.#autopilots.stop({ keepRuns: options.keepRuns === true });
     const runs = [...this.#runs.values()];
     for (const run of runs) {
       if (options.keepRuns === true && run.detach !== undefined) run.detach();
       else run.cancel();
     }
     await Promise.allSettled(runs.map((run) => run.ended));
+    await autopilots;
     await this.#warm.endAll();
     await this.#histories.closeAll();
   }
@@ -380,6 +390,31 @@ export class CatalystService implements IdeaService {
       })
       .finally(() => this.#prewarming.delete(id));
     this.#warm.starting(id, pending);
+  }
+
+  /**
+   * At start, once the runs are taken up: goes on with the autopilots an earlier Catalyst left running (their
+   * ideas' meta.json names them). A host that cannot be reached is logged and skipped. Never rejects.
+   */
+  async resumeAutopilots(): Promise<void> {
+    await Promise.all(
+      this.#options.hosts.all().map(async ({ name }) => {
+        try {
+          const listing = await (await this.#store(name)).list();
+          for (const { id, meta } of listing) {
+            if (meta?.autopilotId === undefined) continue;
+            await this.#autopilots.resume(id, meta.autopilotId).catch((error: unknown) => {
+              this.#options.logger.error({ ideaId: id, err: error }, 'could not go on with an autopilot');
+            });
+          }
+        } catch (error) {
+          this.#options.logger.warn(
+            { host: name, err: error },
+            'could not look for autopilots to go on with',
+          );
+        }
+      }),
+    );
   }
 
   /**
