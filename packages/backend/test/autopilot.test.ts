@@ -60,6 +60,12 @@ describe('autopilot', () => {
       ['completed', 'Executed in blue.'],
       ['completed', 'Verified.'],
     ]);
+    expect(ended.questions).toMatchObject({
+      questionsAsked: 1,
+      questionsAnsweredAutomatically: 1,
+      autoAnswerRetries: 0,
+    });
+    expect(ended.questions.auxiliaryCostUsd).toBeGreaterThan(0);
     expect(ended.costUsd).toBeCloseTo(
       ended.steps.reduce((sum, step) => sum + (step.result?.costUsd ?? 0), 0),
       10,

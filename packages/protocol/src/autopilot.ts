@@ -7,6 +7,7 @@ import {
   AutopilotStepInputSchema,
   AutopilotStepStateSchema,
   MAX_AUTOPILOT_STEPS,
+  QuestionTotalsSchema,
 } from './relay-events.ts';
 
 /**
@@ -53,6 +54,8 @@ export const AutopilotViewSchema = z.object({
   currentStep: z.number().int().nonnegative(),
   /** What its steps cost (their runs' `costUsd`). */
   costUsd: z.number().nonnegative(),
+  /** Claude's questions in all its steps, and how they were answered (the answering model's cost apart). */
+  questions: QuestionTotalsSchema,
   questionPolicy: QuestionPolicySchema,
   stopOnFailure: z.boolean(),
   maxBudgetUsd: z.number().positive().optional(),

@@ -81,6 +81,15 @@ export type AutopilotStepState = z.infer<typeof AutopilotStepStateSchema>;
 export const AutopilotStateSchema = z.enum(['running', 'completed', 'failed', 'cancelled']);
 export type AutopilotState = z.infer<typeof AutopilotStateSchema>;
 export const MAX_AUTOPILOT_STEPS = 50;
+/** The questions Claude asked in a step (or a whole autopilot), and how they were answered. */
+export const QuestionTotalsSchema = z.strictObject({
+  questionsAsked: z.number().int().nonnegative(),
+  questionsAnsweredAutomatically: z.number().int().nonnegative(),
+  autoAnswerRetries: z.number().int().nonnegative(),
+  /** What the answering model cost. */
+  auxiliaryCostUsd: z.number().nonnegative(),
+});
+export type QuestionTotals = z.infer<typeof QuestionTotalsSchema>;
 const autopilotError = z.strictObject({ code: ErrorCodeSchema, message: z.string() });
 
 export const RelayEventSchema = z.discriminatedUnion('type', [
@@ -224,6 +233,7 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
     state: AutopilotStepStateSchema,
     result: CommandResultSchema.optional(),
     error: autopilotError.optional(),
+    questions: QuestionTotalsSchema.optional(),
   }),
   z.strictObject({
     ...base,

@@ -44,6 +44,12 @@ describe('autopilotViewsOf', () => {
         runId: 'r1',
         state: 'completed',
         result: result(0.5),
+        questions: {
+          questionsAsked: 2,
+          questionsAnsweredAutomatically: 1,
+          autoAnswerRetries: 1,
+          auxiliaryCostUsd: 0.01,
+        },
       }),
       at('autopilot:step_started', { autopilotId, index: 1, runId: 'r2' }),
       at('autopilot:step_ended', {
@@ -67,6 +73,12 @@ describe('autopilotViewsOf', () => {
       state: 'failed',
       currentStep: 1,
       costUsd: 0.75,
+      questions: {
+        questionsAsked: 2,
+        questionsAnsweredAutomatically: 1,
+        autoAnswerRetries: 1,
+        auxiliaryCostUsd: 0.01,
+      },
       error: { message: 'Step 2 failed: no' },
       endedAt: '2026-11-25T10:00:07.000Z',
     });

@@ -36,6 +36,13 @@ export function autopilotViewsOf(events: readonly RelayEvent[]): AutopilotView[]
       view.costUsd += event.result.costUsd;
     }
     if (event.error !== undefined) step.error = event.error;
+    if (event.questions !== undefined) {
+      const totals = view.questions;
+      totals.questionsAsked += event.questions.questionsAsked;
+      totals.questionsAnsweredAutomatically += event.questions.questionsAnsweredAutomatically;
+      totals.autoAnswerRetries += event.questions.autoAnswerRetries;
+      totals.auxiliaryCostUsd += event.questions.auxiliaryCostUsd;
+    }
   }
   return [...views.values()];
 }
@@ -48,6 +55,12 @@ function startedView(event: Extract<RelayEvent, { type: 'autopilot:started' }>):
     steps: event.steps.map((step) => ({ ...step, state: 'pending' })),
     currentStep: 0,
     costUsd: 0,
+    questions: {
+      questionsAsked: 0,
+      questionsAnsweredAutomatically: 0,
+      autoAnswerRetries: 0,
+      auxiliaryCostUsd: 0,
+    },
     questionPolicy: event.questionPolicy,
     stopOnFailure: event.stopOnFailure,
     ...(event.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: event.maxBudgetUsd }),

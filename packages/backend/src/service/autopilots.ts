@@ -203,18 +203,33 @@ export class Autopilots {
       failure ??= error;
       state = 'failed';
     };
-    const endStep = (index: number, runId: string, ending: RunEnding): boolean => {
+    const endStep = (
+      index: number,
+      run: Pick<ActiveRun, 'runId' | 'prompts'>,
+      ending: RunEnding,
+    ): boolean => {
       costUsd += ending.result?.costUsd ?? 0;
       const stepState = stepStateOf(ending.outcome);
+      const stats = run.prompts?.stats();
       history.append({
         type: 'autopilot:step_ended',
         ideaId,
-        runId,
+        runId: run.runId,
         autopilotId,
         index,
         state: stepState,
         ...(ending.result === undefined ? {} : { result: ending.result }),
         ...(ending.error === undefined ? {} : { error: ending.error }),
+        ...(stats === undefined
+          ? {}
+          : {
+              questions: {
+                questionsAsked: stats.questionsAsked,
+                questionsAnsweredAutomatically: stats.questionsAnsweredAutomatically ?? 0,
+                autoAnswerRetries: stats.autoAnswerRetries ?? 0,
+                auxiliaryCostUsd: stats.auxiliaryCostUsd ?? 0,
+              },
+            }),
       });
       if (stepState === 'completed') return true;
       fail(stepFailure(index, ending.error?.message ?? `it ended ${ending.outcome}`, ending.error?.code));
@@ -222,9 +237,11 @@ export class Autopilots {
     };
     let isGoingOn = true;
     if (from.inStep !== undefined) {
-      const ending = await this.#endingOf(ideaId, history, from.inStep.runId);
+      const { runId } = from.inStep;
+      const taken = this.#options.activeRun(ideaId);
+      const ending = await this.#endingOf(ideaId, history, runId);
       if (ending === undefined) return;
-      isGoingOn = endStep(from.inStep.index, from.inStep.runId, ending);
+      isGoingOn = endStep(from.inStep.index, taken?.runId === runId ? taken : { runId }, ending);
     }
     for (const [index, step] of body.steps.entries()) {
       if (index < from.index || !isGoingOn) continue;
@@ -267,7 +284,7 @@ export class Autopilots {
       running.current = undefined;
       // Let go (a restart): the run goes on in its session, and the next Catalyst goes on from here.
       if (this.#hasLetGo()) return;
-      const isNext = endStep(index, run.runId, ending);
+      const isNext = endStep(index, run, ending);
       if (isCancelled(running)) {
         state = 'cancelled';
         break;
