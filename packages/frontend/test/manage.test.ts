@@ -98,6 +98,20 @@ describe('managing an idea in the browser', () => {
     expect(await fetchIdea(idea.id)).toMatchObject({
       idea: { meta: { title: 'Final name', description: 'Now with a real description.' } },
     });
+
+    // A budget: the header shows what is spent of it; an empty field removes it.
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Settings', exact: true });
+    const budget = settings.getByRole('form', { name: 'Budget', exact: true });
+    await budget.getByLabel('Budget (USD)', { exact: true }).fill('5');
+    await budget.getByRole('button', { name: 'Save budget', exact: true }).click();
+    await page.getByText('$0.00 of $5.00', { exact: true }).waitFor();
+    expect(await fetchIdea(idea.id)).toMatchObject({ idea: { meta: { budgetUsd: 5 } } });
+    await budget.getByLabel('Budget (USD)', { exact: true }).fill('');
+    await budget.getByRole('button', { name: 'Save budget', exact: true }).click();
+    await page.getByText('$0.00', { exact: true }).waitFor();
+    expect((await fetchIdea(idea.id)).idea?.meta).not.toHaveProperty('budgetUsd');
+
     await page.getByRole('link', { name: '← Ideas' }).click();
     await ideaLink(page, 'Final name').waitFor();
     expect(await ideaLink(page, 'Draft name').count()).toBe(0);

@@ -1,6 +1,7 @@
 import {
   IDEA_DESCRIPTION_MAX,
   IDEA_TITLE_MAX,
+  spentUsd,
   type HostHealthView,
   type IdeaStatus,
   type IdeaView,
@@ -64,7 +65,11 @@ export function IdeaHeader(props: IdeaHeaderProps) {
         </div>
         <div>
           <dt>Cost</dt>
-          <dd>{meta ? formatCost(meta.totals.costUsd + meta.totals.auxiliaryCostUsd) : '…'}</dd>
+          <dd>
+            {meta === undefined
+              ? '…'
+              : `${formatCost(spentUsd(meta))}${meta.budgetUsd === undefined ? '' : ` of ${formatCost(meta.budgetUsd)}`}`}
+          </dd>
         </div>
         <div>
           <dt>Host</dt>
@@ -235,7 +240,11 @@ function SettingsPanel({ idea, onChanged }: { idea: IdeaView; onChanged: (idea: 
   >({
     kind: 'idle',
   });
-  const save = async (body: { questionPolicy?: QuestionPolicy; permissionPolicy?: PermissionPolicy }) => {
+  const save = async (body: {
+    questionPolicy?: QuestionPolicy;
+    permissionPolicy?: PermissionPolicy;
+    budgetUsd?: number | null;
+  }) => {
     setState({ kind: 'saving' });
     try {
       onChanged(await api.updateIdea(idea.id, body));
@@ -265,6 +274,17 @@ function SettingsPanel({ idea, onChanged }: { idea: IdeaView; onChanged: (idea: 
       />
       <p className="hint">
         Whether a build asks you before it writes files or runs commands. Applies from the next run.
+      </p>
+      <BudgetField
+        budgetUsd={meta.budgetUsd}
+        onSave={(budgetUsd) => void save({ budgetUsd })}
+        onInvalid={(message) => {
+          setState({ kind: 'error', message });
+        }}
+      />
+      <p className="hint">
+        What this idea may spend in all, Claude and the answering model. No run starts once it is spent, and
+        Claude stops itself when it gets there. Empty: no limit.
       </p>
       <p className="muted" role="status">
         {state.kind === 'saving' ? 'Saving…' : state.kind === 'saved' ? 'Saved.' : ''}
@@ -306,5 +326,48 @@ function PolicySelect<T extends string>({ id, label, value, choices, onChoose }:
         ))}
       </select>
     </>
+  );
+}
+
+/** The idea's budget in USD: a number, or empty for none; saved with its own button. */
+function BudgetField(props: {
+  budgetUsd: number | undefined;
+  onSave: (budgetUsd: number | null) => void;
+  onInvalid: (message: string) => void;
+}) {
+  const [text, setText] = useState(props.budgetUsd === undefined ? '' : String(props.budgetUsd));
+  return (
+    <form
+      className="budget"
+      aria-label="Budget"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const trimmed = text.trim();
+        if (trimmed === '') {
+          props.onSave(null);
+          return;
+        }
+        const value = Number(trimmed);
+        if (!Number.isFinite(value) || value <= 0) {
+          props.onInvalid('The budget must be an amount in USD above 0, or empty for none.');
+          return;
+        }
+        props.onSave(value);
+      }}
+    >
+      <label htmlFor="budget-usd">Budget (USD)</label>
+      <input
+        id="budget-usd"
+        type="number"
+        inputMode="decimal"
+        min="0"
+        step="any"
+        value={text}
+        onChange={(event) => {
+          setText(event.target.value);
+        }}
+      />
+      <button type="submit">Save budget</button>
+    </form>
   );
 }
