@@ -67,6 +67,8 @@ cr_age() {
 }
 cr_displace() {
   read -r cr_hp cr_hc <holder 2>/dev/null || return 0
+  # Only the A that holds this very lock (its fd 9): never a process that took over a pid of an A long gone.
+  [ "/proc/$cr_hp/fd/9" -ef lock ] || return 0
   for cr_p in $cr_hc; do
     cr_pp=
     read -r _ _ _ cr_pp _ <"/proc/$cr_p/stat" 2>/dev/null

@@ -19,6 +19,11 @@ export interface LatestRequest {
   select?: (event: RelayEvent) => boolean;
   /** Reading stops after an accepted event this says is the oldest wanted (a run's `run:started`). */
   isOldest?: (event: RelayEvent) => boolean;
+  /**
+   * Reading stops once about this many bytes of the file were read past, accepted or not (a search for what may
+   * not be there, e.g. a run id that is not in the history). No bound without it.
+   */
+  maxScanBytes?: number;
 }
 
 export interface LatestEvents {
@@ -61,9 +66,15 @@ export async function readLatest(files: RangeFiles, path: string, read: LatestRe
     .reverse()
     .some((event) => !take(event, Buffer.byteLength(JSON.stringify(event)) + 1));
   if (!isDone) {
+    let scanned = 0;
     await forEachLineBackward(files, path, {
       to: read.to,
       visit: (line, offset) => {
+        scanned += line.length + 1;
+        if (read.maxScanBytes !== undefined && scanned > read.maxScanBytes) {
+          isComplete = false;
+          return false;
+        }
         const event = parseEventLine(line);
         if (event !== undefined) return take(event, line.length + 1);
         read.onCorrupt(offset);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AutopilotView, RelayEvent } from '@catalyst/protocol';
 import type { IdeaHistory } from '../ideas/event-history.ts';
+import { SCAN_BYTES } from './run-views.ts';
 
 /** Autopilots as the REST API shows them (protocol autopilot.ts), folded from an idea's `autopilot:*` events. */
 
@@ -78,6 +79,7 @@ export async function readAutopilotView(
   const { events } = await history.latest({
     maxEvents: 1_000,
     maxBytes: 16 * 1024 * 1024,
+    maxScanBytes: SCAN_BYTES,
     select: (event) =>
       isAutopilotEvent(event) &&
       (autopilotId === undefined || ('autopilotId' in event && event.autopilotId === autopilotId)),

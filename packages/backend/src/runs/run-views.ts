@@ -34,6 +34,8 @@ export function runViewsOf(events: readonly RelayEvent[]): RunView[] {
 }
 
 const READ_BYTES = 16 * 1024 * 1024;
+/** How far back a search reads (runs older than this many bytes of history are not found by id). */
+export const SCAN_BYTES = 64 * 1024 * 1024;
 
 function isStartOrEnd(event: RelayEvent): boolean {
   return event.type === 'run:started' || event.type === 'run:ended';
@@ -44,6 +46,7 @@ export async function readRunView(history: IdeaHistory, runId: string): Promise<
   const { events } = await history.latest({
     maxEvents: 16,
     maxBytes: READ_BYTES,
+    maxScanBytes: SCAN_BYTES,
     select: (event) => event.runId === runId && isStartOrEnd(event),
     isOldest: (event) => event.type === 'run:started',
   });
@@ -56,6 +59,7 @@ export async function readRunViews(history: IdeaHistory, limit: number): Promise
   const { events } = await history.latest({
     maxEvents: limit * 3,
     maxBytes: READ_BYTES,
+    maxScanBytes: SCAN_BYTES,
     select: isStartOrEnd,
     isOldest: (event) => event.type === 'run:started' && ++starts >= limit,
   });

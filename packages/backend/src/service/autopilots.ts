@@ -64,16 +64,26 @@ export class Autopilots {
         `An autopilot (${busy.id}) is running on this idea already.`,
       );
     }
-    const history = await this.#options.history(ideaId);
-    if (this.#options.isRunning(ideaId)) {
-      throw new CatalystError(
-        'RUN_IN_PROGRESS',
-        'This idea has a run going; start the autopilot once it has ended.',
-      );
-    }
+    if (this.#isLettingGo) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
+    // The idea's slot is taken before anything is awaited: two starts at once never both pass.
     const id = newAutopilotId(ideaId);
     const running: Running = { id, isCancelled: false, current: undefined, done: Promise.resolve() };
     this.#running.set(ideaId, running);
+    let history: IdeaHistory;
+    try {
+      history = await this.#options.history(ideaId);
+      if (this.#options.isRunning(ideaId)) {
+        throw new CatalystError(
+          'RUN_IN_PROGRESS',
+          'This idea has a run going; start the autopilot once it has ended.',
+        );
+      }
+      // Named in meta.json before it exists in the history: a restart never loses a started autopilot.
+      await this.#options.mark(ideaId, id);
+    } catch (error) {
+      this.#release(ideaId, running);
+      throw error;
+    }
     history.append({
       type: 'autopilot:started',
       ideaId,
@@ -83,7 +93,6 @@ export class Autopilots {
       stopOnFailure: body.stopOnFailure,
       ...(body.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: body.maxBudgetUsd }),
     });
-    await this.#options.mark(ideaId, id);
     this.#follow(ideaId, running, history, body, { index: 0, costUsd: 0 });
     return this.#view(history, id);
   }
@@ -93,8 +102,10 @@ export class Autopilots {
    * ends as its run did (taken up and followed to its end, or already ended); the next steps run as usual.
    */
   async resume(ideaId: string, autopilotId: string): Promise<void> {
+    if (this.#isLettingGo || this.#running.has(ideaId)) return;
     const history = await this.#options.history(ideaId);
     const view = await readAutopilotView(history, autopilotId);
+    if (this.#hasLetGo()) return;
     if (view?.state !== 'running') {
       await this.#options.mark(ideaId, undefined);
       return;
@@ -113,13 +124,26 @@ export class Autopilots {
       stopOnFailure: view.stopOnFailure,
       ...(view.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: view.maxBudgetUsd }),
     };
-    const step = view.steps[view.currentStep];
-    const runId = step?.state === 'running' ? step.runId : undefined;
-    const from = { index: view.currentStep + (step?.state === 'pending' ? 0 : 1), costUsd: view.costUsd };
+    // From the first step not started yet; a step whose run was going ends as that run does.
+    const inStepIndex = view.steps.findIndex((step) => step.state === 'running');
+    const inStep = view.steps[inStepIndex];
+    const pending = view.steps.findIndex((step) => step.state === 'pending');
+    const failed = view.steps.findIndex((step) => step.state === 'failed');
+    const failedStep = view.steps[failed];
     this.#options.logger.info({ ideaId, autopilotId, step: view.currentStep }, 'going on with an autopilot');
     this.#follow(ideaId, running, history, body, {
-      ...from,
-      ...(runId === undefined ? {} : { inStep: { index: view.currentStep, runId } }),
+      index: pending === -1 ? view.steps.length : pending,
+      costUsd: view.costUsd,
+      ...(inStep?.runId === undefined ? {} : { inStep: { index: inStepIndex, runId: inStep.runId } }),
+      ...(failedStep === undefined
+        ? {}
+        : {
+            failure: stepFailure(
+              failed,
+              failedStep.error?.message ?? 'it did not complete',
+              failedStep.error?.code,
+            ),
+          }),
     });
   }
 
@@ -146,7 +170,13 @@ export class Autopilots {
           },
         });
       })
-      .finally(() => this.#running.delete(ideaId));
+      .finally(() => {
+        this.#release(ideaId, running);
+      });
+  }
+
+  #release(ideaId: string, running: Running): void {
+    if (this.#running.get(ideaId) === running) this.#running.delete(ideaId);
   }
 
   /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND when it never had one. */
@@ -168,7 +198,12 @@ export class Autopilots {
     const history = await this.#options.history(ideaId);
     if (running?.id !== autopilotId) {
       const view = await this.#view(history, autopilotId);
-      throw new CatalystError('NO_RUN', `This autopilot has ended already (${view.state}).`);
+      throw new CatalystError(
+        'NO_RUN',
+        view.state === 'running'
+          ? 'This autopilot is not running in this Catalyst (yet): it goes on once Catalyst has taken up its run.'
+          : `This autopilot has ended already (${view.state}).`,
+      );
     }
     running.isCancelled = true;
     running.current?.cancel();
@@ -197,8 +232,8 @@ export class Autopilots {
   ): Promise<void> {
     const { id: autopilotId } = running;
     let { costUsd } = from;
-    let state = 'completed' as AutopilotState;
-    let failure: RunError | undefined;
+    let state = (from.failure === undefined ? 'completed' : 'failed') as AutopilotState;
+    let failure: RunError | undefined = from.failure;
     const fail = (error: RunError) => {
       failure ??= error;
       state = 'failed';
@@ -232,16 +267,25 @@ export class Autopilots {
             }),
       });
       if (stepState === 'completed') return true;
+      // Stopped by a person (the page's Stop on the step's run): the autopilot stops too.
+      if (stepState === 'cancelled') {
+        running.isCancelled = true;
+        return false;
+      }
       fail(stepFailure(index, ending.error?.message ?? `it ended ${ending.outcome}`, ending.error?.code));
       return !body.stopOnFailure;
     };
     let isGoingOn = true;
     if (from.inStep !== undefined) {
       const { runId } = from.inStep;
-      const taken = this.#options.activeRun(ideaId);
-      const ending = await this.#endingOf(ideaId, history, runId);
+      const active = this.#options.activeRun(ideaId);
+      const taken = active?.runId === runId ? active : undefined;
+      running.current = taken;
+      if (taken !== undefined && isCancelled(running)) taken.cancel();
+      const ending = await this.#endingOf(history, runId, taken);
+      running.current = undefined;
       if (ending === undefined) return;
-      isGoingOn = endStep(from.inStep.index, taken?.runId === runId ? taken : { runId }, ending);
+      isGoingOn = endStep(from.inStep.index, taken ?? { runId }, ending);
     }
     for (const [index, step] of body.steps.entries()) {
       if (index < from.index || !isGoingOn) continue;
@@ -278,6 +322,12 @@ export class Autopilots {
       }
       running.current = run;
       history.append({ type: 'autopilot:step_started', ideaId, runId: run.runId, autopilotId, index });
+      // Catalyst began to let go while the step started: the run goes on, and the next Catalyst
+      // follows it as this step's run.
+      if (this.#hasLetGo()) {
+        run.detach?.();
+        return;
+      }
       // A cancel that came while the run was starting.
       if (isCancelled(running)) run.cancel();
       const ending = await run.ended;
@@ -291,6 +341,7 @@ export class Autopilots {
       }
       if (!isNext) break;
     }
+    if (isCancelled(running)) state = 'cancelled';
     history.append({
       type: 'autopilot:ended',
       ideaId,
@@ -311,20 +362,23 @@ export class Autopilots {
    * How the run of the step a restart interrupted ended: followed to its end when this Catalyst took it up, read
    * from the history when it ended before; undefined when Catalyst lets go meanwhile.
    */
-  async #endingOf(ideaId: string, history: IdeaHistory, runId: string): Promise<RunEnding | undefined> {
-    const active = this.#options.activeRun(ideaId);
-    if (active?.runId === runId) {
-      const ending = await active.ended;
-      return this.#isLettingGo ? undefined : ending;
+  async #endingOf(
+    history: IdeaHistory,
+    runId: string,
+    taken: ActiveRun | undefined,
+  ): Promise<RunEnding | undefined> {
+    if (taken !== undefined) {
+      const ending = await taken.ended;
+      return this.#hasLetGo() ? undefined : ending;
     }
     const view = await readRunView(history, runId);
-    if (view === undefined || view.state === 'running') {
+    // Not ended, and not followed here (another Catalyst follows it, or its host could not be reached): the
+    // autopilot is left as it is, for whoever follows the run, or for the next start.
+    if (view?.state === 'running') return undefined;
+    if (view === undefined) {
       return {
         outcome: 'connection_lost',
-        error: {
-          code: 'CONNECTION_LOST',
-          message: 'Catalyst restarted during this step and could not take its run up again.',
-        },
+        error: { code: 'CONNECTION_LOST', message: 'The step’s run is not in the idea’s history.' },
       };
     }
     return {
@@ -352,6 +406,8 @@ interface DriveFrom {
   costUsd: number;
   /** A step whose run was going when the autopilot was resumed: it ends as that run does. */
   inStep?: { index: number; runId: string };
+  /** The first step that failed before a restart (stopOnFailure false): the autopilot still ends failed. */
+  failure?: RunError;
 }
 
 /** Read through a call: a cancel arrives while the loop awaits. */

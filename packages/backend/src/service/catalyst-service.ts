@@ -78,7 +78,8 @@ export class CatalystService implements IdeaService {
       hosts: options.hosts,
       logger: options.logger,
       hostOf: async (id) => (await this.#locate(id)).host,
-      isRunning: (id) => this.#runs.has(id),
+      // An autopilot between two steps keeps its history open too: it writes the next step's events.
+      isRunning: (id) => this.#runs.has(id) || this.#autopilots.runningOn(id) !== undefined,
       takeUp: (id, history) => (run) => this.#takeUp(id, history, run),
       maxIdle: options.maxIdleHistories,
     });
@@ -214,11 +215,18 @@ export class CatalystService implements IdeaService {
     return { runId };
   }
 
+  /** Read through a call: shutdown may begin while a caller awaits. */
+  #hasBegunStopping(): boolean {
+    return this.#isStopping;
+  }
+
   /** Starts a run (a person's, or an autopilot's step with its overrides); the run once it is launched. */
   async #launch(id: string, mode: RunMode, message: string, overrides?: RunOverrides): Promise<ActiveRun> {
     if (this.#isStopping) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
     // Opening the history first takes up a run an earlier Catalyst left going: then this idea is busy.
     if (!this.#runs.has(id)) await this.#history(id);
+    // Shutdown may have begun meanwhile: a run it did not see would be neither let go nor cancelled.
+    if (this.#hasBegunStopping()) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
     const busy = this.#runs.get(id);
     if (busy !== undefined) {
       throw new CatalystError('RUN_IN_PROGRESS', 'This idea already has a running task.', {
