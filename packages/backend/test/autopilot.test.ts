@@ -139,6 +139,33 @@ describe('autopilot', () => {
     expect(ApiErrorBodySchema.parse(await twice.json()).error.code).toBe('NO_RUN');
   });
 
+  it('a step stopped from the page (its run cancelled) stops the autopilot, even with stopOnFailure off', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Autopilot stopped from the page');
+    const go = join(service.projectDir(idea.id), 'go');
+    fixture.model.enqueue(
+      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
+    );
+    const started = await autopilotOf(
+      await post(service, `/api/ideas/${idea.id}/autopilot`, {
+        steps: [
+          { mode: 'build', message: 'Wait.' },
+          { mode: 'chat', message: 'Never runs.' },
+        ],
+        stopOnFailure: false,
+      }),
+    );
+    const client = await service.connect();
+    await client.subscribe(idea.id);
+    await client.waitFor((f) => f.type === 'claude:tool_use');
+    client.send({ type: 'cancel', ideaId: idea.id });
+    await client.waitFor((f) => f.type === 'autopilot:ended');
+    client.close();
+    const ended = await autopilotOf(await service.api(`/api/autopilots/${started.id}`));
+    expect(ended.state).toBe('cancelled');
+    expect(ended.steps.map((step) => step.state)).toEqual(['cancelled', 'skipped']);
+  });
+
   it('goes on where it was after Catalyst restarts mid-step: the step’s run is taken up, the next step runs', async () => {
     const idea = await fixture.service.createIdea('Autopilot across a restart');
     const go = join(fixture.service.projectDir(idea.id), 'go');

@@ -139,6 +139,20 @@ describe('runs over REST', () => {
       await post(service, `/api/ideas/${idea.id}/runs`, { mode: 'chat', message: 'Now?' }),
     );
     expect((await runOf(await service.api(`/api/runs/${again.id}?waitMs=30000`))).state).toBe('completed');
+
+    // A run's own cap, with no budget on the idea: the CLI stops itself there too.
+    fixture.model.enqueue(toolUse('Bash', { command: 'echo never', description: 'Never runs' }));
+    const capped = await runOf(
+      await post(service, `/api/ideas/${idea.id}/runs`, {
+        mode: 'build',
+        message: 'Capped.',
+        maxBudgetUsd: 0.0001,
+      }),
+    );
+    expect(await runOf(await service.api(`/api/runs/${capped.id}?waitMs=30000`))).toMatchObject({
+      state: 'failed',
+      error: { code: 'BUDGET_EXCEEDED' },
+    });
   });
 
   it('answers 404 RUN_NOT_FOUND for a run that does not exist, and 400 for what is not a run id or a wait', async () => {

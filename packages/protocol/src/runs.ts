@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CommandResultSchema } from './command-result.ts';
 import { ErrorCodeSchema } from './error-codes.ts';
-import { IDEA_ID_SOURCE, IdeaIdSchema, RunModeSchema } from './idea.ts';
+import { IDEA_ID_SOURCE, IdeaIdSchema, MAX_BUDGET_USD, RunModeSchema } from './idea.ts';
 import { RunOutcomeKindSchema } from './relay-events.ts';
 import { MAX_MESSAGE_CHARS } from './ws-frames.ts';
 
@@ -36,6 +36,8 @@ export type RunView = z.infer<typeof RunViewSchema>;
 export const StartRunBodySchema = z.strictObject({
   mode: RunModeSchema,
   message: z.string().min(1).max(MAX_MESSAGE_CHARS),
+  /** At most this much for this run, besides the idea's own budget: the CLI stops itself there. */
+  maxBudgetUsd: z.number().positive().max(MAX_BUDGET_USD).optional(),
 });
 export type StartRunBody = z.infer<typeof StartRunBodySchema>;
 

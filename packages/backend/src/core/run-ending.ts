@@ -44,7 +44,7 @@ export function decideEnding(facts: EndingFacts, outcome: RunOutcome): RunEnding
   if (result !== undefined) {
     if (result.success) return { outcome: 'completed', result };
     if (result.subtype === 'error_max_budget_usd') {
-      const message = `Claude stopped at the idea's budget (${result.error ?? 'its maximum budget was reached'}).`;
+      const message = `Claude stopped at the budget it was given (${result.error ?? 'its maximum budget was reached'}).`;
       return { outcome: 'failed', result, error: { code: 'BUDGET_EXCEEDED', message } };
     }
     const message = result.error ?? `Claude reported a failure (${result.subtype})`;

@@ -60,8 +60,8 @@ export function createIdeasRouter(service: IdeaService): Router {
   });
   router.post('/:id/runs', async (request, response) => {
     const id = parseIdeaId(request.params.id);
-    const { mode, message } = parseBody(StartRunBodySchema, request.body);
-    const { runId } = await service.startRun(id, mode, message);
+    const { mode, message, maxBudgetUsd } = parseBody(StartRunBodySchema, request.body);
+    const { runId } = await service.startRun(id, mode, message, { maxBudgetUsd });
     response.status(202).json({ run: await service.getRun(runId) });
   });
   router.get('/:id/runs', async (request, response) => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type {
   AutopilotView,
@@ -203,7 +204,12 @@ export class CatalystService implements IdeaService {
     };
   }
 
-  async startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
+  async startRun(
+    id: string,
+    mode: RunMode,
+    message: string,
+    options: { maxBudgetUsd?: number | undefined } = {},
+  ): Promise<{ runId: string }> {
     const autopilotId = this.#autopilots.runningOn(id);
     if (autopilotId !== undefined) {
       throw new CatalystError(
@@ -211,7 +217,16 @@ export class CatalystService implements IdeaService {
         `An autopilot (${autopilotId}) is running on this idea; cancel it or wait for it to end.`,
       );
     }
-    const { runId } = await this.#launch(id, mode, message);
+    const { maxBudgetUsd } = options;
+    const { runId } = await this.#launch(
+      id,
+      mode,
+      message,
+      // A cap of its own: the process started under it serves this run only (its key names a new one).
+      maxBudgetUsd === undefined
+        ? undefined
+        : { budgetCap: { key: randomUUID(), remainingUsd: maxBudgetUsd } },
+    );
     return { runId };
   }
 

@@ -54,7 +54,12 @@ export interface IdeaService {
    */
   subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription>;
   /** Starts a chat or build run; RUN_IN_PROGRESS (with the run's id in its details) when the idea has one. */
-  startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }>;
+  startRun(
+    id: string,
+    mode: RunMode,
+    message: string,
+    options?: { maxBudgetUsd?: number | undefined },
+  ): Promise<{ runId: string }>;
   /** Stops the idea's run; NO_RUN when there is none. */
   cancelRun(id: string): Promise<void>;
   /**
