@@ -29,6 +29,32 @@ async function untilEnded(service: ServiceUnderTest, id: string): Promise<Autopi
   return autopilotOf(await service.api(`/api/autopilots/${id}`));
 }
 
+/**
+ * An autopilot of two steps whose first one's Bash step waits (for a `go` nobody writes), watched by a client
+ * subscribed to the idea; resolves once the step's tool call is out.
+ */
+async function startWaitingAutopilot(title: string, options: { stopOnFailure?: boolean } = {}) {
+  const { service } = fixture;
+  const idea = await service.createIdea(title);
+  const go = join(service.projectDir(idea.id), 'go');
+  fixture.model.enqueue(
+    toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
+  );
+  const started = await autopilotOf(
+    await post(service, `/api/ideas/${idea.id}/autopilot`, {
+      steps: [
+        { mode: 'build', message: 'Wait.' },
+        { mode: 'chat', message: 'Never runs.' },
+      ],
+      ...options,
+    }),
+  );
+  const client = await service.connect();
+  await client.subscribe(idea.id);
+  await client.waitFor((f) => f.type === 'claude:tool_use');
+  return { idea, started, client };
+}
+
 const reply = (label: string) => text(JSON.stringify({ answers: { [colorQuestion.question]: label } }));
 
 describe('autopilot', () => {
@@ -102,22 +128,7 @@ describe('autopilot', () => {
 
   it('cancel stops the running step and skips the rest, leaving nothing on the VM; meanwhile no other run', async () => {
     const { service } = fixture;
-    const idea = await service.createIdea('Autopilot cancelled');
-    const go = join(service.projectDir(idea.id), 'go');
-    fixture.model.enqueue(
-      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
-    );
-    const started = await autopilotOf(
-      await post(service, `/api/ideas/${idea.id}/autopilot`, {
-        steps: [
-          { mode: 'build', message: 'Wait.' },
-          { mode: 'chat', message: 'Never runs.' },
-        ],
-      }),
-    );
-    const client = await service.connect();
-    await client.subscribe(idea.id);
-    await client.waitFor((f) => f.type === 'claude:tool_use');
+    const { idea, started, client } = await startWaitingAutopilot('Autopilot cancelled');
     // While it runs, the idea takes no other run and no second autopilot.
     client.send({ type: 'chat', ideaId: idea.id, message: 'Me too?' });
     const refusal = await client.waitFor((f) => f.type === 'error');
@@ -141,23 +152,9 @@ describe('autopilot', () => {
 
   it('a step stopped from the page (its run cancelled) stops the autopilot, even with stopOnFailure off', async () => {
     const { service } = fixture;
-    const idea = await service.createIdea('Autopilot stopped from the page');
-    const go = join(service.projectDir(idea.id), 'go');
-    fixture.model.enqueue(
-      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
-    );
-    const started = await autopilotOf(
-      await post(service, `/api/ideas/${idea.id}/autopilot`, {
-        steps: [
-          { mode: 'build', message: 'Wait.' },
-          { mode: 'chat', message: 'Never runs.' },
-        ],
-        stopOnFailure: false,
-      }),
-    );
-    const client = await service.connect();
-    await client.subscribe(idea.id);
-    await client.waitFor((f) => f.type === 'claude:tool_use');
+    const { idea, started, client } = await startWaitingAutopilot('Autopilot stopped from the page', {
+      stopOnFailure: false,
+    });
     client.send({ type: 'cancel', ideaId: idea.id });
     await client.waitFor((f) => f.type === 'autopilot:ended');
     client.close();

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { CommandResultSchema } from './command-result.ts';
 import { ErrorCodeSchema } from './error-codes.ts';
-import { IDEA_ID_SOURCE, IdeaIdSchema, QuestionPolicySchema, RunModeSchema, MAX_BUDGET_USD } from './idea.ts';
+import {
+  IdeaIdSchema,
+  MAX_BUDGET_USD,
+  QuestionPolicySchema,
+  RunModeSchema,
+  ideaNamedBy,
+  ideaNamingIdPattern,
+} from './idea.ts';
 import {
   AutopilotStateSchema,
   AutopilotStepInputSchema,
@@ -16,14 +23,11 @@ import {
  * history (the `autopilot:*` events), and its id names its idea, like a run's.
  */
 
-export const AUTOPILOT_ID_PATTERN = new RegExp(
-  `^ap-(${IDEA_ID_SOURCE.replace('idea-', '')})-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`,
-);
+export const AUTOPILOT_ID_PATTERN = ideaNamingIdPattern('ap');
 export const AutopilotIdSchema = z.string().regex(AUTOPILOT_ID_PATTERN, 'not a valid autopilot id');
 
 export function ideaOfAutopilotId(autopilotId: string): string | undefined {
-  const match = AUTOPILOT_ID_PATTERN.exec(autopilotId);
-  return match?.[1] === undefined ? undefined : `idea-${match[1]}`;
+  return ideaNamedBy(AUTOPILOT_ID_PATTERN, autopilotId);
 }
 
 /** `POST /api/ideas/:id/autopilot`. */

@@ -8,6 +8,21 @@ import { z } from 'zod';
 export const IDEA_ID_SOURCE = 'idea-[a-z0-9]{16}';
 export const IDEA_ID_PATTERN = new RegExp(`^${IDEA_ID_SOURCE}$`);
 export const IdeaIdSchema = z.string().regex(IDEA_ID_PATTERN, 'not a valid idea id');
+
+/**
+ * An id that names its idea, `<prefix>-<the idea id's 16 characters>-<uuid>` (runs, autopilots): what it belongs
+ * to is read from it, so finding one needs no index.
+ */
+export function ideaNamingIdPattern(prefix: string): RegExp {
+  const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+  return new RegExp(`^${prefix}-(${IDEA_ID_SOURCE.replace('idea-', '')})-${uuid}$`);
+}
+
+/** The idea an id of that `pattern` names, or undefined when it is not one. */
+export function ideaNamedBy(pattern: RegExp, id: string): string | undefined {
+  const match = pattern.exec(id);
+  return match?.[1] === undefined ? undefined : `idea-${match[1]}`;
+}
 export type IdeaId = z.infer<typeof IdeaIdSchema>;
 
 export const RunModeSchema = z.enum(['chat', 'build']);

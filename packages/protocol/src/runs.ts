@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CommandResultSchema } from './command-result.ts';
 import { ErrorCodeSchema } from './error-codes.ts';
-import { IDEA_ID_SOURCE, IdeaIdSchema, MAX_BUDGET_USD, RunModeSchema } from './idea.ts';
+import { IdeaIdSchema, MAX_BUDGET_USD, RunModeSchema, ideaNamedBy, ideaNamingIdPattern } from './idea.ts';
 import { RunOutcomeKindSchema } from './relay-events.ts';
 import { MAX_MESSAGE_CHARS } from './ws-frames.ts';
 
@@ -11,9 +11,7 @@ import { MAX_MESSAGE_CHARS } from './ws-frames.ts';
  * restarts. A run id names its idea (`run-<the idea id's 16 characters>-<uuid>`), so `/api/runs/:runId` finds it.
  */
 
-export const RUN_ID_PATTERN = new RegExp(
-  `^run-(${IDEA_ID_SOURCE.replace('idea-', '')})-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`,
-);
+export const RUN_ID_PATTERN = ideaNamingIdPattern('run');
 export const RunIdSchema = z.string().regex(RUN_ID_PATTERN, 'not a valid run id');
 
 export const RunStateSchema = z.enum(['running', ...RunOutcomeKindSchema.options]);
@@ -51,6 +49,5 @@ export const MAX_RUN_LIST_LIMIT = 500;
 
 /** The idea a run id names, or undefined when it is not a run id. */
 export function ideaOfRunId(runId: string): string | undefined {
-  const match = RUN_ID_PATTERN.exec(runId);
-  return match?.[1] === undefined ? undefined : `idea-${match[1]}`;
+  return ideaNamedBy(RUN_ID_PATTERN, runId);
 }

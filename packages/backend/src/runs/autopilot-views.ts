@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { AutopilotView, RelayEvent } from '@catalyst/protocol';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import { SCAN_BYTES } from './run-views.ts';
@@ -86,8 +85,4 @@ export async function readAutopilotView(
     isOldest: (event) => event.type === 'autopilot:started',
   });
   return autopilotViewsOf(events).at(-1);
-}
-
-export function newAutopilotId(ideaId: string): string {
-  return `ap-${ideaId.slice('idea-'.length)}-${randomUUID()}`;
 }

@@ -66,9 +66,9 @@ export async function readRunViews(history: IdeaHistory, limit: number): Promise
   return runViewsOf(events).reverse().slice(0, limit);
 }
 
-/** A new run's id: it names its idea (protocol runs.ts, RUN_ID_PATTERN). */
-export function newRunId(ideaId: string): string {
-  return `run-${ideaId.slice('idea-'.length)}-${randomUUID()}`;
+/** A new id that names its idea (protocol idea.ts, ideaNamingIdPattern): `run` for a run, `ap` an autopilot. */
+export function newIdeaNamingId(prefix: 'run' | 'ap', ideaId: string): string {
+  return `${prefix}-${ideaId.slice('idea-'.length)}-${randomUUID()}`;
 }
 
 /** Resolves once `promise` settles or `ms` pass, whichever is first; never rejects. */

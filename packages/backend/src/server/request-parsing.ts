@@ -8,16 +8,22 @@ import { summarizeIssues } from './issue-summary.ts';
  * and a failure becomes INVALID_ARGUMENT with the problems in one sentence.
  */
 
-/** An id from a URL: `../x`, an encoded slash or a NUL never reaches the service (or a path on a host). */
-export function parseIdeaId(value: unknown): IdeaId {
-  const parsed = IdeaIdSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new CatalystError(
-      'INVALID_ARGUMENT',
-      'The idea id in the URL is not valid: ids look like idea- followed by 16 lower-case letters and digits.',
-    );
-  }
+/**
+ * An id from a URL, checked against its schema: `../x`, an encoded slash or a NUL never reaches the service (or a
+ * path on a host). `sentence` says what such an id looks like.
+ */
+export function parseUrlId(schema: z.ZodType<string>, value: unknown, sentence: string): string {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new CatalystError('INVALID_ARGUMENT', sentence);
   return parsed.data;
+}
+
+export function parseIdeaId(value: unknown): IdeaId {
+  return parseUrlId(
+    IdeaIdSchema,
+    value,
+    'The idea id in the URL is not valid: ids look like idea- followed by 16 lower-case letters and digits.',
+  );
 }
 
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {

@@ -1,19 +1,16 @@
 import { AutopilotIdSchema } from '@catalyst/protocol';
 import { Router } from 'express';
-import { CatalystError } from '../core/catalyst-error.ts';
+import { parseUrlId } from './request-parsing.ts';
 import type { IdeaService } from '../service/idea-service.ts';
 
 /** /api/autopilots (issue 12): an autopilot by its id; an idea's own are under /api/ideas/:id/autopilot. */
 
 function parseAutopilotId(value: unknown): string {
-  const parsed = AutopilotIdSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new CatalystError(
-      'INVALID_ARGUMENT',
-      'The autopilot id in the URL is not valid: autopilot ids look like ap-<16 letters and digits>-<uuid>.',
-    );
-  }
-  return parsed.data;
+  return parseUrlId(
+    AutopilotIdSchema,
+    value,
+    'The autopilot id in the URL is not valid: autopilot ids look like ap-<16 letters and digits>-<uuid>.',
+  );
 }
 
 export function createAutopilotsRouter(service: IdeaService): Router {

@@ -1,9 +1,8 @@
 import { MAX_RUN_WAIT_MS, RunIdSchema } from '@catalyst/protocol';
 import { Router } from 'express';
 import { z } from 'zod';
-import { CatalystError } from '../core/catalyst-error.ts';
 import type { IdeaService } from '../service/idea-service.ts';
-import { parseQuery } from './request-parsing.ts';
+import { parseQuery, parseUrlId } from './request-parsing.ts';
 
 /**
  * /api/runs (issue 12): a run by its id, for programmatic clients. `GET /:runId?waitMs=N` holds the request until
@@ -19,15 +18,12 @@ const RunQuerySchema = z.strictObject({
     .default(0),
 });
 
-export function parseRunId(value: unknown): string {
-  const parsed = RunIdSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new CatalystError(
-      'INVALID_ARGUMENT',
-      'The run id in the URL is not valid: run ids look like run-<16 letters and digits>-<uuid>.',
-    );
-  }
-  return parsed.data;
+function parseRunId(value: unknown): string {
+  return parseUrlId(
+    RunIdSchema,
+    value,
+    'The run id in the URL is not valid: run ids look like run-<16 letters and digits>-<uuid>.',
+  );
 }
 
 export function createRunsRouter(service: IdeaService): Router {

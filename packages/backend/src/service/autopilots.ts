@@ -10,8 +10,8 @@ import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import type { RunEnding, RunError } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ActiveRun } from '../runs/run-driver.ts';
-import { newAutopilotId, readAutopilotView } from '../runs/autopilot-views.ts';
-import { readRunView } from '../runs/run-views.ts';
+import { readAutopilotView } from '../runs/autopilot-views.ts';
+import { newIdeaNamingId, readRunView } from '../runs/run-views.ts';
 import type { RunOverrides } from './run-launch.ts';
 
 /**
@@ -66,7 +66,7 @@ export class Autopilots {
     }
     if (this.#isLettingGo) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
     // The idea's slot is taken before anything is awaited: two starts at once never both pass.
-    const id = newAutopilotId(ideaId);
+    const id = newIdeaNamingId('ap', ideaId);
     const running: Running = { id, isCancelled: false, current: undefined, done: Promise.resolve() };
     this.#running.set(ideaId, running);
     let history: IdeaHistory;

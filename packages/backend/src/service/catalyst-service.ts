@@ -13,7 +13,7 @@ import type {
 } from '@catalyst/protocol';
 import { ideaOfAutopilotId, ideaOfRunId } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
-import { newRunId, readRunView, readRunViews, settledWithin } from '../runs/run-views.ts';
+import { newIdeaNamingId, readRunView, readRunViews, settledWithin } from '../runs/run-views.ts';
 import { checkIdeaId } from '../ideas/idea-store.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
@@ -248,7 +248,7 @@ export class CatalystService implements IdeaService {
         details: ideaOfRunId(busy.runId) === undefined ? {} : { runId: busy.runId },
       });
     }
-    const runId = newRunId(id);
+    const runId = newIdeaNamingId('run', id);
     const startedAt = new Date().toISOString();
     this.#starting.set(runId, { id: runId, ideaId: id, mode, message, state: 'running', startedAt });
     const launching = launchRun(this.#launching, { id, runId, mode, message, overrides });

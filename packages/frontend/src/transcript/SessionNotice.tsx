@@ -1,18 +1,4 @@
-import type { RelayEvent } from '@catalyst/protocol';
-
-type NoticeEvent = Extract<
-  RelayEvent,
-  {
-    type:
-      | 'run:session_replaced'
-      | 'run:detached'
-      | 'run:attached'
-      | 'autopilot:started'
-      | 'autopilot:step_started'
-      | 'autopilot:step_ended'
-      | 'autopilot:ended';
-  }
->;
+import type { NoticeEvent } from './transcript-items.ts';
 
 export const SESSION_REPLACED_TEXT =
   "Claude's earlier session for this idea was no longer on the VM; a new one started with a recap.";

@@ -16,6 +16,17 @@ import type { TextDraft, TranscriptState } from './transcript-state.ts';
 
 type EventOf<T extends RelayEvent['type']> = Extract<RelayEvent, { type: T }>;
 
+/** Events shown as a line about the run rather than Claude's output (SessionNotice.tsx). */
+export type NoticeEvent = EventOf<
+  | 'run:session_replaced'
+  | 'run:detached'
+  | 'run:attached'
+  | 'autopilot:started'
+  | 'autopilot:step_started'
+  | 'autopilot:step_ended'
+  | 'autopilot:ended'
+>;
+
 export interface QuestionItem {
   readonly kind: 'question';
   readonly key: string;
@@ -64,15 +75,7 @@ export type TranscriptItem =
   | {
       readonly kind: 'notice';
       readonly key: string;
-      readonly event: EventOf<
-        | 'run:session_replaced'
-        | 'run:detached'
-        | 'run:attached'
-        | 'autopilot:started'
-        | 'autopilot:step_started'
-        | 'autopilot:step_ended'
-        | 'autopilot:ended'
-      >;
+      readonly event: NoticeEvent;
     }
   | QuestionItem
   | PermissionItem
