@@ -156,9 +156,9 @@ describe('the conversation for the recap and the answerer', () => {
     expect(recap).toContain(`the last ${String(RECAP_MESSAGES)} messages; earlier ones left out`);
     expect(read.bytes).toBeLessThan(size / 10);
 
-    const { messages } = await readConversation(history, { maxMessages: 10 });
-    expect(messages.map((m) => m.text).at(-1)).toBe(`answer ${String(RUNS)}`);
-    expect(messages).toHaveLength(10);
+    const { entries } = await readConversation(history, { maxEntries: 10 });
+    expect(entries.map((m) => m.text).at(-1)).toBe(`answer ${String(RUNS)}`);
+    expect(entries).toHaveLength(10);
     await history.close();
   });
 });

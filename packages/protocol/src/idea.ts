@@ -71,6 +71,9 @@ const delayMs = z
   .min(0)
   .max(24 * 3_600_000);
 
+/** A model name as the CLI's `--model` takes it (`claude-haiku-4-5`, `claude-sonnet-4-5[1m]`, an alias). */
+export const ModelNameSchema = z.string().regex(/^[A-Za-z0-9._:[\]-]{1,100}$/, 'not a model name');
+
 export const IdeaMetaSchema = z.strictObject({
   schemaVersion: z.literal(IDEA_META_SCHEMA_VERSION),
   id: IdeaIdSchema,
@@ -91,6 +94,8 @@ export const IdeaMetaSchema = z.strictObject({
   permissionPolicy: PermissionPolicySchema.default('auto'),
   /** What the idea may spend in all (Claude and the answerer, `totals`), in USD; no limit when absent. */
   budgetUsd: z.number().positive().max(MAX_BUDGET_USD).optional(),
+  /** The model that answers Claude's questions for this idea; CATALYST_QA_MODEL when absent. */
+  qaModel: ModelNameSchema.optional(),
   /** The autopilot running on the idea (issue 12): a restarted Catalyst goes on with it. */
   autopilotId: z.string().max(200).optional(),
 });
@@ -134,6 +139,8 @@ export const UpdateIdeaBodySchema = z
     permissionPolicy: PermissionPolicySchema.optional(),
     /** `null` removes the budget. */
     budgetUsd: z.number().positive().max(MAX_BUDGET_USD).nullable().optional(),
+    /** `null`: the service's CATALYST_QA_MODEL again. */
+    qaModel: ModelNameSchema.nullable().optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'nothing to update');
 export type UpdateIdeaBody = z.infer<typeof UpdateIdeaBodySchema>;

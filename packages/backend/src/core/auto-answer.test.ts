@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildAutoAnswerPrompt, parseAutoAnswer } from './auto-answer.ts';
+import {
+  AUTO_ANSWER_CONVERSATION_CHARS,
+  AUTO_ANSWER_ENTRY_CHARS,
+  buildAutoAnswerPrompt,
+  parseAutoAnswer,
+} from './auto-answer.ts';
 
 const color = {
   question: 'Which color?',
@@ -59,5 +64,22 @@ describe('buildAutoAnswerPrompt', () => {
     ]) {
       expect(prompt).toContain(part);
     }
+  });
+
+  it('shows the activity between messages, the answers that did not settle the question, and stays bounded', () => {
+    const huge = 'y'.repeat(100_000);
+    const prompt = buildAutoAnswerPrompt({
+      questions: [color],
+      idea: { title: 'Paint app', description: '' },
+      conversation: [
+        ...Array.from({ length: 40 }, () => ({ role: 'claude' as const, text: huge })),
+        { role: 'activity', text: 'Bash failed: red is not allowed here' },
+      ],
+      askedAgainAfter: ['{"Which color?":"Red"}'],
+    });
+    expect(prompt).toContain('  · Bash failed: red is not allowed here');
+    expect(prompt).toContain('answered automatically with {"Which color?":"Red"}, yet it asks again');
+    expect(prompt).toMatch(/\d+ earlier entries left out/);
+    expect(prompt.length).toBeLessThan(AUTO_ANSWER_CONVERSATION_CHARS + AUTO_ANSWER_ENTRY_CHARS);
   });
 });

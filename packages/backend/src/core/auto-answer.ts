@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AskUserQuestionItem } from '@catalyst/protocol';
+import { boundConversation, type ConversationEntry } from './conversation-entries.ts';
 
 /**
  * Answering Claude's AskUserQuestion with a small model (questionPolicy `auto` / `human_then_auto`): the prompt it
@@ -9,18 +10,22 @@ import type { AskUserQuestionItem } from '@catalyst/protocol';
 
 export const DEFAULT_QA_MODEL = 'claude-haiku-4-5';
 export const AUTO_ANSWER_CONVERSATION_MESSAGES = 10;
-/** A question asked again after an automatic answer gets more of the conversation: this many newest messages. */
+/**
+ * A question asked again after an automatic answer gets more of the conversation: this many newest entries, the
+ * tool calls and results, questions and answers between the messages included (core/conversation-entries.ts).
+ */
 export const AUTO_ANSWER_REPEAT_MESSAGES = 200;
-
-export interface ConversationMessage {
-  role: 'person' | 'claude';
-  text: string;
-}
+/** What one prompt holds of the conversation, whatever the history: each entry cut, the newest kept. */
+export const AUTO_ANSWER_ENTRY_CHARS = 2_000;
+export const AUTO_ANSWER_CONVERSATION_CHARS = 24_000;
 
 export interface AutoAnswerRequest {
   questions: readonly AskUserQuestionItem[];
   idea: { title: string; description: string };
-  conversation: readonly ConversationMessage[];
+  /** Oldest first. */
+  conversation: readonly ConversationEntry[];
+  /** Claude asked these questions before and got these automatic answers (JSON), yet asks again. */
+  askedAgainAfter?: readonly string[];
   /** The previous attempt's reply and what was wrong with it: the retry says so. */
   retryOf?: { reply: string; problem: string };
 }
@@ -38,16 +43,21 @@ const ReplySchema = z.strictObject({
 
 export function buildAutoAnswerPrompt(request: AutoAnswerRequest): string {
   const questions = request.questions.map((item, index) => describeQuestion(item, index + 1)).join('\n\n');
-  const conversation = request.conversation.map(
-    (m) => `${m.role === 'person' ? 'Person' : 'Claude'}: ${m.text}`,
-  );
   const parts = [
     'You answer questions that a coding assistant (Claude) asked the person whose idea it is working on, on their behalf.',
     `The idea: ${request.idea.title}\n${request.idea.description}`.trim(),
-    `The conversation so far (most recent last):\n${conversation.join('\n') || '(none)'}`,
+    describeConversation(request.conversation),
     `The questions:\n${questions}`,
-    'Reply with JSON only, no prose and no code fence: {"answers": {"<question text>": <answer>}} with one entry per question, where <answer> is one offered label as a string, an array of offered labels for a multi-select question, or {"other": "<your own short answer>"} when no label fits.',
   ];
+  const earlier = request.askedAgainAfter ?? [];
+  if (earlier.length > 0) {
+    parts.push(
+      `Claude asked these questions before and was answered automatically with ${earlier.join(', then ')}, yet it asks again: what happened since (above) may show why. Answer so that the work can go on.`,
+    );
+  }
+  parts.push(
+    'Reply with JSON only, no prose and no code fence: {"answers": {"<question text>": <answer>}} with one entry per question, where <answer> is one offered label as a string, an array of offered labels for a multi-select question, or {"other": "<your own short answer>"} when no label fits.',
+  );
   if (request.retryOf !== undefined) {
     parts.push(
       `Your previous reply could not be used (${request.retryOf.problem}). It was:\n${request.retryOf.reply}`,
@@ -55,6 +65,25 @@ export function buildAutoAnswerPrompt(request: AutoAnswerRequest): string {
   }
   return parts.join('\n\n');
 }
+
+function describeConversation(conversation: readonly ConversationEntry[]): string {
+  const { entries, leftOut } = boundConversation(conversation, {
+    entryChars: AUTO_ANSWER_ENTRY_CHARS,
+    totalChars: AUTO_ANSWER_CONVERSATION_CHARS,
+  });
+  const lines = entries.map((entry) => `${SPEAKERS[entry.role]}${entry.text}`);
+  const heading =
+    leftOut === 0
+      ? 'The conversation so far (most recent last):'
+      : `The conversation so far (most recent last; ${String(leftOut)} earlier entries left out):`;
+  return `${heading}\n${lines.join('\n') || '(none)'}`;
+}
+
+const SPEAKERS: Record<ConversationEntry['role'], string> = {
+  person: 'Person: ',
+  claude: 'Claude: ',
+  activity: '  · ',
+};
 
 function describeQuestion(item: AskUserQuestionItem, number: number): string {
   const kind = item.multiSelect ? 'choose one or more' : 'choose one';

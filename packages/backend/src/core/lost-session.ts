@@ -1,5 +1,5 @@
 import type { CliResultMessage } from '@catalyst/protocol';
-import type { ConversationMessage } from './auto-answer.ts';
+import { cut, type ConversationMessage } from './conversation-entries.ts';
 
 /**
  * A session the CLI no longer has (issue 15): `--resume <id>` of a conversation whose transcript is gone (the CLI
@@ -64,10 +64,6 @@ function headingOf(shown: number, left: number, hasEarlier: boolean): string {
 /** The message the new session receives: the recap, then the person's own words, unchanged. */
 export function withRecap(recap: string, message: string): string {
   return `${recap}\n\n---\n\n${message}`;
-}
-
-function cut(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit)}…`;
 }
 
 /**

@@ -23,7 +23,7 @@ function createAnswerer(replies: string[]) {
   const prompts: string[] = [];
   const failures: string[] = [];
   const answered: Record<string, string>[] = [];
-  const asked: number[] = [];
+  const asked: { maxEntries: number; withActivity: boolean }[] = [];
   const pending = new Set<string>();
   let settle: () => void = () => undefined;
   const setup: AutoAnswerSetup = {
@@ -36,9 +36,9 @@ function createAnswerer(replies: string[]) {
       return Promise.resolve({ text: replies.shift() ?? '', costUsd: 0.01 });
     },
     // As the history does: only the newest `maxMessages` are read.
-    conversation: (maxMessages) => {
-      asked.push(maxMessages);
-      return Promise.resolve(conversation.slice(-maxMessages));
+    conversation: ({ maxEntries, withActivity }) => {
+      asked.push({ maxEntries, withActivity });
+      return Promise.resolve(conversation.slice(-maxEntries));
     },
     fail: (message) => failures.push(message),
     warn: () => undefined,
@@ -71,7 +71,14 @@ describe('QuestionAutoAnswerer', () => {
     await run.ask('q-2');
     expect(run.prompts[1]).not.toContain('message 49\n');
     expect(run.prompts[1]).toContain('message 50\n');
-    expect(run.asked).toEqual([AUTO_ANSWER_CONVERSATION_MESSAGES, AUTO_ANSWER_REPEAT_MESSAGES]);
+    expect(run.asked).toEqual([
+      { maxEntries: AUTO_ANSWER_CONVERSATION_MESSAGES, withActivity: false },
+      { maxEntries: AUTO_ANSWER_REPEAT_MESSAGES, withActivity: true },
+    ]);
+    expect(run.prompts[0]).not.toContain('asked these questions before');
+    expect(run.prompts[1]).toContain(
+      'Claude asked these questions before and was answered automatically with {"Which color?":"Red"}',
+    );
     run.answerer.schedule('q-3', [color]);
 
     expect(run.answered).toEqual([{ 'Which color?': 'Red' }, { 'Which color?': 'Blue' }]);

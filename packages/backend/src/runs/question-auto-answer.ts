@@ -4,8 +4,9 @@ import {
   AUTO_ANSWER_REPEAT_MESSAGES,
   buildAutoAnswerPrompt,
   parseAutoAnswer,
-  type ConversationMessage,
+  type AutoAnswerRequest,
 } from '../core/auto-answer.ts';
+import type { ConversationEntry } from '../core/conversation-entries.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { AutoAnswerReply } from './auto-answer-run.ts';
 
@@ -23,8 +24,11 @@ export interface AutoAnswerSetup {
   idea: { title: string; description: string };
   /** Runs the answering model; `signal` stops it (its question was settled otherwise meanwhile). */
   reply: (prompt: string, signal: AbortSignal) => Promise<AutoAnswerReply>;
-  /** The idea's newest conversation messages, at most `maxMessages`, oldest first. */
-  conversation: (maxMessages: number) => Promise<ConversationMessage[]>;
+  /**
+   * The idea's newest conversation entries, at most `maxEntries`, oldest first: its messages, and with
+   * `withActivity` the tool calls and results, questions and answers between them.
+   */
+  conversation: (request: { maxEntries: number; withActivity: boolean }) => Promise<ConversationEntry[]>;
   /** Ends the run `failed` with this message (policy `auto` only: nobody else would answer). */
   fail: (message: string) => void;
   /** `human_then_auto`: the question stays with the person; worth a log line. */
@@ -73,7 +77,7 @@ export class QuestionAutoAnswerer {
       );
       return;
     }
-    const start = () => void this.#answer({ id, questions, key, isRepeat: earlier.length > 0 });
+    const start = () => void this.#answer({ id, questions, key, earlier });
     if (this.#setup.policy === 'auto') start();
     else this.#timers.set(id, setTimeout(start, this.#setup.delayMs));
   }
@@ -91,16 +95,23 @@ export class QuestionAutoAnswerer {
     id: string;
     questions: readonly AskUserQuestionItem[];
     key: string;
-    isRepeat: boolean;
+    earlier: readonly string[];
   }) {
     this.#timers.delete(job.id);
     if (!this.#target.isPending(job.id)) return;
     const controller = new AbortController();
     this.#running.set(job.id, controller);
     try {
-      const wanted = job.isRepeat ? AUTO_ANSWER_REPEAT_MESSAGES : AUTO_ANSWER_CONVERSATION_MESSAGES;
-      const recent = (await this.#setup.conversation(wanted)).slice(-wanted);
-      const answers = await this.#attempt(job.questions, recent, controller.signal);
+      const isRepeat = job.earlier.length > 0;
+      const maxEntries = isRepeat ? AUTO_ANSWER_REPEAT_MESSAGES : AUTO_ANSWER_CONVERSATION_MESSAGES;
+      const recent = await this.#setup.conversation({ maxEntries, withActivity: isRepeat });
+      const request = {
+        questions: job.questions,
+        idea: this.#setup.idea,
+        conversation: recent.slice(-maxEntries),
+        ...(isRepeat ? { askedAgainAfter: job.earlier } : {}),
+      };
+      const answers = await this.#attempt(request, controller.signal);
       if (!this.#target.answer(job.id, answers)) return;
       this.#stats.questionsAnsweredAutomatically += 1;
       this.#given.set(job.key, [...(this.#given.get(job.key) ?? []), JSON.stringify(answers)]);
@@ -119,12 +130,8 @@ export class QuestionAutoAnswerer {
     } else this.#setup.warn(`automatic answer failed, the question stays with the person: ${why}`);
   }
 
-  async #attempt(
-    questions: readonly AskUserQuestionItem[],
-    conversation: ConversationMessage[],
-    signal: AbortSignal,
-  ): Promise<Record<string, string>> {
-    const request = { questions, idea: this.#setup.idea, conversation };
+  async #attempt(request: AutoAnswerRequest, signal: AbortSignal): Promise<Record<string, string>> {
+    const { questions } = request;
     const first = await this.#ask(buildAutoAnswerPrompt(request), signal);
     const parsed = parseAutoAnswer(first, questions);
     if (parsed.ok) return parsed.answers;

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { ModelNameSchema } from '@catalyst/protocol';
 import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
@@ -120,7 +121,7 @@ const EnvSchema = z
     CATALYST_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     /** The small model that answers Claude's questions for ideas with questionPolicy auto / human_then_auto. */
     CATALYST_QA_MODEL: present
-      .pipe(z.string().regex(/^[A-Za-z0-9._:[\]-]{1,100}$/))
+      .pipe(ModelNameSchema)
       .default(DEFAULT_QA_MODEL),
     CATALYST_QA_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     /** Browser origins allowed besides the app's own (e.g. a dev server, a reverse proxy's public name). */

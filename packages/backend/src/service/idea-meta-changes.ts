@@ -29,11 +29,14 @@ export function addTotals(
   );
 }
 
-/** Only the fields the body names change; `humanAnswerLimitMs: null` removes the limit, `budgetUsd: null` the budget. */
+/**
+ * Only the fields the body names change; `null` removes an optional setting (`humanAnswerLimitMs`, `budgetUsd`,
+ * `qaModel`).
+ */
 export function applyUpdate(meta: IdeaMeta, body: UpdateIdeaBody): IdeaMeta {
   const { title, description, questionPolicy, autoAnswerDelayMs, permissionPolicy, humanAnswerLimitMs } =
     body;
-  const { budgetUsd } = body;
+  const { budgetUsd, qaModel } = body;
   const next: IdeaMeta = {
     ...meta,
     ...(title === undefined ? {} : { title }),
@@ -46,6 +49,8 @@ export function applyUpdate(meta: IdeaMeta, body: UpdateIdeaBody): IdeaMeta {
   else if (humanAnswerLimitMs !== undefined) next.humanAnswerLimitMs = humanAnswerLimitMs;
   if (budgetUsd === null) delete next.budgetUsd;
   else if (budgetUsd !== undefined) next.budgetUsd = budgetUsd;
+  if (qaModel === null) delete next.qaModel;
+  else if (qaModel !== undefined) next.qaModel = qaModel;
   return next;
 }
 

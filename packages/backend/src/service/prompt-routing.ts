@@ -1,7 +1,13 @@
 import { MAX_RELAY_EVENT_BYTES, type IdeaMeta, type RelayEvent } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { AskPerson } from '../core/control-decision.ts';
-import { DEFAULT_QA_MODEL, type ConversationMessage } from '../core/auto-answer.ts';
+import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
+import {
+  conversationOf,
+  isConversationEvent,
+  isMessageEntry,
+  type ConversationEntry,
+} from '../core/conversation-entries.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import { buildSessionRecap, RECAP_MESSAGES } from '../core/lost-session.ts';
 import type { AutoAnswerOptions, PromptControls } from '../runs/run-driver.ts';
@@ -79,8 +85,9 @@ export function autoAnswerFor(
     policy: meta.questionPolicy,
     delayMs: meta.autoAnswerDelayMs,
     ...qa,
+    model: meta.qaModel ?? qa.model,
     idea: { title: meta.title, description: meta.description },
-    conversation: async (maxMessages) => (await readConversation(history, { maxMessages })).messages,
+    conversation: async (request) => (await readConversation(history, request)).entries,
   };
 }
 
@@ -90,10 +97,10 @@ export function autoAnswerFor(
  */
 export function sessionRecapFor(meta: IdeaMeta, history: IdeaHistory, runId: string): () => Promise<string> {
   return async () => {
-    const read = await readConversation(history, { maxMessages: RECAP_MESSAGES, exceptRunId: runId });
+    const read = await readConversation(history, { maxEntries: RECAP_MESSAGES, exceptRunId: runId });
     return buildSessionRecap({
       idea: { title: meta.title, description: meta.description },
-      conversation: read.messages,
+      conversation: read.entries.filter(isMessageEntry),
       hasEarlier: !read.isComplete,
     });
   };
@@ -105,25 +112,21 @@ export function sessionRecapFor(meta: IdeaMeta, history: IdeaHistory, runId: str
  */
 const CONVERSATION_READ_BYTES = 4 * MAX_RELAY_EVENT_BYTES;
 
-/** The newest messages of the idea's conversation (of runs other than `exceptRunId`), oldest first. */
+/**
+ * The newest entries of the idea's conversation (of runs other than `exceptRunId`), oldest first: its messages,
+ * and with `withActivity` what happened between them (core/conversation-entries.ts).
+ */
 export async function readConversation(
   history: IdeaHistory,
-  request: { maxMessages: number; exceptRunId?: string },
-): Promise<{ messages: ConversationMessage[]; isComplete: boolean }> {
+  request: { maxEntries: number; exceptRunId?: string; withActivity?: boolean },
+): Promise<{ entries: ConversationEntry[]; isComplete: boolean }> {
+  const withActivity = request.withActivity === true;
   const { events, isComplete } = await history.latest({
-    maxEvents: request.maxMessages,
+    maxEvents: request.maxEntries,
     maxBytes: CONVERSATION_READ_BYTES,
-    select: (event) => event.runId !== request.exceptRunId && messageOf(event) !== undefined,
+    select: (event) => event.runId !== request.exceptRunId && isConversationEvent(event, withActivity),
   });
-  return { messages: events.flatMap((event) => messageOf(event) ?? []), isComplete };
-}
-
-/** The person's message that started a run, or Claude's top-level text; nothing else is the conversation. */
-function messageOf(event: RelayEvent): ConversationMessage | undefined {
-  if (event.type === 'run:started') return { role: 'person', text: event.message };
-  if (event.type === 'claude:text' && event.parentToolUseId === null)
-    return { role: 'claude', text: event.text };
-  return undefined;
+  return { entries: conversationOf(events), isComplete };
 }
 
 export function addPromptTotals(meta: IdeaMeta, stats: PromptStats | undefined): IdeaMeta {
