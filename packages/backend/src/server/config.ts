@@ -120,9 +120,7 @@ const EnvSchema = z
     CATALYST_WARM_PER_HOST: wholeNumber({ min: 0, max: 1_000, fallback: DEFAULT_WARM_PER_HOST }),
     CATALYST_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     /** The small model that answers Claude's questions for ideas with questionPolicy auto / human_then_auto. */
-    CATALYST_QA_MODEL: present
-      .pipe(ModelNameSchema)
-      .default(DEFAULT_QA_MODEL),
+    CATALYST_QA_MODEL: present.pipe(ModelNameSchema).default(DEFAULT_QA_MODEL),
     CATALYST_QA_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     /** Browser origins allowed besides the app's own (e.g. a dev server, a reverse proxy's public name). */
     CATALYST_ALLOWED_ORIGINS: OriginListSchema.optional(),
