@@ -15,148 +15,49 @@
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
-import type { ServerFrame } from '../../packages/protocol/src/index.ts';
-import { IdeaViewSchema } from '../../packages/protocol/src/index.ts';
-import { startCatalyst, type RunningCatalyst } from '../../packages/backend/src/app.ts';
-import { loadConfig } from '../../packages/backend/src/server/config.ts';
-import { prepareService } from '../../packages/backend/test/service-config.ts';
-import { openClient, type TestClient } from '../../packages/backend/test/server-ws-client.ts';
 import { percentile } from '../relay/lines.ts';
-import {
-  createTempDir,
-  installSharedClaude,
-  startScriptedModel,
-  startSshd,
-  streamedText,
-  writeClaudeSettings,
-  type ScriptedModel,
-  type SshdHandle,
-} from '../../packages/testkit/src/index.ts';
+import { BenchCatalyst, say, withSite, type Site } from '../shared/bench-catalyst.ts';
+import { createTempDir, streamedText } from '../../packages/testkit/src/index.ts';
 
 const TURNS = 10;
 const TYPING_MS = 3_000;
-const TURN_TIMEOUT_MS = 60_000;
-
-const started = performance.now();
-function say(line: string): void {
-  console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
-}
 
 /** The nearest-rank p50 (bench/relay/lines.ts), to a tenth of a millisecond. */
 function p50(values: readonly number[]): number {
   return Math.round(percentile(values, 50) * 10) / 10;
 }
 
-interface Site {
-  sshd: SshdHandle;
-  model: ScriptedModel;
-  claudePath: string;
-}
-
-/** A Catalyst in this process on the test kit's VM, and a WebSocket client that times frames. */
-class Bench {
-  readonly #catalyst: RunningCatalyst;
-  readonly #client: TestClient;
-  readonly #waiters = new Set<{ test: (frame: ServerFrame) => boolean; resolve: () => void }>();
-
-  static async start(site: Site, env: Record<string, string>): Promise<Bench> {
-    const user = site.sshd.users.bash;
-    const prepared = await prepareService({ sshd: site.sshd, user, claudePath: site.claudePath, env });
-    const config = loadConfig(prepared.env, { homeDir: prepared.configDir.path });
-    // CATALYST_LOG_LEVEL=silent (service-config.ts).
-    const catalyst = await startCatalyst({ config });
-    const client = await openClient(`${catalyst.url.replace('http', 'ws')}/ws`, {
-      headers: { authorization: `Bearer ${catalyst.token}` },
-    });
-    return new Bench(catalyst, client);
-  }
-
-  constructor(catalyst: RunningCatalyst, client: TestClient) {
-    this.#catalyst = catalyst;
-    this.#client = client;
-    void this.#pump();
-  }
-
-  async createIdea(title: string): Promise<string> {
-    const response = await fetch(`${this.#catalyst.url}/api/ideas`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.#catalyst.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ title }),
-    });
-    return z.object({ idea: IdeaViewSchema }).parse(await response.json()).idea.id;
-  }
-
-  async subscribe(ideaId: string): Promise<void> {
-    const subscribed = this.#next((frame) => frame.type === 'subscribed' && frame.ideaId === ideaId);
-    this.#client.send({ type: 'subscribe', ideaId });
-    await subscribed;
-  }
-
-  /** One chat turn: ms from the frame sent to its first text delta; resolves once the run has ended. */
-  async turn(ideaId: string, model: ScriptedModel, words: string): Promise<number> {
-    model.enqueue(streamedText(words, ' More words.'));
-    const firstText = this.#next((frame) => frame.type === 'claude:text_delta' && frame.ideaId === ideaId);
-    const ended = this.#next((frame) => frame.type === 'run:ended' && frame.ideaId === ideaId);
-    const sentAt = performance.now();
-    this.#client.send({ type: 'chat', ideaId, message: words });
-    await firstText;
-    const ms = performance.now() - sentAt;
-    await ended;
-    return ms;
-  }
-
-  async stop(): Promise<void> {
-    this.#client.socket.close();
-    await this.#catalyst.close();
-  }
-
-  #next(test: (frame: ServerFrame) => boolean): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error('no such frame in time'));
-      }, TURN_TIMEOUT_MS);
-      this.#waiters.add({
-        test,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    });
-  }
-
-  async #pump(): Promise<void> {
-    for (;;) {
-      const frame = await this.#client.next().catch(() => undefined);
-      if (frame === undefined) return;
-      for (const waiter of this.#waiters) {
-        if (!waiter.test(frame)) continue;
-        this.#waiters.delete(waiter);
-        waiter.resolve();
-      }
-    }
-  }
+/** One chat turn: ms from the frame sent to its first text delta; resolves once the run has ended. */
+async function turn(bench: BenchCatalyst, site: Site, ideaId: string, words: string): Promise<number> {
+  site.model.enqueue(streamedText(words, ' More words.'));
+  const firstText = bench.next((frame) => frame.type === 'claude:text_delta' && frame.ideaId === ideaId);
+  const ended = bench.next((frame) => frame.type === 'run:ended' && frame.ideaId === ideaId);
+  const sentAt = performance.now();
+  bench.send({ type: 'chat', ideaId, message: words });
+  await firstText;
+  const ms = performance.now() - sentAt;
+  await ended;
+  return ms;
 }
 
 /** Turns 2..TURNS+1 of one idea: the first makes its Claude session (and, warm, its waiting process). */
-async function laterTurns(bench: Bench, site: Site, title: string): Promise<number[]> {
+async function laterTurns(bench: BenchCatalyst, site: Site, title: string): Promise<number[]> {
   const ideaId = await bench.createIdea(title);
   await bench.subscribe(ideaId);
-  await bench.turn(ideaId, site.model, 'First turn.');
+  await turn(bench, site, ideaId, 'First turn.');
   const times: number[] = [];
-  for (let turn = 0; turn < TURNS; turn += 1)
-    times.push(await bench.turn(ideaId, site.model, `Turn ${String(turn)}.`));
+  for (let index = 0; index < TURNS; index += 1)
+    times.push(await turn(bench, site, ideaId, `Turn ${String(index)}.`));
   return times;
 }
 
-async function prewarmedTurns(bench: Bench, site: Site): Promise<number[]> {
+async function prewarmedTurns(bench: BenchCatalyst, site: Site): Promise<number[]> {
   const times: number[] = [];
-  for (let turn = 0; turn < TURNS; turn += 1) {
-    const ideaId = await bench.createIdea(`Opened ${String(turn)}`);
+  for (let index = 0; index < TURNS; index += 1) {
+    const ideaId = await bench.createIdea(`Opened ${String(index)}`);
     await bench.subscribe(ideaId);
     await new Promise((resolve) => setTimeout(resolve, TYPING_MS));
-    times.push(await bench.turn(ideaId, site.model, 'Hello.'));
+    times.push(await turn(bench, site, ideaId, 'Hello.'));
   }
   return times;
 }
@@ -169,7 +70,7 @@ async function bareSshTurns(site: Site): Promise<number[]> {
   const user = site.sshd.users.bash;
   const times: number[] = [];
   try {
-    for (let turn = 0; turn < TURNS; turn += 1) {
+    for (let index = 0; index < TURNS; index += 1) {
       site.model.enqueue(streamedText('Hello.', ' More words.'));
       const argv = [
         '-i',
@@ -210,24 +111,17 @@ async function bareSshTurns(site: Site): Promise<number[]> {
   return times;
 }
 
-const [sshd, model, claudePath] = await Promise.all([
-  startSshd(),
-  startScriptedModel(),
-  installSharedClaude(),
-]);
-const site: Site = { sshd, model, claudePath };
-try {
-  await writeClaudeSettings(sshd.users.bash, model.url);
+await withSite(async (site) => {
   say('bare ssh exec of claude -p …');
   const bare = await bareSshTurns(site);
   say(`bare ssh: p50 ${String(p50(bare))} ms (${bare.map((ms) => ms.toFixed(0)).join(', ')})`);
 
-  const cold = await Bench.start(site, { CATALYST_WARM_PER_HOST: '0' });
+  const cold = await BenchCatalyst.start(site, { CATALYST_WARM_PER_HOST: '0' });
   const coldTimes = await laterTurns(cold, site, 'Cold');
   await cold.stop();
   say(`cold (a claude per turn, --resume): p50 ${String(p50(coldTimes))} ms`);
 
-  const warm = await Bench.start(site, {});
+  const warm = await BenchCatalyst.start(site, {});
   const warmTimes = await laterTurns(warm, site, 'Warm');
   say(`warm (turns written into the waiting claude): p50 ${String(p50(warmTimes))} ms`);
   const prewarmTimes = await prewarmedTurns(warm, site);
@@ -248,7 +142,4 @@ try {
       `${figures.prewarmedFirstTextMs <= 100 ? 'met' : 'MISSED'}, warmVsBareSsh ≥ 8 ${figures.warmVsBareSsh >= 8 ? 'met' : 'MISSED'}`,
   );
   console.log(JSON.stringify(figures));
-} finally {
-  await model.close();
-  await sshd.stop();
-}
+});
