@@ -5,6 +5,7 @@ import { App } from './app/App.tsx';
 import { takeLinkToken } from './app/session-key.ts';
 import './styles.css';
 import './transcript/transcript.css';
+import './autopilot/autopilot.css';
 
 // Before the first render: StrictMode runs state initialisers twice, and the link's token can be read only once.
 const linkToken = takeLinkToken();

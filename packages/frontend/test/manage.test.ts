@@ -112,6 +112,17 @@ describe('managing an idea in the browser', () => {
     await page.getByText('$0.00', { exact: true }).waitFor();
     expect((await fetchIdea(idea.id)).idea?.meta).not.toHaveProperty('budgetUsd');
 
+    // The answering model: a name the CLI takes is saved; anything else is refused on the page, saying why.
+    const model = settings.getByRole('form', { name: 'Answering model', exact: true });
+    await model.getByLabel('Answering model', { exact: true }).fill('claude-sonnet-4-5');
+    await model.getByRole('button', { name: 'Save model', exact: true }).click();
+    await settings.getByText('Saved.', { exact: true }).waitFor();
+    expect(await fetchIdea(idea.id)).toMatchObject({ idea: { meta: { qaModel: 'claude-sonnet-4-5' } } });
+    await model.getByLabel('Answering model', { exact: true }).fill('haiku; rm -rf ~');
+    await model.getByRole('button', { name: 'Save model', exact: true }).click();
+    await settings.getByText(/A model name is letters, digits/).waitFor();
+    expect(await fetchIdea(idea.id)).toMatchObject({ idea: { meta: { qaModel: 'claude-sonnet-4-5' } } });
+
     await page.getByRole('link', { name: '← Ideas' }).click();
     await ideaLink(page, 'Final name').waitFor();
     expect(await ideaLink(page, 'Draft name').count()).toBe(0);

@@ -54,6 +54,15 @@ describe('Composer', () => {
     expect(box().value).toBe('');
   });
 
+  it('sends nothing between an autopilot’s steps, and says why', () => {
+    const { props } = renderComposer({ isAutopilotRunning: true });
+    fireEvent.change(box(), { target: { value: 'me too' } });
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(props.onSend).not.toHaveBeenCalled();
+    expect(box().disabled).toBe(true);
+    expect(screen.getByText(/The autopilot sends the next step itself/)).toBeTruthy();
+  });
+
   it('keeps the text when the message is refused', () => {
     const { props, rerender } = renderComposer();
     fireEvent.change(box(), { target: { value: 'keep me' } });

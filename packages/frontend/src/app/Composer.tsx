@@ -1,13 +1,17 @@
 import { MAX_MESSAGE_CHARS, type RunMode } from '@catalyst/protocol';
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { PARKED_FOCUS_ATTRIBUTE } from '../transcript/use-parked-focus.ts';
 import { Dialog } from './Dialog.tsx';
+import { SuggestionList } from './SuggestionList.tsx';
+import { useSlashSuggestions } from './use-slash-suggestions.ts';
 
 interface ComposerProps {
   ideaId: string;
   /** The connection is open and the history has caught up (a message sent before that could be misread). */
   connected: boolean;
   running: boolean;
+  /** An autopilot runs: between its steps no run is active, yet a message would be refused. */
+  isAutopilotRunning?: boolean;
   /** A message was sent and its run has neither started nor been refused. */
   pending: boolean;
   /** Counts the sent messages whose run started: each one clears the box (a refused one keeps its text). */
@@ -21,6 +25,8 @@ interface ComposerProps {
   waitingForPerson: boolean;
   onSend: (mode: RunMode, message: string) => void;
   onCancel: () => void;
+  /** More controls for the top row, beside the mode (the autopilot's toggle). */
+  tools?: ReactNode;
 }
 
 const MODE_HINT: Record<RunMode, string> = {
@@ -33,10 +39,12 @@ export function Composer(props: ComposerProps) {
   const [mode, setMode] = useState<RunMode>('chat');
   const [text, setText] = useState('');
   const [confirmingBuild, setConfirmingBuild] = useState(false);
-  const [suggestion, setSuggestion] = useState(0);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const hintId = useId();
-  const listId = useId();
+  const slash = useSlashSuggestions(text, props.slashCommands, (completed) => {
+    setText(completed);
+    textareaRef.current?.focus();
+  });
   const confirmedKey = `catalyst.build-confirmed.${props.ideaId}`;
 
   const blockedReason = !props.connected
@@ -47,7 +55,9 @@ export function Composer(props: ComposerProps) {
         ? props.waitingForPerson
           ? 'Claude is working… and waits for your answer above.'
           : 'Claude is working…'
-        : undefined;
+        : props.isAutopilotRunning === true
+          ? 'The autopilot sends the next step itself; cancel it to write again.'
+          : undefined;
   const disabled = blockedReason !== undefined;
 
   // The message went through: clear the box (not before: a refused one keeps its text to send again).
@@ -68,14 +78,6 @@ export function Composer(props: ComposerProps) {
     wasRunning.current = props.running;
   }, [props.running]);
 
-  const suggestions =
-    text.startsWith('/') && !/\s/.test(text)
-      ? props.slashCommands
-          .map((command) => (command.startsWith('/') ? command : `/${command}`))
-          .filter((command) => command.startsWith(text) && command !== text)
-          .slice(0, 8)
-      : [];
-
   const chooseMode = (next: RunMode) => {
     if (next === 'build' && !props.hasBuilt && localStorage.getItem(confirmedKey) !== 'yes') {
       setConfirmingBuild(true);
@@ -91,27 +93,8 @@ export function Composer(props: ComposerProps) {
     textareaRef.current?.focus();
   };
 
-  const complete = (command: string) => {
-    setText(`${command} `);
-    setSuggestion(0);
-    textareaRef.current?.focus();
-  };
-
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (suggestions.length > 0) {
-      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-        event.preventDefault();
-        const step = event.key === 'ArrowDown' ? 1 : -1;
-        setSuggestion((index) => (index + step + suggestions.length) % suggestions.length);
-        return;
-      }
-      if (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey)) {
-        event.preventDefault();
-        const picked = suggestions[Math.min(suggestion, suggestions.length - 1)];
-        if (picked !== undefined) complete(picked);
-        return;
-      }
-    }
+    if (slash.handleKey(event)) return;
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       send();
@@ -140,25 +123,9 @@ export function Composer(props: ComposerProps) {
         <p className="hint" id={hintId}>
           {MODE_HINT[mode]}
         </p>
+        {props.tools}
       </div>
-      {suggestions.length > 0 ? (
-        <ul className="suggestions" role="listbox" id={listId} aria-label="Commands">
-          {suggestions.map((command, index) => (
-            <li
-              key={command}
-              id={`${listId}-${index}`}
-              role="option"
-              aria-selected={index === suggestion}
-              onMouseDown={(event) => {
-                event.preventDefault();
-                complete(command);
-              }}
-            >
-              {command}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <SuggestionList slash={slash} />
       <div className="composer-row">
         <label htmlFor={`message-${props.ideaId}`} className="visually-hidden">
           Message
@@ -172,16 +139,10 @@ export function Composer(props: ComposerProps) {
           disabled={disabled}
           placeholder={mode === 'chat' ? 'Ask Claude about this idea…' : 'Tell Claude what to build…'}
           aria-describedby={hintId}
-          role="combobox"
-          aria-autocomplete="list"
-          aria-expanded={suggestions.length > 0}
-          aria-controls={suggestions.length > 0 ? listId : undefined}
-          aria-activedescendant={
-            suggestions.length > 0 ? `${listId}-${Math.min(suggestion, suggestions.length - 1)}` : undefined
-          }
+          {...slash.comboboxProps}
           onChange={(event) => {
             setText(event.target.value);
-            setSuggestion(0);
+            slash.restart();
           }}
           onKeyDown={onKeyDown}
         />

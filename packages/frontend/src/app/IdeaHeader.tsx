@@ -5,13 +5,12 @@ import {
   type HostHealthView,
   type IdeaStatus,
   type IdeaView,
-  type QuestionPolicy,
-  type PermissionPolicy,
 } from '@catalyst/protocol';
-import { useState, type SyntheticEvent } from 'react';
+import { useState, type ReactNode, type SyntheticEvent } from 'react';
 import { api, describeError } from './api.ts';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
 import { formatCost } from './format.ts';
+import { SettingsPanel } from './IdeaSettings.tsx';
 import { navigate } from './router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 
@@ -24,6 +23,8 @@ interface IdeaHeaderProps {
   sessionId: string | undefined;
   running: boolean;
   onChanged: (idea: IdeaView) => void;
+  /** More controls at the end of the header's row of actions ("Notify me"). */
+  actions?: ReactNode;
 }
 
 type Panel = 'none' | 'edit' | 'settings';
@@ -108,6 +109,7 @@ export function IdeaHeader(props: IdeaHeaderProps) {
         >
           Delete idea
         </button>
+        {props.actions}
       </div>
       {panel === 'edit' && idea !== undefined && meta !== undefined ? (
         <EditForm
@@ -220,154 +222,6 @@ function EditForm({ idea, onDone }: { idea: IdeaView; onDone: (updated?: IdeaVie
           Cancel
         </button>
       </div>
-    </form>
-  );
-}
-
-const QUESTION_POLICIES: { value: QuestionPolicy; label: string }[] = [
-  { value: 'human', label: 'A person answers' },
-  { value: 'auto', label: 'A small model answers' },
-  { value: 'human_then_auto', label: 'A person, then the model after a wait' },
-];
-const PERMISSION_POLICIES: { value: PermissionPolicy; label: string }[] = [
-  { value: 'auto', label: 'Build may use every tool' },
-  { value: 'ask', label: 'Ask me before each tool call' },
-];
-
-function SettingsPanel({ idea, onChanged }: { idea: IdeaView; onChanged: (idea: IdeaView) => void }) {
-  const [state, setState] = useState<
-    { kind: 'idle' | 'saving' | 'saved' } | { kind: 'error'; message: string }
-  >({
-    kind: 'idle',
-  });
-  const save = async (body: {
-    questionPolicy?: QuestionPolicy;
-    permissionPolicy?: PermissionPolicy;
-    budgetUsd?: number | null;
-  }) => {
-    setState({ kind: 'saving' });
-    try {
-      onChanged(await api.updateIdea(idea.id, body));
-      setState({ kind: 'saved' });
-    } catch (caught) {
-      setState({ kind: 'error', message: describeError(caught) });
-    }
-  };
-  const meta = idea.meta;
-  if (meta === undefined) return null;
-  return (
-    <section className="panel settings" aria-label="Settings">
-      <PolicySelect
-        id="question-policy"
-        label="Question policy"
-        value={meta.questionPolicy}
-        choices={QUESTION_POLICIES}
-        onChoose={(questionPolicy) => void save({ questionPolicy })}
-      />
-      <p className="hint">Who answers when Claude asks a question during a run.</p>
-      <PolicySelect
-        id="permission-policy"
-        label="Permission policy"
-        value={meta.permissionPolicy}
-        choices={PERMISSION_POLICIES}
-        onChoose={(permissionPolicy) => void save({ permissionPolicy })}
-      />
-      <p className="hint">
-        Whether a build asks you before it writes files or runs commands. Applies from the next run.
-      </p>
-      <BudgetField
-        budgetUsd={meta.budgetUsd}
-        onSave={(budgetUsd) => void save({ budgetUsd })}
-        onInvalid={(message) => {
-          setState({ kind: 'error', message });
-        }}
-      />
-      <p className="hint">
-        What this idea may spend in all, Claude and the answering model. No run starts once it is spent, and
-        Claude stops itself when it gets there. Empty: no limit.
-      </p>
-      <p className="muted" role="status">
-        {state.kind === 'saving' ? 'Saving…' : state.kind === 'saved' ? 'Saved.' : ''}
-      </p>
-      {state.kind === 'error' ? (
-        <p className="form-error" role="alert">
-          {state.message}
-        </p>
-      ) : null}
-    </section>
-  );
-}
-
-interface PolicySelectProps<T extends string> {
-  id: string;
-  label: string;
-  value: T;
-  choices: readonly { value: T; label: string }[];
-  onChoose: (value: T) => void;
-}
-
-/** A labelled select of one policy; only a value it offers is ever chosen. */
-function PolicySelect<T extends string>({ id, label, value, choices, onChoose }: PolicySelectProps<T>) {
-  return (
-    <>
-      <label htmlFor={id}>{label}</label>
-      <select
-        id={id}
-        value={value}
-        onChange={(event) => {
-          const chosen = choices.find((choice) => choice.value === event.target.value)?.value;
-          if (chosen) onChoose(chosen);
-        }}
-      >
-        {choices.map((choice) => (
-          <option key={choice.value} value={choice.value}>
-            {choice.label}
-          </option>
-        ))}
-      </select>
-    </>
-  );
-}
-
-/** The idea's budget in USD: a number, or empty for none; saved with its own button. */
-function BudgetField(props: {
-  budgetUsd: number | undefined;
-  onSave: (budgetUsd: number | null) => void;
-  onInvalid: (message: string) => void;
-}) {
-  const [text, setText] = useState(props.budgetUsd === undefined ? '' : String(props.budgetUsd));
-  return (
-    <form
-      className="budget"
-      aria-label="Budget"
-      onSubmit={(event) => {
-        event.preventDefault();
-        const trimmed = text.trim();
-        if (trimmed === '') {
-          props.onSave(null);
-          return;
-        }
-        const value = Number(trimmed);
-        if (!Number.isFinite(value) || value <= 0) {
-          props.onInvalid('The budget must be an amount in USD above 0, or empty for none.');
-          return;
-        }
-        props.onSave(value);
-      }}
-    >
-      <label htmlFor="budget-usd">Budget (USD)</label>
-      <input
-        id="budget-usd"
-        type="number"
-        inputMode="decimal"
-        min="0"
-        step="any"
-        value={text}
-        onChange={(event) => {
-          setText(event.target.value);
-        }}
-      />
-      <button type="submit">Save budget</button>
     </form>
   );
 }

@@ -1,5 +1,9 @@
 import type { ClientFrame, ErrorFrame, HostHealthView, IdeaView, RunMode } from '@catalyst/protocol';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
+import { useAutopilot } from '../autopilot/use-autopilot.ts';
+import { NotifyButton } from '../notify/NotifyButton.tsx';
+import { useAttention } from '../notify/use-attention.ts';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
 import { summarize } from '../transcript/transcript-state.ts';
 import { api, describeError } from './api.ts';
@@ -47,6 +51,9 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const [accepted, setAccepted] = useState(0);
   const [unclaimedErrors, setUnclaimedErrors] = useState<readonly ErrorFrame[]>([]);
   const loads = useRef(0);
+  const autopilot = useAutopilot(ideaId, stream.transcript.events, stream.isLive);
+  const [isAutopilotOpen, setIsAutopilotOpen] = useState(false);
+  const autopilotPanelId = useId();
 
   // Only the newest answer counts: a slow older one must not overwrite a settings change made since.
   const reload = useCallback(async () => {
@@ -90,9 +97,14 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     };
   }, [hostName]);
 
-  useEffect(() => {
-    document.title = `${idea?.meta?.title ?? 'Idea'} · Catalyst`;
-  }, [idea?.meta?.title]);
+  useAttention({
+    ideaId,
+    events: stream.transcript.events,
+    lastSeq: stream.transcript.lastSeq,
+    isLive: stream.isLive,
+    ideaTitle: idea?.meta?.title,
+    ideaPolicy: idea?.meta?.questionPolicy,
+  });
 
   // A run the history shows as started but the server (after the replay) says is not running ended without its
   // `run:ended`: Catalyst was stopped mid-run. The page must not wait for it forever.
@@ -217,6 +229,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         sessionId={summary.sessionId ?? idea?.meta?.sessionId}
         running={running}
         onChanged={applyChange}
+        actions={<NotifyButton />}
       />
       {shownErrors.map(({ id, frame, dismiss }) => (
         <p className="form-error" role="alert" key={id}>
@@ -233,6 +246,12 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         </p>
       ) : null}
       <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
+      <AutopilotPanel
+        id={autopilotPanelId}
+        isOpen={isAutopilotOpen}
+        control={autopilot}
+        slashCommands={summary.slashCommands}
+      />
       {sendError === undefined ? null : (
         <p className="form-error" role="alert">
           {sendError}
@@ -242,6 +261,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         ideaId={ideaId}
         connected={connectionState === 'open' && isLive}
         running={running}
+        isAutopilotRunning={autopilot.view?.state === 'running'}
         pending={pending !== undefined}
         accepted={accepted}
         stopping={stoppingRun !== undefined && stoppingRun.runId === activeRunId}
@@ -249,6 +269,16 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         hostName={hostName}
         slashCommands={summary.slashCommands}
         waitingForPerson={summary.pendingQuestionIds.length + summary.pendingPermissionIds.length > 0}
+        tools={
+          <AutopilotToggle
+            panelId={autopilotPanelId}
+            isOpen={isAutopilotOpen}
+            control={autopilot}
+            onToggle={() => {
+              setIsAutopilotOpen((isOpen) => !isOpen);
+            }}
+          />
+        }
         onSend={(mode: RunMode, message: string) => {
           const requestId = connection.nextRequestId('send');
           if (!send({ type: mode, ideaId, message, requestId })) return;

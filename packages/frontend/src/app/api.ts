@@ -1,14 +1,17 @@
 import {
   ApiErrorBodySchema,
+  AutopilotResponseSchema,
   HostsResponseSchema,
   IdeaListResponseSchema,
   IdeaResponseSchema,
   LoginResponseSchema,
   SESSION_KEY_HEADER,
+  type AutopilotView,
   type CreateIdeaBody,
   type ErrorCode,
   type HostHealthView,
   type IdeaView,
+  type StartAutopilotBody,
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
 import type { z } from 'zod';
@@ -87,6 +90,19 @@ export const api = {
   },
   async deleteIdea(id: string): Promise<void> {
     await request(`/api/ideas/${encodeURIComponent(id)}`, undefined, { method: 'DELETE' });
+  },
+  /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND (404) when it never had one. */
+  async latestAutopilot(ideaId: string): Promise<AutopilotView> {
+    const path = `/api/ideas/${encodeURIComponent(ideaId)}/autopilot`;
+    return (await request(path, AutopilotResponseSchema)).autopilot;
+  },
+  async startAutopilot(ideaId: string, body: StartAutopilotBody): Promise<AutopilotView> {
+    const path = `/api/ideas/${encodeURIComponent(ideaId)}/autopilot`;
+    return (await request(path, AutopilotResponseSchema, { method: 'POST', body: json(body) })).autopilot;
+  },
+  async cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
+    const path = `/api/autopilots/${encodeURIComponent(autopilotId)}/cancel`;
+    return (await request(path, AutopilotResponseSchema, { method: 'POST' })).autopilot;
   },
   async hosts(): Promise<HostHealthView[]> {
     return (await request('/api/hosts', HostsResponseSchema)).hosts;

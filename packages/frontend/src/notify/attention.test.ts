@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { commandResult, relayEvent, started } from '../transcript/transcript-fixtures.ts';
+import { findAttention, formatPageTitle, type AttentionContext } from './attention.ts';
+
+// What a person away from the tab is told: a question or permission request waiting for them, a run that ended,
+// a failed autopilot step, an autopilot that ended; never the history before `afterSeq`, never a step's own run
+// end, never a question the model answers by itself.
+
+const context: AttentionContext = { afterSeq: 0, ideaTitle: 'Tip splitter', ideaPolicy: 'human' };
+
+const question = (seq: number, runId: string, questionId = `q${seq}`) =>
+  relayEvent(seq, {
+    type: 'claude:question',
+    runId,
+    questionId,
+    askedAt: '2025-01-01T12:00:00.000Z',
+    questions: [{ question: 'Which color?', header: 'Color', options: [], multiSelect: false }],
+  });
+const ended = (seq: number, runId: string, outcome: 'completed' | 'failed' = 'completed') =>
+  relayEvent(seq, {
+    type: 'run:ended',
+    runId,
+    outcome,
+    ...(outcome === 'failed' ? { error: { code: 'INTERNAL', message: 'It broke.' } } : {}),
+  });
+const autopilotStarted = (seq: number, questionPolicy: 'auto' | 'human' = 'auto') =>
+  relayEvent(seq, {
+    type: 'autopilot:started',
+    autopilotId: 'ap-1',
+    steps: [
+      { mode: 'chat', message: 'Plan.' },
+      { mode: 'build', message: 'Build.' },
+    ],
+    questionPolicy,
+    stopOnFailure: true,
+  });
+
+describe('findAttention', () => {
+  it('tells of a run that ended and a question that waits, only after afterSeq', () => {
+    const events = [started(1, 'r1', 'Hi'), ended(2, 'r1'), started(3, 'r2', 'Again'), question(4, 'r2')];
+    expect(findAttention(events, context)).toEqual([
+      { kind: 'run_ended', seq: 2, title: 'Run completed', body: 'Tip splitter' },
+      { kind: 'question', seq: 4, title: 'Question waiting', body: 'Tip splitter: Which color?' },
+    ]);
+    expect(findAttention(events, { ...context, afterSeq: 2 }).map((a) => a.seq)).toEqual([4]);
+    expect(findAttention(events, { ...context, afterSeq: 4 })).toEqual([]);
+  });
+
+  it('says why a run failed, and asks for a permission', () => {
+    const permission = relayEvent(2, {
+      type: 'claude:permission_request',
+      runId: 'r1',
+      requestId: 'p1',
+      toolName: 'Bash',
+      input: {},
+    });
+    expect(findAttention([started(1, 'r1', 'Go'), permission, ended(3, 'r1', 'failed')], context)).toEqual([
+      {
+        kind: 'permission',
+        seq: 2,
+        title: 'Permission waiting',
+        body: 'Tip splitter: Claude asks to use Bash.',
+      },
+      { kind: 'run_ended', seq: 3, title: 'Run failed', body: 'Tip splitter: It broke.' },
+    ]);
+  });
+
+  it('leaves out a question already answered, and one the model answers (policy auto)', () => {
+    const answered = relayEvent(3, {
+      type: 'claude:question_answered',
+      runId: 'r1',
+      questionId: 'q2',
+      answers: {},
+      source: 'human',
+      by: 'person',
+    });
+    expect(findAttention([started(1, 'r1', 'Go'), question(2, 'r1'), answered], context)).toEqual([]);
+    expect(
+      findAttention([started(1, 'r1', 'Go'), question(2, 'r1')], { ...context, ideaPolicy: 'auto' }),
+    ).toEqual([]);
+  });
+
+  it('in an autopilot: its policy decides about questions, its steps end quietly, a failed step and its end are told', () => {
+    const events = [
+      autopilotStarted(1, 'auto'),
+      started(2, 'r1', 'Plan.'),
+      question(3, 'r1'),
+      ended(4, 'r1'),
+      relayEvent(5, { type: 'autopilot:step_ended', autopilotId: 'ap-1', index: 0, state: 'completed' }),
+      started(6, 'r2', 'Build.'),
+      ended(7, 'r2', 'failed'),
+      relayEvent(8, {
+        type: 'autopilot:step_ended',
+        autopilotId: 'ap-1',
+        index: 1,
+        state: 'failed',
+        result: commandResult({ durationMs: 10, numTurns: 1, costUsd: 0.01, error: 'No.' }),
+        error: { code: 'INTERNAL', message: 'Step 2 failed: it broke.' },
+      }),
+      relayEvent(9, {
+        type: 'autopilot:ended',
+        autopilotId: 'ap-1',
+        state: 'failed',
+        costUsd: 0.0123,
+        error: { code: 'INTERNAL', message: 'Step 2 failed: it broke.' },
+      }),
+      started(10, 'r3', 'After.'),
+      ended(11, 'r3'),
+    ];
+    expect(findAttention(events, context)).toEqual([
+      {
+        kind: 'step_failed',
+        seq: 8,
+        title: 'Autopilot step 2 failed',
+        body: 'Tip splitter: Step 2 failed: it broke.',
+      },
+      {
+        kind: 'autopilot_ended',
+        seq: 9,
+        title: 'Autopilot failed',
+        body: 'Tip splitter · $0.01: Step 2 failed: it broke.',
+      },
+      { kind: 'run_ended', seq: 11, title: 'Run completed', body: 'Tip splitter' },
+    ]);
+    // An autopilot that leaves questions to the person: one is told even when the idea's own policy is auto.
+    const human = [autopilotStarted(1, 'human'), started(2, 'r1', 'Plan.'), question(3, 'r1')];
+    expect(findAttention(human, { ...context, ideaPolicy: 'auto' }).map((a) => a.kind)).toEqual(['question']);
+  });
+});
+
+describe('formatPageTitle', () => {
+  it('counts what the person has not seen and names the latest; else the idea', () => {
+    const [first, second] = findAttention(
+      [started(1, 'r1', 'Hi'), question(2, 'r1'), ended(3, 'r1')],
+      context,
+    );
+    if (first === undefined || second === undefined) throw new Error('two attentions');
+    expect(formatPageTitle('Tip splitter', [])).toBe('Tip splitter · Catalyst');
+    expect(formatPageTitle('Tip splitter', [first])).toBe('(1) Question waiting · Catalyst');
+    expect(formatPageTitle('Tip splitter', [first, second])).toBe('(2) Run completed · Catalyst');
+  });
+});

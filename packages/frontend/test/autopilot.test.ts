@@ -1,0 +1,171 @@
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { text, toolUse } from '@catalyst/testkit';
+import { findAxeViolations } from './axe-check.ts';
+import { useBrowserSuite } from './browser-harness.ts';
+import { openIdea, sidewaysOverflow, toolCards } from './idea-page.ts';
+
+// Autopilot in the browser (issue 12): a person composes the steps in the panel, follows them to their end or
+// cancels them, and a tab in the background is told by a notification and the title.
+
+const suite = useBrowserSuite();
+
+const PHONE = { width: 360, height: 740, isMobile: true, hasTouch: true };
+
+interface Shown {
+  title: string;
+  body: string;
+}
+
+/** What the init script below adds to the page's window. */
+interface TestWindow {
+  catalystTest: { shown: Shown[]; setHidden: (hidden: boolean) => void };
+}
+
+/**
+ * Runs in the page before its own scripts. Headless Chromium reports every page as visible, and a test cannot
+ * send a real tab to the background: `document.visibilityState` and `document.hidden` are overridden here, and
+ * `setHidden` flips them and fires `visibilitychange` as a browser does when the tab is left. `Notification` is
+ * wrapped to record each one the page makes (the permission itself is granted on the browser context).
+ */
+function fakeBackgroundTab(): void {
+  let isHidden = false;
+  Object.defineProperty(Document.prototype, 'visibilityState', {
+    configurable: true,
+    get: () => (isHidden ? 'hidden' : 'visible'),
+  });
+  Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => isHidden });
+  const shown: Shown[] = [];
+  const Real = window.Notification;
+  class Recording extends Real {
+    constructor(title: string, options?: NotificationOptions) {
+      shown.push({ title, body: options?.body ?? '' });
+      super(title, options);
+    }
+  }
+  const setHidden = (hidden: boolean) => {
+    isHidden = hidden;
+    document.dispatchEvent(new Event('visibilitychange'));
+  };
+  Object.assign(window, { Notification: Recording, catalystTest: { shown, setHidden } });
+}
+
+async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  // Defined by fakeBackgroundTab, which the page ran first.
+  await page.evaluate((value) => {
+    (window as unknown as TestWindow).catalystTest.setHidden(value);
+  }, hidden);
+}
+
+function shownNotifications(page: Page): Promise<Shown[]> {
+  return page.evaluate(() => (window as unknown as TestWindow).catalystTest.shown);
+}
+
+/** "Autopilot" beside the composer, then the panel it opens. */
+async function openPanel(page: Page): Promise<Locator> {
+  await page.getByRole('button', { name: 'Autopilot', exact: true }).click();
+  const panel = page.getByRole('region', { name: 'Autopilot', exact: true });
+  await panel.waitFor();
+  return panel;
+}
+
+function stepTexts(panel: Locator): Promise<string[]> {
+  return panel.getByRole('list', { name: 'Autopilot steps' }).getByRole('listitem').allInnerTexts();
+}
+
+describe('autopilot in the browser', () => {
+  it('composes two steps from the keyboard, follows them to the end, and tells a tab in the background', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Autopilot, followed');
+    const page = await suite.openLoggedInPage();
+    await page.addInitScript(fakeBackgroundTab);
+    await page.context().grantPermissions(['notifications'], { origin: service.catalyst.url });
+    await openIdea(page, { id: idea.id, title: 'Autopilot, followed' });
+    await page.getByText('Notifications on', { exact: true }).waitFor();
+
+    const panel = await openPanel(page);
+    await panel.getByLabel('Step 1 message', { exact: true }).fill('Check it.');
+    await panel.getByRole('button', { name: 'Add step' }).click();
+    await panel.getByLabel('Step 2 message', { exact: true }).fill('Plan it.');
+    // Moved with the keyboard: the focus stays with the moved step (on its other button at either end), so each
+    // Enter moves the same step again.
+    const messages = () =>
+      Promise.all([1, 2].map((n) => panel.getByLabel(`Step ${n} message`, { exact: true }).inputValue()));
+    await panel.getByRole('button', { name: 'Move step 2 up' }).press('Enter');
+    expect(await messages()).toEqual(['Plan it.', 'Check it.']);
+    await page.keyboard.press('Enter');
+    expect(await messages()).toEqual(['Check it.', 'Plan it.']);
+    await page.keyboard.press('Enter');
+    expect(await messages()).toEqual(['Plan it.', 'Check it.']);
+
+    model.enqueue(text('Planned.'), text('Checked.'));
+    await setHidden(page, true);
+    await panel.getByRole('button', { name: 'Start autopilot' }).click();
+    await panel
+      .getByRole('status')
+      .filter({ hasText: /^Last autopilot: Completed · 2 steps · \$/ })
+      .waitFor();
+    expect(await stepTexts(panel)).toEqual([
+      expect.stringMatching(/^Chat Completed · \$\d+\.\d+ · \d+\.\d s\s+Plan it\.$/),
+      expect.stringMatching(/^Chat Completed · \$\d+\.\d+ · \d+\.\d s\s+Check it\.$/),
+    ]);
+    // The step runs end quietly; the autopilot's end is the news.
+    await page.waitForFunction(() => document.title.startsWith('(1) '));
+    expect(await page.title()).toBe('(1) Autopilot completed · Catalyst');
+    const shown = await shownNotifications(page);
+    expect(shown.map((notification) => notification.title)).toEqual(['Autopilot completed']);
+    expect(shown[0]?.body).toMatch(/^Autopilot, followed · \$\d/);
+    await setHidden(page, false);
+    expect(await page.title()).toBe('Autopilot, followed · Catalyst');
+
+    // The outcome stays above a new draft.
+    await panel.getByRole('button', { name: 'Start autopilot' }).waitFor();
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      expect.soft(await findAxeViolations(page), `axe, ${colorScheme}`).toEqual([]);
+    }
+  });
+
+  it('cancels a running autopilot on a phone: the running step is cancelled, the rest skipped', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Autopilot, cancelled');
+    const page = await suite.openLoggedInPage({ device: PHONE });
+    await openIdea(page, { id: idea.id, title: 'Autopilot, cancelled' });
+    const panel = await openPanel(page);
+    await panel.getByLabel('Step 1 mode', { exact: true }).selectOption('build');
+    await panel.getByLabel('Step 1 message', { exact: true }).fill('Wait for go.');
+    await panel.getByRole('button', { name: 'Add step' }).tap();
+    await panel.getByLabel('Step 2 message', { exact: true }).fill('Never runs.');
+    expect(await sidewaysOverflow(page, PHONE.width), 'the panel on a phone').toEqual({
+      overflowPx: 0,
+      elements: [],
+    });
+
+    // The step's Bash waits for a file nobody writes, so the autopilot is surely mid-step when it is cancelled.
+    const go = join(service.projectDir(idea.id), 'go');
+    model.enqueue(
+      toolUse('Bash', {
+        command: `while [ ! -e ${go} ]; do sleep 0.1; done; echo went`,
+        description: 'Wait for go',
+      }),
+    );
+    await panel.getByRole('button', { name: 'Start autopilot' }).tap();
+    await toolCards(page, 'Bash').waitFor();
+    await page.getByText('step 1 of 2', { exact: true }).waitFor();
+    await panel.getByRole('button', { name: 'Cancel autopilot' }).tap();
+
+    await panel
+      .getByRole('status')
+      .filter({ hasText: /^Last autopilot: Cancelled/ })
+      .waitFor();
+    expect(await stepTexts(panel)).toEqual([
+      expect.stringMatching(/^Build Cancelled(\s|·)/),
+      expect.stringMatching(/^Chat Skipped\s+Never runs\.$/),
+    ]);
+    expect(await sidewaysOverflow(page, PHONE.width), 'the outcome on a phone').toEqual({
+      overflowPx: 0,
+      elements: [],
+    });
+  });
+});
