@@ -116,7 +116,9 @@ describe('autopilot in the browser', () => {
     const shown = await shownNotifications(page);
     expect(shown.map((notification) => notification.title)).toEqual(['Autopilot completed']);
     expect(shown[0]?.body).toMatch(/^Autopilot, followed · \$\d/);
+    // Seen again: the count goes (React renders the change after the event, so it is awaited).
     await setHidden(page, false);
+    await page.waitForFunction(() => !document.title.startsWith('('));
     expect(await page.title()).toBe('Autopilot, followed · Catalyst');
 
     // The outcome stays above a new draft.

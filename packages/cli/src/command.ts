@@ -1,0 +1,33 @@
+import type { QuestionPolicy, RunMode } from '@catalyst/protocol';
+import type { StepSpec } from './step-spec.ts';
+
+/** What a command line asks for, once parsed: every value checked, nothing read from the network yet. */
+export type Command =
+  | { kind: 'help'; topic?: CommandName }
+  | { kind: 'ideas'; json: boolean }
+  | { kind: 'new'; title: string; description?: string; host?: string; json: boolean }
+  | { kind: 'stream'; mode: RunMode; idea: string; message: string; budgetUsd?: number }
+  | { kind: 'run'; mode: RunMode; idea: string; message: string; budgetUsd?: number; json: boolean }
+  | {
+      kind: 'autopilot';
+      idea: string;
+      steps: StepSpec[];
+      policy: QuestionPolicy;
+      budgetUsd?: number;
+      stopOnFailure: boolean;
+      json: boolean;
+    };
+
+export const COMMAND_NAMES = ['ideas', 'new', 'chat', 'build', 'run', 'autopilot'] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** Where Catalyst is and how to get in, as given on the command line (the environment fills the gaps). */
+export interface ConnectionFlags {
+  url?: string;
+  tokenFile?: string;
+}
+
+export interface Invocation {
+  connection: ConnectionFlags;
+  command: Command;
+}

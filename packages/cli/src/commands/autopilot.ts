@@ -1,0 +1,89 @@
+import { AutopilotResponseSchema, type IdeaId, type StartAutopilotBody } from '@catalyst/protocol';
+import { startAutopilotWatcher, type AutopilotWatcher } from '../autopilot-watcher.ts';
+import { createCanceller } from '../canceller.ts';
+import { CliError } from '../cli-error.ts';
+import type { Command } from '../command.ts';
+import type { CommandContext } from '../command-context.ts';
+import { ExitCode, exitCodeOfAutopilotState, type ExitCodeValue } from '../exit-codes.ts';
+import type { IdeaSocket } from '../idea-socket.ts';
+import { resolveIdea } from '../idea-ref.ts';
+
+type AutopilotCommand = Extract<Command, { kind: 'autopilot' }>;
+
+/**
+ * `catalyst autopilot <idea> --step build:"…" …`: POST /api/ideas/:id/autopilot, its progress from the
+ * `autopilot:*` events over the WebSocket (subscribed before the start, so no step is missed), the final view as
+ * JSON with --json (progress then goes to stderr). Ctrl-C cancels it (POST /api/autopilots/:id/cancel).
+ */
+export async function runAutopilot(
+  context: CommandContext,
+  command: AutopilotCommand,
+): Promise<ExitCodeValue> {
+  const ideaId = await resolveIdea(context.api, command.idea);
+  const socket = await context.openSocket();
+  try {
+    await socket.subscribe(ideaId);
+    return await startAndWatch(context, { socket, ideaId, command });
+  } finally {
+    socket.close();
+  }
+}
+
+type Target = { socket: IdeaSocket; ideaId: IdeaId; command: AutopilotCommand };
+
+async function startAndWatch(context: CommandContext, target: Target): Promise<ExitCodeValue> {
+  const { api, terminal, interrupts } = context;
+  const watcher = createWatcher(context, target);
+  const canceller = createCanceller({
+    what: 'autopilot',
+    terminal,
+    cancel: (id) => api.post(`/api/autopilots/${id}/cancel`, AutopilotResponseSchema),
+  });
+  interrupts.setHandler(canceller.request);
+  try {
+    const path = `/api/ideas/${target.ideaId}/autopilot`;
+    const { autopilot } = await api.post(path, AutopilotResponseSchema, bodyOf(target.command));
+    canceller.attach(autopilot.id);
+    const ended = await Promise.race([watcher.follow(autopilot), canceller.gaveUp]);
+    if (ended === 'gave_up') return ExitCode.cancelled;
+    if (ended === undefined) {
+      throw new CliError(
+        'CONNECTION_LOST',
+        `The connection to Catalyst was lost; the autopilot ${autopilot.id} goes on there.`,
+      );
+    }
+    if (target.command.json) await printFinalView(context, autopilot.id);
+    return exitCodeOfAutopilotState(ended.state);
+  } finally {
+    interrupts.setHandler(undefined);
+    canceller.dispose();
+    watcher.close();
+  }
+}
+
+/** Progress goes to stdout, or to stderr when stdout is for the JSON. */
+function createWatcher(context: CommandContext, target: Target): AutopilotWatcher {
+  const { terminal, interrupts } = context;
+  return startAutopilotWatcher({
+    socket: target.socket,
+    terminal,
+    ideaId: target.ideaId,
+    onInterrupt: interrupts.trigger,
+    isForPerson: target.command.policy !== 'auto',
+    progress: target.command.json ? terminal.err : terminal.out,
+  });
+}
+
+async function printFinalView(context: CommandContext, autopilotId: string): Promise<void> {
+  const final = await context.api.get(`/api/autopilots/${autopilotId}`, AutopilotResponseSchema);
+  context.terminal.out(`${JSON.stringify(final.autopilot, null, 2)}\n`);
+}
+
+function bodyOf(command: AutopilotCommand): StartAutopilotBody {
+  return {
+    steps: command.steps,
+    questionPolicy: command.policy,
+    stopOnFailure: command.stopOnFailure,
+    ...(command.budgetUsd === undefined ? {} : { maxBudgetUsd: command.budgetUsd }),
+  };
+}

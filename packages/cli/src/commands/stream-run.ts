@@ -1,0 +1,63 @@
+import { RunResponseSchema, type IdeaId, type StartRunBody } from '@catalyst/protocol';
+import { createCanceller } from '../canceller.ts';
+import { CliError } from '../cli-error.ts';
+import type { Command } from '../command.ts';
+import type { CommandContext } from '../command-context.ts';
+import { ExitCode, exitCodeOfRunState, type ExitCodeValue } from '../exit-codes.ts';
+import type { IdeaSocket } from '../idea-socket.ts';
+import { resolveIdea } from '../idea-ref.ts';
+import { startRunFollower } from '../run-follower.ts';
+
+type StreamCommand = Extract<Command, { kind: 'stream' }>;
+
+/**
+ * `catalyst chat|build <idea> "message"`: subscribes to the idea first (so no live text is missed), starts the
+ * run over REST (which names it), and shows it until its `run:ended`; Ctrl-C cancels it.
+ */
+export async function streamRun(context: CommandContext, command: StreamCommand): Promise<ExitCodeValue> {
+  const ideaId = await resolveIdea(context.api, command.idea);
+  const socket = await context.openSocket();
+  try {
+    await socket.subscribe(ideaId);
+    return await startAndFollow(context, { socket, ideaId, command });
+  } finally {
+    socket.close();
+  }
+}
+
+async function startAndFollow(
+  context: CommandContext,
+  target: { socket: IdeaSocket; ideaId: IdeaId; command: StreamCommand },
+): Promise<ExitCodeValue> {
+  const { api, terminal, interrupts } = context;
+  const { socket, ideaId, command } = target;
+  const follower = startRunFollower({ socket, terminal, ideaId, onInterrupt: interrupts.trigger });
+  const canceller = createCanceller({
+    what: 'run',
+    terminal,
+    cancel: (runId) => api.post(`/api/runs/${runId}/cancel`, RunResponseSchema),
+  });
+  interrupts.setHandler(canceller.request);
+  try {
+    const body: StartRunBody = {
+      mode: command.mode,
+      message: command.message,
+      ...(command.budgetUsd === undefined ? {} : { maxBudgetUsd: command.budgetUsd }),
+    };
+    const { run } = await api.post(`/api/ideas/${ideaId}/runs`, RunResponseSchema, body);
+    canceller.attach(run.id);
+    const ended = await Promise.race([follower.follow(run.id), canceller.gaveUp]);
+    if (ended === 'gave_up') return ExitCode.cancelled;
+    if (ended === undefined) {
+      throw new CliError(
+        'CONNECTION_LOST',
+        `The connection to Catalyst was lost; the run ${run.id} goes on there.`,
+      );
+    }
+    return exitCodeOfRunState(ended.outcome);
+  } finally {
+    interrupts.setHandler(undefined);
+    canceller.dispose();
+    follower.close();
+  }
+}

@@ -1,0 +1,54 @@
+import { COMMAND_NAMES, type CommandName } from './command.ts';
+import { DEFAULT_URL } from './settings.ts';
+
+/** The help text: `catalyst --help`, `catalyst help <command>`, and the line under a usage error. */
+
+const COMMAND_USAGE: Record<CommandName, string> = {
+  ideas: 'catalyst ideas [--json]',
+  new: 'catalyst new "title" [--description "…"] [--host NAME] [--json]',
+  chat: 'catalyst chat <idea> "message" [--budget USD]',
+  build: 'catalyst build <idea> "message" [--budget USD]',
+  run: 'catalyst run <idea> (--build "message" | --chat "message") [--json] [--budget USD]',
+  autopilot:
+    'catalyst autopilot <idea> --step build:"message" [--step chat:"message" …]\n' +
+    '          [--policy auto|human_then_auto|human] [--budget USD] [--continue-on-failure] [--json]',
+};
+
+const COMMAND_SUMMARY: Record<CommandName, string> = {
+  ideas: 'list the ideas: id, status, title',
+  new: 'capture an idea; prints its id',
+  chat: 'talk it through with Claude (read-only), streamed here',
+  build: 'have Claude build it in the idea’s project, streamed here',
+  run: 'start a run and wait for its end, no streaming; --json prints the run',
+  autopilot: 'run steps one after the other, unattended, with a line per step',
+};
+
+export function formatUsage(): string {
+  const commands = COMMAND_NAMES.map(
+    (name) => `  ${COMMAND_USAGE[name]}\n      ${COMMAND_SUMMARY[name]}`,
+  ).join('\n');
+  return `Catalyst from the command line: the same ideas, runs and autopilots as the web app.
+
+Usage:
+${commands}
+
+<idea> is an idea's id, or the title of exactly one idea.
+
+Options for every command:
+  --url URL          where Catalyst listens (CATALYST_URL; default ${DEFAULT_URL})
+  --token-file FILE  its access token (CATALYST_TOKEN_FILE; default ~/.config/catalyst/token)
+  -h, --help         this text
+
+Exit codes: 0 completed, 1 failed (or an error from Catalyst), 2 usage error, 3 timed out or connection lost,
+130 cancelled (Ctrl-C cancels the run or autopilot first).
+`;
+}
+
+export function formatCommandUsage(name: CommandName): string {
+  return `Usage: ${COMMAND_USAGE[name]}\n  ${COMMAND_SUMMARY[name]}\n`;
+}
+
+export function formatUsageHint(name: CommandName | undefined): string {
+  const usage = name === undefined ? '' : `Usage: ${COMMAND_USAGE[name]}\n`;
+  return `${usage}Run 'catalyst --help' for every command.\n`;
+}
