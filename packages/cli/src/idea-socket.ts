@@ -33,6 +33,8 @@ export async function openIdeaSocket(url: string, token: string): Promise<IdeaSo
   const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, {
     headers: { authorization: `Bearer ${token}` },
     perMessageDeflate: false,
+    // A listener that takes the connection but never answers the upgrade must not hang the command.
+    handshakeTimeout: 10_000,
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', resolve);

@@ -46,7 +46,8 @@ async function promptUntilValid<T>(
   check: Check<T>,
 ): Promise<T | undefined> {
   const { terminal, onInterrupt, signal } = options;
-  const readline = createInterface({ input: process.stdin, output: process.stdout });
+  // The prompt itself on stderr, as a shell's prompts are: stdout may be for `--json`'s document.
+  const readline = createInterface({ input: process.stdin, output: process.stderr });
   readline.on('SIGINT', onInterrupt);
   try {
     for (;;) {

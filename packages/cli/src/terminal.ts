@@ -30,6 +30,17 @@ export function createProcessTerminal(env: Readonly<Record<string, string | unde
   };
 }
 
+/** The same terminal with everything on stderr: stdout is kept for the one JSON document `--json` prints. */
+export function onlyStderr(terminal: Terminal): Terminal {
+  return {
+    ...terminal,
+    out: terminal.err,
+    write: (outputs) => {
+      for (const output of outputs) terminal.err(output.text);
+    },
+  };
+}
+
 /** Resolves once everything written so far has been handed to the OS, so an exit right after loses nothing. */
 export async function flushStreams(): Promise<void> {
   await Promise.all(

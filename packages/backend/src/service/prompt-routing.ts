@@ -111,6 +111,7 @@ export function sessionRecapFor(meta: IdeaMeta, history: IdeaHistory, runId: str
  * answerer cut long messages themselves, so this only bounds what a read holds, whatever the history's size.
  */
 const CONVERSATION_READ_BYTES = 4 * MAX_RELAY_EVENT_BYTES;
+const ACTIVITY_OVER_READ = 4;
 
 /**
  * The newest entries of the idea's conversation (of runs other than `exceptRunId`), oldest first: its messages,
@@ -122,11 +123,12 @@ export async function readConversation(
 ): Promise<{ entries: ConversationEntry[]; isComplete: boolean }> {
   const withActivity = request.withActivity === true;
   const { events, isComplete } = await history.latest({
-    maxEvents: request.maxEntries,
+    // A tool result is chosen before it is known whether it shows (a subagent's does not): read more, then cut.
+    maxEvents: withActivity ? request.maxEntries * ACTIVITY_OVER_READ : request.maxEntries,
     maxBytes: CONVERSATION_READ_BYTES,
     select: (event) => event.runId !== request.exceptRunId && isConversationEvent(event, withActivity),
   });
-  return { entries: conversationOf(events), isComplete };
+  return { entries: conversationOf(events).slice(-request.maxEntries), isComplete };
 }
 
 export function addPromptTotals(meta: IdeaMeta, stats: PromptStats | undefined): IdeaMeta {

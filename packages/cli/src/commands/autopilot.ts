@@ -7,6 +7,7 @@ import type { CommandContext } from '../command-context.ts';
 import { ExitCode, exitCodeOfAutopilotState, type ExitCodeValue } from '../exit-codes.ts';
 import type { IdeaSocket } from '../idea-socket.ts';
 import { resolveIdea } from '../idea-ref.ts';
+import { onlyStderr } from '../terminal.ts';
 
 type AutopilotCommand = Extract<Command, { kind: 'autopilot' }>;
 
@@ -61,16 +62,17 @@ async function startAndWatch(context: CommandContext, target: Target): Promise<E
   }
 }
 
-/** Progress goes to stdout, or to stderr when stdout is for the JSON. */
+/** Progress and questions go to stdout, or to stderr when stdout is for the JSON. */
 function createWatcher(context: CommandContext, target: Target): AutopilotWatcher {
-  const { terminal, interrupts } = context;
+  const { interrupts } = context;
+  const terminal = target.command.json ? onlyStderr(context.terminal) : context.terminal;
   return startAutopilotWatcher({
     socket: target.socket,
     terminal,
     ideaId: target.ideaId,
     onInterrupt: interrupts.trigger,
     isForPerson: target.command.policy !== 'auto',
-    progress: target.command.json ? terminal.err : terminal.out,
+    progress: terminal.out,
   });
 }
 

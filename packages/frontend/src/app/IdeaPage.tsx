@@ -1,4 +1,11 @@
-import type { ClientFrame, ErrorFrame, HostHealthView, IdeaView, RunMode } from '@catalyst/protocol';
+import type {
+  ClientFrame,
+  ErrorFrame,
+  HostHealthView,
+  IdeaView,
+  RelayEvent,
+  RunMode,
+} from '@catalyst/protocol';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
@@ -261,7 +268,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         ideaId={ideaId}
         connected={connectionState === 'open' && isLive}
         running={running}
-        isAutopilotRunning={autopilot.view?.state === 'running'}
+        isAutopilotRunning={isAutopilotRunning(stream.transcript.events)}
         pending={pending !== undefined}
         accepted={accepted}
         stopping={stoppingRun !== undefined && stoppingRun.runId === activeRunId}
@@ -293,4 +300,10 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
       />
     </main>
   );
+}
+
+/** From the history itself, so a view that failed to load cannot keep the composer blocked. */
+function isAutopilotRunning(events: readonly RelayEvent[]): boolean {
+  const last = events.findLast((event) => event.type.startsWith('autopilot:'));
+  return last !== undefined && last.type !== 'autopilot:ended';
 }
