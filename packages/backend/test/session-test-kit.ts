@@ -1,5 +1,5 @@
 import { access, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { RelayEvent } from '@catalyst/protocol';
 import { waitUntil } from '@catalyst/testkit';
 import { expect } from 'vitest';
@@ -13,9 +13,17 @@ export function sessionOf(events: readonly RelayEvent[]): string | undefined {
   return started?.type === 'run:started' ? started.session?.id : undefined;
 }
 
-/** The idea's session directories on the VM (the bash user's `~/.catalyst-sessions`). */
-export async function sessionDirs(fixture: ServiceSuite, ideaId: string): Promise<string[]> {
-  const root = join(fixture.sshd.users.bash.home, '.catalyst-sessions');
+/**
+ * The idea's session directories on the VM (`~/.catalyst-sessions` of the user `on` runs as, the bash user unless
+ * `on` says otherwise: its ideas root is in that user's home).
+ */
+export async function sessionDirs(
+  fixture: ServiceSuite,
+  ideaId: string,
+  on?: ServiceUnderTest,
+): Promise<string[]> {
+  const home = on === undefined ? fixture.sshd.users.bash.home : dirname(on.ideasRoot);
+  const root = join(home, '.catalyst-sessions');
   try {
     await access(root);
   } catch {
@@ -44,7 +52,7 @@ export async function expectNothingLeft(
     timeoutMs: 15_000,
     what: 'the idea’s processes on the VM to be gone',
   });
-  await waitUntil(async () => (await sessionDirs(fixture, ideaId)).length === 0, {
+  await waitUntil(async () => (await sessionDirs(fixture, ideaId, on)).length === 0, {
     timeoutMs: 15_000,
     what: 'the idea’s session files to be removed',
   });

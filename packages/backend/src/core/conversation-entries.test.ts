@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
+import { colorQuestion as color } from '@catalyst/testkit';
 import {
   ACTIVITY_RESULT_CHARS,
   boundConversation,
@@ -24,16 +25,6 @@ function eventOf(fields: Record<string, unknown>): RelayEvent {
   });
 }
 
-const color = {
-  question: 'Which color?',
-  header: 'Color',
-  options: [
-    { label: 'Red', description: 'Warm' },
-    { label: 'Blue', description: 'Cool' },
-  ],
-  multiSelect: false,
-};
-
 const events = [
   eventOf({ type: 'run:started', mode: 'build', message: 'Paint the page.' }),
   eventOf({ type: 'claude:text', text: 'Looking.', messageId: 'm1', parentToolUseId: null }),
@@ -53,7 +44,7 @@ const events = [
   eventOf({
     type: 'claude:question_answered',
     questionId: 'q1',
-    answers: { 'Which color?': 'Red' },
+    answers: { [color.question]: 'Red' },
     source: 'auto',
     by: 'small',
   }),
@@ -90,8 +81,8 @@ describe('conversationOf', () => {
     expect(entries.slice(0, 4)).toEqual([
       { role: 'person', text: 'Paint the page.' },
       { role: 'claude', text: 'Looking.' },
-      { role: 'activity', text: 'Claude asked: "Which color?" (offered: Red, Blue)' },
-      { role: 'activity', text: 'Answered automatically (small): "Which color?" → "Red"' },
+      { role: 'activity', text: 'Claude asked: "Which color do you prefer?" (offered: Red, Blue)' },
+      { role: 'activity', text: 'Answered automatically (small): "Which color do you prefer?" → "Red"' },
     ]);
     expect(entries[4]).toEqual({ role: 'activity', text: 'Claude used Bash: {"command":"paint red"}' });
     expect(entries[5]?.text).toMatch(/^Bash failed: red is not allowed here !+… \(\d+ more characters\)$/);

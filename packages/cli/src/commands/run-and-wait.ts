@@ -1,12 +1,12 @@
-import { MAX_RUN_WAIT_MS, RunResponseSchema, type RunView, type StartRunBody } from '@catalyst/protocol';
+import { MAX_RUN_WAIT_MS, RunResponseSchema, type RunView } from '@catalyst/protocol';
 import type { ApiClient } from '../api-client.ts';
-import { createCanceller } from '../canceller.ts';
 import type { Command } from '../command.ts';
 import type { CommandContext } from '../command-context.ts';
 import { exitCodeOfRunState, type ExitCodeValue } from '../exit-codes.ts';
 import { resolveIdea } from '../idea-ref.ts';
 import { formatOutcomeLine } from '../outcome-line.ts';
 import type { Terminal } from '../terminal.ts';
+import { createRunCanceller, postRun } from './run-start.ts';
 
 type RunCommand = Extract<Command, { kind: 'run' }>;
 
@@ -19,19 +19,10 @@ export async function runAndWait(context: CommandContext, command: RunCommand): 
   const { api, terminal, interrupts } = context;
   const ideaId = await resolveIdea(api, command.idea);
   const polling = new AbortController();
-  const canceller = createCanceller({
-    what: 'run',
-    terminal,
-    cancel: (runId) => api.post(`/api/runs/${runId}/cancel`, RunResponseSchema),
-  });
+  const canceller = createRunCanceller(context);
   interrupts.setHandler(canceller.request);
   try {
-    const body: StartRunBody = {
-      mode: command.mode,
-      message: command.message,
-      ...(command.budgetUsd === undefined ? {} : { maxBudgetUsd: command.budgetUsd }),
-    };
-    const { run } = await api.post(`/api/ideas/${ideaId}/runs`, RunResponseSchema, body);
+    const run = await postRun(api, ideaId, command);
     canceller.attach(run.id);
     terminal.err(terminal.paint.dim(`Run ${run.id} started; waiting for it to end…\n`));
     const latest = { run };

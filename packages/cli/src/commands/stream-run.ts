@@ -1,5 +1,4 @@
-import { RunResponseSchema, type IdeaId, type StartRunBody } from '@catalyst/protocol';
-import { createCanceller } from '../canceller.ts';
+import type { IdeaId } from '@catalyst/protocol';
 import { CliError } from '../cli-error.ts';
 import type { Command } from '../command.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -7,6 +6,7 @@ import { ExitCode, exitCodeOfRunState, type ExitCodeValue } from '../exit-codes.
 import type { IdeaSocket } from '../idea-socket.ts';
 import { resolveIdea } from '../idea-ref.ts';
 import { startRunFollower } from '../run-follower.ts';
+import { createRunCanceller, postRun } from './run-start.ts';
 
 type StreamCommand = Extract<Command, { kind: 'stream' }>;
 
@@ -32,19 +32,10 @@ async function startAndFollow(
   const { api, terminal, interrupts } = context;
   const { socket, ideaId, command } = target;
   const follower = startRunFollower({ socket, terminal, ideaId, onInterrupt: interrupts.trigger });
-  const canceller = createCanceller({
-    what: 'run',
-    terminal,
-    cancel: (runId) => api.post(`/api/runs/${runId}/cancel`, RunResponseSchema),
-  });
+  const canceller = createRunCanceller(context);
   interrupts.setHandler(canceller.request);
   try {
-    const body: StartRunBody = {
-      mode: command.mode,
-      message: command.message,
-      ...(command.budgetUsd === undefined ? {} : { maxBudgetUsd: command.budgetUsd }),
-    };
-    const { run } = await api.post(`/api/ideas/${ideaId}/runs`, RunResponseSchema, body);
+    const run = await postRun(api, ideaId, command);
     canceller.attach(run.id);
     const ended = await Promise.race([follower.follow(run.id), canceller.gaveUp]);
     if (ended === 'gave_up') return ExitCode.cancelled;
