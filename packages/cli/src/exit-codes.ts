@@ -29,17 +29,9 @@ export function exitCodeOfRunState(state: RunState): ExitCodeValue {
   }
 }
 
+/** An autopilot's states are run states (`running` … `cancelled`): they exit as a run would. */
 export function exitCodeOfAutopilotState(state: AutopilotState): ExitCodeValue {
-  switch (state) {
-    case 'completed':
-      return ExitCode.completed;
-    case 'failed':
-      return ExitCode.failed;
-    case 'cancelled':
-      return ExitCode.cancelled;
-    case 'running':
-      return ExitCode.lost;
-  }
+  return exitCodeOfRunState(state);
 }
 
 const LOST_CODES = new Set<CliErrorCode>(['UNREACHABLE', 'CONNECTION_LOST', 'RUN_TIMED_OUT']);
