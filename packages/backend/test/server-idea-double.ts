@@ -1,5 +1,9 @@
 import { IdeaMetaSchema } from '@catalyst/protocol';
 import type {
+  CheckpointDiffResponse,
+  CheckpointView,
+  FileContentResponse,
+  FileListResponse,
   AutopilotView,
   CreateIdeaBody,
   IdeaView,
@@ -208,6 +212,54 @@ export class IdeaServiceDouble implements IdeaService {
     return settle(() => {
       this.calls.push(`answerPermission ${id} ${requestId}`);
       throw new CatalystError('PERMISSION_REQUEST_NOT_FOUND', 'That request is not waiting for an answer.');
+    });
+  }
+
+  listCheckpoints(id: string): Promise<CheckpointView[]> {
+    return settle(() => {
+      this.calls.push(`listCheckpoints ${id}`);
+      this.find(id);
+      return [];
+    });
+  }
+
+  checkpointDiff(id: string, commit: string): Promise<CheckpointDiffResponse> {
+    return this.#noCheckpoint(`checkpointDiff ${id} ${commit}`, id, commit);
+  }
+
+  restoreCheckpoint(id: string, commit: string): Promise<CheckpointView> {
+    return this.#noCheckpoint(`restoreCheckpoint ${id} ${commit}`, id, commit);
+  }
+
+  #noCheckpoint(call: string, id: string, commit: string): Promise<never> {
+    return settle(() => {
+      this.calls.push(call);
+      this.find(id);
+      throw new CatalystError('CHECKPOINT_NOT_FOUND', `${commit} is not one of this idea's checkpoints.`);
+    });
+  }
+
+  listFiles(id: string, path: string): Promise<FileListResponse> {
+    return settle(() => {
+      this.calls.push(`listFiles ${id} ${path}`);
+      this.find(id);
+      return { path, entries: [] };
+    });
+  }
+
+  fileContent(id: string, path: string, at?: string): Promise<FileContentResponse> {
+    return settle(() => {
+      this.calls.push(`fileContent ${id} ${path} ${at ?? ''}`);
+      this.find(id);
+      return { path, size: 0, text: '' };
+    });
+  }
+
+  fileHistory(id: string, path: string): Promise<CheckpointView[]> {
+    return settle(() => {
+      this.calls.push(`fileHistory ${id} ${path}`);
+      this.find(id);
+      return [];
     });
   }
 

@@ -116,7 +116,14 @@ export function formatPermissionClosed(event: EventOf<'claude:permission_closed'
 
 /** Notices about the run (not Claude's words): they go to stderr. */
 export type NoticeEvent = EventOf<
-  'claude:error' | 'claude:event' | 'run:detached' | 'run:attached' | 'run:session_replaced'
+  | 'claude:error'
+  | 'claude:event'
+  | 'run:detached'
+  | 'run:attached'
+  | 'run:session_replaced'
+  | 'checkpoint:created'
+  | 'checkpoint:restored'
+  | 'checkpoint:unavailable'
 >;
 
 export function formatNotice(event: NoticeEvent, paint: Paint): string | undefined {
@@ -131,6 +138,16 @@ export function formatNotice(event: NoticeEvent, paint: Paint): string | undefin
       return paint.dim(`Reconnected to ${event.host}.`);
     case 'run:session_replaced':
       return paint.dim(`Claude's earlier session for this idea was gone; a new one started with a recap.`);
+    case 'checkpoint:created':
+    case 'checkpoint:restored': {
+      const what = event.type === 'checkpoint:restored' ? 'Restored; checkpoint' : 'Checkpoint';
+      const files = `${String(event.filesChanged)} file${event.filesChanged === 1 ? '' : 's'} changed`;
+      return paint.dim(
+        `${what} ${event.commit.slice(0, 12)}: ${files}, +${String(event.insertions)} −${String(event.deletions)}`,
+      );
+    }
+    case 'checkpoint:unavailable':
+      return paint.yellow(event.reason);
     case 'claude:event':
       // The rest of what the CLI printed (task_*, control traffic) is detail for the web app, not the terminal.
       return event.message.type === 'system' && event.message.subtype === 'api_retry'

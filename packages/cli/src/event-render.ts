@@ -70,6 +70,9 @@ export class EventRenderer {
       case 'run:detached':
       case 'run:attached':
       case 'run:session_replaced':
+      case 'checkpoint:created':
+      case 'checkpoint:restored':
+      case 'checkpoint:unavailable':
         return this.#lines('err', [formatNotice(event, this.#paint)]);
       case 'claude:system':
       case 'claude:result':

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CommitIdSchema } from './checkpoints.ts';
 
 /**
  * Ideas: what `meta.json` holds on the host (the source of truth), and the REST bodies. Ours, so strict.
@@ -98,6 +99,12 @@ export const IdeaMetaSchema = z.strictObject({
   qaModel: ModelNameSchema.optional(),
   /** The autopilot running on the idea (issue 12): a restarted Catalyst goes on with it. */
   autopilotId: z.string().max(200).optional(),
+  /** The idea's last checkpoint (issue 13): the next build's checkpoint is counted against it. */
+  checkpoint: CommitIdSchema.optional(),
+  /** Claude reads this line before the next run's message: the project was restored since the last run. */
+  restoreNote: z.string().max(2_000).optional(),
+  /** The host had no git at the last build: said once in the history, not again until a checkpoint works. */
+  checkpointsUnavailable: z.literal(true).optional(),
 });
 export type IdeaMeta = z.infer<typeof IdeaMetaSchema>;
 

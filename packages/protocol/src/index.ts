@@ -11,6 +11,7 @@ export * from './stream-events.ts';
 export * from './command-result.ts';
 export * from './cli-json-object.ts';
 export * from './idea.ts';
+export * from './checkpoints.ts';
 export * from './relay-events.ts';
 export * from './ws-frames.ts';
 export * from './rest.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AskUserQuestionItemSchema } from './ask-user-question.ts';
+import { CheckpointChangeSchema } from './checkpoints.ts';
 import { PermissionUpdateSchema } from './cli-control.ts';
 import { CliMessageSchema } from './cli-output.ts';
 import { CommandResultSchema } from './command-result.ts';
@@ -243,6 +244,15 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
     costUsd: z.number().nonnegative(),
     error: autopilotError.optional(),
   }),
+  /**
+   * A checkpoint of the idea's `project/` (checkpoints.ts): made after a build run (its `runId`, before its
+   * `run:ended`), or before the idea's first build, or of changes made outside a build before a restore.
+   */
+  z.strictObject({ ...base, type: z.literal('checkpoint:created'), ...CheckpointChangeSchema.shape }),
+  /** The project was restored to `restoredTo`: a new commit, so the restore can be undone too. */
+  z.strictObject({ ...base, type: z.literal('checkpoint:restored'), ...CheckpointChangeSchema.shape }),
+  /** The host has no git: builds are not checkpointed there (said once per idea). */
+  z.strictObject({ ...base, type: z.literal('checkpoint:unavailable'), reason: z.string() }),
   z.strictObject({
     ...base,
     type: z.literal('run:ended'),

@@ -94,6 +94,11 @@ export interface RunLifecycleOptions {
   mode: RunMode;
   /** The person's message: written as the run's one user message once the process has started (§7.1). */
   prompt: string;
+  /**
+   * A line Claude reads before the message, which the history's `run:started` does not show (issue 13: the project
+   * was restored to a checkpoint since the last run).
+   */
+  preface?: string;
   /** Which `can_use_tool` requests wait for a person; none by default (answered at once, tool-policy.ts). */
   askPerson?: AskPerson;
   /** The session being resumed; `session_started` is sent only for a different id. */

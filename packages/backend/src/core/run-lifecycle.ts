@@ -124,6 +124,12 @@ export class RunLifecycle {
     }
   }
 
+  /** The message as Claude reads it: the preface (if any) on a line of its own first. */
+  #claudePrompt(): string {
+    const { preface, prompt } = this.#options;
+    return preface === undefined ? prompt : `${preface}\n\n${prompt}`;
+  }
+
   #onStarted(now: number): RunCommand[] {
     if (this.#phase !== 'created') return [log('warn', 'the run was reported started twice')];
     this.#phase = 'running';
@@ -134,7 +140,7 @@ export class RunLifecycle {
     if (this.#stop !== undefined) return [...announce, { type: 'kill_run' }];
     return [
       ...announce,
-      this.#write(createUserMessage(this.#options.prompt)),
+      this.#write(createUserMessage(this.#claudePrompt())),
       ...(this.#pending.size === 0 ? [this.#setTimer('inactivity', this.#timing.inactivityTimeoutMs)] : []),
       this.#setTimer('max_duration', this.#timing.maxDurationMs),
     ];
@@ -327,7 +333,7 @@ export class RunLifecycle {
   #onRestarted(recap: string, now: number): RunCommand[] {
     if (this.#stop !== undefined) return [{ type: 'kill_run' }];
     this.#lastActivityAt = now;
-    return [this.#write(createUserMessage(withRecap(recap, this.#options.prompt)))];
+    return [this.#write(createUserMessage(withRecap(recap, this.#claudePrompt())))];
   }
 
   #isTurnLive(): boolean {

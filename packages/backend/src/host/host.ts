@@ -90,6 +90,12 @@ export interface DirectoryEntry {
   kind: FileStat['kind'];
 }
 
+/** A directory entry with its lstat: a symlink is `other`, its size and time its own. */
+export interface DirectoryEntryStat extends DirectoryEntry {
+  size: number;
+  modifiedMs: number;
+}
+
 export interface HostFiles {
   /** Rejects with a CatalystError: FILE_NOT_FOUND, PERMISSION_DENIED or FILE_ERROR. */
   readFile(path: string): Promise<Buffer>;
@@ -106,6 +112,10 @@ export interface HostFiles {
   mkdirp(path: string): Promise<void>;
   stat(path: string): Promise<FileStat>;
   list(path: string): Promise<DirectoryEntry[]>;
+  /** As list, with each entry's size and modification time (one SFTP readdir: its attrs are lstat's). */
+  listWithStats(path: string): Promise<DirectoryEntryStat[]>;
+  /** The absolute path with every symlink resolved (realpath(3)); FILE_NOT_FOUND when a part of it is missing. */
+  realpath(path: string): Promise<string>;
   /**
    * Removes a file, or a directory with everything in it. A missing path is not an error. Directories the user
    * owns but cannot write (a build's `chmod 555`) are made writable (u+rwx) first, as `chmod -R u+w; rm -rf` would.

@@ -6,6 +6,7 @@ import {
   mkdir,
   open,
   readdir,
+  realpath,
   readFile,
   rename,
   rm,
@@ -15,7 +16,7 @@ import {
 import type { Dirent, Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CatalystError } from '../core/catalyst-error.ts';
-import type { DirectoryEntry, FileErrorCode, FileStat, HostFiles } from './host.ts';
+import type { DirectoryEntry, DirectoryEntryStat, FileErrorCode, FileStat, HostFiles } from './host.ts';
 
 /** HostFiles over node:fs on this machine. Every failure is a CatalystError with the path in its details. */
 
@@ -159,6 +160,19 @@ export function createLocalFiles(): HostFiles {
         const entries = await readdir(path, { withFileTypes: true });
         return entries.map((entry): DirectoryEntry => ({ name: entry.name, kind: kindOf(entry) }));
       }),
+    listWithStats: (path) =>
+      mapErrors('list', path, async () => {
+        const names = await readdir(path);
+        const entries = await Promise.all(
+          names.map(async (name): Promise<DirectoryEntryStat | undefined> => {
+            // Gone between the readdir and the lstat: left out, as a listing a moment later would.
+            const info = await lstat(join(path, name)).catch(() => undefined);
+            return info && { name, kind: kindOf(info), size: info.size, modifiedMs: info.mtimeMs };
+          }),
+        );
+        return entries.filter((entry) => entry !== undefined);
+      }),
+    realpath: (path) => mapErrors('resolve', path, () => realpath(path)),
     remove: (path) => mapErrors('remove', path, () => removeTree(path)),
     rename: (from, to) => mapErrors('rename', from, () => renameWithoutReplacing(from, to)),
   };

@@ -44,6 +44,8 @@ export interface RunDriverOptions {
   runId: string;
   mode: RunMode;
   message: string;
+  /** Read by Claude before the message, not shown in the history (run-commands.ts). */
+  preface?: string | undefined;
   /** The idea's project directory on the host: the CLI's cwd for every run (sessions are per cwd). */
   cwd: string;
   claudePath: string;
@@ -165,6 +167,7 @@ class RunDriver {
       runId: options.runId,
       mode: options.mode,
       prompt: options.message,
+      ...(options.preface === undefined ? {} : { preface: options.preface }),
       inactivityTimeoutMs: options.inactivityTimeoutMs,
       maxDurationMs: options.maxDurationMs,
       ...(options.askPerson === undefined ? {} : { askPerson: options.askPerson }),

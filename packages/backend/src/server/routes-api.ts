@@ -4,6 +4,7 @@ import { sendError } from './http-errors.ts';
 import { createIdeasRouter } from './routes-ideas.ts';
 import { createRunsRouter } from './routes-runs.ts';
 import { createAutopilotsRouter } from './routes-autopilots.ts';
+import { createCheckpointsRouter } from './routes-checkpoints.ts';
 
 /**
  * The REST API under /api, behind the token check (http-app.ts). Lists are wrapped (`{ ideas }`, `{ hosts }`,
@@ -20,6 +21,7 @@ export function createApiRouter(service: IdeaService): Router {
     response.json({ hosts: await service.hosts() });
   });
   router.use('/ideas', createIdeasRouter(service));
+  router.use('/ideas', createCheckpointsRouter(service));
   router.use('/runs', createRunsRouter(service));
   router.use('/autopilots', createAutopilotsRouter(service));
   router.use((request, response) => {

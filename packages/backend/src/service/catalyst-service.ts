@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type {
   AutopilotView,
+  CheckpointDiffResponse,
+  CheckpointView,
+  FileContentResponse,
+  FileListResponse,
   CreateIdeaBody,
   IdeaMeta,
   IdeaView,
@@ -28,12 +32,15 @@ import { LiveSubscribers } from './live-subscribers.ts';
 import { launchRun, prewarm, type RunLaunchContext, type RunOverrides } from './run-launch.ts';
 import { Autopilots } from './autopilots.ts';
 import { WarmSessions } from './warm-sessions.ts';
+import { Checkpoints } from './checkpoints.ts';
+import { ProjectFiles } from './project-files.ts';
+import { parseProjectPath } from '../core/project-path.ts';
 import { DEFAULT_WARM_PER_HOST } from '../server/config.ts';
 import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
 import { ideaOfSession } from './session-owners.ts';
 import { followedElsewhereMessage, isFollowedElsewhere, isHeardFrom } from './followed-elsewhere.ts';
 import { checkHosts } from './host-health.ts';
-import { claimRun, deletingClaim } from './run-claim.ts';
+import { claimRun, deletingClaim, restoringClaim } from './run-claim.ts';
 import { applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
 import * as routing from './prompt-routing.ts';
 
@@ -50,6 +57,8 @@ export interface CatalystServiceOptions {
   /** CATALYST_WARM_PER_HOST: how many sessions wait per host (0: none; every turn starts its own process). */
   warmPerHost?: number;
   qa?: routing.QaSettings;
+  /** How long a checkpoint's git may take (checkpoints.ts). */
+  checkpointTimeoutMs?: number;
   /** Event histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdleHistories?: number;
 }
@@ -72,6 +81,8 @@ export class CatalystService implements IdeaService {
   /** Runs this Catalyst started, until they end: their view before their run:started reaches the history. */
   readonly #starting = new Map<string, RunView>();
   readonly #autopilots: Autopilots;
+  readonly #checkpoints: Checkpoints;
+  readonly #files: ProjectFiles;
 
   constructor(options: CatalystServiceOptions) {
     this.#options = options;
@@ -103,9 +114,21 @@ export class CatalystService implements IdeaService {
       maxTurnMs: options.maxRunMs,
       logger: options.logger,
     });
+    this.#checkpoints = new Checkpoints({
+      hosts: options.hosts,
+      logger: options.logger,
+      locate: (id) => this.#locate(id),
+      ...(options.checkpointTimeoutMs === undefined ? {} : { timeoutMs: options.checkpointTimeoutMs }),
+    });
+    this.#files = new ProjectFiles({
+      hosts: options.hosts,
+      locate: (id) => this.#locate(id),
+      checkpoints: this.#checkpoints,
+    });
     this.#launching = {
       options,
       warm: this.#warm,
+      checkpoints: this.#checkpoints,
       histories: this.#histories,
       live: this.#live,
       locate: (id) => this.#locate(id),
@@ -375,6 +398,57 @@ export class CatalystService implements IdeaService {
     checkIdeaId(id);
     if (!this.#runs.has(id)) await this.#locate(id);
     return this.#runs.get(id)?.prompts ?? routing.NO_PROMPTS;
+  }
+
+  async listCheckpoints(id: string): Promise<CheckpointView[]> {
+    await this.#locate(id);
+    return this.#checkpoints.list(await this.#history(id));
+  }
+
+  async checkpointDiff(id: string, commit: string): Promise<CheckpointDiffResponse> {
+    await this.#locate(id);
+    return this.#checkpoints.diff(id, await this.#history(id), commit);
+  }
+
+  async restoreCheckpoint(id: string, commit: string): Promise<CheckpointView> {
+    await this.#locate(id);
+    const autopilotId = this.#autopilots.runningOn(id);
+    if (autopilotId !== undefined || this.#runs.has(id)) {
+      throw new CatalystError(
+        'RUN_IN_PROGRESS',
+        'A run is going on in this idea: restore once it has ended, or cancel it first.',
+      );
+    }
+    // Held like a run until the restore is done: a run started meanwhile would build on files being replaced.
+    this.#runs.set(id, restoringClaim);
+    try {
+      return await this.#checkpoints.restore(id, await this.#history(id), commit);
+    } finally {
+      this.#runs.delete(id);
+    }
+  }
+
+  listFiles(id: string, path: string): Promise<FileListResponse> {
+    return this.#files.list(id, path);
+  }
+
+  async fileContent(id: string, path: string, at?: string): Promise<FileContentResponse> {
+    await this.#locate(id);
+    const history = at === undefined ? undefined : await this.#history(id);
+    return this.#files.content(
+      id,
+      path,
+      history === undefined || at === undefined ? undefined : { commit: at, history },
+    );
+  }
+
+  async fileHistory(id: string, path: string): Promise<CheckpointView[]> {
+    const parsed = parseProjectPath(path);
+    if (!parsed.ok) throw new CatalystError('INVALID_PATH', `That path cannot be shown: ${parsed.problem}.`);
+    const checkpoints = await this.listCheckpoints(id);
+    return checkpoints.filter((checkpoint) =>
+      checkpoint.files.some((file) => file.path === parsed.path || file.from === parsed.path),
+    );
   }
 
   hosts(): Promise<HostHealth[]> {

@@ -1,5 +1,9 @@
 import type {
   AutopilotView,
+  CheckpointDiffResponse,
+  CheckpointView,
+  FileContentResponse,
+  FileListResponse,
   CreateIdeaBody,
   HostHealthView,
   IdeaView,
@@ -78,6 +82,18 @@ export interface IdeaService {
   getAutopilot(autopilotId: string): Promise<AutopilotView>;
   /** Cancels its running step, and skips the rest; NO_RUN once it has ended. */
   cancelAutopilot(autopilotId: string): Promise<AutopilotView>;
+  /** The idea's checkpoints, newest first (issue 13). */
+  listCheckpoints(id: string): Promise<CheckpointView[]>;
+  /** CHECKPOINT_NOT_FOUND unless `commit` is one of the idea's checkpoints; INVALID_ARGUMENT when malformed. */
+  checkpointDiff(id: string, commit: string): Promise<CheckpointDiffResponse>;
+  /** `project/` as it was at the checkpoint, as a new one; RUN_IN_PROGRESS while a run or an autopilot is on. */
+  restoreCheckpoint(id: string, commit: string): Promise<CheckpointView>;
+  /** A directory of `project/`; INVALID_PATH for a path that leaves it, PATH_NOT_FOUND for a missing one. */
+  listFiles(id: string, path: string): Promise<FileListResponse>;
+  /** A file of `project/`, now or at a checkpoint (`at`). */
+  fileContent(id: string, path: string, at?: string): Promise<FileContentResponse>;
+  /** The checkpoints that changed the file, newest first. */
+  fileHistory(id: string, path: string): Promise<CheckpointView[]>;
   hosts(): Promise<HostHealth[]>;
   /** The prompts of the idea's run still waiting for a person (empty without a run). */
   pendingPrompts(id: string): Promise<RelayEvent[]>;

@@ -47,3 +47,10 @@ export const deletingClaim: ActiveRun = {
   ended: Promise.resolve({ outcome: 'cancelled' }),
   cancel: () => undefined,
 };
+
+/** Holds an idea's place while its project is restored to a checkpoint (issue 13): a start meanwhile is refused. */
+export const restoringClaim: ActiveRun = {
+  runId: 'restoring',
+  ended: Promise.resolve({ outcome: 'cancelled' }),
+  cancel: () => undefined,
+};

@@ -15,6 +15,7 @@ import type { ResumePoint } from '../runs/resume-point.ts';
 import { SessionProcess } from '../runs/session-process.ts';
 import { newSessionId, sessionSpec, warmKeyOf } from '../runs/session-spec.ts';
 import type { WarmSessions } from './warm-sessions.ts';
+import type { Checkpoints } from './checkpoints.ts';
 import { startRunDriver, type ActiveRun, type PromptControls } from '../runs/run-driver.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { IdeaHistories } from './idea-histories.ts';
@@ -45,6 +46,7 @@ export interface RunLaunchContext {
   histories: IdeaHistories;
   live: LiveSubscribers;
   warm: WarmSessions;
+  checkpoints: Checkpoints;
   locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
   /** The run's bookkeeping is done (or failed): the idea may start another run. */
   release: (id: string) => void;
@@ -93,6 +95,9 @@ export async function launchRun(
   // The idea's warm process when it runs this command; any other ends first (warm-sessions.ts).
   const warm = resumed === undefined ? await context.warm.take(id, key) : undefined;
   if (resumed === undefined) {
+    // The idea's first build starts from a checkpoint of what project/ holds, so that it can be undone.
+    if (mode === 'build') await context.checkpoints.beforeBuild(id, runId, message, history);
+    if (meta.restoreNote !== undefined) await store.update(id, ({ restoreNote: _said, ...rest }) => rest);
     await setStatus(context, { id, host, runId, status: statusAtStart(meta.status, mode) }, history);
   }
   const how = resumed === undefined ? (warm === undefined ? 'new' : 'warm') : 'taken up';
@@ -103,6 +108,7 @@ export async function launchRun(
     ideaId: id,
     runId,
     message,
+    ...(resumed === undefined && meta.restoreNote !== undefined ? { preface: meta.restoreNote } : {}),
     ...(meta.sessionId === undefined ? {} : { sessionId: meta.sessionId }),
     recap: routing.sessionRecapFor(meta, history, runId),
     inactivityTimeoutMs: context.options.inactivityTimeoutMs,
@@ -199,6 +205,10 @@ async function recordEnding(
 ): Promise<void> {
   const { id, host, runId, mode } = run;
   try {
+    // Whatever the outcome, the files are what they are: a build ends with a checkpoint (never throws).
+    if (mode === 'build') {
+      await context.checkpoints.afterBuild(id, runId, run.message, await context.histories.get(id));
+    }
     const store = await context.options.hosts.store(host);
     const meta = await store.update(id, (current) =>
       addTotals(current, { mode, ending, stats: run.prompts?.stats() }),

@@ -45,7 +45,35 @@ export function SessionNotice({ event }: { event: NoticeEvent }) {
           {autopilotText(event)}
         </div>
       );
+    case 'checkpoint:restored':
+      return (
+        <div className="t-notice" role="note" title={event.commit}>
+          {restoredText(event)}
+        </div>
+      );
+    case 'checkpoint:unavailable':
+      return (
+        <div className="t-notice" role="note">
+          {event.reason}
+        </div>
+      );
   }
+}
+
+/** A restore of the project (issue 13): what it changed, and that it can be undone. */
+export function restoredText(event: Extract<NoticeEvent, { type: 'checkpoint:restored' }>): string {
+  const to = event.restoredTo === undefined ? '' : ` to checkpoint ${event.restoredTo.slice(0, 7)}`;
+  return `Project restored${to}: ${changeCountText(event)}. The restore is a checkpoint too, so it can be undone.`;
+}
+
+/** "3 files changed, +40 −2". */
+export function changeCountText(change: {
+  filesChanged: number;
+  insertions: number;
+  deletions: number;
+}): string {
+  const files = `${String(change.filesChanged)} file${change.filesChanged === 1 ? '' : 's'} changed`;
+  return `${files}, +${String(change.insertions)} −${String(change.deletions)}`;
 }
 
 /** An autopilot's progress, one line per event (issue 12). */

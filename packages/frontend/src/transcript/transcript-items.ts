@@ -25,6 +25,8 @@ export type NoticeEvent = EventOf<
   | 'autopilot:step_started'
   | 'autopilot:step_ended'
   | 'autopilot:ended'
+  | 'checkpoint:restored'
+  | 'checkpoint:unavailable'
 >;
 
 export interface QuestionItem {
@@ -86,6 +88,8 @@ export type TranscriptItem =
       readonly started: EventOf<'run:started'> | undefined;
       /** run:ended's result, else the run's latest claude:result. */
       readonly result: CommandResult | undefined;
+      /** The checkpoint the build ended with (issue 13); none when nothing changed or it is not a build. */
+      readonly checkpoint: EventOf<'checkpoint:created'> | undefined;
     };
 
 interface BaseItems {
@@ -121,6 +125,8 @@ class ItemBuilder {
    * request comes before the question or permission event the backend makes of it, so it is known in time.
    */
   readonly #callOfRequest = new Map<string, string>();
+  /** Each build run's checkpoint, for its summary. */
+  readonly #checkpoints = new Map<string, EventOf<'checkpoint:created'>>();
 
   constructor(ended: ReadonlySet<string>) {
     this.#ended = ended;
@@ -158,7 +164,13 @@ class ItemBuilder {
       case 'autopilot:step_started':
       case 'autopilot:step_ended':
       case 'autopilot:ended':
+      case 'checkpoint:restored':
+      case 'checkpoint:unavailable':
         return { kind: 'notice', key, event };
+      case 'checkpoint:created':
+        // A build's checkpoint shows in its summary; the others (before a build, before a restore) only in lists.
+        if (event.kind === 'build' && event.runId !== undefined) this.#checkpoints.set(event.runId, event);
+        return undefined;
       case 'claude:question': {
         const item: QuestionItem = {
           kind: 'question',
@@ -327,9 +339,17 @@ class ItemBuilder {
   #runContext(
     runId: string | undefined,
     result: CommandResult | undefined,
-  ): { started: EventOf<'run:started'> | undefined; result: CommandResult | undefined } {
-    if (runId === undefined) return { started: undefined, result };
-    return { started: this.#started.get(runId), result: result ?? this.#results.get(runId) };
+  ): {
+    started: EventOf<'run:started'> | undefined;
+    result: CommandResult | undefined;
+    checkpoint: EventOf<'checkpoint:created'> | undefined;
+  } {
+    if (runId === undefined) return { started: undefined, result, checkpoint: undefined };
+    return {
+      started: this.#started.get(runId),
+      result: result ?? this.#results.get(runId),
+      checkpoint: this.#checkpoints.get(runId),
+    };
   }
 }
 

@@ -1,6 +1,6 @@
 import type { SFTPWrapper, Stats } from 'ssh2';
 import { CatalystError } from '../../core/catalyst-error.ts';
-import type { DirectoryEntry, FileStat } from '../host.ts';
+import type { DirectoryEntry, DirectoryEntryStat, FileStat } from '../host.ts';
 import { codeOf, describeError } from './ssh-errors.ts';
 
 /**
@@ -104,6 +104,30 @@ export function listDirectory(sftp: SFTPWrapper, path: string): Promise<Director
       );
     });
   });
+}
+
+export function listDirectoryWithStats(sftp: SFTPWrapper, path: string): Promise<DirectoryEntryStat[]> {
+  return sftpCall(
+    'list',
+    path,
+    (callback: (error: Error | undefined, entries: DirectoryEntryStat[]) => void) => {
+      sftp.readdir(path, (error, list) => {
+        const entries =
+          error === undefined
+            ? list.map((entry) => ({
+                name: entry.filename,
+                kind: kindOf(entry.attrs),
+                size: entry.attrs.size,
+                modifiedMs: entry.attrs.mtime * 1000,
+              }))
+            : [];
+        callback(
+          error,
+          entries.filter((entry) => entry.name !== '.' && entry.name !== '..'),
+        );
+      });
+    },
+  );
 }
 
 export function offersExtension(sftp: SFTPWrapper, name: string): boolean {

@@ -11,6 +11,8 @@ import {
   SFTP_FAILURE,
   SFTP_NO_SUCH_FILE,
   listDirectory,
+  listDirectoryWithStats,
+  realPath,
   lstatPath,
   makeDirectory,
   removeDirectory,
@@ -42,6 +44,8 @@ export function createSshFiles(withSftp: WithSftp): HostFiles {
     mkdirp: (path) => withSftp((sftp) => mkdirp(sftp, path)),
     stat: (path) => withSftp(async (sftp) => statOf(await statPath(sftp, path))),
     list: (path) => withSftp((sftp) => listDirectory(sftp, path)),
+    listWithStats: (path) => withSftp((sftp) => listDirectoryWithStats(sftp, path)),
+    realpath: (path) => withSftp((sftp) => realPath(sftp, path)),
     remove: (path) => withSftp((sftp) => removeTree(sftp, path)),
     rename: (from, to) =>
       withSftp((sftp) =>

@@ -1,0 +1,176 @@
+import { MAX_CHECKPOINT_FILES, type CheckpointChange, type CheckpointKind } from '@catalyst/protocol';
+import { parseDiffStat } from './git-diff-stat.ts';
+
+/**
+ * The git commands of a checkpoint (issue 13), as `/bin/sh -c` scripts run on the host in the idea's `project/`
+ * through the run wrapper (one process per operation: a checkpoint is one round trip), and the reading of what they
+ * print. Everything variable (messages, commits, paths) is a positional argument, never part of the script.
+ *
+ * Catalyst's git runs with its own settings, whatever the repository (Claude may have made it, with its own config
+ * and hooks): no global or system config (checkpointEnv), no hooks (`core.hooksPath=/dev/null`, `--no-verify`), no
+ * signing, no fsmonitor command, no automatic gc, no external diff or textconv. `GIT_CEILING_DIRECTORIES` is the
+ * idea's folder, so git never finds a repository above `project/`. `.gitignore` is respected (`git add -A`).
+ */
+
+export const CATALYST_GIT_NAME = 'Catalyst';
+export const CATALYST_GIT_EMAIL = 'catalyst@localhost';
+
+/** The environment of every checkpoint command; `ideaDir` is the folder holding `project/`. */
+export function checkpointEnv(path: string, ideaDir: string): Record<string, string> {
+  return {
+    PATH: path,
+    LC_ALL: 'C',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CEILING_DIRECTORIES: ideaDir,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: CATALYST_GIT_NAME,
+    GIT_AUTHOR_EMAIL: CATALYST_GIT_EMAIL,
+    GIT_COMMITTER_NAME: CATALYST_GIT_NAME,
+    GIT_COMMITTER_EMAIL: CATALYST_GIT_EMAIL,
+  };
+}
+
+const PRELUDE = [
+  'set -u',
+  "command -v git >/dev/null 2>&1 || { echo '@@NOGIT'; exit 0; }",
+  'G() { git -c core.hooksPath=/dev/null -c commit.gpgsign=false -c core.fsmonitor=false -c gc.auto=0 ' +
+    '-c maintenance.auto=false -c core.quotepath=false -c advice.detachedHead=false "$@"; }',
+  'fail() { printf \'@@FAIL=%s\\n\' "$1"; exit 3; }',
+  // What changed from $1 (a commit, or empty: the empty tree) to $2, as two -z listings split by one NUL.
+  'stat_of() {',
+  '  cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
+  "  printf '@@STAT\\n'",
+  '  G diff --numstat -z -M --no-ext-diff --no-textconv "$cr_b" "$2" || fail "git diff --numstat"',
+  "  printf '\\000'",
+  '  G diff --name-status -z -M --no-ext-diff --no-textconv "$cr_b" "$2" || fail "git diff --name-status"',
+  '}',
+];
+
+/**
+ * A checkpoint: `$1` the commit message, `$2` the last checkpoint (empty for none), `$3` `1` to commit even when
+ * nothing changed since `$2` (the idea's first checkpoint). `git init` only when `project/` has no `.git` of its
+ * own. Prints `@@SAME` when there is nothing to record, else `@@COMMIT=` and what changed since `$2`.
+ */
+export const CHECKPOINT_SCRIPT = [
+  ...PRELUDE,
+  "[ -e .git ] || { G init -q . >/dev/null || fail 'git init'; }",
+  "G add -A . || fail 'git add'",
+  'if [ -n "$2" ] && [ "$3" != 1 ] && G diff --cached --quiet --no-ext-diff "$2" --; then',
+  "  echo '@@SAME'; exit 0",
+  'fi',
+  'G commit -q --no-verify --no-gpg-sign --allow-empty -m "$1" >/dev/null || fail \'git commit\'',
+  "cr_c=$(G rev-parse HEAD) || fail 'git rev-parse'",
+  'printf \'@@COMMIT=%s\\n\' "$cr_c"',
+  'stat_of "$2" "$cr_c"',
+].join('\n');
+
+/**
+ * A restore: `project/` becomes exactly the tree of `$1` (files git tracks there; ignored files stay), recorded as a
+ * new commit with message `$2`; `$3` is the last checkpoint, which the change is counted against. The caller makes
+ * a checkpoint of changes made outside a build first, so nothing is lost.
+ */
+export const RESTORE_SCRIPT = [
+  ...PRELUDE,
+  "[ -e .git ] || fail 'project/ has no git repository'",
+  'G cat-file -e "$1^{commit}" 2>/dev/null || { echo \'@@NOTFOUND\'; exit 0; }',
+  "G add -A . || fail 'git add'",
+  'G read-tree -u --reset "$1" || fail \'git read-tree\'',
+  'G commit -q --no-verify --no-gpg-sign --allow-empty -m "$2" >/dev/null || fail \'git commit\'',
+  "cr_c=$(G rev-parse HEAD) || fail 'git rev-parse'",
+  'printf \'@@COMMIT=%s\\n\' "$cr_c"',
+  'stat_of "$3" "$cr_c"',
+].join('\n');
+
+/** The unified diff from `$1` (empty: the empty tree) to `$2`, cut after `$3` bytes (binary files only named). */
+export const DIFF_SCRIPT = [
+  ...PRELUDE,
+  "[ -e .git ] || fail 'project/ has no git repository'",
+  'cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
+  "printf '@@DIFF\\n'",
+  'G diff --no-ext-diff --no-textconv --no-color -M "$cr_b" "$2" -- | head -c "$3"',
+].join('\n');
+
+/**
+ * A file at a commit: `$1` the commit, `$2` its path in the tree (no leading `./`), `$3` the most bytes wanted.
+ * `@@MISSING` when the commit has no such path, `@@TYPE=` when it is no file, else `@@SIZE=` and (when at most `$3`
+ * bytes) `@@DATA` followed by the bytes.
+ */
+export const FILE_AT_SCRIPT = [
+  ...PRELUDE,
+  "[ -e .git ] || fail 'project/ has no git repository'",
+  'cr_t=$(G cat-file -t "$1:$2" 2>/dev/null) || { echo \'@@MISSING\'; exit 0; }',
+  '[ "$cr_t" = blob ] || { printf \'@@TYPE=%s\\n\' "$cr_t"; exit 0; }',
+  'cr_s=$(G cat-file -s "$1:$2") || fail \'git cat-file -s\'',
+  'printf \'@@SIZE=%s\\n\' "$cr_s"',
+  '[ "$cr_s" -le "$3" ] || exit 0',
+  "printf '@@DATA\\n'",
+  'G cat-file blob "$1:$2"',
+].join('\n');
+
+/** What a checkpoint command printed, read: its `@@KEY=value` lines before the data, and the data's bytes. */
+export interface ScriptOutput {
+  lines: Map<string, string>;
+  /** The bytes after the `@@STAT`, `@@DIFF` or `@@DATA` line (empty when there was none). */
+  data: Buffer;
+  hasData: boolean;
+}
+
+const DATA_MARKERS = ['@@STAT\n', '@@DIFF\n', '@@DATA\n'];
+
+export function readScriptOutput(stdout: Buffer): ScriptOutput {
+  const lines = new Map<string, string>();
+  let offset = 0;
+  while (offset < stdout.length) {
+    const end = stdout.indexOf(0x0a, offset);
+    if (end === -1) break;
+    const line = stdout.subarray(offset, end + 1).toString('utf8');
+    if (DATA_MARKERS.includes(line)) return { lines, data: stdout.subarray(end + 1), hasData: true };
+    const match = /^@@([A-Z]+)(?:=(.*))?\n$/s.exec(line);
+    if (match !== null) lines.set(match[1] ?? '', match[2] ?? '');
+    offset = end + 1;
+  }
+  return { lines, data: Buffer.alloc(0), hasData: false };
+}
+
+/**
+ * The change of a `@@STAT` section: numstat and name-status split by the one extra NUL. A non-empty listing ends
+ * with a NUL of its own and no field is empty, so the extra NUL is the first NUL that directly follows another (or
+ * the very first byte, when numstat is empty).
+ */
+export function readCheckpointChange(
+  data: Buffer,
+  checkpoint: { commit: string; parent: string | null; kind: CheckpointKind; restoredTo?: string },
+): CheckpointChange {
+  const text = data.toString('utf8');
+  const split = text.startsWith('\0') ? 0 : text.indexOf('\0\0') + 1;
+  if (split === 0 && !text.startsWith('\0')) throw new Error('git printed no change listing');
+  const stat = parseDiffStat(text.slice(0, split), text.slice(split + 1));
+  const files = stat.files.slice(0, MAX_CHECKPOINT_FILES).map((file) => ({
+    path: file.path,
+    ...(file.from === undefined ? {} : { from: file.from }),
+    status: file.status,
+    insertions: file.insertions,
+    deletions: file.deletions,
+    ...(file.isBinary ? { binary: true as const } : {}),
+  }));
+  return {
+    ...checkpoint,
+    filesChanged: stat.files.length,
+    insertions: stat.insertions,
+    deletions: stat.deletions,
+    files,
+  };
+}
+
+/** A commit message's subject: `what`, then the first line of the person's message, cut to stay one short line. */
+export function checkpointMessage(what: string, message: string | undefined, runId?: string): string {
+  const firstLine =
+    message
+      ?.split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
+  const cut = firstLine.length > 100 ? `${firstLine.slice(0, 99)}…` : firstLine;
+  const subject = cut === '' ? what : `${what}: ${cut}`;
+  return runId === undefined ? subject : `${subject}\n\nCatalyst-Run: ${runId}`;
+}

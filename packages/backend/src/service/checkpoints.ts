@@ -1,0 +1,337 @@
+import type { Logger } from 'pino';
+import {
+  CommitIdSchema,
+  MAX_DIFF_BYTES,
+  MAX_FILE_TEXT_BYTES,
+  type CheckpointChange,
+  type CheckpointDiffResponse,
+  type CheckpointKind,
+  type CheckpointView,
+  type IdeaMeta,
+  type RelayEvent,
+} from '@catalyst/protocol';
+import { CatalystError } from '../core/catalyst-error.ts';
+import {
+  CHECKPOINT_SCRIPT,
+  DIFF_SCRIPT,
+  FILE_AT_SCRIPT,
+  RESTORE_SCRIPT,
+  checkpointEnv,
+  checkpointMessage,
+  readCheckpointChange,
+  readScriptOutput,
+} from '../core/checkpoint-git.ts';
+import { commandFailure, runHostCommand, type HostCommandResult } from '../host/host-command.ts';
+import type { IdeaHistory } from '../ideas/event-history.ts';
+import { SCAN_BYTES } from '../runs/run-views.ts';
+import type { HostRegistry } from './host-registry.ts';
+
+/**
+ * Checkpoints of an idea's `project/` (issue 13): a git commit after every build run, one of what the folder held
+ * before the first build, restores as new commits. The commits live in `project/.git` on the idea's host (the
+ * scripts are in core/checkpoint-git.ts); the idea's history holds a `checkpoint:*` event for each, which is what
+ * the API lists and what a commit is checked against. `meta.json`'s `checkpoint` is the last one.
+ */
+
+export interface CheckpointsOptions {
+  hosts: HostRegistry;
+  logger: Logger;
+  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
+  /** A checkpoint's git takes at most this long (CATALYST_CHECKPOINT_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+/** A checkpoint's listing of 500 files with long names, and git's lines before it. */
+const MAX_STAT_BYTES = 16 * 1024 * 1024;
+const READ_BYTES = 16 * 1024 * 1024;
+export const MAX_CHECKPOINT_LIST = 200;
+
+type CheckpointEvent = Extract<RelayEvent, { type: 'checkpoint:created' | 'checkpoint:restored' }>;
+
+function isCheckpointEvent(event: RelayEvent): event is CheckpointEvent {
+  return event.type === 'checkpoint:created' || event.type === 'checkpoint:restored';
+}
+
+export function checkpointViewOf(event: CheckpointEvent): CheckpointView {
+  const { commit, parent, kind, filesChanged, insertions, deletions, files, restoredTo, runId, ts } = event;
+  return {
+    commit,
+    parent,
+    kind,
+    filesChanged,
+    insertions,
+    deletions,
+    files,
+    ...(restoredTo === undefined ? {} : { restoredTo }),
+    ...(runId === undefined ? {} : { runId }),
+    createdAt: ts,
+  };
+}
+
+export class Checkpoints {
+  readonly #options: CheckpointsOptions;
+
+  constructor(options: CheckpointsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Before a build: the idea's first checkpoint when it has none yet (what `project/` holds, even nothing), so that
+   * the build can be undone. Never throws: a failure is logged and said in the history, and the build goes on.
+   */
+  async beforeBuild(id: string, runId: string, message: string, history: IdeaHistory): Promise<void> {
+    const { meta } = await this.#options.locate(id);
+    if (meta.checkpoint !== undefined) return;
+    await this.#record(id, history, { kind: 'before_build', runId, what: 'Before build', message });
+  }
+
+  /** After a build, whatever its outcome: a commit of `project/` unless nothing changed. Never throws. */
+  async afterBuild(id: string, runId: string, message: string, history: IdeaHistory): Promise<void> {
+    await this.#record(id, history, { kind: 'build', runId, what: 'Build', message });
+  }
+
+  /** The idea's checkpoints, newest first (at most MAX_CHECKPOINT_LIST). */
+  async list(history: IdeaHistory, limit = MAX_CHECKPOINT_LIST): Promise<CheckpointView[]> {
+    const { events } = await history.latest({
+      maxEvents: limit,
+      maxBytes: READ_BYTES,
+      maxScanBytes: SCAN_BYTES,
+      select: isCheckpointEvent,
+    });
+    return events.filter(isCheckpointEvent).map(checkpointViewOf).reverse();
+  }
+
+  /** One checkpoint by its commit; 400 for a malformed commit, 404 for one that is not the idea's checkpoint. */
+  async find(history: IdeaHistory, commit: string): Promise<CheckpointView> {
+    const parsed = CommitIdSchema.safeParse(commit);
+    if (!parsed.success) {
+      throw new CatalystError(
+        'INVALID_ARGUMENT',
+        'A checkpoint is named by its full commit id: 40 (or 64) hex digits.',
+      );
+    }
+    const { events } = await history.latest({
+      maxEvents: 1,
+      maxBytes: READ_BYTES,
+      maxScanBytes: SCAN_BYTES,
+      select: (event) => isCheckpointEvent(event) && event.commit === parsed.data,
+    });
+    const found = events.find(isCheckpointEvent);
+    if (found === undefined) {
+      throw new CatalystError('CHECKPOINT_NOT_FOUND', `${commit} is not one of this idea's checkpoints.`);
+    }
+    return checkpointViewOf(found);
+  }
+
+  async diff(id: string, history: IdeaHistory, commit: string): Promise<CheckpointDiffResponse> {
+    const checkpoint = await this.find(history, commit);
+    const result = await this.#git(id, DIFF_SCRIPT, [
+      checkpoint.parent ?? '',
+      checkpoint.commit,
+      String(MAX_DIFF_BYTES + 1),
+    ]);
+    const output = this.#expect(result, 'git diff');
+    const truncated = output.data.length > MAX_DIFF_BYTES;
+    let diff = output.data.subarray(0, MAX_DIFF_BYTES).toString('utf8');
+    if (truncated) {
+      // Cut at the last whole line, and say so where a reader of the diff sees it.
+      diff = `${diff.slice(0, diff.lastIndexOf('\n') + 1)}[… the diff is longer than ${String(MAX_DIFF_BYTES)} bytes; the rest is not shown]\n`;
+    }
+    return { commit: checkpoint.commit, parent: checkpoint.parent, diff, truncated };
+  }
+
+  /**
+   * `project/` becomes exactly what it was at `commit`, as a new commit (the caller holds the idea: no run
+   * meanwhile). Changes made outside a build since the last checkpoint are checkpointed first, so a restore loses
+   * nothing. The next run's message is prefaced with a line saying so (meta.json `restoreNote`).
+   */
+  async restore(id: string, history: IdeaHistory, commit: string): Promise<CheckpointView> {
+    const target = await this.find(history, commit);
+    const known = await this.list(history);
+    await this.#record(id, history, { kind: 'before_restore', what: 'Before restore', throws: true });
+    const { host, meta } = await this.#options.locate(id);
+    const note = restoreNote(target, known);
+    const result = await this.#git(id, RESTORE_SCRIPT, [
+      target.commit,
+      checkpointMessage(`Restore to ${target.commit.slice(0, 12)}`, note),
+      meta.checkpoint ?? '',
+    ]);
+    const output = this.#expect(result, 'the restore');
+    if (output.lines.has('NOTFOUND')) {
+      throw new CatalystError('CHECKPOINT_NOT_FOUND', `${commit} is no longer in the project's repository.`);
+    }
+    const change = readCheckpointChange(output.data, {
+      commit: this.#commitOf(output.lines),
+      parent: meta.checkpoint ?? null,
+      kind: 'restore',
+      restoredTo: target.commit,
+    });
+    await this.#save(host, id, change.commit, note);
+    const event = history.append({ type: 'checkpoint:restored', ideaId: id, ...change });
+    this.#options.logger.info({ ideaId: id, commit: change.commit, restoredTo: target.commit }, 'restored');
+    return checkpointViewOf(event as CheckpointEvent);
+  }
+
+  /** A file as it was at a checkpoint: `path` is checked already (core/project-path.ts). */
+  async fileAt(
+    id: string,
+    history: IdeaHistory,
+    commit: string,
+    path: string,
+  ): Promise<{ size: number; data?: Buffer }> {
+    const checkpoint = await this.find(history, commit);
+    const result = await this.#git(id, FILE_AT_SCRIPT, [
+      checkpoint.commit,
+      path,
+      String(MAX_FILE_TEXT_BYTES),
+    ]);
+    const output = this.#expect(result, 'git cat-file');
+    if (output.lines.has('MISSING')) {
+      throw new CatalystError('PATH_NOT_FOUND', `${path} is not in checkpoint ${commit.slice(0, 12)}.`);
+    }
+    const type = output.lines.get('TYPE');
+    if (type !== undefined) {
+      throw new CatalystError(
+        'INVALID_PATH',
+        `${path} is a ${type === 'tree' ? 'directory' : type}, not a file.`,
+      );
+    }
+    const size = Number(output.lines.get('SIZE'));
+    if (!Number.isSafeInteger(size)) throw new CatalystError('CHECKPOINT_FAILED', 'git printed no file size');
+    return output.hasData ? { size, data: output.data } : { size };
+  }
+
+  async #record(
+    id: string,
+    history: IdeaHistory,
+    what: { kind: CheckpointKind; what: string; runId?: string; message?: string; throws?: boolean },
+  ): Promise<void> {
+    const started = performance.now();
+    try {
+      const { host, meta } = await this.#options.locate(id);
+      const base = meta.checkpoint;
+      const result = await this.#git(id, CHECKPOINT_SCRIPT, [
+        checkpointMessage(what.what, what.message, what.runId),
+        base ?? '',
+        base === undefined ? '1' : '0',
+      ]);
+      const output = this.#expect(result, 'the checkpoint');
+      if (output.lines.has('NOGIT')) {
+        await this.#sayNoGit(host, id, meta, history);
+        return;
+      }
+      if (output.lines.has('SAME')) return;
+      const change: CheckpointChange = readCheckpointChange(output.data, {
+        commit: this.#commitOf(output.lines),
+        parent: base ?? null,
+        kind: what.kind,
+      });
+      await this.#save(host, id, change.commit);
+      history.append({
+        type: 'checkpoint:created',
+        ideaId: id,
+        ...(what.runId === undefined ? {} : { runId: what.runId }),
+        ...change,
+      });
+      const ms = Math.round(performance.now() - started);
+      this.#options.logger.info(
+        { ideaId: id, runId: what.runId, commit: change.commit, files: change.filesChanged, ms },
+        'checkpoint made',
+      );
+    } catch (error) {
+      if (what.throws === true) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#options.logger.error({ err: error, ideaId: id, runId: what.runId }, 'no checkpoint was made');
+      try {
+        history.append({
+          type: 'checkpoint:unavailable',
+          ideaId: id,
+          ...(what.runId === undefined ? {} : { runId: what.runId }),
+          reason: `No checkpoint was made: ${reason}`,
+        });
+      } catch {
+        // The history refused it too: the log line above is all there is.
+      }
+    }
+  }
+
+  async #sayNoGit(host: string, id: string, meta: IdeaMeta, history: IdeaHistory): Promise<void> {
+    if (meta.checkpointsUnavailable === true) return;
+    const store = await this.#options.hosts.store(host);
+    await store.update(id, (current) => ({ ...current, checkpointsUnavailable: true }));
+    history.append({
+      type: 'checkpoint:unavailable',
+      ideaId: id,
+      reason: `git is not installed on ${this.#options.hosts.get(host).host.label}: builds are not checkpointed.`,
+    });
+  }
+
+  async #save(host: string, id: string, commit: string, note?: string): Promise<void> {
+    const store = await this.#options.hosts.store(host);
+    await store.update(id, ({ checkpointsUnavailable: _told, ...current }) => ({
+      ...current,
+      checkpoint: commit,
+      ...(note === undefined ? {} : { restoreNote: note }),
+    }));
+  }
+
+  #commitOf(lines: Map<string, string>): string {
+    return CommitIdSchema.parse(lines.get('COMMIT'));
+  }
+
+  /** The script's output when it exited 0; otherwise (or `@@FAIL`) a CHECKPOINT_FAILED. */
+  #expect(result: HostCommandResult, what: string) {
+    const output = readScriptOutput(result.stdout);
+    const failed = output.lines.get('FAIL');
+    if (failed !== undefined) {
+      const lastLine = result.stderrTail.trim().split('\n').at(-1) ?? '';
+      throw new CatalystError(
+        'CHECKPOINT_FAILED',
+        `${failed} failed${lastLine === '' ? '' : `: ${lastLine}`}`,
+        {
+          details: { stderrTail: result.stderrTail },
+        },
+      );
+    }
+    if (result.outcome.kind !== 'exited' || result.outcome.code !== 0) {
+      throw commandFailure(what, result, 'CHECKPOINT_FAILED');
+    }
+    return output;
+  }
+
+  async #git(id: string, script: string, args: string[]): Promise<HostCommandResult> {
+    const { host } = await this.#options.locate(id);
+    const { hosts } = this.#options;
+    const store = await hosts.store(host);
+    const paths = store.paths(id);
+    const claude = await hosts.claude(host);
+    return runHostCommand(hosts.get(host).host, {
+      argv: ['/bin/sh', '-c', script, 'catalyst-git', ...args],
+      cwd: paths.project,
+      env: checkpointEnv(claude.path, paths.dir),
+      timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxStdoutBytes: MAX_STAT_BYTES,
+    });
+  }
+}
+
+/**
+ * The line Claude reads before the next run's message. A checkpoint that some build started from is "before"
+ * that build; a build's own is "after" it.
+ */
+export function restoreNote(target: CheckpointView, known: readonly CheckpointView[]): string {
+  const startedFrom = known.find(
+    (checkpoint) => checkpoint.kind === 'build' && checkpoint.parent === target.commit,
+  );
+  const when =
+    startedFrom?.runId !== undefined
+      ? `the state before run ${startedFrom.runId}`
+      : target.kind === 'build' && target.runId !== undefined
+        ? `the state after run ${target.runId}`
+        : `checkpoint ${target.commit.slice(0, 12)} of ${target.createdAt}`;
+  return (
+    `[Catalyst: since the last message, the person restored the project's files to ${when}; ` +
+    'changes made after it are undone.]'
+  );
+}
