@@ -193,7 +193,7 @@ describe('checkpoints', () => {
         ),
       {
         timeoutMs: 30_000,
-      what: 'the build wrote half.txt',
+        what: 'the build wrote half.txt',
       },
     );
     client.send({ type: 'cancel', ideaId: idea.id });
