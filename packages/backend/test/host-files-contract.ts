@@ -160,6 +160,28 @@ export function describeHostFilesContract(
       expect(await host.list(dir)).toEqual([]);
     });
 
+    it('lists with lstat sizes and kinds, and resolves symlinks to real paths (the file browser, issue 13)', async () => {
+      const context = getContext();
+      const { host } = context;
+      const dir = await freshDir();
+      await host.mkdirp(`${dir}/sub`);
+      await host.writeFileAtomic(`${dir}/file.txt`, '12345');
+      await runOnHost(context, ['ln', '-s', '/etc', `${dir}/link`]);
+      const entries = (await host.listWithStats(dir)).sort((x, y) => x.name.localeCompare(y.name));
+      expect(entries.map(({ name, kind }) => ({ name, kind }))).toEqual([
+        { name: 'file.txt', kind: 'file' },
+        { name: 'link', kind: 'other' },
+        { name: 'sub', kind: 'directory' },
+      ]);
+      expect(entries[0]?.size).toBe(5);
+      expect(Math.abs((entries[0]?.modifiedMs ?? 0) - Date.now())).toBeLessThan(60_000);
+      const real = await host.realpath(dir);
+      expect(await host.realpath(`${dir}/sub/../file.txt`)).toBe(`${real}/file.txt`);
+      expect(await host.realpath(`${dir}/link`)).toBe('/etc');
+      const error = await caught(host.realpath(`${dir}/missing/deeper`));
+      expect(isCatalystError(error) && error.code).toBe('FILE_NOT_FOUND');
+    });
+
     it.each(['readFile', 'stat', 'list'] as const)(
       '%s of a missing path is FILE_NOT_FOUND, naming the path',
       async (op) => {
