@@ -116,9 +116,12 @@ export class BenchCatalyst {
     });
   }
 
-  /** Every frame, with the time it arrived (performance.now()). */
-  onFrame(listener: (frame: ServerFrame, atMs: number) => void): void {
+  /** Every frame, with the time it arrived (performance.now()), until the returned function is called. */
+  onFrame(listener: (frame: ServerFrame, atMs: number) => void): () => void {
     this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
   }
 
   async stop(): Promise<void> {

@@ -4,8 +4,13 @@ import { checkpointMessage, readCheckpointChange, readScriptOutput } from './che
 const COMMIT = 'a'.repeat(40);
 const PARENT = 'b'.repeat(40);
 
-function stat(numstat: string, nameStatus: string): Buffer {
-  return Buffer.from(`@@COMMIT=${COMMIT}\n@@STAT\n${numstat}\0${nameStatus}`, 'utf8');
+const RAW =
+  ':100644 100644 1111111111111111111111111111111111111111 2222222222222222222222222222222222222222';
+
+/** What `git diff-tree --raw --numstat -z` prints: each raw record (`[code, ...paths]`), then the numstat. */
+function stat(raw: string[][], numstat: string): Buffer {
+  const records = raw.map(([code, ...paths]) => `${RAW} ${String(code)}\0${paths.join('\0')}\0`).join('');
+  return Buffer.from(`@@COMMIT=${COMMIT}\n@@STAT\n${records}${numstat}`, 'utf8');
 }
 
 describe('readScriptOutput', () => {
@@ -25,8 +30,16 @@ describe('readScriptOutput', () => {
 describe('readCheckpointChange', () => {
   const about = { commit: COMMIT, parent: PARENT, kind: 'build' as const };
 
-  it('splits the two listings at the extra NUL and counts every file', () => {
-    const data = readScriptOutput(stat('2\t0\ta.txt\0-\t-\tlogo.png\0', 'A\0a.txt\0M\0logo.png\0')).data;
+  it('pairs the raw records with the numstat and counts every file', () => {
+    const data = readScriptOutput(
+      stat(
+        [
+          ['A', 'a.txt'],
+          ['M', 'logo.png'],
+        ],
+        '2\t0\ta.txt\0-\t-\tlogo.png\0',
+      ),
+    ).data;
     expect(readCheckpointChange(data, about)).toEqual({
       ...about,
       filesChanged: 2,
@@ -40,30 +53,37 @@ describe('readCheckpointChange', () => {
   });
 
   it('reads an empty change (the first checkpoint of an empty folder)', () => {
-    const data = readScriptOutput(stat('', '')).data;
+    const data = readScriptOutput(stat([], '')).data;
     expect(readCheckpointChange(data, about)).toMatchObject({ filesChanged: 0, files: [] });
   });
 
-  it('takes renames and names with newlines and tabs as they are', () => {
+  it('takes renames and names with newlines, tabs and a leading colon as they are', () => {
     const data = readScriptOutput(
-      stat('1\t1\t\0old\nname\0new\tname\0', 'R090\0old\nname\0new\tname\0'),
+      stat(
+        [
+          ['R090', 'old\nname', 'new\tname'],
+          ['A', ':100644 x'],
+        ],
+        '1\t1\t\0old\nname\0new\tname\0' + '1\t0\t:100644 x\0',
+      ),
     ).data;
     expect(readCheckpointChange(data, about).files).toEqual([
       { path: 'new\tname', from: 'old\nname', status: 'renamed', insertions: 1, deletions: 1 },
+      { path: ':100644 x', status: 'added', insertions: 1, deletions: 0 },
     ]);
   });
 
   it('names at most 500 files but counts them all', () => {
     const names = Array.from({ length: 600 }, (_, index) => `f${String(index)}`);
     const numstat = names.map((name) => `1\t0\t${name}\0`).join('');
-    const nameStatus = names.map((name) => `A\0${name}\0`).join('');
-    const change = readCheckpointChange(readScriptOutput(stat(numstat, nameStatus)).data, about);
+    const raw = names.map((name) => ['A', name]);
+    const change = readCheckpointChange(readScriptOutput(stat(raw, numstat)).data, about);
     expect(change.filesChanged).toBe(600);
     expect(change.insertions).toBe(600);
     expect(change.files).toHaveLength(500);
   });
 
-  it('throws on output that is not two listings', () => {
+  it('throws on output git does not print', () => {
     expect(() => readCheckpointChange(Buffer.from('1\t0\ta\0', 'utf8'), about)).toThrow();
     expect(() => readCheckpointChange(Buffer.from('junk', 'utf8'), about)).toThrow();
   });

@@ -1,10 +1,10 @@
 import { MAX_CHECKPOINT_FILES, type CheckpointChange, type CheckpointKind } from '@catalyst/protocol';
-import { parseDiffStat } from './git-diff-stat.ts';
+import { parseRawNumstat } from './git-diff-stat.ts';
 
 /**
  * The git commands of a checkpoint (issue 13), as `/bin/sh -c` scripts run on the host in the idea's `project/`
  * through the run wrapper (one process per operation: a checkpoint is one round trip), and the reading of what they
- * print. Everything variable (messages, commits, paths) is a positional argument, never part of the script.
+ * print. Commits are made with plumbing (write-tree, commit-tree, update-ref): no porcelain refresh, no hooks. Everything variable (messages, commits, paths) is a positional argument, never part of the script.
  *
  * Catalyst's git runs with its own settings, whatever the repository (Claude may have made it, with its own config
  * and hooks): no global or system config (checkpointEnv), no hooks (`core.hooksPath=/dev/null`, `--no-verify`), no
@@ -37,30 +37,42 @@ const PRELUDE = [
   'G() { git -c core.hooksPath=/dev/null -c commit.gpgsign=false -c core.fsmonitor=false -c gc.auto=0 ' +
     '-c maintenance.auto=false -c core.quotepath=false -c advice.detachedHead=false "$@"; }',
   'fail() { printf \'@@FAIL=%s\\n\' "$1"; exit 3; }',
-  // What changed from $1 (a commit, or empty: the empty tree) to $2, as two -z listings split by one NUL.
+  // What changed from $1 (a commit, or empty: the empty tree) to $2: one pass, --raw then --numstat, -z.
   'stat_of() {',
   '  cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
   "  printf '@@STAT\\n'",
-  '  G diff --numstat -z -M --no-ext-diff --no-textconv "$cr_b" "$2" || fail "git diff --numstat"',
-  "  printf '\\000'",
-  '  G diff --name-status -z -M --no-ext-diff --no-textconv "$cr_b" "$2" || fail "git diff --name-status"',
+  '  G diff-tree -r -z -M --raw --numstat --no-ext-diff --no-textconv "$cr_b" "$2" -- || fail "git diff-tree"',
+  '}',
+  // Commits the index on top of HEAD (none when unborn) with message $1, without hooks or a porcelain's work: the
+  // commit is `cr_c`.
+  'commit_index() {',
+  "  cr_t=$(G write-tree) || fail 'git write-tree'",
+  "  cr_h=$(G rev-parse -q --verify HEAD) || cr_h=''",
+  '  if [ -n "$cr_h" ]; then',
+  '    cr_c=$(printf \'%s\\n\' "$1" | G commit-tree "$cr_t" -p "$cr_h") || fail \'git commit-tree\'',
+  '  else',
+  '    cr_c=$(printf \'%s\\n\' "$1" | G commit-tree "$cr_t") || fail \'git commit-tree\'',
+  '  fi',
+  '  G update-ref -m \'catalyst: checkpoint\' HEAD "$cr_c" "$cr_h" || fail \'git update-ref\'',
   '}',
 ];
 
 /**
  * A checkpoint: `$1` the commit message, `$2` the last checkpoint (empty for none), `$3` `1` to commit even when
  * nothing changed since `$2` (the idea's first checkpoint). `git init` only when `project/` has no `.git` of its
- * own. Prints `@@SAME` when there is nothing to record, else `@@COMMIT=` and what changed since `$2`.
+ * own. `@@LOSTBASE` when the repository no longer has `$2` (the change is then counted from nothing). Prints `@@SAME` when there is nothing to record, else `@@COMMIT=` and what changed since `$2`.
  */
 export const CHECKPOINT_SCRIPT = [
   ...PRELUDE,
   "[ -e .git ] || { G init -q . >/dev/null || fail 'git init'; }",
+  // The last checkpoint is gone (Claude made a new repository): counted from nothing, and said so.
+  'if [ -n "$2" ] && ! G cat-file -e "$2^{commit}" 2>/dev/null; then set -- "$1" \'\' 1; echo \'@@LOSTBASE\'; fi',
   "G add -A . || fail 'git add'",
-  'if [ -n "$2" ] && [ "$3" != 1 ] && G diff --cached --quiet --no-ext-diff "$2" --; then',
-  "  echo '@@SAME'; exit 0",
+  'if [ -n "$2" ] && [ "$3" != 1 ]; then',
+  "  cr_t=$(G write-tree) || fail 'git write-tree'",
+  '  [ "$cr_t" = "$(G rev-parse -q --verify "$2^{tree}")" ] && { echo \'@@SAME\'; exit 0; }',
   'fi',
-  'G commit -q --no-verify --no-gpg-sign --allow-empty -m "$1" >/dev/null || fail \'git commit\'',
-  "cr_c=$(G rev-parse HEAD) || fail 'git rev-parse'",
+  'commit_index "$1"',
   'printf \'@@COMMIT=%s\\n\' "$cr_c"',
   'stat_of "$2" "$cr_c"',
 ].join('\n');
@@ -76,8 +88,7 @@ export const RESTORE_SCRIPT = [
   'G cat-file -e "$1^{commit}" 2>/dev/null || { echo \'@@NOTFOUND\'; exit 0; }',
   "G add -A . || fail 'git add'",
   'G read-tree -u --reset "$1" || fail \'git read-tree\'',
-  'G commit -q --no-verify --no-gpg-sign --allow-empty -m "$2" >/dev/null || fail \'git commit\'',
-  "cr_c=$(G rev-parse HEAD) || fail 'git rev-parse'",
+  'commit_index "$2"',
   'printf \'@@COMMIT=%s\\n\' "$cr_c"',
   'stat_of "$3" "$cr_c"',
 ].join('\n');
@@ -133,19 +144,12 @@ export function readScriptOutput(stdout: Buffer): ScriptOutput {
   return { lines, data: Buffer.alloc(0), hasData: false };
 }
 
-/**
- * The change of a `@@STAT` section: numstat and name-status split by the one extra NUL. A non-empty listing ends
- * with a NUL of its own and no field is empty, so the extra NUL is the first NUL that directly follows another (or
- * the very first byte, when numstat is empty).
- */
+/** The change of a `@@STAT` section (`git diff-tree --raw --numstat -z`, core/git-diff-stat.ts). */
 export function readCheckpointChange(
   data: Buffer,
   checkpoint: { commit: string; parent: string | null; kind: CheckpointKind; restoredTo?: string },
 ): CheckpointChange {
-  const text = data.toString('utf8');
-  const split = text.startsWith('\0') ? 0 : text.indexOf('\0\0') + 1;
-  if (split === 0 && !text.startsWith('\0')) throw new Error('git printed no change listing');
-  const stat = parseDiffStat(text.slice(0, split), text.slice(split + 1));
+  const stat = parseRawNumstat(data.toString('utf8'));
   const files = stat.files.slice(0, MAX_CHECKPOINT_FILES).map((file) => ({
     path: file.path,
     ...(file.from === undefined ? {} : { from: file.from }),

@@ -63,6 +63,28 @@ export function parseDiffStat(numstat: string, nameStatus: string): DiffStat {
   };
 }
 
+/**
+ * `git diff-tree -r -z -M --raw --numstat`: every file's raw record (`:<modes> <ids> <status>`, then its path, or
+ * two for a rename or copy), then every file's numstat, in the same order. A raw record's first field starts with
+ * `:`, a numstat's with a digit or `-`, and paths are read by position, so a path starting with `:` is no header.
+ */
+export function parseRawNumstat(output: string): DiffStat {
+  const fields = splitNul(output);
+  const nameStatus: string[] = [];
+  let index = 0;
+  let offset = 0;
+  while (index < fields.length && (fields[index] ?? '').startsWith(':')) {
+    const code = (fields[index] ?? '').split(' ')[4] ?? '';
+    const paths = code.startsWith('R') || code.startsWith('C') ? 2 : 1;
+    const record = fields.slice(index, index + 1 + paths);
+    nameStatus.push(code, ...record.slice(1));
+    offset += record.reduce((sum, field) => sum + field.length + 1, 0);
+    index += 1 + paths;
+  }
+  const names = nameStatus.length === 0 ? '' : `${nameStatus.join('\0')}\0`;
+  return parseDiffStat(output.slice(offset), names);
+}
+
 function parseNumstat(output: string): Counts[] {
   const fields = splitNul(output);
   const counts: Counts[] = [];

@@ -224,7 +224,7 @@ export class Checkpoints {
       if (output.lines.has('SAME')) return;
       const change: CheckpointChange = readCheckpointChange(output.data, {
         commit: this.#commitOf(output.lines),
-        parent: base ?? null,
+        parent: output.lines.has('LOSTBASE') ? null : (base ?? null),
         kind: what.kind,
       });
       await this.#save(host, id, change.commit);

@@ -1,14 +1,24 @@
 import {
   ApiErrorBodySchema,
   AutopilotResponseSchema,
+  CheckpointDiffResponseSchema,
+  CheckpointListResponseSchema,
+  CheckpointRestoreResponseSchema,
+  FileContentResponseSchema,
+  FileHistoryResponseSchema,
+  FileListResponseSchema,
   HostsResponseSchema,
   IdeaListResponseSchema,
   IdeaResponseSchema,
   LoginResponseSchema,
   SESSION_KEY_HEADER,
   type AutopilotView,
+  type CheckpointDiffResponse,
+  type CheckpointView,
   type CreateIdeaBody,
   type ErrorCode,
+  type FileContentResponse,
+  type FileListResponse,
   type HostHealthView,
   type IdeaView,
   type StartAutopilotBody,
@@ -74,6 +84,14 @@ async function errorOf(response: Response): Promise<ApiError> {
 
 const json = (body: unknown) => JSON.stringify(body);
 
+/** `/api/ideas/<id>/<rest>`, with the query's values encoded (an undefined one left out). */
+function ideaPath(ideaId: string, rest: string, query: Record<string, string | undefined> = {}): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, value);
+  const suffix = search.size === 0 ? '' : `?${search.toString()}`;
+  return `/api/ideas/${encodeURIComponent(ideaId)}/${rest}${suffix}`;
+}
+
 export const api = {
   async listIdeas(): Promise<IdeaView[]> {
     return (await request('/api/ideas', IdeaListResponseSchema)).ideas;
@@ -103,6 +121,32 @@ export const api = {
   async cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
     const path = `/api/autopilots/${encodeURIComponent(autopilotId)}/cancel`;
     return (await request(path, AutopilotResponseSchema, { method: 'POST' })).autopilot;
+  },
+  /** The idea's checkpoints (issue 13), newest first. */
+  async listCheckpoints(ideaId: string): Promise<CheckpointView[]> {
+    return (await request(ideaPath(ideaId, 'checkpoints'), CheckpointListResponseSchema)).checkpoints;
+  },
+  /** What a checkpoint changed against its parent, as git's unified diff (cut, with `truncated`, past 2 MiB). */
+  async checkpointDiff(ideaId: string, commit: string): Promise<CheckpointDiffResponse> {
+    const path = ideaPath(ideaId, `checkpoints/${encodeURIComponent(commit)}/diff`);
+    return request(path, CheckpointDiffResponseSchema);
+  },
+  /** The project becomes what it was at `commit`; the restore's own checkpoint. RUN_IN_PROGRESS during a run. */
+  async restoreCheckpoint(ideaId: string, commit: string): Promise<CheckpointView> {
+    const path = ideaPath(ideaId, `checkpoints/${encodeURIComponent(commit)}/restore`);
+    return (await request(path, CheckpointRestoreResponseSchema, { method: 'POST' })).checkpoint;
+  },
+  /** A directory of the project, relative to it (`''` is the project itself). */
+  async listFiles(ideaId: string, path: string): Promise<FileListResponse> {
+    return request(ideaPath(ideaId, 'files', { path }), FileListResponseSchema);
+  },
+  /** A file of the project now, or at the checkpoint `at`. */
+  async fileContent(ideaId: string, path: string, at?: string): Promise<FileContentResponse> {
+    return request(ideaPath(ideaId, 'files/content', { path, at }), FileContentResponseSchema);
+  },
+  /** The checkpoints that changed a file, newest first. */
+  async fileHistory(ideaId: string, path: string): Promise<CheckpointView[]> {
+    return (await request(ideaPath(ideaId, 'files/history', { path }), FileHistoryResponseSchema)).checkpoints;
   },
   async hosts(): Promise<HostHealthView[]> {
     return (await request('/api/hosts', HostsResponseSchema)).hosts;

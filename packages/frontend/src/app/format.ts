@@ -18,3 +18,11 @@ export function formatRelative(iso: string, now = Date.now()): string {
   }
   return 'just now';
 }
+
+/** "812 bytes", "12.3 KiB", "5.0 MiB": binary units, as the limits are (1 MiB of text, 2 MiB of diff). */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+}

@@ -1,4 +1,5 @@
 import { memo } from 'react';
+import { CheckpointLine } from '../checkpoints/CheckpointLine.tsx';
 import { ClaudeText } from './ClaudeText.tsx';
 import { ErrorLine } from './ErrorLine.tsx';
 import { EventLine } from './EventLine.tsx';
@@ -80,7 +81,12 @@ function ItemBody({ item, actions }: ItemViewProps) {
     case 'permission':
       return <PromptView prompt={item} actions={actions} nested={false} />;
     case 'summary':
-      return <RunSummary ended={item.ended} started={item.started} result={item.result} />;
+      return (
+        <>
+          <RunSummary ended={item.ended} started={item.started} result={item.result} />
+          {item.checkpoint === undefined ? null : <CheckpointLine checkpoint={item.checkpoint} />}
+        </>
+      );
   }
 }
 

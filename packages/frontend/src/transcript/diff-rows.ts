@@ -17,12 +17,17 @@ const DIFF_TIMEOUT_MS = 200;
  * The rows of a file change: per edit, old→new line by line (jsdiff's diffLines). With several edits, each starts
  * with a "hunk" row naming it. `omitted` counts the rows cut past MAX_DIFF_ROWS.
  */
-export function buildDiffRows(edits: readonly FileEdit[]): { rows: DiffRow[]; omitted: number } {
+export function buildDiffRows(edits: readonly FileEdit[]): { rows: readonly DiffRow[]; omitted: number } {
   const rows: DiffRow[] = [];
   edits.forEach((edit, index) => {
     if (edits.length > 1) rows.push({ kind: 'hunk', text: `Edit ${index + 1} of ${edits.length}` });
     for (const row of diffEdit(edit)) rows.push(row);
   });
+  return capDiffRows(rows);
+}
+
+/** The first MAX_DIFF_ROWS rows, and how many more there were. */
+export function capDiffRows(rows: readonly DiffRow[]): { rows: readonly DiffRow[]; omitted: number } {
   return rows.length <= MAX_DIFF_ROWS
     ? { rows, omitted: 0 }
     : { rows: rows.slice(0, MAX_DIFF_ROWS), omitted: rows.length - MAX_DIFF_ROWS };

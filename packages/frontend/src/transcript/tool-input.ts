@@ -70,3 +70,32 @@ export function readFileChange(toolName: string, input: Record<string, unknown>)
       return undefined;
   }
 }
+
+const EDITED_PATH_FIELDS: Readonly<Record<string, string>> = {
+  Write: 'file_path',
+  Edit: 'file_path',
+  MultiEdit: 'file_path',
+  NotebookEdit: 'notebook_path',
+};
+
+/** The file a Write, Edit, MultiEdit or NotebookEdit call changes, as the model gave it (absolute on the host). */
+export function readEditedPath(toolName: string, input: Record<string, unknown>): string | undefined {
+  const field = EDITED_PATH_FIELDS[toolName];
+  const value = field === undefined ? undefined : input[field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * `filePath` relative to the project folder `root` (both absolute on the host), or undefined when it is not inside
+ * it: another folder, the folder itself, or a path that climbs out of it with `..`.
+ */
+export function projectRelativePath(filePath: string, root: string): string | undefined {
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  if (!root.startsWith('/') || !filePath.startsWith(prefix)) return undefined;
+  const segments = filePath
+    .slice(prefix.length)
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== '.');
+  if (segments.length === 0 || segments.includes('..')) return undefined;
+  return segments.join('/');
+}

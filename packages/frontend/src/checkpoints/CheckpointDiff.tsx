@@ -1,0 +1,110 @@
+import { MAX_DIFF_BYTES } from '@catalyst/protocol';
+import { useMemo, useState } from 'react';
+import { api } from '../app/api.ts';
+import { formatSize } from '../app/format.ts';
+import { useFetched } from '../app/use-fetched.ts';
+import { capDiffRows } from '../transcript/diff-rows.ts';
+import { DiffTable } from '../transcript/DiffView.tsx';
+import { splitUnifiedDiff, type FileDiff } from './unified-diff.ts';
+
+/** Up to this many files, each starts open; past it, each starts closed (the list is the overview). */
+export const OPEN_FILES_UP_TO = 5;
+
+interface CheckpointDiffProps {
+  id: string;
+  ideaId: string;
+  commit: string;
+}
+
+/** What a checkpoint changed, fetched when opened: one collapsible diff per file. */
+export function CheckpointDiff({ id, ideaId, commit }: CheckpointDiffProps) {
+  const fetched = useFetched(`${ideaId}\n${commit}`, () => api.checkpointDiff(ideaId, commit));
+  return (
+    <section id={id} className="t-changes" aria-label="Changes of this build">
+      {fetched.kind === 'loading' ? (
+        <p className="muted" role="status">
+          Loading the changes…
+        </p>
+      ) : fetched.kind === 'failed' ? (
+        <p className="form-error" role="alert">
+          {fetched.message}
+        </p>
+      ) : (
+        <FileDiffList diff={fetched.value.diff} isTruncated={fetched.value.truncated} />
+      )}
+    </section>
+  );
+}
+
+function FileDiffList({ diff, isTruncated }: { diff: string; isTruncated: boolean }) {
+  const { files } = useMemo(() => splitUnifiedDiff(diff), [diff]);
+  const isOpenAtFirst = files.length <= OPEN_FILES_UP_TO;
+  return (
+    <>
+      {isTruncated ? (
+        <p className="t-changes__note" role="note">
+          Truncated: the diff is longer than {formatSize(MAX_DIFF_BYTES)}; the rest is not shown.
+        </p>
+      ) : null}
+      {files.length === 0 ? <p className="muted">No file changed.</p> : null}
+      <ul className="t-changes__files">
+        {files.map((file, index) => (
+          <li key={`${String(index)}:${file.path}`}>
+            <FileDiffView
+              file={file}
+              isOpenAtFirst={isOpenAtFirst}
+              isCut={isTruncated && index === files.length - 1}
+            />
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+const STATUS_WORDS: Record<FileDiff['status'], string> = {
+  added: 'added',
+  modified: 'modified',
+  deleted: 'deleted',
+  renamed: 'renamed',
+  copied: 'copied',
+};
+
+interface FileDiffViewProps {
+  file: FileDiff;
+  isOpenAtFirst: boolean;
+  /** The last file of a truncated diff: its rows stop where the diff was cut. */
+  isCut: boolean;
+}
+
+/** One file: a toggle naming it (path, how it changed, +/−), then its rows; a binary file is only named. */
+function FileDiffView({ file, isOpenAtFirst, isCut }: FileDiffViewProps) {
+  const [isOpen, setIsOpen] = useState(isOpenAtFirst);
+  const capped = useMemo(() => capDiffRows(file.rows), [file]);
+  return (
+    <div className="t-changes__file">
+      <button
+        type="button"
+        className="t-changes__toggle"
+        aria-expanded={isOpen}
+        onClick={() => {
+          setIsOpen((open) => !open);
+        }}
+      >
+        <span className="t-changes__path">{file.from === undefined ? file.path : `${file.from} → ${file.path}`}</span>{' '}
+        <span className="t-changes__stat">
+          {STATUS_WORDS[file.status]}
+          {file.isBinary ? ', binary' : `, +${String(file.insertions)} −${String(file.deletions)}`}
+          {isCut ? ', cut short' : ''}
+        </span>
+      </button>
+      {!isOpen ? null : file.isBinary ? (
+        <p className="t-changes__binary muted">A binary file: its contents are not shown.</p>
+      ) : file.rows.length === 0 ? (
+        <p className="t-changes__binary muted">No lines changed (an empty file, or only its mode).</p>
+      ) : (
+        <DiffTable label={`Diff of ${file.path}`} rows={capped.rows} omitted={capped.omitted} />
+      )}
+    </div>
+  );
+}

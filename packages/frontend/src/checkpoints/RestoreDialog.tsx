@@ -1,0 +1,55 @@
+import { useState } from 'react';
+import { api, describeError } from '../app/api.ts';
+import { Dialog } from '../app/Dialog.tsx';
+import { useProjectLinks } from '../files/project-context.ts';
+import { changeCountText } from '../transcript/SessionNotice.tsx';
+import { RESTORE_WHILE_RUNNING, type CheckpointEvent } from './checkpoint-text.ts';
+
+interface RestoreDialogProps {
+  ideaId: string;
+  /** The build's checkpoint; the project goes back to its parent. */
+  checkpoint: CheckpointEvent & { parent: string };
+  onClose: () => void;
+}
+
+/**
+ * "Restore to before this build?", saying what happens, with the harmless choice first. Once restored it closes:
+ * the transcript shows the restore (`checkpoint:restored`) as it does for any client.
+ */
+export function RestoreDialog({ ideaId, checkpoint, onClose }: RestoreDialogProps) {
+  const { isRunning } = useProjectLinks();
+  const [error, setError] = useState<string>();
+  const [isBusy, setIsBusy] = useState(false);
+  const restore = async () => {
+    setIsBusy(true);
+    setError(undefined);
+    try {
+      await api.restoreCheckpoint(ideaId, checkpoint.parent);
+      onClose();
+    } catch (caught) {
+      setError(describeError(caught));
+      setIsBusy(false);
+    }
+  };
+  return (
+    <Dialog title="Restore to before this build?" onClose={onClose}>
+      <p>{`The project’s files go back to exactly how they were before this build: its changes (${changeCountText(checkpoint)}) and any made since are undone.`}</p>
+      <p>The restore is recorded as a new checkpoint, so it can be undone too.</p>
+      <p>Claude is told in your next message, so that it knows the files changed.</p>
+      {isRunning ? <p className="hint">{RESTORE_WHILE_RUNNING}</p> : null}
+      {error === undefined ? null : (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="button" className="primary" disabled={isBusy || isRunning} onClick={() => void restore()}>
+          {isBusy ? 'Restoring…' : 'Restore files'}
+        </button>
+        <button type="button" data-autofocus onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  );
+}
