@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeBinaryPath, claudeVersion, createTempDir, type TempDir } from '@catalyst/testkit';
+import { NO_GIT_WARNING } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { describeHostCleanup, type BackendFixtureInput, type HostCleanupSetup } from './host-cleanup.ts';
 import { describeHostContract } from './host-contract.ts';
@@ -117,6 +118,22 @@ describe('local host specifics', () => {
       foundVia: 'known-location',
       version: '9.9.9 (Claude Code)',
     });
+  });
+
+  it('preflight: a machine without git is warned about (builds are not checkpointed), and runs still work', async () => {
+    // A PATH with the wrapper's tools but not git: links to them alone.
+    const bin = `${scratch.path}/bin`;
+    await mkdir(bin);
+    for (const tool of ['setsid', 'base64', 'mkfifo', 'grep', 'stat', 'sleep', 'flock', 'tail']) {
+      await symlink(`/usr/bin/${tool}`, `${bin}/${tool}`);
+    }
+    const env = { PATH: bin, HOME: scratch.path };
+    const without = await createLocalHost({ discovery: { env } }).preflight();
+    expect(without).toMatchObject({ canRunWrapper: true, warnings: [NO_GIT_WARNING] });
+    const withGit = await createLocalHost({
+      discovery: { env: { ...env, PATH: `${bin}:/usr/bin` } },
+    }).preflight();
+    expect(withGit.warnings).toBeUndefined();
   });
 
   it("preflight: falls back to the login shell's PATH", async () => {

@@ -34,6 +34,8 @@ export const PreflightSchema = z.object({
   /** Whether the host has what the run wrapper and its sessions need (/bin/sh, /proc, setsid, mkfifo, flock, tail, …). */
   canRunWrapper: z.boolean(),
   problems: z.array(z.string()),
+  /** What works less well, though runs work: no git means builds are not checkpointed (issue 13). */
+  warnings: z.array(z.string()).optional(),
 });
 export type PreflightView = z.infer<typeof PreflightSchema>;
 

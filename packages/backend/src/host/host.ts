@@ -132,6 +132,9 @@ export interface HostFiles {
 /** A host's preflight: the wire shape the API serves (protocol rest.ts) is the backend's own. */
 export type Preflight = PreflightView;
 
+/** The preflight's warning for a host without git (issue 13). */
+export const NO_GIT_WARNING = 'git is not installed: builds are not checkpointed, and cannot be undone.';
+
 export interface Host extends HostFiles {
   /** A name for logs and errors (`local`, or `user@host:port`). */
   readonly label: string;

@@ -1,7 +1,7 @@
 import { access, constants, readdir } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { Preflight } from './host.ts';
+import { NO_GIT_WARNING, type Preflight } from './host.ts';
 import { runLocalCommand } from './local-command.ts';
 
 /**
@@ -135,7 +135,14 @@ async function findWrapperProblems(env: NodeJS.ProcessEnv): Promise<string[]> {
 
 export async function runLocalPreflight(options: LocalPreflightOptions = {}): Promise<Preflight> {
   const env = options.env ?? process.env;
-  const [found, wrapperProblems] = await Promise.all([discoverClaude(options), findWrapperProblems(env)]);
+  const [found, wrapperProblems, hasGit] = await Promise.all([
+    discoverClaude(options),
+    findWrapperProblems(env),
+    runLocalCommand('/bin/sh', ['-c', 'command -v git'], { timeoutMs: 5_000, env }).then(
+      (result) => result.code === 0,
+      () => false,
+    ),
+  ]);
   const version = found.claudePath === undefined ? undefined : await readVersion(found.claudePath, env);
   const problems = [...(found.problem === undefined ? [] : [found.problem]), ...wrapperProblems];
   if (found.claudePath !== undefined && version === undefined) {
@@ -148,5 +155,6 @@ export async function runLocalPreflight(options: LocalPreflightOptions = {}): Pr
     path: env['PATH'] ?? '',
     canRunWrapper: wrapperProblems.length === 0,
     problems,
+    ...(hasGit ? {} : { warnings: [NO_GIT_WARNING] }),
   };
 }

@@ -9,6 +9,9 @@ import type {
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
+import { FilesPanel, FilesToggle } from '../files/FilesPanel.tsx';
+import { ProjectLinksProvider, type ProjectLinks } from '../files/project-context.ts';
+import { useFilesView } from '../files/use-files-view.ts';
 import { NotifyButton } from '../notify/NotifyButton.tsx';
 import { useAttention } from '../notify/use-attention.ts';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
@@ -61,6 +64,8 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const autopilot = useAutopilot(ideaId, stream.transcript.events, stream.isLive);
   const [isAutopilotOpen, setIsAutopilotOpen] = useState(false);
   const autopilotPanelId = useId();
+  const filesView = useFilesView();
+  const filesPanelId = useId();
 
   // Only the newest answer counts: a slow older one must not overwrite a settings change made since.
   const reload = useCallback(async () => {
@@ -123,6 +128,14 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     summary.activeRun.startedSeq <= subscribed.lastSeq;
   const activeRunId = isOrphaned ? undefined : summary.activeRun?.runId;
   const running = activeRunId !== undefined;
+  const projectLinks: ProjectLinks = useMemo(
+    () => ({ isRunning: running, root: summary.projectRoot, openFile: filesView.openFile }),
+    [running, summary.projectRoot, filesView.openFile],
+  );
+  const projectVersion = useMemo(
+    () => findLastCheckpointSeq(stream.transcript.events),
+    [stream.transcript.events],
+  );
 
   // Totals and status live in meta.json: fetch again when a run ends or the status moves (once live, not for
   // every step of a replay).
@@ -236,7 +249,12 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         sessionId={summary.sessionId ?? idea?.meta?.sessionId}
         running={running}
         onChanged={applyChange}
-        actions={<NotifyButton />}
+        actions={
+          <>
+            <FilesToggle panelId={filesPanelId} view={filesView} />
+            <NotifyButton />
+          </>
+        }
       />
       {shownErrors.map(({ id, frame, dismiss }) => (
         <p className="form-error" role="alert" key={id}>
@@ -252,7 +270,10 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
           message.
         </p>
       ) : null}
-      <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
+      <FilesPanel id={filesPanelId} ideaId={ideaId} view={filesView} projectVersion={projectVersion} />
+      <ProjectLinksProvider value={projectLinks}>
+        <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
+      </ProjectLinksProvider>
       <AutopilotPanel
         id={autopilotPanelId}
         isOpen={isAutopilotOpen}
@@ -306,4 +327,12 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
 function isAutopilotRunning(events: readonly RelayEvent[]): boolean {
   const last = events.findLast((event) => event.type.startsWith('autopilot:'));
   return last !== undefined && last.type !== 'autopilot:ended';
+}
+
+/** The newest checkpoint or restore: the project's files changed then (0: never). */
+function findLastCheckpointSeq(events: readonly RelayEvent[]): number {
+  const last = events.findLast(
+    (event) => event.type === 'checkpoint:created' || event.type === 'checkpoint:restored',
+  );
+  return last?.seq ?? 0;
 }

@@ -146,7 +146,8 @@ export const api = {
   },
   /** The checkpoints that changed a file, newest first. */
   async fileHistory(ideaId: string, path: string): Promise<CheckpointView[]> {
-    return (await request(ideaPath(ideaId, 'files/history', { path }), FileHistoryResponseSchema)).checkpoints;
+    return (await request(ideaPath(ideaId, 'files/history', { path }), FileHistoryResponseSchema))
+      .checkpoints;
   },
   async hosts(): Promise<HostHealthView[]> {
     return (await request('/api/hosts', HostsResponseSchema)).hosts;

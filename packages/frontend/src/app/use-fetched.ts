@@ -11,9 +11,14 @@ const LOADING = { kind: 'loading' } as const;
 
 /**
  * What `load` answers for `key`, asked again whenever the key changes; nothing is asked while it is undefined.
- * Only the answer for the current key is shown: a slow answer for an earlier one is dropped.
+ * Only the answer for the current key is shown: a slow answer for an earlier one is dropped. With `keepPrevious`,
+ * the answer for the previous key stays in sight until the new one comes (a refresh, rather than a new thing).
  */
-export function useFetched<T>(key: string | undefined, load: () => Promise<T>): Fetched<T> {
+export function useFetched<T>(
+  key: string | undefined,
+  load: () => Promise<T>,
+  options: { keepPrevious?: boolean } = {},
+): Fetched<T> {
   const [state, setState] = useState<{ key: string; fetched: Fetched<T> }>();
   const latestLoad = useRef(load);
   useLayoutEffect(() => {
@@ -34,5 +39,6 @@ export function useFetched<T>(key: string | undefined, load: () => Promise<T>): 
       isCurrent = false;
     };
   }, [key]);
-  return state !== undefined && state.key === key ? state.fetched : LOADING;
+  if (state === undefined) return LOADING;
+  return state.key === key || options.keepPrevious === true ? state.fetched : LOADING;
 }

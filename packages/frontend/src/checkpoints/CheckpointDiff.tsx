@@ -91,7 +91,9 @@ function FileDiffView({ file, isOpenAtFirst, isCut }: FileDiffViewProps) {
           setIsOpen((open) => !open);
         }}
       >
-        <span className="t-changes__path">{file.from === undefined ? file.path : `${file.from} → ${file.path}`}</span>{' '}
+        <span className="t-changes__path">
+          {file.from === undefined ? file.path : `${file.from} → ${file.path}`}
+        </span>{' '}
         <span className="t-changes__stat">
           {STATUS_WORDS[file.status]}
           {file.isBinary ? ', binary' : `, +${String(file.insertions)} −${String(file.deletions)}`}

@@ -41,7 +41,9 @@ export function CheckpointLine({ checkpoint }: { checkpoint: CheckpointEvent }) 
           </>
         )}
       </p>
-      {isDiffOpen ? <CheckpointDiff id={diffId} ideaId={checkpoint.ideaId} commit={checkpoint.commit} /> : null}
+      {isDiffOpen ? (
+        <CheckpointDiff id={diffId} ideaId={checkpoint.ideaId} commit={checkpoint.commit} />
+      ) : null}
       {isAsking && parent !== null ? (
         <RestoreDialog
           ideaId={checkpoint.ideaId}

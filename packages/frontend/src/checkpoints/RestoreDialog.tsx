@@ -43,7 +43,12 @@ export function RestoreDialog({ ideaId, checkpoint, onClose }: RestoreDialogProp
         </p>
       )}
       <div className="actions">
-        <button type="button" className="primary" disabled={isBusy || isRunning} onClick={() => void restore()}>
+        <button
+          type="button"
+          className="primary"
+          disabled={isBusy || isRunning}
+          onClick={() => void restore()}
+        >
           {isBusy ? 'Restoring…' : 'Restore files'}
         </button>
         <button type="button" data-autofocus onClick={onClose}>

@@ -14,7 +14,11 @@ export interface ProjectLinks {
   readonly openFile: ((path: string) => void) | undefined;
 }
 
-const ProjectContext = createContext<ProjectLinks>({ isRunning: false, root: undefined, openFile: undefined });
+const ProjectContext = createContext<ProjectLinks>({
+  isRunning: false,
+  root: undefined,
+  openFile: undefined,
+});
 
 export const ProjectLinksProvider = ProjectContext.Provider;
 

@@ -11,7 +11,15 @@ export function DiffView({ change }: { change: FileChange }) {
 }
 
 /** Rows of a diff as a table, and how many more were cut (also a checkpoint's file, CheckpointDiff.tsx). */
-export function DiffTable({ label, rows, omitted }: { label: string; rows: readonly DiffRow[]; omitted: number }) {
+export function DiffTable({
+  label,
+  rows,
+  omitted,
+}: {
+  label: string;
+  rows: readonly DiffRow[];
+  omitted: number;
+}) {
   return (
     <div className="t-diff">
       <table className="t-diff__table" aria-label={label}>

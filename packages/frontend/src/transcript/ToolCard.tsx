@@ -1,7 +1,14 @@
 import { useMemo, type ReactNode } from 'react';
 import type { RelayEvent } from '@catalyst/protocol';
+import { useProjectLinks } from '../files/project-context.ts';
 import { DiffView } from './DiffView.tsx';
-import { displayKeyInput, readFileChange, readKeyInput } from './tool-input.ts';
+import {
+  displayKeyInput,
+  projectRelativePath,
+  readEditedPath,
+  readFileChange,
+  readKeyInput,
+} from './tool-input.ts';
 
 type ToolUse = Extract<RelayEvent, { type: 'claude:tool_use' }>;
 type ToolResult = Extract<RelayEvent, { type: 'claude:tool_result' }>;
@@ -39,6 +46,7 @@ export function ToolCard({ use, result, isRunEnded, prompt, inputShownByPrompt =
             {prompt === undefined || prompt === null ? displayKeyInput(key) : key.value}
           </code>
         )}
+        {use === undefined ? null : <ViewFileButton use={use} />}
       </p>
       {change !== undefined ? (
         <DiffView change={change} />
@@ -48,6 +56,26 @@ export function ToolCard({ use, result, isRunEnded, prompt, inputShownByPrompt =
       {prompt}
       <ToolOutput result={result} isRunEnded={isRunEnded} />
     </article>
+  );
+}
+
+/** A file the call wrote inside the project, opened in the Files view (issue 13). */
+function ViewFileButton({ use }: { use: ToolUse }) {
+  const { root, openFile } = useProjectLinks();
+  const filePath = readEditedPath(use.name, use.input);
+  const path = filePath === undefined || root === undefined ? undefined : projectRelativePath(filePath, root);
+  if (path === undefined || openFile === undefined) return null;
+  return (
+    <button
+      type="button"
+      className="link t-tool__open"
+      title={`Open ${path} in the Files view`}
+      onClick={() => {
+        openFile(path);
+      }}
+    >
+      View file
+    </button>
   );
 }
 

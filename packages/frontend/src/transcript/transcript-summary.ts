@@ -10,6 +10,8 @@ export interface TranscriptSummary {
   hasBuilt: boolean;
   sessionId?: string;
   model?: string;
+  /** The latest run's working directory on the host: the idea's project folder. */
+  projectRoot?: string;
   slashCommands: readonly string[];
   /** The latest idea:status. */
   status?: IdeaStatus;
@@ -45,6 +47,7 @@ function summarizeEvents(events: readonly RelayEvent[]): TranscriptSummary {
     } else if (event.type === 'claude:system') {
       summary.sessionId = event.sessionId;
       summary.model = event.model;
+      summary.projectRoot = event.cwd;
       summary.slashCommands = event.slashCommands;
     } else if (event.type === 'claude:result' && summary.sessionId === undefined && event.result.sessionId) {
       summary.sessionId = event.result.sessionId;

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { quoteShellArg } from '../../core/shell-quote.ts';
-import type { Preflight } from '../host.ts';
+import { NO_GIT_WARNING, type Preflight } from '../host.ts';
 import { describeOutcome, parseProbeLines, runProbe, type StartRun } from './ssh-probe.ts';
 
 /**
@@ -48,6 +48,7 @@ function renderSurveyScript(claudePath: string | undefined): string {
     `for cr_p in ${NVM_GLOB}; do [ -f "$cr_p" ] && [ -x "$cr_p" ] && printf '@@NVM=%s\\n' "$cr_p"; done`,
     `[ -r /proc/self/environ ] || echo '@@MISSING=/proc'`,
     `for cr_t in ${WRAPPER_TOOLS.join(' ')}; do command -v "$cr_t" >/dev/null 2>&1 || printf '@@MISSING=%s\\n' "$cr_t"; done`,
+    "command -v git >/dev/null 2>&1 || echo '@@NOGIT=1'",
     'exit 0',
   ].join('\n');
 }
@@ -90,6 +91,7 @@ export async function runSshPreflight(options: SshPreflightOptions): Promise<Ssh
     path,
     canRunWrapper: missing.length === 0,
     problems,
+    ...(lines.has('NOGIT') ? { warnings: [NO_GIT_WARNING] } : {}),
   };
   return { preflight, isConclusive: true };
 }
