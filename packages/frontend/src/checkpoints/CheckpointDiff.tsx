@@ -91,6 +91,9 @@ function FileDiffView({ file, isOpenAtFirst, isCut }: FileDiffViewProps) {
           setIsOpen((open) => !open);
         }}
       >
+        <span className="t-changes__icon" aria-hidden="true">
+          {isOpen ? '▾' : '▸'}
+        </span>
         <span className="t-changes__path">
           {file.from === undefined ? file.path : `${file.from} → ${file.path}`}
         </span>{' '}
