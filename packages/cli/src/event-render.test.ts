@@ -155,4 +155,34 @@ describe('EventRenderer', () => {
       'Connection to vm lost (socket closed): Claude keeps working; reconnecting…\nclaude (stderr): warning: x\n',
     );
   });
+
+  it("says what a build's checkpoint changed, and when there is none", () => {
+    const change = {
+      parent: null,
+      filesChanged: 3,
+      insertions: 40,
+      deletions: 2,
+      files: [{ path: 'a.txt', status: 'added', insertions: 40, deletions: 2 }],
+    };
+    const outputs = renderAll([
+      event({ type: 'checkpoint:created', commit: 'c'.repeat(40), kind: 'build', ...change }),
+      event({
+        type: 'checkpoint:restored',
+        commit: 'd'.repeat(40),
+        kind: 'restore',
+        restoredTo: 'c'.repeat(40),
+        ...change,
+        filesChanged: 1,
+      }),
+      event({
+        type: 'checkpoint:unavailable',
+        reason: 'git is not installed on vm: builds are not checkpointed.',
+      }),
+    ]);
+    expect(streamText(outputs, 'err')).toBe(
+      `Checkpoint ${'c'.repeat(12)}: 3 files changed, +40 −2\n` +
+        `Restored; checkpoint ${'d'.repeat(12)}: 1 file changed, +40 −2\n` +
+        'git is not installed on vm: builds are not checkpointed.\n',
+    );
+  });
 });
