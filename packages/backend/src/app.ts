@@ -80,6 +80,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     maxRunMs: config.maxRunMs,
     detachedLimitMs: config.detachedLimitMs,
     warmIdleMs: config.warmIdleMs,
+    checkpointTimeoutMs: config.checkpointTimeoutMs,
     warmPerHost: config.warmPerHost,
     qa: config.qa,
   });

@@ -67,6 +67,7 @@ describe('loadConfig', () => {
         CATALYST_ALLOWED_ORIGINS: 'http://localhost:5173, https://Cat.Example',
         CATALYST_QA_MODEL: 'claude-sonnet-4-5',
         CATALYST_QA_TIMEOUT_MS: '30000',
+        CATALYST_CHECKPOINT_TIMEOUT_MS: '9000',
       },
       { homeDir: HOME },
     );
@@ -83,6 +84,7 @@ describe('loadConfig', () => {
       warmIdleMs: 5_000,
       warmPerHost: 0,
       qa: { model: 'claude-sonnet-4-5', timeoutMs: 30_000 },
+      checkpointTimeoutMs: 9_000,
       logLevel: 'debug',
     });
   });

@@ -41,7 +41,7 @@ export interface CheckpointsOptions {
   timeoutMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 /** A checkpoint's listing of 500 files with long names, and git's lines before it. */
 const MAX_STAT_BYTES = 16 * 1024 * 1024;
 const READ_BYTES = 16 * 1024 * 1024;
