@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       maxRunMs: 6 * 60 * 60_000,
       detachedLimitMs: 30 * 60_000,
       warmIdleMs: 10 * 60_000,
+      checkpointTimeoutMs: 60_000,
       warmPerHost: 4,
       qa: { model: 'claude-haiku-4-5', timeoutMs: 60_000 },
       logLevel: 'info',
