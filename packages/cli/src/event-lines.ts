@@ -140,6 +140,8 @@ export function formatNotice(event: NoticeEvent, paint: Paint): string | undefin
       return paint.dim(`Claude's earlier session for this idea was gone; a new one started with a recap.`);
     case 'checkpoint:created':
     case 'checkpoint:restored': {
+      // The checkpoints before a first build or a restore are bookkeeping, not news.
+      if (event.type === 'checkpoint:created' && event.kind !== 'build') return undefined;
       const what = event.type === 'checkpoint:restored' ? 'Restored; checkpoint' : 'Checkpoint';
       const files = `${String(event.filesChanged)} file${event.filesChanged === 1 ? '' : 's'} changed`;
       return paint.dim(

@@ -165,6 +165,7 @@ describe('EventRenderer', () => {
       files: [{ path: 'a.txt', status: 'added', insertions: 40, deletions: 2 }],
     };
     const outputs = renderAll([
+      event({ type: 'checkpoint:created', commit: 'b'.repeat(40), kind: 'before_build', ...change }),
       event({ type: 'checkpoint:created', commit: 'c'.repeat(40), kind: 'build', ...change }),
       event({
         type: 'checkpoint:restored',
