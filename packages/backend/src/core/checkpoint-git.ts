@@ -99,7 +99,8 @@ export const DIFF_SCRIPT = [
   "[ -e .git ] || fail 'project/ has no git repository'",
   'cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
   "printf '@@DIFF\\n'",
-  'G diff --no-ext-diff --no-textconv --no-color -M "$cr_b" "$2" -- | head -c "$3"',
+  // The prefixes pinned: a repository's own diff.noprefix or diff.mnemonicPrefix would change them.
+  'G diff --no-ext-diff --no-textconv --no-color --src-prefix=a/ --dst-prefix=b/ -M "$cr_b" "$2" -- | head -c "$3"',
 ].join('\n');
 
 /**

@@ -10,8 +10,8 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
 import { FilesPanel, FilesToggle } from '../files/FilesPanel.tsx';
-import { ProjectLinksProvider, type ProjectLinks } from '../files/project-context.ts';
-import { useFilesView } from '../files/use-files-view.ts';
+import { ProjectLinksProvider } from '../files/project-context.ts';
+import { useProjectFiles } from '../files/use-project-files.ts';
 import { NotifyButton } from '../notify/NotifyButton.tsx';
 import { useAttention } from '../notify/use-attention.ts';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
@@ -64,7 +64,6 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const autopilot = useAutopilot(ideaId, stream.transcript.events, stream.isLive);
   const [isAutopilotOpen, setIsAutopilotOpen] = useState(false);
   const autopilotPanelId = useId();
-  const filesView = useFilesView();
   const filesPanelId = useId();
 
   // Only the newest answer counts: a slow older one must not overwrite a settings change made since.
@@ -128,14 +127,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     summary.activeRun.startedSeq <= subscribed.lastSeq;
   const activeRunId = isOrphaned ? undefined : summary.activeRun?.runId;
   const running = activeRunId !== undefined;
-  const projectLinks: ProjectLinks = useMemo(
-    () => ({ isRunning: running, root: summary.projectRoot, openFile: filesView.openFile }),
-    [running, summary.projectRoot, filesView.openFile],
-  );
-  const projectVersion = useMemo(
-    () => findLastCheckpointSeq(stream.transcript.events),
-    [stream.transcript.events],
-  );
+  const files = useProjectFiles(stream.transcript.events, running, summary.projectRoot);
 
   // Totals and status live in meta.json: fetch again when a run ends or the status moves (once live, not for
   // every step of a replay).
@@ -251,7 +243,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         onChanged={applyChange}
         actions={
           <>
-            <FilesToggle panelId={filesPanelId} view={filesView} />
+            <FilesToggle panelId={filesPanelId} view={files.view} />
             <NotifyButton />
           </>
         }
@@ -270,8 +262,8 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
           message.
         </p>
       ) : null}
-      <FilesPanel id={filesPanelId} ideaId={ideaId} view={filesView} projectVersion={projectVersion} />
-      <ProjectLinksProvider value={projectLinks}>
+      <FilesPanel id={filesPanelId} ideaId={ideaId} view={files.view} projectVersion={files.version} />
+      <ProjectLinksProvider value={files.links}>
         <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
       </ProjectLinksProvider>
       <AutopilotPanel
@@ -327,12 +319,4 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
 function isAutopilotRunning(events: readonly RelayEvent[]): boolean {
   const last = events.findLast((event) => event.type.startsWith('autopilot:'));
   return last !== undefined && last.type !== 'autopilot:ended';
-}
-
-/** The newest checkpoint or restore: the project's files changed then (0: never). */
-function findLastCheckpointSeq(events: readonly RelayEvent[]): number {
-  const last = events.findLast(
-    (event) => event.type === 'checkpoint:created' || event.type === 'checkpoint:restored',
-  );
-  return last?.seq ?? 0;
 }

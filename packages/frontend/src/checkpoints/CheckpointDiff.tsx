@@ -62,14 +62,6 @@ function FileDiffList({ diff, isTruncated }: { diff: string; isTruncated: boolea
   );
 }
 
-const STATUS_WORDS: Record<FileDiff['status'], string> = {
-  added: 'added',
-  modified: 'modified',
-  deleted: 'deleted',
-  renamed: 'renamed',
-  copied: 'copied',
-};
-
 interface FileDiffViewProps {
   file: FileDiff;
   isOpenAtFirst: boolean;
@@ -80,7 +72,6 @@ interface FileDiffViewProps {
 /** One file: a toggle naming it (path, how it changed, +/−), then its rows; a binary file is only named. */
 function FileDiffView({ file, isOpenAtFirst, isCut }: FileDiffViewProps) {
   const [isOpen, setIsOpen] = useState(isOpenAtFirst);
-  const capped = useMemo(() => capDiffRows(file.rows), [file]);
   return (
     <div className="t-changes__file">
       <button
@@ -97,19 +88,25 @@ function FileDiffView({ file, isOpenAtFirst, isCut }: FileDiffViewProps) {
         <span className="t-changes__path">
           {file.from === undefined ? file.path : `${file.from} → ${file.path}`}
         </span>{' '}
-        <span className="t-changes__stat">
-          {STATUS_WORDS[file.status]}
-          {file.isBinary ? ', binary' : `, +${String(file.insertions)} −${String(file.deletions)}`}
-          {isCut ? ', cut short' : ''}
-        </span>
+        <span className="t-changes__stat">{describeFileStat(file, isCut)}</span>
       </button>
-      {!isOpen ? null : file.isBinary ? (
-        <p className="t-changes__binary muted">A binary file: its contents are not shown.</p>
-      ) : file.rows.length === 0 ? (
-        <p className="t-changes__binary muted">No lines changed (an empty file, or only its mode).</p>
-      ) : (
-        <DiffTable label={`Diff of ${file.path}`} rows={capped.rows} omitted={capped.omitted} />
-      )}
+      {isOpen ? <FileDiffBody file={file} /> : null}
     </div>
   );
+}
+
+/** "modified, +3 −1", "added, binary", "modified, +900 −0, cut short". */
+function describeFileStat(file: FileDiff, isCut: boolean): string {
+  const counts = file.isBinary ? 'binary' : `+${String(file.insertions)} −${String(file.deletions)}`;
+  return `${file.status}, ${counts}${isCut ? ', cut short' : ''}`;
+}
+
+function FileDiffBody({ file }: { file: FileDiff }) {
+  const capped = useMemo(() => capDiffRows(file.rows), [file]);
+  if (file.isBinary)
+    return <p className="t-changes__empty muted">A binary file: its contents are not shown.</p>;
+  if (file.rows.length === 0) {
+    return <p className="t-changes__empty muted">No lines changed (an empty file, or only its mode).</p>;
+  }
+  return <DiffTable label={`Diff of ${file.path}`} rows={capped.rows} omitted={capped.omitted} />;
 }

@@ -59,30 +59,12 @@ function FolderEntries({ ideaId, path, version, view }: FolderProps) {
   );
 }
 
+/** A folder expands in place; a file opens in the viewer; a link or special file is only named. */
 function EntryView({ entry, ...folder }: FolderProps & { entry: Entry }) {
   const { path, view } = folder;
   switch (entry.type) {
-    case 'directory': {
-      const isExpanded = view.expanded.has(path);
-      return (
-        <>
-          <button
-            type="button"
-            className="files-entry files-entry--folder"
-            aria-expanded={isExpanded}
-            onClick={() => {
-              view.toggleFolder(path);
-            }}
-          >
-            <span className="files-entry__icon" aria-hidden="true">
-              {isExpanded ? '▾' : '▸'}
-            </span>
-            {entry.name}
-          </button>
-          {isExpanded ? <FolderEntries {...folder} /> : null}
-        </>
-      );
-    }
+    case 'directory':
+      return <FolderEntry name={entry.name} {...folder} />;
     case 'file':
       return (
         <button
@@ -103,6 +85,29 @@ function EntryView({ entry, ...folder }: FolderProps & { entry: Entry }) {
         </span>
       );
   }
+}
+
+function FolderEntry({ name, ...folder }: FolderProps & { name: string }) {
+  const { path, view } = folder;
+  const isExpanded = view.expanded.has(path);
+  return (
+    <>
+      <button
+        type="button"
+        className="files-entry files-entry--folder"
+        aria-expanded={isExpanded}
+        onClick={() => {
+          view.toggleFolder(path);
+        }}
+      >
+        <span className="files-entry__icon" aria-hidden="true">
+          {isExpanded ? '▾' : '▸'}
+        </span>
+        {name}
+      </button>
+      {isExpanded ? <FolderEntries {...folder} /> : null}
+    </>
+  );
 }
 
 function joinPath(folder: string, name: string): string {

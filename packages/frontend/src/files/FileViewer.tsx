@@ -56,12 +56,13 @@ function FileContent({
   // A file at a checkpoint never changes; the current one may after every build.
   const key = `${ideaId}\n${path}\n${at ?? `now\n${version}`}`;
   const fetched = useFetched(key, () => api.fileContent(ideaId, path, at));
-  if (fetched.kind === 'loading')
+  if (fetched.kind === 'loading') {
     return (
       <p className="files-note muted" role="status">
         Loading…
       </p>
     );
+  }
   if (fetched.kind === 'failed') {
     return (
       <p className="files-note form-error" role="alert">

@@ -260,6 +260,7 @@ describe('summarize', () => {
       hasBuilt: true,
       sessionId: 'session-1',
       model: 'claude-sonnet',
+      projectRoot: '/w',
       slashCommands: ['compact', 'review'],
       status: 'building',
       pendingQuestionIds: [],
