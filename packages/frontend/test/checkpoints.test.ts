@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { text, toolUse } from '@catalyst/testkit';
+import { useBrowserSuite } from './browser-harness.ts';
+import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSummary } from './idea-page.ts';
+
+// Checkpoints and files in the browser (issue 13): the built app, Catalyst, the real claude CLI over the test
+// kit's sshd. A build's summary says what it changed and shows the diff; a restore asks first and puts the files
+// back on the VM; the Files view browses project/ and a file's checkpoints.
+
+const suite = useBrowserSuite();
+
+describe('checkpoints and files in the browser', () => {
+  it('shows what a build changed, restores to before a build after asking, and browses the files', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Undoable');
+    const project = service.projectDir(idea.id);
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Undoable' });
+    await chooseBuild(page);
+
+    model.enqueue(
+      toolUse('Write', { file_path: join(project, 'a.txt'), content: 'one\ntwo\n' }),
+      toolUse('Write', { file_path: join(project, 'src/b.ts'), content: 'export const b = 1;\n' }),
+      text('Wrote two files.'),
+    );
+    await sendMessage(page, 'Write two files.');
+    await waitForRunSummary(page, 'Completed');
+    const firstLine = transcript(page).getByText('2 files changed, +3 −0');
+    await firstLine.waitFor();
+
+    // The diff, per file.
+    const first = transcript(page).locator('.t-checkpoint').first();
+    await first.getByRole('button', { name: 'View changes' }).click();
+    const changes = first.getByRole('region', { name: 'Changes of this build' });
+    await changes.getByRole('button', { name: 'a.txt added, +2 −0' }).waitFor();
+    const diff = changes.getByRole('table', { name: 'Diff of a.txt' });
+    expect(await diff.locator('.diff-add').allInnerTexts()).toEqual([
+      expect.stringContaining('one'),
+      expect.stringContaining('two'),
+    ]);
+
+    model.enqueue(
+      toolUse('Bash', { command: "printf 'one\\nTWO\\n' > a.txt", description: 'Edit a' }),
+      text('Edited.'),
+    );
+    await sendMessage(page, 'Change a.');
+    await transcript(page).getByText('1 file changed, +1 −1').waitFor();
+    expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
+
+    // Restore to before the second build: asked first, then the files are back on the VM.
+    const second = transcript(page).locator('.t-checkpoint').nth(1);
+    await second.getByRole('button', { name: 'Restore to before this build' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore to before this build?' });
+    await dialog.getByText(/undone/).first().waitFor();
+    await dialog.getByRole('button', { name: 'Restore files' }).click();
+    await transcript(page)
+      .getByText(/^Project restored to checkpoint/)
+      .waitFor();
+    expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+
+    // The Files view: the tree, a file with its lines, its checkpoints.
+    await page.getByRole('button', { name: 'Files', exact: true }).click();
+    const files = page.getByRole('region', { name: 'Files' });
+    const tree = files.getByRole('list', { name: 'Project files' });
+    await tree.getByRole('button', { name: 'src' }).click();
+    await tree.getByRole('button', { name: 'b.ts' }).waitFor();
+    await tree.getByRole('button', { name: 'a.txt' }).click();
+    const viewer = files.getByRole('region', { name: 'File a.txt' });
+    const contents = viewer.getByRole('table', { name: 'Contents of a.txt' });
+    await contents.getByText('two').waitFor();
+    const history = viewer.getByRole('list', { name: 'History of a.txt' });
+    // Current, the restore, the second build and the first: each changed a.txt.
+    await expect.poll(() => history.getByRole('button').count()).toBe(4);
+    await history.getByRole('button').nth(2).click();
+    await contents.getByText('TWO').waitFor();
+
+    // From a Write card to the file.
+    await toolCards(page, 'Write').last().getByRole('button', { name: 'View file' }).click();
+    await files.getByRole('region', { name: 'File src/b.ts' }).getByText('export').first().waitFor();
+  });
+});
