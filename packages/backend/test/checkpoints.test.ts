@@ -70,7 +70,11 @@ describe('checkpoints', () => {
     await client.subscribe(idea.id);
 
     fixture.model.enqueue(
-      bash("printf 'one\\ntwo\\n' > a.txt && printf 'hello\\n' > b.txt"),
+      // Installed dependencies are no part of a checkpoint, .gitignore or not.
+      bash(
+        "printf 'one\\ntwo\\n' > a.txt && printf 'hello\\n' > b.txt && " +
+          "mkdir -p node_modules/dep lib/.venv && echo 'x' > node_modules/dep/index.js && echo 'y' > lib/.venv/z",
+      ),
       text('Wrote two files.'),
     );
     const first = await client.run(idea.id, 'build', 'Write two files\nwith some detail');
@@ -131,6 +135,7 @@ describe('checkpoints', () => {
     expect(restored).toMatchObject({ kind: 'restore', restoredTo: created?.commit, parent: second?.commit });
     expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
     expect(await readFile(join(project, 'b.txt'), 'utf8')).toBe('hello\n');
+    expect(await readFile(join(project, 'node_modules/dep/index.js'), 'utf8')).toBe('x\n');
     await client.waitFor((frame) => frame.type === 'checkpoint:restored');
     const log = gitLog(project);
     expect(log).toHaveLength(4);

@@ -53,7 +53,10 @@ describe('checkpoints and files in the browser', () => {
     const second = transcript(page).locator('.t-checkpoint').nth(1);
     await second.getByRole('button', { name: 'Restore to before this build' }).click();
     const dialog = page.getByRole('dialog', { name: 'Restore to before this build?' });
-    await dialog.getByText(/undone/).first().waitFor();
+    await dialog
+      .getByText(/undone/)
+      .first()
+      .waitFor();
     await dialog.getByRole('button', { name: 'Restore files' }).click();
     await transcript(page)
       .getByText(/^Project restored to checkpoint/)

@@ -31,6 +31,28 @@ export function checkpointEnv(path: string, ideaDir: string): Record<string, str
   };
 }
 
+/**
+ * Folders a checkpoint leaves out even where the project's `.gitignore` does not: installed dependencies and caches,
+ * which a restore should not bring back (they are reinstalled) and whose thousands of files would swamp a
+ * checkpoint (`npm install` without a `.gitignore`). Exclude pathspecs, so git does not even walk into them.
+ */
+export const LEFT_OUT_FOLDERS = [
+  'node_modules',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.parcel-cache',
+  '.cache',
+  '.gradle',
+];
+const ADD_ALL = `G add -A -- . ${LEFT_OUT_FOLDERS.map((name) => `':(exclude,glob)**/${name}/**'`).join(' ')}`;
+
 const PRELUDE = [
   'set -u',
   "command -v git >/dev/null 2>&1 || { echo '@@NOGIT'; exit 0; }",
@@ -67,7 +89,7 @@ export const CHECKPOINT_SCRIPT = [
   "[ -e .git ] || { G init -q . >/dev/null || fail 'git init'; }",
   // The last checkpoint is gone (Claude made a new repository): counted from nothing, and said so.
   'if [ -n "$2" ] && ! G cat-file -e "$2^{commit}" 2>/dev/null; then set -- "$1" \'\' 1; echo \'@@LOSTBASE\'; fi',
-  "G add -A . || fail 'git add'",
+  `${ADD_ALL} || fail 'git add'`,
   'if [ -n "$2" ] && [ "$3" != 1 ]; then',
   "  cr_t=$(G write-tree) || fail 'git write-tree'",
   '  [ "$cr_t" = "$(G rev-parse -q --verify "$2^{tree}")" ] && { echo \'@@SAME\'; exit 0; }',
@@ -86,7 +108,7 @@ export const RESTORE_SCRIPT = [
   ...PRELUDE,
   "[ -e .git ] || fail 'project/ has no git repository'",
   'G cat-file -e "$1^{commit}" 2>/dev/null || { echo \'@@NOTFOUND\'; exit 0; }',
-  "G add -A . || fail 'git add'",
+  `${ADD_ALL} || fail 'git add'`,
   'G read-tree -u --reset "$1" || fail \'git read-tree\'',
   'commit_index "$2"',
   'printf \'@@COMMIT=%s\\n\' "$cr_c"',
