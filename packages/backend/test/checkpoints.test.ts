@@ -184,7 +184,10 @@ describe('checkpoints', () => {
 
     // A build cancelled midway still ends with a checkpoint of what it wrote.
     fixture.model.enqueue(
-      bash(`printf 'half\\n' > half.txt; while [ ! -e ${join(project, 'never')} ]; do sleep 0.1; done`),
+      // A git killed mid-write leaves its index.lock: the checkpoint goes on all the same.
+      bash(
+        `printf 'half\\n' > half.txt; touch .git/index.lock; while [ ! -e ${join(project, 'never')} ]; do sleep 0.1; done`,
+      ),
     );
     const from = client.frames.length;
     client.send({ type: 'build', ideaId: idea.id, message: 'Build slowly' });

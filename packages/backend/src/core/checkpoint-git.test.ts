@@ -97,8 +97,10 @@ describe('checkpointMessage', () => {
     expect(checkpointMessage('Before restore', undefined)).toBe('Before restore');
   });
 
-  it('cuts a long first line', () => {
-    const subject = checkpointMessage('Build', 'x'.repeat(300));
-    expect(subject).toBe(`Build: ${'x'.repeat(99)}…`);
+  it('cuts a long first line by code points, never inside an emoji', () => {
+    expect(checkpointMessage('Build', 'x'.repeat(300))).toBe(`Build: ${'x'.repeat(99)}…`);
+    const subject = checkpointMessage('Build', `${'x'.repeat(98)}🎉🎉 and more`);
+    expect(subject).toBe(`Build: ${'x'.repeat(98)}🎉…`);
+    expect(/\p{Surrogate}/u.test(subject)).toBe(false);
   });
 });

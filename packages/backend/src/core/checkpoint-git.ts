@@ -22,6 +22,10 @@ export function checkpointEnv(path: string, ideaDir: string): Record<string, str
     LC_ALL: 'C',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_CONFIG_NOSYSTEM: '1',
+    // GIT_CONFIG_GLOBAL is read from git 2.32 on; older gits look for ~/.gitconfig and $XDG_CONFIG_HOME/git/config,
+    // and find neither.
+    HOME: '/dev/null',
+    XDG_CONFIG_HOME: '/dev/null',
     GIT_CEILING_DIRECTORIES: ideaDir,
     GIT_TERMINAL_PROMPT: '0',
     GIT_AUTHOR_NAME: CATALYST_GIT_NAME,
@@ -59,6 +63,11 @@ const PRELUDE = [
   'G() { git -c core.hooksPath=/dev/null -c commit.gpgsign=false -c core.fsmonitor=false -c gc.auto=0 ' +
     '-c maintenance.auto=false -c core.quotepath=false -c advice.detachedHead=false "$@"; }',
   'fail() { printf \'@@FAIL=%s\\n\' "$1"; exit 3; }',
+  // project/ replaced by a symlink (to ~, say) must not make Catalyst commit or restore elsewhere.
+  '[ "$(pwd -P)" = "$(cd "$GIT_CEILING_DIRECTORIES" && pwd -P)/project" ] || fail \'project/ is not a folder of its own\'',
+  // Catalyst's git runs only while the idea has no run, whose processes are all stopped: an index.lock now was left
+  // by a git that was killed, and would block every checkpoint.
+  "[ -f .git/index.lock ] && rm -f .git/index.lock && echo '@@STALELOCK'",
   // What changed from $1 (a commit, or empty: the empty tree) to $2: one pass, --raw then --numstat, -z.
   'stat_of() {',
   '  cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
@@ -76,6 +85,8 @@ const PRELUDE = [
   '    cr_c=$(printf \'%s\\n\' "$1" | G commit-tree "$cr_t") || fail \'git commit-tree\'',
   '  fi',
   '  G update-ref -m \'catalyst: checkpoint\' HEAD "$cr_c" "$cr_h" || fail \'git update-ref\'',
+  // A ref of its own: Claude's own reset or amend can leave the branch elsewhere, and gc never prunes it then.
+  '  G update-ref "refs/catalyst/$cr_c" "$cr_c" || fail \'git update-ref\'',
   '}',
 ];
 
@@ -120,6 +131,8 @@ export const DIFF_SCRIPT = [
   ...PRELUDE,
   "[ -e .git ] || fail 'project/ has no git repository'",
   'cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
+  // Checked before the pipe, whose status is head's.
+  'G cat-file -e "$cr_b" 2>/dev/null && G cat-file -e "$2" 2>/dev/null || { echo \'@@NOTFOUND\'; exit 0; }',
   "printf '@@DIFF\\n'",
   // The prefixes pinned: a repository's own diff.noprefix or diff.mnemonicPrefix would change them.
   'G diff --no-ext-diff --no-textconv --no-color --src-prefix=a/ --dst-prefix=b/ -M "$cr_b" "$2" -- | head -c "$3"',
@@ -197,7 +210,9 @@ export function checkpointMessage(what: string, message: string | undefined, run
       ?.split('\n')
       .find((line) => line.trim() !== '')
       ?.trim() ?? '';
-  const cut = firstLine.length > 100 ? `${firstLine.slice(0, 99)}…` : firstLine;
+  // By code points: half of a surrogate pair cannot be passed to a shell (shell-quote.ts).
+  const points = Array.from(firstLine);
+  const cut = points.length > 100 ? `${points.slice(0, 99).join('')}…` : firstLine;
   const subject = cut === '' ? what : `${what}: ${cut}`;
   return runId === undefined ? subject : `${subject}\n\nCatalyst-Run: ${runId}`;
 }

@@ -412,6 +412,8 @@ export class CatalystService implements IdeaService {
 
   async restoreCheckpoint(id: string, commit: string): Promise<CheckpointView> {
     await this.#locate(id);
+    // The history first: opening it takes up a run an earlier Catalyst left going, which makes the idea busy.
+    const history = await this.#history(id);
     const autopilotId = this.#autopilots.runningOn(id);
     if (autopilotId !== undefined || this.#runs.has(id)) {
       throw new CatalystError(
@@ -422,7 +424,7 @@ export class CatalystService implements IdeaService {
     // Held like a run until the restore is done: a run started meanwhile would build on files being replaced.
     this.#runs.set(id, restoringClaim);
     try {
-      return await this.#checkpoints.restore(id, await this.#history(id), commit);
+      return await this.#checkpoints.restore(id, history, commit);
     } finally {
       this.#runs.delete(id);
     }

@@ -42,8 +42,8 @@ export interface CheckpointsOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-/** A checkpoint's listing of 500 files with long names, and git's lines before it. */
-const MAX_STAT_BYTES = 16 * 1024 * 1024;
+/** git's listing of a checkpoint's changes is read up to this (about 300,000 files). */
+const MAX_STAT_BYTES = 64 * 1024 * 1024;
 const READ_BYTES = 16 * 1024 * 1024;
 export const MAX_CHECKPOINT_LIST = 200;
 
@@ -132,6 +132,12 @@ export class Checkpoints {
       String(MAX_DIFF_BYTES + 1),
     ]);
     const output = this.#expect(result, 'git diff');
+    if (output.lines.has('NOTFOUND')) {
+      throw new CatalystError(
+        'CHECKPOINT_NOT_FOUND',
+        `${commit} is no longer in the project's repository (was project/.git replaced?).`,
+      );
+    }
     const truncated = output.data.length > MAX_DIFF_BYTES;
     let diff = output.data.subarray(0, MAX_DIFF_BYTES).toString('utf8');
     if (truncated) {
@@ -154,20 +160,21 @@ export class Checkpoints {
     const note = restoreNote(target, known);
     const result = await this.#git(id, RESTORE_SCRIPT, [
       target.commit,
-      checkpointMessage(`Restore to ${target.commit.slice(0, 12)}`, note),
+      checkpointMessage(`Restore to ${target.commit.slice(0, 12)}`, undefined),
       meta.checkpoint ?? '',
     ]);
     const output = this.#expect(result, 'the restore');
     if (output.lines.has('NOTFOUND')) {
       throw new CatalystError('CHECKPOINT_NOT_FOUND', `${commit} is no longer in the project's repository.`);
     }
-    const change = readCheckpointChange(output.data, {
-      commit: this.#commitOf(output.lines),
+    const made = this.#commitOf(output.lines);
+    await this.#save(host, id, made, note);
+    const change = this.#readChange(result, output.data, {
+      commit: made,
       parent: meta.checkpoint ?? null,
       kind: 'restore',
       restoredTo: target.commit,
     });
-    await this.#save(host, id, change.commit, note);
     const event = history.append({ type: 'checkpoint:restored', ideaId: id, ...change });
     this.#options.logger.info({ ideaId: id, commit: change.commit, restoredTo: target.commit }, 'restored');
     return checkpointViewOf(event as CheckpointEvent);
@@ -222,12 +229,14 @@ export class Checkpoints {
         return;
       }
       if (output.lines.has('SAME')) return;
-      const change: CheckpointChange = readCheckpointChange(output.data, {
-        commit: this.#commitOf(output.lines),
+      const commit = this.#commitOf(output.lines);
+      // The commit is made: it is the next build's base even if what it changed cannot be counted.
+      await this.#save(host, id, commit);
+      const change: CheckpointChange = this.#readChange(result, output.data, {
+        commit,
         parent: output.lines.has('LOSTBASE') ? null : (base ?? null),
         kind: what.kind,
       });
-      await this.#save(host, id, change.commit);
       history.append({
         type: 'checkpoint:created',
         ideaId: id,
@@ -276,6 +285,27 @@ export class Checkpoints {
     }));
   }
 
+  /**
+   * What the commit changed; when git's listing was cut (over MAX_STAT_BYTES) or cannot be read, the commit is
+   * still a checkpoint, with nothing named and counts of 0, and the log says why.
+   */
+  #readChange(
+    result: HostCommandResult,
+    data: Buffer,
+    checkpoint: Parameters<typeof readCheckpointChange>[1],
+  ): CheckpointChange {
+    try {
+      if (result.isCut) throw new Error(`git listed more than ${String(MAX_STAT_BYTES)} bytes of changes`);
+      return readCheckpointChange(data, checkpoint);
+    } catch (error) {
+      this.#options.logger.warn(
+        { err: error, commit: checkpoint.commit },
+        'a checkpoint was made, but what it changed could not be counted',
+      );
+      return { ...checkpoint, filesChanged: 0, insertions: 0, deletions: 0, files: [] };
+    }
+  }
+
   #commitOf(lines: Map<string, string>): string {
     return CommitIdSchema.parse(lines.get('COMMIT'));
   }
@@ -283,6 +313,7 @@ export class Checkpoints {
   /** The script's output when it exited 0; otherwise (or `@@FAIL`) a CHECKPOINT_FAILED. */
   #expect(result: HostCommandResult, what: string) {
     const output = readScriptOutput(result.stdout);
+    if (output.lines.has('NOGIT') && !ok(result)) throw noGit();
     const failed = output.lines.get('FAIL');
     if (failed !== undefined) {
       const lastLine = result.stderrTail.trim().split('\n').at(-1) ?? '';
@@ -294,8 +325,12 @@ export class Checkpoints {
         },
       );
     }
-    if (result.outcome.kind !== 'exited' || result.outcome.code !== 0) {
-      throw commandFailure(what, result, 'CHECKPOINT_FAILED');
+    if (!ok(result)) throw commandFailure(what, result, 'CHECKPOINT_FAILED');
+    if (output.lines.has('STALELOCK')) {
+      this.#options.logger.warn(
+        { what },
+        'removed a stale .git/index.lock a killed git had left in project/',
+      );
     }
     return output;
   }
@@ -314,6 +349,14 @@ export class Checkpoints {
       maxStdoutBytes: MAX_STAT_BYTES,
     });
   }
+}
+
+function ok(result: HostCommandResult): boolean {
+  return result.outcome.kind === 'exited' && result.outcome.code === 0;
+}
+
+function noGit(): CatalystError {
+  return new CatalystError('CHECKPOINT_FAILED', 'git is not installed on the host.');
 }
 
 /**

@@ -92,6 +92,10 @@ export class ProjectFiles {
       throw error;
     };
     const rootReal = await files.realpath(root).catch(notFound);
+    // project/ itself replaced by a symlink (to ~, say) would open whatever it points at.
+    const ideaReal = await files.realpath(posix.dirname(root)).catch(notFound);
+    if (rootReal !== `${ideaReal}/project`)
+      throw invalidPath('The project folder is not a folder of its own.');
     const real = await files.realpath(path === '' ? root : posix.join(root, path)).catch(notFound);
     const inside =
       real === rootReal ? '' : real.startsWith(`${rootReal}/`) ? real.slice(rootReal.length + 1) : undefined;
