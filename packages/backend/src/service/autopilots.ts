@@ -342,6 +342,10 @@ export class Autopilots {
       if (!isNext) break;
     }
     if (isCancelled(running)) state = 'cancelled';
+    // Free before the end is seen, as a run is: a client acting on autopilot:ended (a second cancel, a new
+    // autopilot) finds none running. meta.json first, so a new autopilot's mark is never undone by this one's.
+    await this.#options.mark(ideaId, undefined);
+    this.#release(ideaId, running);
     history.append({
       type: 'autopilot:ended',
       ideaId,
@@ -350,7 +354,6 @@ export class Autopilots {
       costUsd,
       ...(state === 'failed' && failure !== undefined ? { error: failure } : {}),
     });
-    await this.#options.mark(ideaId, undefined);
   }
 
   /** Read through a call: Catalyst may let go while the loop awaits. */
