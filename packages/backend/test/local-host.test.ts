@@ -53,6 +53,22 @@ describe('local host specifics', () => {
     await scratch.remove();
   });
 
+  it("never sources ~/.bashrc under bash, though node's stdio is a socket (bash's rshd rule)", async () => {
+    const home = process.env['HOME'];
+    process.env['HOME'] = scratch.path;
+    try {
+      await writeFile(`${scratch.path}/.bashrc`, `touch ${scratch.path}/sourced\n`);
+      const handle = await createLocalHost({ shell: '/bin/bash' }).startRun({
+        argv: ['sh', '-c', 'echo ran'],
+        cwd: scratch.path,
+      });
+      expect((await watchRun(handle).finish()).stdout).toBe('ran\n');
+      await expect(stat(`${scratch.path}/sourced`)).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      process.env['HOME'] = home;
+    }
+  });
+
   it("gives a run an allow-list of the backend's environment, never its token or other secrets", async () => {
     const planted = {
       CATALYST_TOKEN: 'token-0123456789abcdef0123456789',

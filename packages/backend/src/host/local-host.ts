@@ -66,7 +66,10 @@ function openLocalChannel(shell: string): OpenRawChannel {
       const child = spawn(shell, ['-c', script], {
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
-        env: runnerEnvironment(),
+        // Node's stdio pipes are socketpairs, and bash takes a socket on stdin for rshd: a top-level bash then
+        // sources ~/.bashrc (pyenv, nvm: half a second per run here) before the wrapper. SHLVL=1 makes it a
+        // second-level shell, which does not.
+        env: { ...runnerEnvironment(), SHLVL: '1' },
         cwd: '/',
       });
       const ended = new Promise<RawChannelEnd>((settle) => {
