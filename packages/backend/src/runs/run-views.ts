@@ -33,7 +33,8 @@ export function runViewsOf(events: readonly RelayEvent[]): RunView[] {
   return [...views.values()];
 }
 
-const READ_BYTES = 16 * 1024 * 1024;
+/** The most of the history one search reads into memory. */
+export const READ_BYTES = 16 * 1024 * 1024;
 /** How far back a search reads (runs older than this many bytes of history are not found by id). */
 export const SCAN_BYTES = 64 * 1024 * 1024;
 

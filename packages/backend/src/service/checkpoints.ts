@@ -23,7 +23,7 @@ import {
 } from '../core/checkpoint-git.ts';
 import { commandFailure, runHostCommand, type HostCommandResult } from '../host/host-command.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
-import { SCAN_BYTES } from '../runs/run-views.ts';
+import { READ_BYTES, SCAN_BYTES } from '../runs/run-views.ts';
 import type { HostRegistry } from './host-registry.ts';
 
 /**
@@ -44,7 +44,6 @@ export interface CheckpointsOptions {
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** git's listing of a checkpoint's changes is read up to this (about 300,000 files). */
 const MAX_STAT_BYTES = 64 * 1024 * 1024;
-const READ_BYTES = 16 * 1024 * 1024;
 export const MAX_CHECKPOINT_LIST = 200;
 
 type CheckpointEvent = Extract<RelayEvent, { type: 'checkpoint:created' | 'checkpoint:restored' }>;

@@ -41,16 +41,13 @@ export function claimRun(runId: string, launching: Promise<ActiveRun>): RunClaim
   return claim;
 }
 
+/** A place held in the service's map by something that is not a run: a start or a delete meanwhile is refused. */
+function placeHolder(runId: string): ActiveRun {
+  return { runId, ended: Promise.resolve({ outcome: 'cancelled' }), cancel: () => undefined };
+}
+
 /** Holds an idea's place while it is being deleted: a start or a delete meanwhile sees RUN_IN_PROGRESS. */
-export const deletingClaim: ActiveRun = {
-  runId: 'deleting',
-  ended: Promise.resolve({ outcome: 'cancelled' }),
-  cancel: () => undefined,
-};
+export const deletingClaim = placeHolder('deleting');
 
 /** Holds an idea's place while its project is restored to a checkpoint (issue 13): a start meanwhile is refused. */
-export const restoringClaim: ActiveRun = {
-  runId: 'restoring',
-  ended: Promise.resolve({ outcome: 'cancelled' }),
-  cancel: () => undefined,
-};
+export const restoringClaim = placeHolder('restoring');
