@@ -72,6 +72,9 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const createHost =
     options.createHost ?? ((entry: HostEntry) => createHostFromEntry(entry, options.bundledClaudePath));
   const hosts = new HostRegistry(config.hosts, config.defaultHost, createHost);
+  // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
+  const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
+  const auth = createAuth({ token, allowedOrigins });
   const service = new CatalystService({
     hosts,
     index,
@@ -81,6 +84,11 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     detachedLimitMs: config.detachedLimitMs,
     warmIdleMs: config.warmIdleMs,
     checkpointTimeoutMs: config.checkpointTimeoutMs,
+    previews: {
+      bind: config.bind,
+      idleMs: config.previewIdleMs,
+      isCatalystToken: (candidate) => auth.isValidToken(candidate),
+    },
     warmPerHost: config.warmPerHost,
     qa: config.qa,
   });
@@ -90,9 +98,6 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     sweepHosts(hosts, logger),
     service.takeUpSessions().then(() => service.resumeAutopilots()),
   ]).then(() => undefined);
-  // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
-  const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
-  const auth = createAuth({ token, allowedOrigins });
   const app = createHttpApp({
     service,
     auth,

@@ -8,6 +8,10 @@ import type {
   CreateIdeaBody,
   IdeaView,
   LiveFrame,
+  ListeningPort,
+  PreviewLinkResponse,
+  PreviewLogResponse,
+  PreviewView,
   RelayEvent,
   RelayEventDraft,
   RunMode,
@@ -260,6 +264,54 @@ export class IdeaServiceDouble implements IdeaService {
       this.calls.push(`fileHistory ${id} ${path}`);
       this.find(id);
       return [];
+    });
+  }
+
+  preview(id: string, requestHost?: string): Promise<PreviewView> {
+    return settle(() => {
+      this.calls.push(`preview ${id} ${String(requestHost)}`);
+      this.find(id);
+      return { state: 'stopped' as const, command: null, port: null };
+    });
+  }
+
+  startPreview(id: string): Promise<PreviewView> {
+    return settle(() => {
+      this.calls.push(`startPreview ${id}`);
+      this.find(id);
+      throw new CatalystError('PREVIEW_NOT_CONFIGURED', 'no preview command');
+    });
+  }
+
+  stopPreview(id: string): Promise<PreviewView> {
+    return settle(() => {
+      this.calls.push(`stopPreview ${id}`);
+      this.find(id);
+      return { state: 'stopped' as const, command: null, port: null };
+    });
+  }
+
+  previewLog(id: string): Promise<PreviewLogResponse> {
+    return settle(() => {
+      this.calls.push(`previewLog ${id}`);
+      this.find(id);
+      return { text: '', isCut: false };
+    });
+  }
+
+  listeningPorts(id: string): Promise<ListeningPort[]> {
+    return settle(() => {
+      this.calls.push(`listeningPorts ${id}`);
+      this.find(id);
+      return [];
+    });
+  }
+
+  previewPortLink(id: string, port: number): Promise<PreviewLinkResponse> {
+    return settle(() => {
+      this.calls.push(`previewPortLink ${id} ${port}`);
+      this.find(id);
+      throw new CatalystError('PREVIEW_PORT_NOT_LISTENING', `nothing on ${port}`);
     });
   }
 

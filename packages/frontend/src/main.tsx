@@ -6,6 +6,7 @@ import { takeLinkToken } from './app/session-key.ts';
 import './styles.css';
 import './transcript/transcript.css';
 import './autopilot/autopilot.css';
+import './preview/preview.css';
 
 // Before the first render: StrictMode runs state initialisers twice, and the link's token can be read only once.
 const linkToken = takeLinkToken();

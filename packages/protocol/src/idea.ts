@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CommitIdSchema } from './checkpoints.ts';
+import { PreviewCommandSchema, PreviewPortSchema } from './previews.ts';
 
 /**
  * Ideas: what `meta.json` holds on the host (the source of truth), and the REST bodies. Ours, so strict.
@@ -105,6 +106,9 @@ export const IdeaMetaSchema = z.strictObject({
   restoreNote: z.string().max(2_000).optional(),
   /** The host had no git at the last build: said once in the history, not again until a checkpoint works. */
   checkpointsUnavailable: z.literal(true).optional(),
+  /** The idea's preview (issue 14): a command run with `/bin/sh -c` in `project/`, serving on this port there. */
+  previewCommand: PreviewCommandSchema.optional(),
+  previewPort: PreviewPortSchema.optional(),
 });
 export type IdeaMeta = z.infer<typeof IdeaMetaSchema>;
 
@@ -148,6 +152,9 @@ export const UpdateIdeaBodySchema = z
     budgetUsd: z.number().positive().max(MAX_BUDGET_USD).nullable().optional(),
     /** `null`: the service's CATALYST_QA_MODEL again. */
     qaModel: ModelNameSchema.nullable().optional(),
+    /** `null` removes the preview's command or port. */
+    previewCommand: PreviewCommandSchema.nullable().optional(),
+    previewPort: PreviewPortSchema.nullable().optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), 'nothing to update');
 export type UpdateIdeaBody = z.infer<typeof UpdateIdeaBodySchema>;

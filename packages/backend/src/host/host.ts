@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { PreflightView } from '@catalyst/protocol';
 import type { CatalystError } from '../core/catalyst-error.ts';
 import type { RunOutcome } from '../core/run-outcome.ts';
@@ -144,6 +145,13 @@ export interface Host extends HostFiles {
   /** The host user's home directory (absolute): where `~/catalyst/ideas` lives. */
   homeDir(): Promise<string>;
   preflight(): Promise<Preflight>;
+  /**
+   * A TCP connection to `localhost:<port>` on the host (a preview's dev server, issue 14): over SSH a direct-tcpip
+   * channel (ssh2 `forwardOut`, sshd resolves `localhost` and tries IPv6 and IPv4) on a pooled connection, where it
+   * takes none of sshd's MaxSessions slots; locally a socket. Rejects with PORT_UNREACHABLE when nothing listens
+   * there (or sshd forbids forwarding), CONNECTION_LOST when the host cannot be reached.
+   */
+  openTcp(port: number): Promise<Duplex>;
   /** Stops every process carrying `runTag`, from any connection (after a reconnect or a backend restart). */
   killRun(runTag: string): Promise<void>;
   /**

@@ -10,6 +10,7 @@ import {
 import type { Host, Preflight, RunHandle } from './host.ts';
 import { runLocalCommand } from './local-command.ts';
 import { createLocalFiles } from './local-files.ts';
+import { openLocalTcp } from './local-tcp.ts';
 import { runLocalPreflight, type LocalPreflightOptions } from './local-preflight.ts';
 import type { OpenRawChannel, RawChannel, RawChannelEnd } from './raw-channel.ts';
 import { createVmSessions } from './vm-sessions.ts';
@@ -161,6 +162,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
       });
       return preflight;
     },
+    openTcp: openLocalTcp,
     killRun,
     sweepRuns: () => sweepLocalRuns(shell, killGraceMs),
     close() {

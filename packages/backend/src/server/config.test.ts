@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       detachedLimitMs: 30 * 60_000,
       warmIdleMs: 10 * 60_000,
       checkpointTimeoutMs: 60_000,
+      previewIdleMs: 3_600_000,
       warmPerHost: 4,
       qa: { model: 'claude-haiku-4-5', timeoutMs: 60_000 },
       logLevel: 'info',
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
         CATALYST_QA_MODEL: 'claude-sonnet-4-5',
         CATALYST_QA_TIMEOUT_MS: '30000',
         CATALYST_CHECKPOINT_TIMEOUT_MS: '9000',
+        CATALYST_PREVIEW_IDLE_MS: '5000',
       },
       { homeDir: HOME },
     );
@@ -86,6 +88,7 @@ describe('loadConfig', () => {
       warmPerHost: 0,
       qa: { model: 'claude-sonnet-4-5', timeoutMs: 30_000 },
       checkpointTimeoutMs: 9_000,
+      previewIdleMs: 5_000,
       logLevel: 'debug',
     });
   });

@@ -123,6 +123,7 @@ const EnvSchema = z
     CATALYST_QA_MODEL: present.pipe(ModelNameSchema).default(DEFAULT_QA_MODEL),
     CATALYST_QA_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     CATALYST_CHECKPOINT_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
+    CATALYST_PREVIEW_IDLE_MS: wholeNumber({ min: 1_000, max: 30 * 24 * 3_600_000, fallback: 3_600_000 }),
     /** Browser origins allowed besides the app's own (e.g. a dev server, a reverse proxy's public name). */
     CATALYST_ALLOWED_ORIGINS: OriginListSchema.optional(),
     /** The https URL of a reverse proxy in front of Catalyst: Secure cookie, its origin allowed, the printed link. */
@@ -181,6 +182,8 @@ export interface Config {
   readonly warmIdleMs: number;
   /** CATALYST_CHECKPOINT_TIMEOUT_MS: the longest a checkpoint's git may take (a build's end waits for it). */
   readonly checkpointTimeoutMs: number;
+  /** CATALYST_PREVIEW_IDLE_MS: a preview nobody has used for this long is stopped. */
+  readonly previewIdleMs: number;
   readonly warmPerHost: number;
   readonly qa: { readonly model: string; readonly timeoutMs: number };
   readonly logLevel: LogLevel;
@@ -255,6 +258,7 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     detachedLimitMs: env.CATALYST_DETACHED_LIMIT_MS,
     warmIdleMs: env.CATALYST_WARM_IDLE_MS,
     checkpointTimeoutMs: env.CATALYST_CHECKPOINT_TIMEOUT_MS,
+    previewIdleMs: env.CATALYST_PREVIEW_IDLE_MS,
     warmPerHost: env.CATALYST_WARM_PER_HOST,
     qa: { model: env.CATALYST_QA_MODEL, timeoutMs: env.CATALYST_QA_TIMEOUT_MS },
     logLevel: env.CATALYST_LOG_LEVEL,

@@ -5,6 +5,7 @@ import { createIdeasRouter } from './routes-ideas.ts';
 import { createRunsRouter } from './routes-runs.ts';
 import { createAutopilotsRouter } from './routes-autopilots.ts';
 import { createCheckpointsRouter } from './routes-checkpoints.ts';
+import { createPreviewsRouter } from './routes-previews.ts';
 
 /**
  * The REST API under /api, behind the token check (http-app.ts). Lists are wrapped (`{ ideas }`, `{ hosts }`,
@@ -22,6 +23,7 @@ export function createApiRouter(service: IdeaService): Router {
   });
   router.use('/ideas', createIdeasRouter(service));
   router.use('/ideas', createCheckpointsRouter(service));
+  router.use('/ideas', createPreviewsRouter(service));
   router.use('/runs', createRunsRouter(service));
   router.use('/autopilots', createAutopilotsRouter(service));
   router.use((request, response) => {

@@ -9,6 +9,10 @@ import type {
   CreateIdeaBody,
   IdeaMeta,
   IdeaView,
+  ListeningPort,
+  PreviewLinkResponse,
+  PreviewLogResponse,
+  PreviewView,
   RelayEvent,
   RunMode,
   RunView,
@@ -34,6 +38,7 @@ import { Autopilots } from './autopilots.ts';
 import { WarmSessions } from './warm-sessions.ts';
 import { Checkpoints } from './checkpoints.ts';
 import { ProjectFiles } from './project-files.ts';
+import { DEFAULT_PREVIEW_IDLE_MS, Previews } from './previews.ts';
 import { parseProjectPath } from '../core/project-path.ts';
 import { DEFAULT_WARM_PER_HOST } from '../server/config.ts';
 import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
@@ -61,6 +66,8 @@ export interface CatalystServiceOptions {
   checkpointTimeoutMs?: number;
   /** Event histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdleHistories?: number;
+  /** Previews (issue 14): where their servers listen, when they stop unused, what Catalyst's token is. */
+  previews?: { bind: string; idleMs?: number; isCatalystToken: (candidate: string) => boolean };
 }
 
 /**
@@ -83,6 +90,7 @@ export class CatalystService implements IdeaService {
   readonly #autopilots: Autopilots;
   readonly #checkpoints: Checkpoints;
   readonly #files: ProjectFiles;
+  readonly #previews: Previews;
 
   constructor(options: CatalystServiceOptions) {
     this.#options = options;
@@ -124,6 +132,15 @@ export class CatalystService implements IdeaService {
       hosts: options.hosts,
       locate: (id) => this.#locate(id),
       checkpoints: this.#checkpoints,
+    });
+    this.#previews = new Previews({
+      hosts: options.hosts,
+      logger: options.logger,
+      locate: (id) => this.#locate(id),
+      runTagOf: (id) => this.#runs.get(id)?.sessionId,
+      bind: options.previews?.bind ?? '127.0.0.1',
+      idleMs: options.previews?.idleMs ?? DEFAULT_PREVIEW_IDLE_MS,
+      isCatalystToken: options.previews?.isCatalystToken ?? (() => false),
     });
     this.#launching = {
       options,
@@ -180,8 +197,9 @@ export class CatalystService implements IdeaService {
     // Marked before the first await: a run started meanwhile would work in a folder about to vanish.
     this.#runs.set(id, deletingClaim);
     try {
-      // Its waiting claude first: nothing of the idea may run in a folder about to vanish.
+      // Its waiting claude and its preview first: nothing of the idea may run in a folder about to vanish.
       await this.#warm.stop(id);
+      await this.#previews.forget(id);
       const history = this.#histories.take(id);
       this.#live.drop(id);
       await (await history)?.close();
@@ -424,10 +442,40 @@ export class CatalystService implements IdeaService {
     // Held like a run until the restore is done: a run started meanwhile would build on files being replaced.
     this.#runs.set(id, restoringClaim);
     try {
-      return await this.#checkpoints.restore(id, history, commit);
+      const restored = await this.#checkpoints.restore(id, history, commit);
+      // In the background: a dev server's stop and start take seconds; the preview's state tells how it goes.
+      void this.#previews.restartIfRunning(id);
+      return restored;
     } finally {
       this.#runs.delete(id);
     }
+  }
+
+  preview(id: string, requestHost?: string): Promise<PreviewView> {
+    return this.#previews.view(id, requestHost);
+  }
+
+  startPreview(id: string, requestHost?: string): Promise<PreviewView> {
+    return this.#previews.start(id, requestHost);
+  }
+
+  async stopPreview(id: string, requestHost?: string): Promise<PreviewView> {
+    await this.#locate(id);
+    await this.#previews.stop(id);
+    return this.#previews.view(id, requestHost);
+  }
+
+  async previewLog(id: string): Promise<PreviewLogResponse> {
+    await this.#locate(id);
+    return this.#previews.log(id);
+  }
+
+  listeningPorts(id: string): Promise<ListeningPort[]> {
+    return this.#previews.ports(id);
+  }
+
+  previewPortLink(id: string, port: number, requestHost?: string): Promise<PreviewLinkResponse> {
+    return this.#previews.portLink(id, port, requestHost);
   }
 
   listFiles(id: string, path: string): Promise<FileListResponse> {
@@ -472,6 +520,7 @@ export class CatalystService implements IdeaService {
     await Promise.allSettled(runs.map((run) => run.ended));
     await autopilots;
     await this.#warm.endAll();
+    await this.#previews.stopAll();
     await this.#histories.closeAll();
   }
 

@@ -51,6 +51,11 @@ export function applyUpdate(meta: IdeaMeta, body: UpdateIdeaBody): IdeaMeta {
   else if (budgetUsd !== undefined) next.budgetUsd = budgetUsd;
   if (qaModel === null) delete next.qaModel;
   else if (qaModel !== undefined) next.qaModel = qaModel;
+  const { previewCommand, previewPort } = body;
+  if (previewCommand === null) delete next.previewCommand;
+  else if (previewCommand !== undefined) next.previewCommand = previewCommand;
+  if (previewPort === null) delete next.previewPort;
+  else if (previewPort !== undefined) next.previewPort = previewPort;
   return next;
 }
 

@@ -8,6 +8,10 @@ import type {
   HostHealthView,
   IdeaView,
   LiveFrame,
+  ListeningPort,
+  PreviewLinkResponse,
+  PreviewLogResponse,
+  PreviewView,
   RelayEvent,
   RunMode,
   RunView,
@@ -94,6 +98,15 @@ export interface IdeaService {
   fileContent(id: string, path: string, at?: string): Promise<FileContentResponse>;
   /** The checkpoints that changed the file, newest first. */
   fileHistory(id: string, path: string): Promise<CheckpointView[]>;
+  /** The idea's preview (issue 14); `requestHost` is the Host the API was reached at, for the link. */
+  preview(id: string, requestHost?: string): Promise<PreviewView>;
+  /** PREVIEW_NOT_CONFIGURED without a command and a port. */
+  startPreview(id: string, requestHost?: string): Promise<PreviewView>;
+  stopPreview(id: string, requestHost?: string): Promise<PreviewView>;
+  previewLog(id: string): Promise<PreviewLogResponse>;
+  listeningPorts(id: string): Promise<ListeningPort[]>;
+  /** PREVIEW_PORT_NOT_LISTENING unless a process of the idea listens on `port`. */
+  previewPortLink(id: string, port: number, requestHost?: string): Promise<PreviewLinkResponse>;
   hosts(): Promise<HostHealth[]>;
   /** The prompts of the idea's run still waiting for a person (empty without a run). */
   pendingPrompts(id: string): Promise<RelayEvent[]>;

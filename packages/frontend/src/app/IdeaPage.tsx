@@ -14,6 +14,7 @@ import { ProjectLinksProvider } from '../files/project-context.ts';
 import { useProjectFiles } from '../files/use-project-files.ts';
 import { NotifyButton } from '../notify/NotifyButton.tsx';
 import { useAttention } from '../notify/use-attention.ts';
+import { PreviewPanel, PreviewToggle } from '../preview/PreviewPanel.tsx';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
 import { summarize } from '../transcript/transcript-state.ts';
 import { api, describeError } from './api.ts';
@@ -65,6 +66,8 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const [isAutopilotOpen, setIsAutopilotOpen] = useState(false);
   const autopilotPanelId = useId();
   const filesPanelId = useId();
+  const [isPreviewOpen, setIsPreviewOpen] = useState(false);
+  const previewPanelId = useId();
 
   // Only the newest answer counts: a slow older one must not overwrite a settings change made since.
   const reload = useCallback(async () => {
@@ -244,6 +247,13 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         actions={
           <>
             <FilesToggle panelId={filesPanelId} view={files.view} />
+            <PreviewToggle
+              panelId={previewPanelId}
+              isOpen={isPreviewOpen}
+              onToggle={() => {
+                setIsPreviewOpen((isOpen) => !isOpen);
+              }}
+            />
             <NotifyButton />
           </>
         }
@@ -263,6 +273,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         </p>
       ) : null}
       <FilesPanel id={filesPanelId} ideaId={ideaId} view={files.view} projectVersion={files.version} />
+      <PreviewPanel id={previewPanelId} ideaId={ideaId} isOpen={isPreviewOpen} onIdeaChanged={applyChange} />
       <ProjectLinksProvider value={files.links}>
         <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
       </ProjectLinksProvider>

@@ -10,7 +10,11 @@ import {
   HostsResponseSchema,
   IdeaListResponseSchema,
   IdeaResponseSchema,
+  ListeningPortsResponseSchema,
   LoginResponseSchema,
+  PreviewLinkResponseSchema,
+  PreviewLogResponseSchema,
+  PreviewViewSchema,
   SESSION_KEY_HEADER,
   type AutopilotView,
   type CheckpointDiffResponse,
@@ -21,6 +25,10 @@ import {
   type FileListResponse,
   type HostHealthView,
   type IdeaView,
+  type ListeningPort,
+  type PreviewLinkResponse,
+  type PreviewLogResponse,
+  type PreviewView,
   type StartAutopilotBody,
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
@@ -148,6 +156,30 @@ export const api = {
   async fileHistory(ideaId: string, path: string): Promise<CheckpointView[]> {
     return (await request(ideaPath(ideaId, 'files/history', { path }), FileHistoryResponseSchema))
       .checkpoints;
+  },
+  /** The idea's preview (issue 14); while it runs, with a fresh one-time link to it (each answer a new one). */
+  async preview(ideaId: string): Promise<PreviewView> {
+    return request(ideaPath(ideaId, 'preview'), PreviewViewSchema);
+  },
+  /** PREVIEW_NOT_CONFIGURED (409) until the idea has a preview command and port. */
+  async startPreview(ideaId: string): Promise<PreviewView> {
+    return request(ideaPath(ideaId, 'preview/start'), PreviewViewSchema, { method: 'POST' });
+  },
+  async stopPreview(ideaId: string): Promise<PreviewView> {
+    return request(ideaPath(ideaId, 'preview/stop'), PreviewViewSchema, { method: 'POST' });
+  },
+  /** What the preview's command printed, the newest 256 KiB of it. */
+  async previewLog(ideaId: string): Promise<PreviewLogResponse> {
+    return request(ideaPath(ideaId, 'preview/log'), PreviewLogResponseSchema);
+  },
+  /** The ports the idea's processes (a running build's, the preview's) listen on, on its host. */
+  async listeningPorts(ideaId: string): Promise<ListeningPort[]> {
+    return (await request(ideaPath(ideaId, 'preview/ports'), ListeningPortsResponseSchema)).ports;
+  },
+  /** A one-time link to a preview of a listed port; PREVIEW_PORT_NOT_LISTENING (404) for any other. */
+  async previewPortLink(ideaId: string, port: number): Promise<PreviewLinkResponse> {
+    const path = ideaPath(ideaId, `preview/ports/${String(port)}/link`);
+    return request(path, PreviewLinkResponseSchema, { method: 'POST' });
   },
   async hosts(): Promise<HostHealthView[]> {
     return (await request('/api/hosts', HostsResponseSchema)).hosts;

@@ -7,7 +7,8 @@ import type { SshConnection } from './ssh-connection.ts';
  * `maxRunsPerConnection`; the slots above that stay free for control work: SFTP, kill commands, probes.
  */
 
-export type ChannelKind = 'run' | 'control';
+/** `forward`: a direct-tcpip channel (a preview's request), which is not a session: no MaxSessions slot. */
+export type ChannelKind = 'run' | 'control' | 'forward';
 
 /** Above the run limit, for control channels: 8 runs + 2 = sshd's default MaxSessions (§4). */
 const CONTROL_RESERVE = 2;
@@ -18,6 +19,8 @@ export interface Slot {
   runs: number;
   runLimit: number;
   channelLimit: number;
+  /** Open direct-tcpip channels: not counted in `channels`, but they keep the connection from idling out. */
+  forwards: number;
   idleTimer: NodeJS.Timeout | undefined;
 }
 
@@ -28,11 +31,13 @@ export function createSlot(connection: SshConnection, limits: SshPoolLimits): Sl
     runs: 0,
     runLimit: limits.maxRunsPerConnection,
     channelLimit: limits.maxRunsPerConnection + CONTROL_RESERVE,
+    forwards: 0,
     idleTimer: undefined,
   };
 }
 
 export function hasRoomFor(slot: Slot, kind: ChannelKind): boolean {
+  if (kind === 'forward') return slot.connection.isOpen();
   return (
     slot.connection.isOpen() &&
     slot.channels < slot.channelLimit &&
@@ -43,13 +48,26 @@ export function hasRoomFor(slot: Slot, kind: ChannelKind): boolean {
 export function reserveSlot(slot: Slot, kind: ChannelKind): void {
   clearTimeout(slot.idleTimer);
   slot.idleTimer = undefined;
+  if (kind === 'forward') {
+    slot.forwards++;
+    return;
+  }
   slot.channels++;
   if (kind === 'run') slot.runs++;
 }
 
 export function releaseSlot(slot: Slot, kind: ChannelKind): void {
+  if (kind === 'forward') {
+    slot.forwards--;
+    return;
+  }
   slot.channels--;
   if (kind === 'run') slot.runs--;
+}
+
+/** Nothing open on the connection: it may be ended after the pool's idle time. */
+export function isIdle(slot: Slot): boolean {
+  return slot.channels === 0 && slot.forwards === 0;
 }
 
 /**

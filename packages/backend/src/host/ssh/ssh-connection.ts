@@ -22,6 +22,8 @@ export interface SshConnection {
   /** No pty, ever: a pty merges stderr into stdout and makes claude think it is interactive (§2). */
   exec(command: string): Promise<ChannelOpenResult<ClientChannel>>;
   sftp(): Promise<ChannelOpenResult<SFTPWrapper>>;
+  /** A direct-tcpip channel to `localhost:<port>` on the server (ssh2 forwardOut): not a session, no MaxSessions slot. */
+  forwardOut(port: number): Promise<ChannelOpenResult<ClientChannel>>;
   isOpen(): boolean;
   /** Settles once the connection is gone, with why (e.g. `Keepalive timeout`). */
   readonly lost: Promise<string>;
@@ -137,6 +139,7 @@ function wrapClient(client: Client, label: string, lost: Promise<string>): SshCo
     isOpen: () => isOpen,
     exec: (command) => openChannel<ClientChannel>(label, (callback) => client.exec(command, callback)),
     sftp: () => openChannel<SFTPWrapper>(label, (callback) => client.sftp(callback)),
+    forwardOut: (port) => openForward(client, port),
     end: () => {
       client.end();
     },
@@ -144,6 +147,38 @@ function wrapClient(client: Client, label: string, lost: Promise<string>): SshCo
 }
 
 type OpenCallback<T> = (error: Error | undefined, channel: T) => void;
+
+/**
+ * A refused direct-tcpip channel is about the port, never the connection's MaxSessions: sshd answers
+ * `Connection refused` (reason 2) when nothing listens, `administratively prohibited` (reason 1) under
+ * `AllowTcpForwarding no`.
+ */
+function openForward(client: Client, port: number): Promise<ChannelOpenResult<ClientChannel>> {
+  return new Promise((resolve) => {
+    try {
+      client.forwardOut('127.0.0.1', 0, 'localhost', port, (error, channel) => {
+        if (error === undefined) {
+          resolve({ kind: 'opened', channel });
+          return;
+        }
+        if (error.message === 'No response from server' || error.message === 'Not connected') {
+          resolve({ kind: 'lost', message: error.message });
+          return;
+        }
+        const isProhibited = (error as Error & { reason?: number }).reason === 1;
+        const message = isProhibited
+          ? `The VM's sshd does not allow port forwarding (AllowTcpForwarding), so Catalyst cannot reach port ${port} there.`
+          : `Nothing answers on port ${port} of the host (${error.message.replace('(SSH) Channel open failure: ', '')}).`;
+        resolve({
+          kind: 'failed',
+          error: new CatalystError('PORT_UNREACHABLE', message, { details: { port } }),
+        });
+      });
+    } catch (error) {
+      resolve({ kind: 'lost', message: describeError(error) });
+    }
+  });
+}
 
 function openChannel<T>(
   label: string,

@@ -73,6 +73,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
         ...(settings.claudePath === undefined ? {} : { claudePath: settings.claudePath }),
       }),
     ),
+    openTcp: (port) => pool.open('forward', (connection) => connection.forwardOut(port)),
     killRun,
     sweepRuns: () => sweepSshRuns(openControl, graceMs),
     close: () => {

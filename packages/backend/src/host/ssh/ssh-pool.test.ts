@@ -34,6 +34,7 @@ class FakeConnection {
   exec = (): Promise<ChannelOpenResult<never>> =>
     Promise.resolve({ kind: 'lost', message: 'not a real connection' });
   sftp = this.exec;
+  forwardOut = this.exec;
   isOpen = (): boolean => this.#isOpen;
   end = (): void => {
     this.drop('ended');
@@ -53,6 +54,16 @@ class FakeConnection {
     if (!this.#isOpen) return { kind: 'lost', message: 'Not connected' };
     if (this.open.size >= this.maxSessions)
       return { kind: 'refused', message: '(SSH) Channel open failure: open failed' };
+    const channel = new FakeChannel();
+    this.open.add(channel);
+    channel.once('close', () => this.open.delete(channel));
+    return { kind: 'opened', channel };
+  }
+
+  /** A direct-tcpip channel: sshd counts it against no MaxSessions. */
+  async openForward(): Promise<ChannelOpenResult<FakeChannel>> {
+    await Promise.resolve();
+    if (!this.#isOpen) return { kind: 'lost', message: 'Not connected' };
     const channel = new FakeChannel();
     this.open.add(channel);
     channel.once('close', () => this.open.delete(channel));
@@ -85,6 +96,12 @@ class FakeServer {
     const fake = this.connections.find((candidate) => candidate.id === connection.id);
     if (fake === undefined) throw new Error(`unknown connection ${String(connection.id)}`);
     return fake.openFake();
+  };
+
+  readonly forwardOn = (connection: SshConnection): Promise<ChannelOpenResult<FakeChannel>> => {
+    const fake = this.connections.find((candidate) => candidate.id === connection.id);
+    if (fake === undefined) throw new Error(`unknown connection ${String(connection.id)}`);
+    return fake.openForward();
   };
 }
 
@@ -210,6 +227,31 @@ describe('the SSH connection pool', () => {
     channel.close();
     await expect(connection?.lost).resolves.toBe('ended');
     expect(pool.stats().openConnections).toBe(0);
+    await pool.close();
+  });
+
+  it('opens forwarded channels on a connection whose sessions are all taken, without a handshake', async () => {
+    const { server, pool } = setUp();
+    await Promise.all([...openRuns(server, pool, 8), pool.open('control', server.openOn)]);
+    await pool.open('control', server.openOn);
+    const forwards = await Promise.all(
+      Array.from({ length: 50 }, () => pool.open('forward', server.forwardOn)),
+    );
+    expect(server.connections).toHaveLength(1);
+    expect(pool.stats()).toMatchObject({ openConnections: 1, openChannels: 10, queued: 0 });
+    for (const forward of forwards) forward.close();
+    expect(pool.stats().openChannels).toBe(10);
+    await pool.close();
+  });
+
+  it('keeps a connection with a forwarded channel open past idleMs, and closes it once that ends', async () => {
+    const { server, pool } = setUp({ idleMs: 5 });
+    const forward = await pool.open('forward', server.forwardOn);
+    const connection = server.connections[0];
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(connection?.isOpen()).toBe(true);
+    forward.close();
+    await expect(connection?.lost).resolves.toBe('ended');
     await pool.close();
   });
 });

@@ -5,6 +5,7 @@ import { createHandshakes, type Handshakes } from './ssh-handshakes.ts';
 import {
   createSlot,
   hasRoomFor,
+  isIdle,
   learnSessionLimit,
   releaseSlot,
   reserveSlot,
@@ -229,7 +230,7 @@ class ConnectionPool implements SshPool {
       this.#evict(slot);
     });
     this.#pump();
-    if (slot.channels === 0) this.#startIdleTimer(slot);
+    if (isIdle(slot)) this.#startIdleTimer(slot);
   }
 
   #failHandshake(error: unknown): void {
@@ -253,14 +254,14 @@ class ConnectionPool implements SshPool {
 
   #release(slot: Slot, kind: ChannelKind): void {
     releaseSlot(slot, kind);
-    if (slot.channels === 0 && this.#slots.includes(slot)) this.#startIdleTimer(slot);
+    if (isIdle(slot) && this.#slots.includes(slot)) this.#startIdleTimer(slot);
     this.#pump();
   }
 
   #startIdleTimer(slot: Slot): void {
     clearTimeout(slot.idleTimer);
     slot.idleTimer = setTimeout(() => {
-      if (slot.channels === 0) this.#evict(slot);
+      if (isIdle(slot)) this.#evict(slot);
     }, this.#options.limits.idleMs);
     slot.idleTimer.unref();
   }

@@ -1,0 +1,349 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { SESSION_KEY_HEADER } from '@catalyst/protocol';
+import { isCatalystError } from '../core/catalyst-error.ts';
+import { parseCookies } from './auth.ts';
+
+/**
+ * One preview's server (issue 14): a port of Catalyst's own machine that forwards every request, WebSocket
+ * upgrades included, to a port on the idea's host (Host.openTcp: an SSH direct-tcpip channel, or a local socket).
+ * It is a server of its own, not a route of Catalyst's: nothing of Catalyst's API is reachable through it, and its
+ * credential opens this preview alone.
+ *
+ * The credential: a one-time ticket (a minute) that the API hands out as a link; the link's answer sets the cookie
+ * `catalyst_preview_<port>` (a random secret for this server's life) and redirects to `/`. Every request must carry
+ * that cookie. What reaches the previewed app (code Claude wrote) never holds Catalyst's own credentials: cookies
+ * named `catalyst_*` (the login's and every preview's) and the session key header are removed, and an
+ * `Authorization` that carries Catalyst's token too; `Set-Cookie` answers for those names are dropped, so the app
+ * cannot replace them. A cookie belongs to a host name, not a port (login-session.ts), which is why both ways
+ * are filtered.
+ */
+
+export const ENTER_PATH = '/.catalyst-preview/enter';
+const TICKET_MS = 60_000;
+const COOKIE_PREFIX = 'catalyst_';
+
+/** Headers that belong to one hop (RFC 9110 §7.6.1), never passed on as they are. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+export interface PreviewProxyOptions {
+  /** The address to listen on: Catalyst's bind address. */
+  bind: string;
+  /** The target on the idea's host. */
+  port: number;
+  openUpstream: () => Promise<Duplex>;
+  /** Whether an `Authorization: Bearer` value is Catalyst's token (never passed on). */
+  isCatalystToken: (candidate: string) => boolean;
+  /** Every request and upgrade that holds the cookie: the preview is being viewed. */
+  onActivity: () => void;
+  logger: Logger;
+}
+
+export interface PreviewProxy {
+  /** The port this server listens on (Catalyst's machine). */
+  readonly listenPort: number;
+  /** A fresh one-time path+query (`/.catalyst-preview/enter?ticket=…`), valid for a minute. */
+  mintEntry(): string;
+  /** WebSockets (dev servers' hot reload) open through it now: someone has the preview open. */
+  openUpgrades(): number;
+  close(): Promise<void>;
+}
+
+export async function startPreviewProxy(options: PreviewProxyOptions): Promise<PreviewProxy> {
+  const secret = randomBytes(32).toString('base64url');
+  const tickets = new Map<string, number>();
+  const agent = new UpstreamAgent(options.openUpstream);
+  const upgrades = new Set<Duplex>();
+  let cookieName = `${COOKIE_PREFIX}preview`;
+  const hasCookie = (request: IncomingMessage): boolean => {
+    const presented = parseCookies(request.headers.cookie).get(cookieName);
+    return presented !== undefined && sameSecret(presented, secret);
+  };
+  const server = createServer((request, response) => {
+    if (request.url?.startsWith(ENTER_PATH) === true) {
+      enter(request, response, { tickets, cookieName, secret });
+      return;
+    }
+    if (!hasCookie(request)) {
+      refuse(response);
+      return;
+    }
+    options.onActivity();
+    forward(request, response, agent, options);
+  });
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (!hasCookie(request)) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    options.onActivity();
+    upgrades.add(socket);
+    socket.once('close', () => {
+      upgrades.delete(socket);
+      options.onActivity();
+    });
+    forwardUpgrade(request, socket, head, options);
+  });
+  // A CONNECT would make the preview a tunnel to anywhere its host reaches.
+  server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+  server.on('clientError', (_error, socket: Duplex) => {
+    socket.destroy();
+  });
+  const listenPort = await listen(server, options.bind);
+  cookieName = `${COOKIE_PREFIX}preview_${listenPort}`;
+  return {
+    listenPort,
+    mintEntry() {
+      const now = Date.now();
+      for (const [ticket, expires] of tickets) if (expires <= now) tickets.delete(ticket);
+      const ticket = randomBytes(24).toString('base64url');
+      tickets.set(ticket, now + TICKET_MS);
+      return `${ENTER_PATH}?ticket=${ticket}`;
+    },
+    openUpgrades: () => upgrades.size,
+    async close() {
+      for (const socket of upgrades) socket.destroy();
+      agent.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function sameSecret(presented: string, secret: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function enter(
+  request: IncomingMessage,
+  response: ServerResponse,
+  state: { tickets: Map<string, number>; cookieName: string; secret: string },
+): void {
+  const ticket = new URL(request.url ?? '/', 'http://preview').searchParams.get('ticket') ?? '';
+  const expires = state.tickets.get(ticket);
+  state.tickets.delete(ticket);
+  response.setHeader('Cache-Control', 'no-store');
+  response.setHeader('Referrer-Policy', 'no-referrer');
+  if (expires === undefined || expires <= Date.now()) {
+    response.writeHead(403, { 'Content-Type': 'text/html; charset=utf-8' });
+    response.end(
+      page('This preview link has been used or has expired. Open the preview again from Catalyst.'),
+    );
+    return;
+  }
+  response.writeHead(303, {
+    Location: '/',
+    'Set-Cookie': `${state.cookieName}=${state.secret}; Path=/; HttpOnly; SameSite=Lax`,
+  });
+  response.end();
+}
+
+function refuse(response: ServerResponse): void {
+  response.writeHead(401, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+  response.end(page('This preview opens from its idea’s page in Catalyst (Open preview).'));
+}
+
+function page(sentence: string): string {
+  return `<!doctype html><meta charset="utf-8"><title>Catalyst preview</title><p>${sentence}</p>\n`;
+}
+
+function forward(
+  request: IncomingMessage,
+  response: ServerResponse,
+  agent: Agent,
+  options: PreviewProxyOptions,
+): void {
+  const upstream: ClientRequest = httpRequest({
+    agent,
+    method: request.method,
+    path: request.url,
+    headers: upstreamHeaders(request, options),
+    setHost: false,
+  });
+  upstream.on('response', (answer) => {
+    response.writeHead(answer.statusCode ?? 502, answer.statusMessage, downstreamHeaders(answer.rawHeaders));
+    answer.pipe(response);
+    answer.on('error', () => response.destroy());
+  });
+  upstream.on('error', (error) => {
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    const why = isCatalystError(error) ? error.message : `the connection to it failed: ${error.message}`;
+    response.writeHead(502, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    response.end(page(`The preview’s server did not answer. ${escapeHtml(why)}`));
+  });
+  response.on('close', () => {
+    if (!response.writableFinished) upstream.destroy();
+  });
+  request.pipe(upstream);
+}
+
+function forwardUpgrade(
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  options: PreviewProxyOptions,
+): void {
+  options.openUpstream().then(
+    (upstream) => {
+      if (socket.destroyed) {
+        upstream.destroy();
+        return;
+      }
+      const headers = upstreamHeaders(request, options, { keepUpgrade: true });
+      const lines = [`${request.method ?? 'GET'} ${request.url ?? '/'} HTTP/1.1`];
+      for (let index = 0; index < headers.length; index += 2)
+        lines.push(`${headers[index]}: ${headers[index + 1]}`);
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length > 0) upstream.write(head);
+      upstream.on('error', () => socket.destroy());
+      upstream.once('close', () => socket.destroy());
+      socket.once('close', () => upstream.destroy());
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    },
+    (error: unknown) => {
+      options.logger.info({ err: error, port: options.port }, 'a preview upgrade found no server');
+      socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    },
+  );
+}
+
+/**
+ * The request's headers as the app gets them (a flat name/value list, in order): hop-by-hop ones dropped (an
+ * upgrade keeps `Connection` and `Upgrade`), Catalyst's credentials removed, `Host` the app's own
+ * (`localhost:<port>`: a dev server checks it) with the browser's in `X-Forwarded-Host`.
+ */
+function upstreamHeaders(
+  request: IncomingMessage,
+  options: PreviewProxyOptions,
+  { keepUpgrade = false } = {},
+): string[] {
+  const out: string[] = [];
+  const raw = request.rawHeaders;
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index] ?? '';
+    const value = raw[index + 1] ?? '';
+    const lower = name.toLowerCase();
+    if (lower === 'host' || lower === SESSION_KEY_HEADER || lower.startsWith('x-forwarded-')) continue;
+    if (HOP_BY_HOP.has(lower) && !(keepUpgrade && (lower === 'connection' || lower === 'upgrade'))) continue;
+    if (lower === 'authorization' && isCatalystBearer(value, options)) continue;
+    if (lower === 'cookie') {
+      const kept = value
+        .split(';')
+        .map((pair) => pair.trim())
+        .filter((pair) => pair !== '' && !pair.startsWith(COOKIE_PREFIX));
+      if (kept.length > 0) out.push(name, kept.join('; '));
+      continue;
+    }
+    out.push(name, value);
+  }
+  out.push('Host', `localhost:${options.port}`);
+  if (request.headers.host !== undefined) out.push('X-Forwarded-Host', request.headers.host);
+  out.push('X-Forwarded-Proto', 'http');
+  return out;
+}
+
+function isCatalystBearer(value: string, options: PreviewProxyOptions): boolean {
+  const match = /^Bearer +(\S+) *$/i.exec(value);
+  return match?.[1] !== undefined && options.isCatalystToken(match[1]);
+}
+
+/** The app's answer headers, without hop-by-hop ones and without cookies that would replace Catalyst's. */
+function downstreamHeaders(raw: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index] ?? '';
+    const value = raw[index + 1] ?? '';
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) continue;
+    if (lower === 'set-cookie' && value.trimStart().startsWith(COOKIE_PREFIX)) continue;
+    out.push(name, value);
+  }
+  return out;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/**
+ * An http.Agent over the host's channels: keep-alive, so a channel (an SSH direct-tcpip channel costs a round
+ * trip to open) carries request after request. Node's Agent calls net.Socket methods on a kept socket (ref, unref,
+ * setKeepAlive, setTimeout) that a channel does not have: they are no-ops on one. Overriding the Agent's
+ * keepSocketAlive and reuseSocket instead would skip its own bookkeeping (reuseSocket removes the free socket's
+ * error listener: one more listener per request, measured).
+ */
+class UpstreamAgent extends Agent {
+  readonly #open: () => Promise<Duplex>;
+
+  constructor(open: () => Promise<Duplex>) {
+    super({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
+    this.#open = open;
+  }
+
+  override createConnection(
+    _options: unknown,
+    callback?: (error: Error | null, stream: Duplex) => void,
+  ): undefined {
+    this.#open().then(
+      (stream) => callback?.(null, withSocketMethods(stream)),
+      (error: unknown) =>
+        callback?.(error instanceof Error ? error : new Error(String(error)), undefined as never),
+    );
+    return undefined;
+  }
+}
+
+const SOCKET_METHODS = ['ref', 'unref', 'setKeepAlive', 'setTimeout', 'setNoDelay'] as const;
+
+function withSocketMethods(stream: Duplex): Duplex {
+  const target = stream as Duplex & Partial<Record<(typeof SOCKET_METHODS)[number], () => Duplex>>;
+  for (const name of SOCKET_METHODS) {
+    if (typeof target[name] !== 'function') target[name] = () => stream;
+  }
+  return stream;
+}
+
+function listen(server: Server, bind: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, bind, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : 0);
+    });
+  });
+}

@@ -1,0 +1,429 @@
+import type { Logger } from 'pino';
+import type {
+  IdeaMeta,
+  ListeningPort,
+  PreviewLogResponse,
+  PreviewState,
+  PreviewSuggestion,
+  PreviewView,
+} from '@catalyst/protocol';
+import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
+import { LISTENING_PORTS_SCRIPT, parseListeningPorts } from '../core/listening-ports.ts';
+import { createPreviewOutput, type PreviewOutput } from '../core/preview-output.ts';
+import { suggestFromPackageJson, suggestFromPyproject } from '../core/preview-suggestion.ts';
+import { runHostCommand } from '../host/host-command.ts';
+import type { Host, RunHandle, RunOutcome } from '../host/host.ts';
+import { startPreviewProxy, type PreviewProxy } from '../server/preview-proxy.ts';
+import type { HostRegistry } from './host-registry.ts';
+
+/**
+ * Previews (issue 14): per idea, its dev server (`previewCommand` in `project/`, through the run wrapper with a run
+ * tag of its own, so everything it starts stops with it) and a preview server on Catalyst's machine that forwards
+ * to `previewPort` on the idea's host (server/preview-proxy.ts). Runs never touch it; a restore restarts it; it
+ * stops when the idea is deleted, when Catalyst stops, and after `idleMs` with no request through it and no
+ * WebSocket open. A port a running build listens on can be previewed too, with a preview server of its own.
+ *
+ * The dev server lives on the host as long as Catalyst's channel to it: a lost connection or a Catalyst that
+ * stops ends it (the wrapper sees its stdin close), and the preview reads as crashed with why.
+ */
+
+export interface PreviewsOptions {
+  hosts: HostRegistry;
+  logger: Logger;
+  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
+  /** The tag of the idea's running run (its session on the host), for the ports it listens on. */
+  runTagOf: (id: string) => string | undefined;
+  /** Where preview servers listen (Catalyst's bind address). */
+  bind: string;
+  /** CATALYST_PREVIEW_IDLE_MS. */
+  idleMs: number;
+  isCatalystToken: (candidate: string) => boolean;
+}
+
+export const DEFAULT_PREVIEW_IDLE_MS = 3_600_000;
+const LOG_BYTES = 256 * 1024;
+const READY_POLL_MS = 300;
+const PORTS_TIMEOUT_MS = 15_000;
+const SUGGESTION_FILE_BYTES = 256 * 1024;
+/** The wrapper's backstop; the idle stop comes long before it unless someone keeps using the preview. */
+const MAX_PREVIEW_RUNTIME_MS = 7 * 24 * 3_600_000;
+
+interface Preview {
+  readonly ideaId: string;
+  readonly host: Host;
+  readonly command: string;
+  readonly port: number;
+  state: PreviewState;
+  since: string;
+  readonly output: PreviewOutput;
+  handle?: RunHandle;
+  exit?: { code: number | null; signal: string | null };
+  proxy?: PreviewProxy;
+  isStopping: boolean;
+  lastActivity: number;
+  ended: Promise<void>;
+}
+
+interface PortPreview {
+  proxy: PreviewProxy;
+  lastActivity: number;
+}
+
+export class Previews {
+  readonly #options: PreviewsOptions;
+  readonly #previews = new Map<string, Preview>();
+  readonly #ports = new Map<string, Promise<PortPreview>>();
+  readonly #idleTimer: NodeJS.Timeout;
+
+  constructor(options: PreviewsOptions) {
+    this.#options = options;
+    this.#idleTimer = setInterval(
+      () => {
+        this.#stopIdle();
+      },
+      Math.max(100, Math.min(options.idleMs / 4, 60_000)),
+    );
+    this.#idleTimer.unref();
+  }
+
+  /** `requestHost`: the Host the API was reached at, which the preview's link uses too. */
+  async view(id: string, requestHost: string | undefined): Promise<PreviewView> {
+    const { host, meta } = await this.#options.locate(id);
+    const preview = this.#previews.get(id);
+    const base = {
+      command: meta.previewCommand ?? null,
+      port: meta.previewPort ?? null,
+    };
+    if (preview === undefined) {
+      const suggestion = meta.previewCommand === undefined ? await this.#suggest(id, host) : undefined;
+      return { state: 'stopped', ...base, ...(suggestion === undefined ? {} : { suggestion }) };
+    }
+    const lastOutput = preview.output.lastLines();
+    const origin = preview.proxy === undefined ? undefined : this.#origin(preview.proxy, requestHost);
+    return {
+      state: preview.state,
+      ...base,
+      ...(preview.state === 'running' && preview.proxy !== undefined && origin !== undefined
+        ? { url: `${origin}${preview.proxy.mintEntry()}`, origin }
+        : {}),
+      since: preview.since,
+      ...(lastOutput.length === 0 ? {} : { lastOutput }),
+      ...(preview.exit === undefined ? {} : { exit: preview.exit }),
+    };
+  }
+
+  async start(id: string, requestHost: string | undefined): Promise<PreviewView> {
+    const { host: hostName, meta } = await this.#options.locate(id);
+    const { previewCommand: command, previewPort: port } = meta;
+    if (command === undefined || port === undefined) {
+      throw new CatalystError(
+        'PREVIEW_NOT_CONFIGURED',
+        'Set the preview’s command and port first (on the idea page, or PATCH previewCommand and previewPort).',
+      );
+    }
+    const current = this.#previews.get(id);
+    if (current !== undefined && (current.state === 'starting' || current.state === 'running')) {
+      if (current.command === command && current.port === port) return this.view(id, requestHost);
+      await this.stop(id);
+    }
+    const { hosts } = this.#options;
+    const host = hosts.get(hostName).host;
+    const project = (await hosts.store(hostName)).paths(id).project;
+    const path = await hosts.claude(hostName).then(
+      (claude) => claude.path,
+      () => undefined,
+    );
+    const preview: Preview = {
+      ideaId: id,
+      host,
+      command,
+      port,
+      state: 'starting',
+      since: new Date().toISOString(),
+      output: createPreviewOutput(LOG_BYTES),
+      isStopping: false,
+      lastActivity: Date.now(),
+      ended: Promise.resolve(),
+    };
+    this.#previews.set(id, preview);
+    try {
+      preview.proxy = await this.#proxy(host, port, () => {
+        preview.lastActivity = Date.now();
+      });
+      preview.handle = await host.startRun({
+        argv: ['/bin/sh', '-c', command],
+        cwd: project,
+        env: { PORT: String(port), BROWSER: 'none', ...(path === undefined ? {} : { PATH: path }) },
+        limits: { graceMs: 3_000, maxRuntimeMs: MAX_PREVIEW_RUNTIME_MS },
+      });
+    } catch (error) {
+      await preview.proxy?.close();
+      delete preview.proxy;
+      this.#crash(preview, { code: null, signal: null }, `could not start: ${messageOf(error)}`);
+      throw error;
+    }
+    this.#options.logger.info({ ideaId: id, port, runTag: preview.handle.runTag }, 'preview started');
+    preview.ended = this.#follow(preview, preview.handle);
+    void this.#waitReady(preview);
+    return this.view(id, requestHost);
+  }
+
+  async stop(id: string): Promise<void> {
+    const preview = this.#previews.get(id);
+    if (preview === undefined) return;
+    if (preview.state === 'starting' || preview.state === 'running') {
+      preview.isStopping = true;
+      preview.handle?.cancel();
+    }
+    await preview.ended;
+  }
+
+  /** After a checkpoint restore: the project's files changed under the dev server. */
+  async restartIfRunning(id: string): Promise<void> {
+    const preview = this.#previews.get(id);
+    if (preview === undefined || (preview.state !== 'starting' && preview.state !== 'running')) return;
+    await this.stop(id);
+    try {
+      await this.start(id, undefined);
+    } catch (error) {
+      this.#options.logger.warn({ ideaId: id, err: error }, 'could not restart the preview after a restore');
+    }
+  }
+
+  log(id: string): PreviewLogResponse {
+    return this.#previews.get(id)?.output.text() ?? { text: '', isCut: false };
+  }
+
+  /** The TCP ports the idea's running run and its preview listen on, on its host. */
+  async ports(id: string): Promise<ListeningPort[]> {
+    const { host: hostName } = await this.#options.locate(id);
+    const preview = this.#previews.get(id);
+    const previewTag =
+      preview?.state === 'running' || preview?.state === 'starting' ? preview.handle?.runTag : undefined;
+    const runTag = this.#options.runTagOf(id);
+    const tags = [previewTag, runTag].filter((tag): tag is string => tag !== undefined);
+    if (tags.length === 0) return [];
+    const result = await runHostCommand(this.#options.hosts.get(hostName).host, {
+      argv: ['/bin/sh', '-c', LISTENING_PORTS_SCRIPT, 'catalyst-ports', ...tags],
+      cwd: '/',
+      timeoutMs: PORTS_TIMEOUT_MS,
+      maxStdoutBytes: 64 * 1024,
+    });
+    const found = parseListeningPorts(result.stdout.toString('utf8'));
+    const ports = new Map<number, ListeningPort>();
+    for (const { tag, port } of found) {
+      if (!ports.has(port)) ports.set(port, { port, source: tag === previewTag ? 'preview' : 'run' });
+    }
+    return [...ports.values()].sort((a, b) => a.port - b.port);
+  }
+
+  /** A one-time link to a preview of `port`, which a process of the idea must listen on. */
+  async portLink(
+    id: string,
+    port: number,
+    requestHost: string | undefined,
+  ): Promise<{ url: string; origin: string }> {
+    const listening = await this.ports(id);
+    if (!listening.some((candidate) => candidate.port === port)) {
+      throw new CatalystError(
+        'PREVIEW_PORT_NOT_LISTENING',
+        `No process of this idea listens on port ${port} of its host now.`,
+      );
+    }
+    const preview = this.#previews.get(id);
+    const { host: hostName } = await this.#options.locate(id);
+    let proxy = preview?.port === port && preview.state === 'running' ? preview.proxy : undefined;
+    if (proxy === undefined) {
+      const key = `${id}:${port}`;
+      let pending = this.#ports.get(key);
+      if (pending === undefined) {
+        const entry: { lastActivity: number } = { lastActivity: Date.now() };
+        pending = this.#proxy(this.#options.hosts.get(hostName).host, port, () => {
+          entry.lastActivity = Date.now();
+        }).then((made) => Object.assign(entry, { proxy: made }));
+        pending.catch(() => this.#ports.delete(key));
+        this.#ports.set(key, pending);
+      }
+      const portPreview = await pending;
+      portPreview.lastActivity = Date.now();
+      proxy = portPreview.proxy;
+    }
+    const origin = this.#origin(proxy, requestHost);
+    return { url: `${origin}${proxy.mintEntry()}`, origin };
+  }
+
+  /** The idea is being deleted, or Catalyst stops: its preview and port previews go. */
+  async forget(id: string): Promise<void> {
+    await this.stop(id);
+    this.#previews.delete(id);
+    await Promise.all(
+      [...this.#ports.keys()].filter((key) => key.startsWith(`${id}:`)).map((key) => this.#closePort(key)),
+    );
+  }
+
+  async stopAll(): Promise<void> {
+    clearInterval(this.#idleTimer);
+    await Promise.all([...this.#previews.keys()].map((id) => this.forget(id)));
+    await Promise.all([...this.#ports.keys()].map((key) => this.#closePort(key)));
+  }
+
+  #proxy(host: Host, port: number, onActivity: () => void): Promise<PreviewProxy> {
+    return startPreviewProxy({
+      bind: this.#options.bind,
+      port,
+      openUpstream: () => host.openTcp(port),
+      isCatalystToken: this.#options.isCatalystToken,
+      onActivity,
+      logger: this.#options.logger,
+    });
+  }
+
+  #origin(proxy: PreviewProxy, requestHost: string | undefined): string {
+    return `http://${hostNameOf(requestHost, this.#options.bind)}:${proxy.listenPort}`;
+  }
+
+  async #follow(preview: Preview, handle: RunHandle): Promise<void> {
+    const read = async (stream: AsyncIterable<Uint8Array>) => {
+      for await (const chunk of stream) preview.output.push(chunk);
+    };
+    await Promise.all([read(handle.stdout), read(handle.stderr)]);
+    const outcome = await handle.outcome;
+    await preview.proxy?.close();
+    delete preview.proxy;
+    if (preview.isStopping) {
+      preview.state = 'stopped';
+      preview.since = new Date().toISOString();
+      delete preview.exit;
+      this.#options.logger.info({ ideaId: preview.ideaId }, 'preview stopped');
+      return;
+    }
+    const { exit, note } = describeExit(outcome);
+    this.#crash(preview, exit, note);
+  }
+
+  #crash(preview: Preview, exit: { code: number | null; signal: string | null }, note?: string): void {
+    if (note !== undefined) preview.output.push(new TextEncoder().encode(`\n[Catalyst: ${note}]\n`));
+    preview.state = 'crashed';
+    preview.exit = exit;
+    preview.since = new Date().toISOString();
+    this.#options.logger.info({ ideaId: preview.ideaId, exit }, 'preview crashed');
+  }
+
+  /** `starting` until the port answers on the host, as long as the command runs. */
+  async #waitReady(preview: Preview): Promise<void> {
+    while (isStarting(preview)) {
+      try {
+        const socket = await preview.host.openTcp(preview.port);
+        socket.destroy();
+        if (isStarting(preview)) {
+          preview.state = 'running';
+          preview.since = new Date().toISOString();
+          preview.lastActivity = Date.now();
+        }
+        return;
+      } catch (error) {
+        if (!isCatalystError(error) || error.code !== 'PORT_UNREACHABLE') {
+          this.#options.logger.info(
+            { ideaId: preview.ideaId, err: error },
+            'a preview readiness probe failed',
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+      }
+    }
+  }
+
+  #stopIdle(): void {
+    const cutoff = Date.now() - this.#options.idleMs;
+    for (const preview of this.#previews.values()) {
+      const isViewed = (preview.proxy?.openUpgrades() ?? 0) > 0;
+      if (preview.state === 'running' && !isViewed && preview.lastActivity < cutoff) {
+        this.#options.logger.info({ ideaId: preview.ideaId }, 'preview idle: stopping it');
+        void this.stop(preview.ideaId);
+      }
+    }
+    for (const [key, pending] of this.#ports) {
+      void pending.then((entry) => {
+        if (entry.proxy.openUpgrades() === 0 && entry.lastActivity < cutoff) void this.#closePort(key);
+      });
+    }
+  }
+
+  async #closePort(key: string): Promise<void> {
+    const pending = this.#ports.get(key);
+    this.#ports.delete(key);
+    await pending?.then(
+      (entry) => entry.proxy.close(),
+      () => undefined,
+    );
+  }
+
+  async #suggest(id: string, hostName: string): Promise<PreviewSuggestion | undefined> {
+    const { hosts } = this.#options;
+    const host = hosts.get(hostName).host;
+    const project = (await hosts.store(hostName)).paths(id).project;
+    const read = async (name: string) => {
+      try {
+        return (await host.readRange(`${project}/${name}`, 0, SUGGESTION_FILE_BYTES)).toString('utf8');
+      } catch {
+        return undefined;
+      }
+    };
+    const packageJson = await read('package.json');
+    const fromPackage = packageJson === undefined ? undefined : suggestFromPackageJson(packageJson);
+    if (fromPackage !== undefined) return fromPackage;
+    const pyproject = await read('pyproject.toml');
+    return pyproject === undefined ? undefined : suggestFromPyproject(pyproject);
+  }
+}
+
+/** A function, not an inline test: the state changes across the awaits of #waitReady. */
+function isStarting(preview: Preview): boolean {
+  return preview.state === 'starting' && !preview.isStopping;
+}
+
+function describeExit(outcome: RunOutcome): {
+  exit: { code: number | null; signal: string | null };
+  note?: string;
+} {
+  switch (outcome.kind) {
+    case 'exited':
+      return { exit: { code: outcome.code, signal: outcome.signal } };
+    case 'connection_lost':
+      return {
+        exit: { code: null, signal: null },
+        note: `the connection to the host was lost (${outcome.message})`,
+      };
+    case 'start_failed':
+      return { exit: { code: null, signal: null }, note: `could not start: ${outcome.message}` };
+    case 'lease_lost':
+      return {
+        exit: { code: null, signal: null },
+        note: 'Catalyst lost touch with the host, which stopped it',
+      };
+    case 'max_runtime':
+      return { exit: { code: null, signal: null }, note: 'it ran for its longest allowed time' };
+    case 'disk_full':
+      return { exit: { code: null, signal: null }, note: 'the host’s disk is full' };
+    case 'cancelled':
+      return { exit: { code: null, signal: null }, note: 'it was stopped' };
+  }
+}
+
+/** The name the browser reached Catalyst by (a hostname, no port), else the bind address. */
+export function hostNameOf(requestHost: string | undefined, bind: string): string {
+  if (requestHost !== undefined) {
+    try {
+      const { hostname } = new URL(`http://${requestHost}`);
+      if (hostname !== '') return hostname;
+    } catch {
+      // A Host header that is no host: the bind address below.
+    }
+  }
+  if (bind === '0.0.0.0' || bind === '::') return '127.0.0.1';
+  return bind.includes(':') ? `[${bind}]` : bind;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

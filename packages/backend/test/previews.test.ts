@@ -1,0 +1,266 @@
+import { copyFile, writeFile } from 'node:fs/promises';
+import { connect as connectTcp, createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  ApiErrorBodySchema,
+  ListeningPortsResponseSchema,
+  PreviewLinkResponseSchema,
+  PreviewLogResponseSchema,
+  PreviewViewSchema,
+  type PreviewState,
+  type PreviewView,
+} from '@catalyst/protocol';
+import { waitUntil } from '@catalyst/testkit';
+import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+
+// Previews (issue 14), over the test kit's sshd: a small app (fixtures/preview-server.cjs) started as an idea's
+// preview command on the VM, reached through Catalyst's preview server (an SSH direct-tcpip channel per
+// connection), behind the preview's own one-time link and cookie.
+
+const fixture = useServiceFixture();
+const APP = join(import.meta.dirname, 'fixtures', 'preview-server.cjs');
+
+/** A port nothing listens on now (the VM is this machine). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
+
+async function previewOf(service: ServiceUnderTest, ideaId: string): Promise<PreviewView> {
+  const response = await service.api(`/api/ideas/${ideaId}/preview`);
+  expect(response.status).toBe(200);
+  return PreviewViewSchema.parse(await response.json());
+}
+
+async function untilState(
+  service: ServiceUnderTest,
+  ideaId: string,
+  state: PreviewState,
+): Promise<PreviewView> {
+  let view: PreviewView | undefined;
+  await waitUntil(
+    async () => {
+      view = await previewOf(service, ideaId);
+      return view.state === state;
+    },
+    { timeoutMs: 20_000, intervalMs: 100, what: `the preview to be ${state} (last: ${view?.state})` },
+  );
+  if (view === undefined) throw new Error('unreachable');
+  return view;
+}
+
+async function post(service: ServiceUnderTest, path: string, body?: unknown): Promise<Response> {
+  return service.api(path, {
+    method: body === undefined ? 'POST' : 'PATCH',
+    ...(body === undefined
+      ? {}
+      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+}
+
+/** An idea whose preview is the fixture app on a free port, started and running. */
+async function runningPreview(service: ServiceUnderTest, title: string) {
+  const idea = await service.createIdea(title);
+  await copyFile(APP, join(service.projectDir(idea.id), 'server.cjs'));
+  const port = await freePort();
+  const patched = await post(service, `/api/ideas/${idea.id}`, {
+    previewCommand: 'node server.cjs',
+    previewPort: port,
+  });
+  expect(patched.status).toBe(200);
+  const started = await post(service, `/api/ideas/${idea.id}/preview/start`);
+  expect(started.status).toBe(200);
+  expect(PreviewViewSchema.parse(await started.json()).state).toBe('starting');
+  const view = await untilState(service, idea.id, 'running');
+  return { idea, port, view };
+}
+
+/** Opens a one-time link as a browser would: its answer sets the preview's cookie and sends it to `/`. */
+async function enter(url: string): Promise<string> {
+  const response = await fetch(url, { redirect: 'manual' });
+  expect(response.status).toBe(303);
+  expect(response.headers.get('location')).toBe('/');
+  const cookie = response.headers.get('set-cookie') ?? '';
+  expect(cookie).toMatch(/^catalyst_preview_\d+=[\w-]+; Path=\/; HttpOnly; SameSite=Lax$/);
+  return cookie.split(';')[0] ?? '';
+}
+
+describe('previews', () => {
+  it('serves the app through its own port and cookie: GET, 5 MB, 50 at once, a WebSocket echo', async () => {
+    const { service } = fixture;
+    const { idea, port, view } = await runningPreview(service, 'Previewed');
+    expect(view).toMatchObject({ command: 'node server.cjs', port });
+    expect(view.lastOutput).toContain(`preview app listening on ${port}`);
+    const { url, origin } = view;
+    if (url === undefined || origin === undefined) throw new Error('a running preview has a link');
+    expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(new URL(origin).port).not.toBe(String(service.catalyst.port));
+
+    // Without the cookie: refused. A used link: refused.
+    expect((await fetch(`${origin}/`)).status).toBe(401);
+    const cookie = await enter(url);
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
+
+    const home = await fetch(`${origin}/`, { headers: { cookie } });
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('Hello from the preview');
+    // The app's own cookie passes; one that would replace Catalyst's login does not.
+    expect(home.headers.getSetCookie()).toEqual(['app_cookie=1; Path=/']);
+
+    const big = await fetch(`${origin}/big`, { headers: { cookie } });
+    expect(Buffer.from(await big.arrayBuffer())).toHaveLength(5 * 1024 * 1024);
+    const upload = Buffer.alloc(5 * 1024 * 1024, 7);
+    const echoed = await fetch(`${origin}/echo`, { method: 'POST', headers: { cookie }, body: upload });
+    expect(Buffer.from(await echoed.arrayBuffer()).equals(upload)).toBe(true);
+
+    const paths = await Promise.all(
+      Array.from({ length: 50 }, async (_, index) => {
+        const response = await fetch(`${origin}/page-${index}`, { headers: { cookie } });
+        return /<p id="path">([^<]*)<\/p>/.exec(await response.text())?.[1];
+      }),
+    );
+    expect(paths).toEqual(Array.from({ length: 50 }, (_, index) => `/page-${index}`));
+
+    const socket = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`, { headers: { cookie } });
+    const echo = await new Promise<string>((resolve, reject) => {
+      socket.once('open', () => {
+        socket.send('hot reload');
+      });
+      socket.once('message', (data: Buffer) => {
+        resolve(data.toString());
+      });
+      socket.once('error', reject);
+    });
+    expect(echo).toBe('hot reload');
+    socket.close();
+    const refused = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`);
+    const status = await new Promise<number>((resolve) =>
+      refused.once('unexpected-response', (_request, response) => {
+        resolve(response.statusCode ?? 0);
+      }),
+    );
+    expect(status).toBe(401);
+
+    const log = PreviewLogResponseSchema.parse(
+      await (await service.api(`/api/ideas/${idea.id}/preview/log`)).json(),
+    );
+    expect(log.text).toContain(`preview app listening on ${port}`);
+  });
+
+  it('keeps Catalyst out of the preview: no /api, no cookie or token reaches the app, no CONNECT', async () => {
+    const { service } = fixture;
+    const { idea, view } = await runningPreview(service, 'Walled off');
+    const { url, origin } = view;
+    if (url === undefined || origin === undefined) throw new Error('a running preview has a link');
+    const cookie = await enter(url);
+
+    // /api on the preview's port is the app's, never Catalyst's.
+    const api = await fetch(`${origin}/api/ideas`, {
+      headers: { cookie, authorization: `Bearer ${service.catalyst.token}` },
+    });
+    expect(await api.text()).toContain('<p id="path">/api/ideas</p>');
+
+    const seen = await fetch(`${origin}/headers`, {
+      headers: {
+        cookie: `${cookie}; catalyst_session=abc; theirs=1`,
+        'x-catalyst-key': 'key',
+        authorization: `Bearer ${service.catalyst.token}`,
+      },
+    });
+    const headers = (await seen.json()) as Record<string, string>;
+    expect(headers.cookie).toBe('theirs=1');
+    expect(headers).not.toHaveProperty('x-catalyst-key');
+    expect(headers).not.toHaveProperty('authorization');
+    expect(headers.host).toMatch(/^localhost:\d+$/);
+    expect(JSON.stringify(headers)).not.toContain(service.catalyst.token);
+
+    // A page of the preview calling Catalyst's API is another origin: refused even with the token.
+    const crossSite = await fetch(`${service.catalyst.url}/api/ideas`, {
+      headers: { origin, authorization: `Bearer ${service.catalyst.token}` },
+    });
+    expect(crossSite.status).toBe(403);
+
+    const target = new URL(origin);
+    const connect = await new Promise<string>((resolve, reject) => {
+      const sock = connectTcp(Number(target.port), target.hostname, () => {
+        sock.write(`CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\nCookie: ${cookie}\r\n\r\n`);
+      });
+      let answer = '';
+      sock.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      sock.on('close', () => {
+        resolve(answer.split('\r\n')[0] ?? '');
+      });
+      sock.on('error', reject);
+    });
+    expect(connect).toBe('HTTP/1.1 405 Method Not Allowed');
+    await post(service, `/api/ideas/${idea.id}/preview/stop`);
+  });
+
+  it('lists the ports it listens on, stops with nothing left, and says why a command crashed', async () => {
+    const { service } = fixture;
+    const { idea, port, view } = await runningPreview(service, 'Stopped and crashed');
+    const ports = ListeningPortsResponseSchema.parse(
+      await (await service.api(`/api/ideas/${idea.id}/preview/ports`)).json(),
+    );
+    expect(ports.ports).toEqual([{ port, source: 'preview' }]);
+    const link = await post(service, `/api/ideas/${idea.id}/preview/ports/${port}/link`);
+    expect(PreviewLinkResponseSchema.parse(await link.json()).origin).toBe(view.origin);
+    const notListening = await post(service, `/api/ideas/${idea.id}/preview/ports/${port + 1}/link`);
+    expect(notListening.status).toBe(404);
+    expect(ApiErrorBodySchema.parse(await notListening.json()).error.code).toBe('PREVIEW_PORT_NOT_LISTENING');
+
+    expect(await fixture.runProcesses(idea.id)).not.toEqual([]);
+    const stopped = await post(service, `/api/ideas/${idea.id}/preview/stop`);
+    expect(PreviewViewSchema.parse(await stopped.json()).state).toBe('stopped');
+    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+    if (view.origin === undefined) throw new Error('a running preview has an origin');
+    await expect(fetch(`${view.origin}/`)).rejects.toThrow();
+
+    await post(service, `/api/ideas/${idea.id}`, {
+      previewCommand: "echo 'Error: listen EADDRINUSE: address already in use' >&2; exit 3",
+    });
+    await post(service, `/api/ideas/${idea.id}/preview/start`);
+    const crashed = await untilState(service, idea.id, 'crashed');
+    expect(crashed.exit).toEqual({ code: 3, signal: null });
+    expect(crashed.lastOutput).toEqual(['Error: listen EADDRINUSE: address already in use']);
+    expect(crashed.url).toBeUndefined();
+
+    const unset = await post(service, `/api/ideas/${idea.id}`, { previewCommand: null });
+    expect(unset.status).toBe(200);
+    const refused = await post(service, `/api/ideas/${idea.id}/preview/start`);
+    expect(refused.status).toBe(409);
+    expect(ApiErrorBodySchema.parse(await refused.json()).error.code).toBe('PREVIEW_NOT_CONFIGURED');
+  });
+
+  it('stops a preview nobody uses after CATALYST_PREVIEW_IDLE_MS, and when its idea is deleted', async () => {
+    const idle = await fixture.startAnother({ env: { CATALYST_PREVIEW_IDLE_MS: '1500' } });
+    const { idea } = await runningPreview(idle, 'Idle');
+    await untilState(idle, idea.id, 'stopped');
+    expect(await fixture.runProcesses(idea.id, idle)).toEqual([]);
+
+    const { idea: deleted } = await runningPreview(fixture.service, 'Deleted');
+    const response = await fixture.service.api(`/api/ideas/${deleted.id}`, { method: 'DELETE' });
+    expect(response.status).toBe(204);
+    expect(await fixture.runProcesses(deleted.id)).toEqual([]);
+  });
+
+  it('proposes the dev server a package.json names', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Suggested');
+    await writeFile(
+      join(service.projectDir(idea.id), 'package.json'),
+      JSON.stringify({ scripts: { build: 'vite build', dev: 'vite --port 5180' } }),
+    );
+    expect((await previewOf(service, idea.id)).suggestion).toEqual({
+      command: 'npm run dev',
+      port: 5180,
+      source: 'package.json script "dev": vite --port 5180',
+    });
+  });
+});
