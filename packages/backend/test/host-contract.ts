@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSpec } from '../src/host/host.ts';
 import { describeHostFilesContract } from './host-files-contract.ts';
@@ -165,5 +167,28 @@ export function describeHostContract(name: string, setup: HostTestSetup): void {
     });
 
     describeHostFilesContract(() => context, freshDir);
+
+    describe('tcp', () => {
+      it('opens a byte stream to a port on the host, and says so when nothing listens there', async () => {
+        // The host is this machine (the test kit's sshd included): an echo server here is on the host's localhost.
+        const sockets = new Set<Socket>();
+        const server = createServer((socket) => {
+          sockets.add(socket);
+          socket.pipe(socket);
+        });
+        server.listen(0, '127.0.0.1');
+        await once(server, 'listening');
+        const { port } = server.address() as AddressInfo;
+        const stream = await context.host.openTcp(port);
+        stream.write('ping through the host');
+        const [echo] = (await once(stream, 'data')) as [Buffer];
+        expect(echo.toString()).toBe('ping through the host');
+        stream.destroy();
+        server.close();
+        for (const socket of sockets) socket.destroy();
+        await once(server, 'close');
+        await expect(context.host.openTcp(port)).rejects.toMatchObject({ code: 'PORT_UNREACHABLE' });
+      });
+    });
   });
 }

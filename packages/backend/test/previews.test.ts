@@ -10,9 +10,11 @@ import {
   PreviewLogResponseSchema,
   PreviewViewSchema,
   type PreviewState,
+  type RelayEvent,
   type PreviewView,
 } from '@catalyst/protocol';
-import { waitUntil } from '@catalyst/testkit';
+import { colorQuestion, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { startRun, waitForQuestion } from './question-client.ts';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 
 // Previews (issue 14), over the test kit's sshd: a small app (fixtures/preview-server.cjs) started as an idea's
@@ -126,6 +128,11 @@ describe('previews', () => {
       }),
     );
     expect(paths).toEqual(Array.from({ length: 50 }, (_, index) => `/page-${index}`));
+    // The app has closed its idle kept-alive connections by now (after 300 ms): a channel it closed is not reused.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(
+      (await fetch(`${origin}/again`, { headers: { cookie }, signal: AbortSignal.timeout(5_000) })).status,
+    ).toBe(200);
 
     const socket = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`, { headers: { cookie } });
     const echo = await new Promise<string>((resolve, reject) => {
@@ -248,6 +255,102 @@ describe('previews', () => {
     const response = await fixture.service.api(`/api/ideas/${deleted.id}`, { method: 'DELETE' });
     expect(response.status).toBe(204);
     expect(await fixture.runProcesses(deleted.id)).toEqual([]);
+  });
+
+  it('goes on through a build, and restarts after a restore', async () => {
+    const { service } = fixture;
+    const { idea } = await runningPreview(service, 'Restored');
+    // The preview's processes (after a build, the idea's next claude also waits there, warm).
+    const tagsOf = async () =>
+      new Set(
+        (await fixture.runProcesses(idea.id))
+          .filter((process) => process.cmdline.includes('server.cjs'))
+          .map((process) => process.runTag),
+      );
+    const [previewTag] = await tagsOf();
+    if (previewTag === undefined) throw new Error('a running preview has processes');
+    const client = await service.connect();
+    await client.subscribe(idea.id);
+    fixture.model.enqueue(
+      toolUse('Bash', { command: "printf 'v2\\n' > page.txt", description: 'Change the page' }),
+      text('Changed.'),
+    );
+    const events = await client.run(idea.id, 'build', 'Change the page');
+    const checkpoint = events.find(
+      (event): event is Extract<RelayEvent, { type: 'checkpoint:created' }> =>
+        event.type === 'checkpoint:created' && event.kind === 'build',
+    );
+    expect(checkpoint?.parent).toBeTruthy();
+    expect((await previewOf(service, idea.id)).state).toBe('running');
+    expect(await tagsOf()).toEqual(new Set([previewTag]));
+
+    const restored = await post(service, `/api/ideas/${idea.id}/checkpoints/${checkpoint?.parent}/restore`);
+    expect(restored.status).toBe(200);
+    await waitUntil(
+      async () => {
+        const tags = await tagsOf();
+        return (
+          tags.size === 1 && !tags.has(previewTag) && (await previewOf(service, idea.id)).state === 'running'
+        );
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: 'the preview to run again under a new tag' },
+    );
+    client.close();
+    await post(service, `/api/ideas/${idea.id}/preview/stop`);
+  });
+
+  it('lists the port a running build listens on, and opens it', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Build server');
+    await copyFile(APP, join(service.projectDir(idea.id), 'server.cjs'));
+    const port = await freePort();
+    const client = await service.connect();
+    await client.subscribe(idea.id);
+    fixture.model.enqueue(
+      toolUse('Bash', {
+        command: `PORT=${port} node server.cjs`,
+        description: 'Start the app',
+        run_in_background: true,
+      }),
+      toolUse('AskUserQuestion', { questions: [colorQuestion] }),
+      text('Done.'),
+    );
+    const started = await startRun(client, {
+      ideaId: idea.id,
+      mode: 'build',
+      message: 'Start it and ask me',
+    });
+    const question = await waitForQuestion(client, 0);
+    let ports: unknown;
+    await waitUntil(
+      async () => {
+        ports = ListeningPortsResponseSchema.parse(
+          await (await service.api(`/api/ideas/${idea.id}/preview/ports`)).json(),
+        ).ports;
+        return Array.isArray(ports) && ports.length > 0;
+      },
+      { timeoutMs: 10_000, intervalMs: 200, what: 'the build’s server to listen' },
+    );
+    expect(ports).toEqual([{ port, source: 'run' }]);
+    const link = PreviewLinkResponseSchema.parse(
+      await (await post(service, `/api/ideas/${idea.id}/preview/ports/${port}/link`)).json(),
+    );
+    const cookie = await enter(link.url);
+    expect(await (await fetch(`${link.origin}/from-the-build`, { headers: { cookie } })).text()).toContain(
+      '<p id="path">/from-the-build</p>',
+    );
+    client.send({
+      type: 'answer',
+      ideaId: idea.id,
+      questionId: question.questionId,
+      answers: { [colorQuestion.question]: 'Blue' },
+    });
+    await client.untilEnded(started);
+    client.close();
+    const after = ListeningPortsResponseSchema.parse(
+      await (await service.api(`/api/ideas/${idea.id}/preview/ports`)).json(),
+    );
+    expect(after.ports).toEqual([]);
   });
 
   it('proposes the dev server a package.json names', async () => {

@@ -329,11 +329,21 @@ class UpstreamAgent extends Agent {
 
 const SOCKET_METHODS = ['ref', 'unref', 'setKeepAlive', 'setTimeout', 'setNoDelay'] as const;
 
+/**
+ * A stream the Agent can keep: the socket methods it calls, and no half-open state. An ssh2 channel is half-open
+ * (allowHalfOpen): when the app closes a kept-alive connection (Node's server does after 5 s idle), sshd sends EOF
+ * and the channel stays writable, never 'close'; the Agent would hand it to the next request, which would wait
+ * forever (measured: the first request after 6 s idle hung). Ended by the far side, it is closed here, as a
+ * net.Socket without allowHalfOpen closes itself.
+ */
 function withSocketMethods(stream: Duplex): Duplex {
   const target = stream as Duplex & Partial<Record<(typeof SOCKET_METHODS)[number], () => Duplex>>;
   for (const name of SOCKET_METHODS) {
     if (typeof target[name] !== 'function') target[name] = () => stream;
   }
+  stream.once('end', () => {
+    stream.destroy();
+  });
   return stream;
 }
 

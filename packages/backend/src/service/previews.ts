@@ -73,6 +73,7 @@ export class Previews {
   readonly #options: PreviewsOptions;
   readonly #previews = new Map<string, Preview>();
   readonly #ports = new Map<string, Promise<PortPreview>>();
+  readonly #starting = new Map<string, Promise<PreviewView>>();
   readonly #idleTimer: NodeJS.Timeout;
 
   constructor(options: PreviewsOptions) {
@@ -112,7 +113,16 @@ export class Previews {
     };
   }
 
-  async start(id: string, requestHost: string | undefined): Promise<PreviewView> {
+  /** One start at a time per idea: a second click while one is on its way gets its answer. */
+  start(id: string, requestHost: string | undefined): Promise<PreviewView> {
+    const pending = this.#starting.get(id);
+    if (pending !== undefined) return pending;
+    const starting = this.#start(id, requestHost).finally(() => this.#starting.delete(id));
+    this.#starting.set(id, starting);
+    return starting;
+  }
+
+  async #start(id: string, requestHost: string | undefined): Promise<PreviewView> {
     const { host: hostName, meta } = await this.#options.locate(id);
     const { previewCommand: command, previewPort: port } = meta;
     if (command === undefined || port === undefined) {
@@ -124,7 +134,7 @@ export class Previews {
     const current = this.#previews.get(id);
     if (current !== undefined && (current.state === 'starting' || current.state === 'running')) {
       if (current.command === command && current.port === port) return this.view(id, requestHost);
-      await this.stop(id);
+      await this.#stopNow(id);
     }
     const { hosts } = this.#options;
     const host = hosts.get(hostName).host;
@@ -164,11 +174,19 @@ export class Previews {
     }
     this.#options.logger.info({ ideaId: id, port, runTag: preview.handle.runTag }, 'preview started');
     preview.ended = this.#follow(preview, preview.handle);
+    // Stopped (or its idea deleted) while the command was being started.
+    if (preview.isStopping) preview.handle.cancel();
     void this.#waitReady(preview);
     return this.view(id, requestHost);
   }
 
+  /** After a start on its way, if any: a stop clicked during a start stops what it started. */
   async stop(id: string): Promise<void> {
+    await this.#starting.get(id)?.catch(() => undefined);
+    await this.#stopNow(id);
+  }
+
+  async #stopNow(id: string): Promise<void> {
     const preview = this.#previews.get(id);
     if (preview === undefined) return;
     if (preview.state === 'starting' || preview.state === 'running') {
