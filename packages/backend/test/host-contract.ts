@@ -12,7 +12,19 @@ export type { HostTestContext, HostTestSetup } from './host-test-kit.ts';
  * suite; each test works in its own directory under `scratchDir`, and afterEach proves that no process of any run
  * the test started is left (`scanProcesses`).
  */
-export function describeHostContract(name: string, setup: HostTestSetup): void {
+export interface HostContractOptions {
+  /**
+   * The many-runs-at-once race (12 runs): false where it proves nothing new and costs much, the SSH root user (its
+   * ~/.bashrc is sourced by sshd for every run; the race is the watchdog's, proven for the other users).
+   */
+  burst?: boolean;
+}
+
+export function describeHostContract(
+  name: string,
+  setup: HostTestSetup,
+  options: HostContractOptions = {},
+): void {
   describe(`Host contract: ${name}`, () => {
     let context: HostTestContext;
     const runTags: string[] = [];
@@ -120,7 +132,8 @@ export function describeHostContract(name: string, setup: HostTestSetup): void {
       });
 
       // The watchdog must not close the job's stdin before the job has opened it (a job would then wait forever).
-      it('ends input sent at once after start, in many runs at the same time', async () => {
+      const burstIt = options.burst === false ? undefined : it;
+      burstIt?.('ends input sent at once after start, in many runs at the same time', async () => {
         const runs = await Promise.all(
           Array.from({ length: 12 }, () => start(['sh', '-c', 'cat; echo done'])),
         );

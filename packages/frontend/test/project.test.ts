@@ -1,15 +1,30 @@
-import { readFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { text, toolUse } from '@catalyst/testkit';
+import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSummary } from './idea-page.ts';
 
-// Checkpoints and files in the browser (issue 13): the built app, Catalyst, the real claude CLI over the test
-// kit's sshd. A build's summary says what it changed and shows the diff; a restore asks first and puts the files
-// back on the VM; the Files view browses project/ and a file's checkpoints.
+// The project's views in the browser: the built app, Catalyst, the real claude CLI over the test kit's sshd (one
+// file, one fixture: each browser file starts its own).
+// Checkpoints and files (issue 13): a build's summary says what it changed and shows the diff; a restore asks first
+// and puts the files back on the VM; the Files view browses project/ and a file's checkpoints.
+// Previews (issue 14): the project's package.json proposes its dev server; the person takes it, starts it, and
+// opens the app Claude built through Catalyst's preview link, in a tab of its own.
 
 const suite = useBrowserSuite();
+const APP = join(import.meta.dirname, '..', '..', 'backend', 'test', 'fixtures', 'preview-server.cjs');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
 
 describe('checkpoints and files in the browser', () => {
   it('shows what a build changed, restores to before a build after asking, and browses the files', async () => {
@@ -82,5 +97,46 @@ describe('checkpoints and files in the browser', () => {
     // From a Write card to the file.
     await toolCards(page, 'Write').last().getByRole('button', { name: 'View file' }).click();
     await files.getByRole('region', { name: 'File src/b.ts' }).getByText('export').first().waitFor();
+  });
+});
+
+describe('previews in the browser', () => {
+  it('takes the suggested dev server, starts it, and opens the app in a tab of its own', async () => {
+    const { service } = suite.fixture;
+    const idea = await service.createIdea('Previewable');
+    const project = service.projectDir(idea.id);
+    const port = await freePort();
+    await copyFile(APP, join(project, 'server.cjs'));
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({ scripts: { dev: `node server.cjs --port ${port}` } }),
+    );
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Previewable' });
+
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    const panel = page.getByRole('region', { name: 'Preview' });
+    const state = panel.getByTestId('preview-state');
+    await state.getByText('Stopped').waitFor();
+    const suggestion = panel.getByTestId('preview-suggestion');
+    await suggestion.getByText('npm run dev').waitFor();
+    await suggestion.getByRole('button', { name: 'Use it' }).click();
+    await expect.poll(() => panel.getByTestId('preview-command').inputValue()).toBe('npm run dev');
+    expect(await panel.getByTestId('preview-port').inputValue()).toBe(String(port));
+
+    await panel.getByRole('button', { name: 'Start' }).click();
+    await state.getByText(/^Running at http:\/\/127\.0\.0\.1:\d+$/).waitFor();
+    expect(await findAxeViolations(page)).toEqual([]);
+
+    const opened = page.context().waitForEvent('page');
+    await panel.getByRole('link', { name: 'Open preview' }).click();
+    const tab = await opened;
+    await tab.getByRole('heading', { name: 'Hello from the preview' }).waitFor();
+    expect(new URL(tab.url()).pathname).toBe('/');
+    expect(new URL(tab.url()).port).not.toBe(String(service.catalyst.port));
+    await tab.close();
+
+    await panel.getByRole('button', { name: 'Stop' }).click();
+    await state.getByText('Stopped').waitFor();
   });
 });
