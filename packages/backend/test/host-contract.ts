@@ -123,7 +123,7 @@ export function describeHostContract(
       });
 
       it('heartbeats keep a run alive well past its lease', async () => {
-        const { watch } = await start(['sh', '-c', 'sleep 4; echo alive'], { limits: { leaseMs: 1500 } });
+        const { watch } = await start(['sh', '-c', 'sleep 3; echo alive'], { limits: { leaseMs: 1500 } });
         expect(await watch.finish()).toEqual({
           stdout: 'alive\n',
           stderr: '',

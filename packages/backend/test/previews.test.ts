@@ -135,6 +135,11 @@ describe('previews', () => {
     ).toBe(200);
 
     const socket = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`, { headers: { cookie } });
+    const handshake = new Promise<string[] | undefined>((resolve) =>
+      socket.once('upgrade', (response) => {
+        resolve(response.headers['set-cookie']);
+      }),
+    );
     const echo = await new Promise<string>((resolve, reject) => {
       socket.once('open', () => {
         socket.send('hot reload');
@@ -145,6 +150,7 @@ describe('previews', () => {
       socket.once('error', reject);
     });
     expect(echo).toBe('hot reload');
+    expect(await handshake).toEqual(['ws_cookie=1']);
     socket.close();
     const refused = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`);
     const status = await new Promise<number>((resolve) =>
@@ -206,6 +212,28 @@ describe('previews', () => {
       sock.on('error', reject);
     });
     expect(connect).toBe('HTTP/1.1 405 Method Not Allowed');
+
+    // An answer that is not HTTP is a 502, and the connection to the host goes on.
+    expect((await fetch(`${origin}/not-http`, { headers: { cookie } })).status).toBe(502);
+    // A GET with a chunked body reaches the app as one request, never as a second one smuggled in it.
+    const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
+    const raw = await new Promise<string>((resolve, reject) => {
+      const sock = connectTcp(Number(target.port), target.hostname, () => {
+        sock.write(
+          `GET /chunked HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+            `${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`,
+        );
+      });
+      sock.once('data', (chunk: Buffer) => {
+        resolve(chunk.toString().split('\r\n')[0] ?? '');
+        sock.destroy();
+      });
+      sock.on('error', reject);
+    });
+    expect(raw).toBe('HTTP/1.1 200 OK');
+    const seenPaths = (await (await fetch(`${origin}/seen`, { headers: { cookie } })).json()) as string[];
+    expect(seenPaths).toContain('/chunked');
+    expect(seenPaths).not.toContain('/smuggled');
     await post(service, `/api/ideas/${idea.id}/preview/stop`);
   });
 
@@ -223,11 +251,19 @@ describe('previews', () => {
     expect(ApiErrorBodySchema.parse(await notListening.json()).error.code).toBe('PREVIEW_PORT_NOT_LISTENING');
 
     expect(await fixture.runProcesses(idea.id)).not.toEqual([]);
+    // A refused upgrade whose client never hangs up does not hold the stop.
+    if (view.origin === undefined) throw new Error('a running preview has an origin');
+    const lingering = new URL(view.origin);
+    const held = connectTcp(Number(lingering.port), lingering.hostname, () => {
+      held.write('GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    });
+    held.on('error', () => undefined);
+    await new Promise((resolve) => held.once('data', resolve));
     const stopped = await post(service, `/api/ideas/${idea.id}/preview/stop`);
     expect(PreviewViewSchema.parse(await stopped.json()).state).toBe('stopped');
     expect(await fixture.runProcesses(idea.id)).toEqual([]);
-    if (view.origin === undefined) throw new Error('a running preview has an origin');
     await expect(fetch(`${view.origin}/`)).rejects.toThrow();
+    held.destroy();
 
     await post(service, `/api/ideas/${idea.id}`, {
       previewCommand: "echo 'Error: listen EADDRINUSE: address already in use' >&2; exit 3",

@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { bearerToken, createAuth, parseCookies, tokensEqual } from './auth.ts';
+import { bearerToken, cookieValues, createAuth, tokensEqual } from './auth.ts';
 import { createSessionKeys, serializeSessionCookie } from './login-session.ts';
 
 const TOKEN = 'the-right-token-0123456789-abcdefghijklmnop';
@@ -23,20 +23,17 @@ describe('tokensEqual', () => {
   });
 });
 
-describe('parseCookies', () => {
-  it('reads pairs, trims, unquotes and percent-decodes', () => {
-    const cookies = parseCookies('a=1; catalyst_token=x%2By%3D;  b = "two" ;flag; =nameless');
-    expect([...cookies]).toEqual([
-      ['a', '1'],
-      ['catalyst_token', 'x+y='],
-      ['b', 'two'],
-    ]);
+describe('cookieValues', () => {
+  it('reads every value of one name, trimmed, unquoted and percent-decoded, in the order sent', () => {
+    const header = 'a=1; catalyst_token=x%2By%3D;  b = "two" ;flag; =nameless; b=three';
+    expect(cookieValues(header, 'catalyst_token')).toEqual(['x+y=']);
+    expect(cookieValues(header, 'b')).toEqual(['two', 'three']);
+    expect(cookieValues(header, 'flag')).toEqual([]);
   });
 
-  it('keeps the first of two same-named cookies and skips values that do not decode', () => {
-    expect(parseCookies('t=first; t=second').get('t')).toBe('first');
-    expect(parseCookies('bad=%zz; good=ok')).toEqual(new Map([['good', 'ok']]));
-    expect(parseCookies(undefined).size).toBe(0);
+  it('skips values that do not decode', () => {
+    expect(cookieValues('t=%zz; t=ok', 't')).toEqual(['ok']);
+    expect(cookieValues(undefined, 't')).toEqual([]);
   });
 });
 
@@ -79,6 +76,12 @@ describe('createAuth', () => {
     expect(accepted({ cookie, 'x-catalyst-key': other.key })).toBe(false);
     expect(accepted({ cookie: `catalyst_session=${other.id}`, 'x-catalyst-key': key })).toBe(false);
     expect(accepted({ cookie, 'x-catalyst-key': `${key}x` })).toBe(false);
+  });
+
+  it('is not locked out by a same-named cookie another port of the host set with a more specific path', () => {
+    const { id, key } = auth.startSession();
+    const shadowed = `catalyst_session=planted; catalyst_session=${id}`;
+    expect(auth.checkRequest(requestWith({ host, cookie: shadowed, 'x-catalyst-key': key })).ok).toBe(true);
   });
 
   it('ties a session to the token: another token’s server refuses it, the same token’s accepts it', () => {

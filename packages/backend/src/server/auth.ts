@@ -59,9 +59,11 @@ export function createAuth(options: AuthOptions): Auth {
       const presented = bearerToken(header);
       return presented !== undefined && isValidToken(presented);
     }
-    const id = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
+    // Every cookie of that name: a page on another port of this host (a preview, a dev server) can set one with
+    // a more specific path, which the browser then sends first; it must not lock the person out.
+    const ids = cookieValues(request.headers.cookie, SESSION_COOKIE);
     const key = presentedSessionKey(request);
-    return id !== undefined && key !== undefined && sessions.isValidSession(id, key);
+    return key !== undefined && ids.some((id) => sessions.isValidSession(id, key));
   };
   const checkOrigin = (request: IncomingMessage): OriginVerdict => {
     const origin = request.headers.origin;
@@ -121,22 +123,21 @@ function ownOrigins(host: string | undefined): string[] {
 }
 
 /**
- * A `Cookie` header (RFC 6265 §4.2) → name/value pairs, values percent-decoded. The first of two same-named
- * cookies wins (browsers send the most specific path first); a value that does not decode is skipped.
+ * Every value of the cookies named `name` in a `Cookie` header (RFC 6265 §4.2), in the order the browser sent them
+ * (the most specific path first), percent-decoded; a value that does not decode is skipped.
  */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const cookies = new Map<string, string>();
+export function cookieValues(header: string | undefined, name: string): string[] {
+  const values: string[] = [];
   for (const pair of (header ?? '').split(';')) {
     const equals = pair.indexOf('=');
-    if (equals <= 0) continue;
-    const name = pair.slice(0, equals).trim();
+    if (equals <= 0 || pair.slice(0, equals).trim() !== name) continue;
     const raw = pair.slice(equals + 1).trim();
     const value = decodeCookieValue(
       raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw,
     );
-    if (name !== '' && value !== undefined && !cookies.has(name)) cookies.set(name, value);
+    if (value !== undefined) values.push(value);
   }
-  return cookies;
+  return values;
 }
 
 function decodeCookieValue(value: string): string | undefined {

@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { SESSION_KEY_HEADER } from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
-import { parseCookies } from './auth.ts';
+import { cookieValues } from './auth.ts';
 
 /**
  * One preview's server (issue 14): a port of Catalyst's own machine that forwards every request, WebSocket
@@ -65,8 +65,11 @@ export interface PreviewProxy {
   readonly listenPort: number;
   /** A fresh one-time path+query (`/.catalyst-preview/enter?ticket=…`), valid for a minute. */
   mintEntry(): string;
-  /** WebSockets (dev servers' hot reload) open through it now: someone has the preview open. */
-  openUpgrades(): number;
+  /**
+   * WebSockets (dev servers' hot reload) and responses still streaming through it now: someone has the preview
+   * open.
+   */
+  inUse(): number;
   close(): Promise<void>;
 }
 
@@ -74,11 +77,19 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
   const secret = randomBytes(32).toString('base64url');
   const tickets = new Map<string, number>();
   const agent = new UpstreamAgent(options.openUpstream);
-  const upgrades = new Set<Duplex>();
+  /** Sockets the server no longer tracks (upgraded, refused upgrades, CONNECTs): closed by close() itself. */
+  const detached = new Set<Duplex>();
+  const inFlight = { upgrades: 0, requests: 0 };
+  const detach = (socket: Duplex) => {
+    detached.add(socket);
+    socket.once('close', () => detached.delete(socket));
+    socket.on('error', () => socket.destroy());
+  };
   let cookieName = `${COOKIE_PREFIX}preview`;
   const hasCookie = (request: IncomingMessage): boolean => {
-    const presented = parseCookies(request.headers.cookie).get(cookieName);
-    return presented !== undefined && sameSecret(presented, secret);
+    return cookieValues(request.headers.cookie, cookieName).some((presented) =>
+      sameSecret(presented, secret),
+    );
   };
   const server = createServer((request, response) => {
     if (request.url?.startsWith(ENTER_PATH) === true) {
@@ -90,24 +101,31 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       return;
     }
     options.onActivity();
+    // A response that streams for long (server-sent events, a long poll) is someone viewing, as a WebSocket is.
+    inFlight.requests++;
+    response.once('close', () => {
+      inFlight.requests--;
+      options.onActivity();
+    });
     forward(request, response, agent, options);
   });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy());
+    detach(socket);
     if (!hasCookie(request)) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
     options.onActivity();
-    upgrades.add(socket);
+    inFlight.upgrades++;
     socket.once('close', () => {
-      upgrades.delete(socket);
+      inFlight.upgrades--;
       options.onActivity();
     });
     forwardUpgrade(request, socket, head, options);
   });
   // A CONNECT would make the preview a tunnel to anywhere its host reaches.
   server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    detach(socket);
     socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
   server.on('clientError', (_error, socket: Duplex) => {
@@ -124,9 +142,9 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       tickets.set(ticket, now + TICKET_MS);
       return `${ENTER_PATH}?ticket=${ticket}`;
     },
-    openUpgrades: () => upgrades.size,
+    inUse: () => inFlight.upgrades + inFlight.requests,
     async close() {
-      for (const socket of upgrades) socket.destroy();
+      for (const socket of detached) socket.destroy();
       agent.destroy();
       await new Promise<void>((resolve) => {
         server.close(() => {
@@ -191,23 +209,45 @@ function forward(
     setHost: false,
   });
   upstream.on('response', (answer) => {
-    response.writeHead(answer.statusCode ?? 502, answer.statusMessage, downstreamHeaders(answer.rawHeaders));
+    // The app's status line and headers are untrusted: what Node's client parser accepts, writeHead can refuse
+    // (a status of 099, a control character), and a throw here would escape into the channel's data handler and
+    // end the whole SSH connection. The reason phrase is never passed on.
+    const status = answer.statusCode ?? 0;
+    try {
+      if (status < 200 || status > 599) throw new Error(`status ${status}`);
+      response.writeHead(status, downstreamHeaders(answer.rawHeaders));
+    } catch (error) {
+      upstream.destroy();
+      answer.resume();
+      sendBadGateway(response, `it answered what is not HTTP (${messageOf(error)}).`);
+      return;
+    }
     answer.pipe(response);
     answer.on('error', () => response.destroy());
   });
   upstream.on('error', (error) => {
-    if (response.headersSent) {
-      response.destroy();
-      return;
-    }
-    const why = isCatalystError(error) ? error.message : `the connection to it failed: ${error.message}`;
-    response.writeHead(502, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-    response.end(page(`The preview’s server did not answer. ${escapeHtml(why)}`));
+    sendBadGateway(
+      response,
+      isCatalystError(error) ? error.message : `the connection to it failed: ${error.message}`,
+    );
   });
   response.on('close', () => {
     if (!response.writableFinished) upstream.destroy();
   });
   request.pipe(upstream);
+}
+
+function sendBadGateway(response: ServerResponse, why: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(502, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+  response.end(page(`The preview’s server did not answer as it should: ${escapeHtml(why)}`));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function forwardUpgrade(
@@ -231,7 +271,7 @@ function forwardUpgrade(
       upstream.on('error', () => socket.destroy());
       upstream.once('close', () => socket.destroy());
       socket.once('close', () => upstream.destroy());
-      upstream.pipe(socket);
+      relayResponseHead(upstream, socket);
       socket.pipe(upstream);
     },
     (error: unknown) => {
@@ -239,6 +279,40 @@ function forwardUpgrade(
       socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     },
   );
+}
+
+const MAX_HEAD_BYTES = 64 * 1024;
+
+/**
+ * The app's answer to an upgrade, its head filtered as an HTTP answer's is (a browser takes a `Set-Cookie` from a
+ * WebSocket handshake too), then the bytes piped on as they come.
+ */
+function relayResponseHead(upstream: Duplex, socket: Duplex): void {
+  let pending = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    pending = Buffer.concat([pending, chunk]);
+    const end = pending.indexOf('\r\n\r\n');
+    if (end === -1) {
+      if (pending.length > MAX_HEAD_BYTES) {
+        upstream.destroy();
+        socket.destroy();
+      }
+      return;
+    }
+    upstream.off('data', onData);
+    upstream.pause();
+    const head = pending
+      .subarray(0, end)
+      .toString('latin1')
+      .split('\r\n')
+      .filter(
+        (line) => !/^set-cookie\s*:/i.test(line) || !setsCatalystCookie(line.slice(line.indexOf(':') + 1)),
+      )
+      .join('\r\n');
+    socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), pending.subarray(end + 4)]));
+    upstream.pipe(socket);
+  };
+  upstream.on('data', onData);
 }
 
 /**
@@ -270,6 +344,11 @@ function upstreamHeaders(
     }
     out.push(name, value);
   }
+  // A body without a length (chunked) goes on chunked, said so: Node's client would otherwise write a GET's body
+  // raw, which the app would read as a second request on the kept-alive channel.
+  if (request.headers['transfer-encoding'] !== undefined && request.headers['content-length'] === undefined) {
+    if (!keepUpgrade) out.push('Transfer-Encoding', 'chunked');
+  }
   out.push('Host', `localhost:${options.port}`);
   if (request.headers.host !== undefined) out.push('X-Forwarded-Host', request.headers.host);
   out.push('X-Forwarded-Proto', 'http');
@@ -289,10 +368,15 @@ function downstreamHeaders(raw: readonly string[]): string[] {
     const value = raw[index + 1] ?? '';
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower)) continue;
-    if (lower === 'set-cookie' && value.trimStart().startsWith(COOKIE_PREFIX)) continue;
+    if (lower === 'set-cookie' && setsCatalystCookie(value)) continue;
     out.push(name, value);
   }
   return out;
+}
+
+/** A `Set-Cookie` for one of Catalyst's names, also written nameless (`=catalyst_session=…`), which some browsers read as the name. */
+function setsCatalystCookie(value: string): boolean {
+  return /^\s*=?\s*catalyst_/i.test(value);
 }
 
 function escapeHtml(text: string): string {

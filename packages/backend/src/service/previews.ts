@@ -60,6 +60,8 @@ interface Preview {
   exit?: { code: number | null; signal: string | null };
   proxy?: PreviewProxy;
   isStopping: boolean;
+  /** Stopped by a person, the idle stop or a delete: a restore's restart under way does not start it again. */
+  isStoppedOnPurpose?: boolean;
   lastActivity: number;
   ended: Promise<void>;
 }
@@ -74,6 +76,9 @@ export class Previews {
   readonly #previews = new Map<string, Preview>();
   readonly #ports = new Map<string, Promise<PortPreview>>();
   readonly #starting = new Map<string, Promise<PreviewView>>();
+  /** Ideas being deleted (ids are never reused) and, once Catalyst stops, every idea: no preview starts. */
+  readonly #gone = new Set<string>();
+  #isClosed = false;
   readonly #idleTimer: NodeJS.Timeout;
 
   constructor(options: PreviewsOptions) {
@@ -132,7 +137,13 @@ export class Previews {
       );
     }
     const current = this.#previews.get(id);
-    if (current !== undefined && (current.state === 'starting' || current.state === 'running')) {
+    // A stop under way (a person's, the idle stop): the new start waits for it to be done.
+    if (current?.isStopping === true) await current.ended;
+    if (
+      current !== undefined &&
+      !current.isStopping &&
+      (current.state === 'starting' || current.state === 'running')
+    ) {
       if (current.command === command && current.port === port) return this.view(id, requestHost);
       await this.#stopNow(id);
     }
@@ -143,6 +154,9 @@ export class Previews {
       (claude) => claude.path,
       () => undefined,
     );
+    if (this.#gone.has(id) || this.#isClosed) {
+      throw new CatalystError('IDEA_NOT_FOUND', 'The idea is being deleted, or Catalyst is stopping.');
+    }
     const preview: Preview = {
       ideaId: id,
       host,
@@ -183,12 +197,19 @@ export class Previews {
   /** After a start on its way, if any: a stop clicked during a start stops what it started. */
   async stop(id: string): Promise<void> {
     await this.#starting.get(id)?.catch(() => undefined);
+    const preview = this.#previews.get(id);
+    if (preview !== undefined) preview.isStoppedOnPurpose = true;
     await this.#stopNow(id);
   }
 
   async #stopNow(id: string): Promise<void> {
     const preview = this.#previews.get(id);
     if (preview === undefined) return;
+    if (preview.state === 'crashed') {
+      preview.state = 'stopped';
+      preview.since = new Date().toISOString();
+      return;
+    }
     if (preview.state === 'starting' || preview.state === 'running') {
       preview.isStopping = true;
       preview.handle?.cancel();
@@ -200,7 +221,8 @@ export class Previews {
   async restartIfRunning(id: string): Promise<void> {
     const preview = this.#previews.get(id);
     if (preview === undefined || (preview.state !== 'starting' && preview.state !== 'running')) return;
-    await this.stop(id);
+    await this.#stopNow(id);
+    if (preview.isStoppedOnPurpose === true || this.#previews.get(id) !== preview) return;
     try {
       await this.start(id, undefined);
     } catch (error) {
@@ -272,6 +294,7 @@ export class Previews {
 
   /** The idea is being deleted, or Catalyst stops: its preview and port previews go. */
   async forget(id: string): Promise<void> {
+    this.#gone.add(id);
     await this.stop(id);
     this.#previews.delete(id);
     await Promise.all(
@@ -280,6 +303,7 @@ export class Previews {
   }
 
   async stopAll(): Promise<void> {
+    this.#isClosed = true;
     clearInterval(this.#idleTimer);
     await Promise.all([...this.#previews.keys()].map((id) => this.forget(id)));
     await Promise.all([...this.#ports.keys()].map((key) => this.#closePort(key)));
@@ -329,7 +353,7 @@ export class Previews {
 
   /** `starting` until the port answers on the host, as long as the command runs. */
   async #waitReady(preview: Preview): Promise<void> {
-    while (isStarting(preview)) {
+    for (let attempt = 0; isStarting(preview); attempt++) {
       try {
         const socket = await preview.host.openTcp(preview.port);
         socket.destroy();
@@ -346,7 +370,8 @@ export class Previews {
             'a preview readiness probe failed',
           );
         }
-        await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+        // Every 0.3 s for the first 30 s (a dev server is usually up by then), then every 2 s.
+        await new Promise((resolve) => setTimeout(resolve, attempt < 100 ? READY_POLL_MS : 2_000));
       }
     }
   }
@@ -354,16 +379,21 @@ export class Previews {
   #stopIdle(): void {
     const cutoff = Date.now() - this.#options.idleMs;
     for (const preview of this.#previews.values()) {
-      const isViewed = (preview.proxy?.openUpgrades() ?? 0) > 0;
-      if (preview.state === 'running' && !isViewed && preview.lastActivity < cutoff) {
+      const isViewed = (preview.proxy?.inUse() ?? 0) > 0;
+      // A command that never listens on its port is stopped too, idle since it started.
+      const isUp = preview.state === 'running' || preview.state === 'starting';
+      if (isUp && !preview.isStopping && !isViewed && preview.lastActivity < cutoff) {
         this.#options.logger.info({ ideaId: preview.ideaId }, 'preview idle: stopping it');
         void this.stop(preview.ideaId);
       }
     }
     for (const [key, pending] of this.#ports) {
-      void pending.then((entry) => {
-        if (entry.proxy.openUpgrades() === 0 && entry.lastActivity < cutoff) void this.#closePort(key);
-      });
+      void pending.then(
+        (entry) => {
+          if (entry.proxy.inUse() === 0 && entry.lastActivity < cutoff) void this.#closePort(key);
+        },
+        () => undefined,
+      );
     }
   }
 

@@ -1,45 +1,22 @@
 import type { ListeningPort } from '@catalyst/protocol';
-import { useId, useState } from 'react';
-import { api, describeError } from '../app/api.ts';
-import { useFetched } from '../app/use-fetched.ts';
+import { useId } from 'react';
+import { api } from '../app/api.ts';
 import { describePortSource, PORTS_POLL_MS } from './preview-text.ts';
-import { useTicker } from './use-ticker.ts';
-
-const BLOCKED = 'The browser blocked the new tab. Allow pop-ups for Catalyst, then try again.';
+import { usePolled } from './use-polled.ts';
+import { useTabOpener } from './use-tab-opener.ts';
 
 /**
  * The ports the idea's processes listen on, on its host (a running build's dev server, the preview), looked at
- * again every few seconds, each with a way to open it. Its link comes from the server after the click, so the tab
- * is opened during the click (a popup blocker lets that one through) and sent to the link once it is there.
+ * again a few seconds after each answer (each look runs a command on the host, which can take longer than that),
+ * each with a way to open it in a tab of its own.
  */
 export function ListeningPorts({ ideaId }: { ideaId: string }) {
   const headingId = useId();
-  const tick = useTicker(PORTS_POLL_MS);
-  const ports = useFetched(String(tick), () => api.listeningPorts(ideaId), { keepPrevious: true });
-  const [error, setError] = useState<string>();
-  const [openingPort, setOpeningPort] = useState<number>();
+  const ports = usePolled(ideaId, () => api.listeningPorts(ideaId), PORTS_POLL_MS);
+  const tabs = useTabOpener<number>();
 
   const open = (port: number) => {
-    setError(undefined);
-    const tab = window.open('about:blank', '_blank');
-    if (tab === null) {
-      setError(BLOCKED);
-      return;
-    }
-    // What `noopener` does for a link: the preview gets no handle on this page.
-    tab.opener = null;
-    setOpeningPort(port);
-    api.previewPortLink(ideaId, port).then(
-      (link) => {
-        tab.location.replace(link.url);
-        setOpeningPort(undefined);
-      },
-      (caught: unknown) => {
-        tab.close();
-        setError(describeError(caught));
-        setOpeningPort(undefined);
-      },
-    );
+    void tabs.open(port, () => api.previewPortLink(ideaId, port));
   };
 
   return (
@@ -52,11 +29,11 @@ export function ListeningPorts({ ideaId }: { ideaId: string }) {
         </p>
       ) : null}
       {ports.kind === 'loaded' ? (
-        <PortList ports={ports.value} openingPort={openingPort} onOpen={open} />
+        <PortList ports={ports.value} openingPort={tabs.opening} onOpen={open} />
       ) : null}
-      {error === undefined ? null : (
+      {tabs.error === undefined ? null : (
         <p className="form-error" role="alert">
-          {error}
+          {tabs.error}
         </p>
       )}
     </section>

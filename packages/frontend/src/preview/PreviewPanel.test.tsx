@@ -8,8 +8,9 @@ import { PreviewPanel, PreviewToggle } from './PreviewPanel.tsx';
 
 // The Preview view: nothing asked for before it is opened; the state in a sentence; polls every 2 s while the
 // preview is up (a crash shows without a reload) and every 10 s otherwise, none once closed; the offer of what
-// the project's files suggest; Start, Stop and Restart; the one-time link, fresh after every click; the log when
-// it is opened; the listening ports, each opened in a tab opened during the click.
+// the project's files suggest; Start, Stop and Restart; the preview opened in a tab opened during the click, sent
+// to a one-time link asked for then; the log when it is opened; the listening ports, looked at again 5 s after
+// each answer, each opened the same way.
 //
 // The clock is fake: every poll in these tests is one the test moves time for. (Testing Library's `findBy…` waits
 // on timers, so the answers are let in with `settle` instead.)
@@ -42,6 +43,8 @@ const UNSET: PreviewView = {
   port: null,
   suggestion: { command: 'npm run dev', port: 5173, source: 'package.json script "dev"' },
 };
+/** What `window.open` answers in these tests: jsdom cannot open a tab. */
+const fakeTab = () => ({ opener: window as unknown, location: { replace: vi.fn() }, close: vi.fn() });
 const IDEA: IdeaView = { id: IDEA_ID, host: 'local', available: true, running: false };
 
 let preview: MockInstance<typeof api.preview>;
@@ -248,8 +251,13 @@ describe('the Preview view', () => {
     expect(stateLine().textContent).toBe('Stopped');
   });
 
-  it('links to the running preview with the newest one-time link, and asks for a new one after each click', async () => {
-    preview.mockResolvedValueOnce(RUNNING).mockResolvedValue({ ...RUNNING, url: linkTo(2) });
+  it('opens the running preview in a tab opened during the click, sent to a link asked for then', async () => {
+    preview
+      .mockResolvedValueOnce(RUNNING)
+      .mockResolvedValueOnce({ ...RUNNING, url: linkTo(2) })
+      .mockResolvedValue({ ...RUNNING, url: linkTo(3) });
+    const tab = fakeTab();
+    const open = vi.spyOn(window, 'open').mockReturnValue(tab as unknown as Window);
     await openPreview();
     const link = screen.getByRole('link', { name: 'Open preview' });
     expect(link.getAttribute('href')).toBe(linkTo(1));
@@ -257,16 +265,59 @@ describe('the Preview view', () => {
     expect(link.getAttribute('rel')).toBe('noopener noreferrer');
     expect(link.dataset['testid']).toBe('preview-open');
 
-    // jsdom cannot open a tab; the click's own handler is what is tested.
-    const keepHere = (event: Event) => {
-      event.preventDefault();
-    };
-    document.addEventListener('click', keepHere);
-    fireEvent.click(link);
-    document.removeEventListener('click', keepHere);
+    // A background tab's polls can be minutes apart: the last one's link may be past its 60 s by the click.
+    const isFollowed = fireEvent.click(link);
+    expect(isFollowed).toBe(false);
+    expect(open.mock.calls).toEqual([['about:blank', '_blank']]);
+    expect(tab.opener).toBeNull();
     expect(preview).toHaveBeenCalledTimes(2);
     await settle();
-    expect(screen.getByRole('link', { name: 'Open preview' }).getAttribute('href')).toBe(linkTo(2));
+    expect(tab.location.replace.mock.calls).toEqual([[linkTo(2)]]);
+    expect(tab.close).not.toHaveBeenCalled();
+    expect(screen.queryByRole('alert')).toBeNull();
+    // That link is used up: the view is asked for again, so a middle click or a copy gets a fresh one.
+    expect(preview).toHaveBeenCalledTimes(3);
+    expect(screen.getByRole('link', { name: 'Open preview' }).getAttribute('href')).toBe(linkTo(3));
+  });
+
+  it('closes the tab and says why when the preview stopped meanwhile', async () => {
+    preview.mockResolvedValueOnce(RUNNING).mockResolvedValue(STOPPED);
+    const tab = fakeTab();
+    vi.spyOn(window, 'open').mockReturnValue(tab as unknown as Window);
+    await openPreview();
+    fireEvent.click(screen.getByRole('link', { name: 'Open preview' }));
+    await settle();
+    expect(tab.close).toHaveBeenCalled();
+    expect(tab.location.replace).not.toHaveBeenCalled();
+    expect(screen.getByRole('alert').textContent).toBe('The preview is no longer running.');
+    expect(stateLine().textContent).toBe('Stopped');
+    expect(screen.queryByRole('link', { name: 'Open preview' })).toBeNull();
+  });
+
+  it('closes the tab and says why when the link cannot be had', async () => {
+    preview
+      .mockResolvedValueOnce(RUNNING)
+      .mockRejectedValueOnce(new ApiError('NETWORK', 'Catalyst cannot be reached.', 0))
+      .mockResolvedValue(RUNNING);
+    const tab = fakeTab();
+    vi.spyOn(window, 'open').mockReturnValue(tab as unknown as Window);
+    await openPreview();
+    fireEvent.click(screen.getByRole('link', { name: 'Open preview' }));
+    await settle();
+    expect(tab.close).toHaveBeenCalled();
+    expect(tab.location.replace).not.toHaveBeenCalled();
+    expect(screen.getByRole('alert').textContent).toBe('Catalyst cannot be reached.');
+  });
+
+  it('says so when the browser blocks the tab', async () => {
+    preview.mockResolvedValue(RUNNING);
+    vi.spyOn(window, 'open').mockReturnValue(null);
+    await openPreview();
+    fireEvent.click(screen.getByRole('link', { name: 'Open preview' }));
+    await settle();
+    expect(screen.getByRole('alert').textContent).toBe(
+      'The browser blocked the new tab. Allow pop-ups for Catalyst, then try again.',
+    );
   });
 
   it('loads the log when it is opened, and again while the preview runs', async () => {
@@ -297,7 +348,6 @@ describe('the listening ports', () => {
     { port: 5173, source: 'run' as const },
     { port: 8000, source: 'preview' as const },
   ];
-  const fakeTab = () => ({ opener: window as unknown, location: { replace: vi.fn() }, close: vi.fn() });
 
   it('lists each port with where it comes from, looking again every 5 s', async () => {
     listeningPorts.mockResolvedValueOnce([]).mockResolvedValue(PORTS);
@@ -310,6 +360,53 @@ describe('the listening ports', () => {
         .getAllByRole('listitem')
         .map((item) => item.textContent),
     ).toEqual(['5173 from the running build Open', '8000 the preview Open']);
+  });
+
+  it('waits for each answer before looking again, so a slow one is shown and requests do not pile up', async () => {
+    // Each look runs a command on the host over SSH, which can take longer than the 5 s between looks.
+    const answers: ((ports: typeof PORTS) => void)[] = [];
+    listeningPorts.mockImplementation(
+      () =>
+        new Promise((resolve) => {
+          answers.push(resolve);
+        }),
+    );
+    await openPreview();
+    const ports = screen.getByRole('region', { name: 'Listening ports' });
+    await advance(12_000);
+    expect(listeningPorts).toHaveBeenCalledTimes(1);
+    expect(ports.textContent).toContain('Looking for ports…');
+
+    await act(async () => {
+      answers[0]?.(PORTS);
+      await Promise.resolve();
+    });
+    await settle();
+    expect(within(ports).getAllByRole('listitem')).toHaveLength(2);
+    expect(listeningPorts).toHaveBeenCalledTimes(1);
+    await advance(4_999);
+    expect(listeningPorts).toHaveBeenCalledTimes(1);
+    await advance(1);
+    expect(listeningPorts).toHaveBeenCalledTimes(2);
+
+    // While the next look is on its way, the last answer stays in sight, and no other look starts.
+    await advance(20_000);
+    expect(listeningPorts).toHaveBeenCalledTimes(2);
+    expect(within(ports).getAllByRole('listitem')).toHaveLength(2);
+    expect(ports.textContent).not.toContain('Looking for ports…');
+  });
+
+  it('looks again after a failed look too, and shows the next answer', async () => {
+    listeningPorts
+      .mockRejectedValueOnce(new ApiError('NETWORK', 'Catalyst cannot be reached.', 0))
+      .mockResolvedValue(PORTS);
+    await openPreview();
+    const ports = screen.getByRole('region', { name: 'Listening ports' });
+    expect(within(ports).getByRole('alert').textContent).toBe('Catalyst cannot be reached.');
+    await advance(5_000);
+    expect(listeningPorts).toHaveBeenCalledTimes(2);
+    expect(within(ports).queryByRole('alert')).toBeNull();
+    expect(within(ports).getAllByRole('listitem')).toHaveLength(2);
   });
 
   it('opens a tab during the click, then sends it to the port’s one-time link', async () => {

@@ -46,7 +46,7 @@ function PreviewBody({ ideaId, onIdeaChanged }: { ideaId: string; onIdeaChanged:
       <ErrorLine message={preview.actionError} />
       {view === undefined ? null : (
         <>
-          <PreviewActions preview={preview} view={view} />
+          <PreviewActions ideaId={ideaId} preview={preview} view={view} />
           {view.state === 'crashed' ? <LastOutput lines={view.lastOutput ?? []} /> : null}
           <PreviewSettings view={view} isBusy={preview.busy !== undefined} onSave={preview.save} />
           <PreviewLog ideaId={ideaId} view={view} version={preview.version} />
