@@ -14,10 +14,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PreviewViewSchema, type PreviewView } from '../../packages/protocol/src/index.ts';
+import { freePort } from '../../packages/testkit/src/index.ts';
 import { percentile } from '../relay/lines.ts';
 import { BenchCatalyst, say, withSite, type Site } from '../shared/bench-catalyst.ts';
 import { PhaseResultSchema, type PhaseResult, type PhaseSpec } from './load.ts';
@@ -42,16 +42,6 @@ require('node:http')
   })
   .listen(Number(process.env.PORT), '127.0.0.1', () => console.log('bench app listening'));
 `;
-
-/** A port nothing listens on now (the VM is this machine). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
 
 /** The idea's project/ on the VM: <home>/catalyst-e2e-<random>/<id>/project (service-config.ts). */
 async function projectDirOf(site: Site, ideaId: string): Promise<string> {

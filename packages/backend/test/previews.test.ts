@@ -1,5 +1,5 @@
 import { copyFile, writeFile } from 'node:fs/promises';
-import { connect as connectTcp, createServer } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -13,7 +13,7 @@ import {
   type RelayEvent,
   type PreviewView,
 } from '@catalyst/protocol';
-import { colorQuestion, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { colorQuestion, freePort, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { startRun, waitForQuestion } from './question-client.ts';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 
@@ -23,16 +23,6 @@ import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 
 const fixture = useServiceFixture();
 const APP = join(import.meta.dirname, 'fixtures', 'preview-server.cjs');
-
-/** A port nothing listens on now (the VM is this machine). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
 
 async function previewOf(service: ServiceUnderTest, ideaId: string): Promise<PreviewView> {
   const response = await service.api(`/api/ideas/${ideaId}/preview`);

@@ -1,8 +1,7 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { text, toolUse } from '@catalyst/testkit';
+import { freePort, text, toolUse } from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSummary } from './idea-page.ts';
@@ -16,15 +15,6 @@ import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSu
 
 const suite = useBrowserSuite();
 const APP = join(import.meta.dirname, '..', '..', 'backend', 'test', 'fixtures', 'preview-server.cjs');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
 
 describe('checkpoints and files in the browser', () => {
   it('shows what a build changed, restores to before a build after asking, and browses the files', async () => {

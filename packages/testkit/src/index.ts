@@ -9,3 +9,4 @@ export * from './sshd.ts';
 export * from './claude-install.ts';
 export * from './questions.ts';
 export * from './tcp-proxy.ts';
+export * from './free-port.ts';

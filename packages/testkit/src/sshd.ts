@@ -1,6 +1,5 @@
-import { once } from 'node:events';
+import { freePort } from './free-port.ts';
 import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signalIfAlive } from './process-tree.ts';
@@ -82,7 +81,7 @@ async function listenOnFreePort(
   options: StartSshdOptions,
 ): Promise<{ sshd: SshdProcess; port: number }> {
   for (let attempt = 1; ; attempt++) {
-    const port = await pickFreePort();
+    const port = await freePort();
     await writeSshdConfig(files, port, options.settings ?? {});
     await validateSshdConfig(files);
     const sshd = trackLiving(spawnSshd(files.config));
@@ -101,19 +100,6 @@ async function listenOnFreePort(
       });
     }
   }
-}
-
-async function pickFreePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const address = probe.address();
-  probe.close();
-  await once(probe, 'close');
-  if (address === null || typeof address === 'string') {
-    throw new Error(`unexpected probe address: ${String(address)}`);
-  }
-  return address.port;
 }
 
 interface HandleParts {
