@@ -79,7 +79,8 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
   const agent = new UpstreamAgent(options.openUpstream);
   /** Sockets the server no longer tracks (upgraded, refused upgrades, CONNECTs): closed by close() itself. */
   const detached = new Set<Duplex>();
-  const inFlight = { upgrades: 0, requests: 0 };
+  /** Forwarded requests and WebSockets open now (inUse). */
+  let inUse = 0;
   const detach = (socket: Duplex) => {
     detached.add(socket);
     socket.once('close', () => detached.delete(socket));
@@ -102,9 +103,9 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
     }
     options.onActivity();
     // A response that streams for long (server-sent events, a long poll) is someone viewing, as a WebSocket is.
-    inFlight.requests++;
+    inUse++;
     response.once('close', () => {
-      inFlight.requests--;
+      inUse--;
       options.onActivity();
     });
     forward(request, response, agent, options);
@@ -116,9 +117,9 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       return;
     }
     options.onActivity();
-    inFlight.upgrades++;
+    inUse++;
     socket.once('close', () => {
-      inFlight.upgrades--;
+      inUse--;
       options.onActivity();
     });
     forwardUpgrade(request, socket, head, options);
@@ -142,7 +143,7 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       tickets.set(ticket, now + TICKET_MS);
       return `${ENTER_PATH}?ticket=${ticket}`;
     },
-    inUse: () => inFlight.upgrades + inFlight.requests,
+    inUse: () => inUse,
     async close() {
       for (const socket of detached) socket.destroy();
       agent.destroy();

@@ -15,6 +15,7 @@ import { runHostCommand } from '../host/host-command.ts';
 import type { Host, RunHandle, RunOutcome } from '../host/host.ts';
 import { startPreviewProxy, type PreviewProxy } from '../server/preview-proxy.ts';
 import type { HostRegistry } from './host-registry.ts';
+import { messageOf } from './idea-meta-changes.ts';
 
 /**
  * Previews (issue 14): per idea, its dev server (`previewCommand` in `project/`, through the run wrapper with a run
@@ -470,8 +471,4 @@ export function hostNameOf(requestHost: string | undefined, bind: string): strin
   }
   if (bind === '0.0.0.0' || bind === '::') return '127.0.0.1';
   return bind.includes(':') ? `[${bind}]` : bind;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
