@@ -220,3 +220,38 @@ export async function hasLocalRunDir(runTag: string): Promise<boolean> {
     () => false,
   );
 }
+
+/**
+ * The session's supervisor S and its forks (its timer): the processes whose environment holds `cr_tag=<id>`
+ * (vm-session-shell.ts), and the session dir S was given. The tests run as root on the machine of every adapter.
+ */
+export async function supervisorOf(sessionId: string): Promise<{ pids: number[]; dir: string | undefined }> {
+  const pids: number[] = [];
+  let dir: string | undefined;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const environ = await readFile(`/proc/${entry}/environ`, 'utf8').then(
+      (text) => text.split('\0'),
+      (): string[] => [],
+    );
+    if (!environ.includes(`cr_tag=${sessionId}`)) continue;
+    pids.push(Number(entry));
+    dir ??= environ.find((item) => item.startsWith('cr_run='))?.slice('cr_run='.length);
+  }
+  return { pids, dir };
+}
+
+/** Resolves with the promise's value, or fails the test when it takes longer than `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`${what} took longer than ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

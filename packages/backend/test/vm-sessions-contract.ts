@@ -1,9 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '@catalyst/testkit';
 import type { SessionLimits } from '../src/core/vm-session-shell.ts';
 import type { AttachmentEnd, SessionAttachment } from '../src/host/vm-sessions.ts';
-import { expectNothingLeft, type HostTestContext, type HostTestSetup } from './host-test-kit.ts';
+import {
+  expectNothingLeft,
+  supervisorOf,
+  within,
+  type HostTestContext,
+  type HostTestSetup,
+} from './host-test-kit.ts';
 
 /**
  * Sessions that live on the host (issue 11; core/vm-session-shell.ts, host/vm-sessions.ts), one suite for every
@@ -200,6 +208,62 @@ export function describeVmSessions(name: string, setup: HostTestSetup): void {
       await untilOver(sessionId, 15_000);
       expect(await statusOf(sessionId)).toMatchObject({ status: { reason: 'detached_limit' } });
       await expectNothingLeft(context, sessionId, 10_000);
+    });
+
+    // Issue 25, item 1: an OOM kill, a reboot or logind's KillUserProcesses SIGKILLs the supervisor; nothing is
+    // left to write the status, and an attacher followed a dead session for ever.
+    it('a supervisor killed without a word: the attachment ends the session as vanished, stopping what is left', async () => {
+      const sessionId = await start();
+      const follower = await attach(sessionId);
+      follower.attachment.markTurn(true);
+      follower.attachment.writeLine('{"spawn":1}');
+      await follower.waitFor('got {"spawn":1}');
+      const supervisor = await supervisorOf(sessionId);
+      expect(supervisor.pids.length).toBeGreaterThan(0);
+      for (const pid of supervisor.pids) process.kill(pid, 'SIGKILL');
+      expect(await within(follower.ended, 10_000, 'the end of a dead session')).toEqual({
+        kind: 'session_ended',
+        code: 137,
+        reason: 'vanished',
+      });
+      await expectNothingLeft(context, sessionId, 10_000);
+      expect(await statusOf(sessionId)).toMatchObject({ isAlive: false, status: { reason: 'vanished' } });
+    });
+
+    // Issue 25, items 1 and 5: after a reboot the pids written in the session dir belong to other processes.
+    it('a session whose pids now belong to other processes (a reboot) is not alive, ends once, and kills none of them', async () => {
+      const sessionId = await start();
+      const other = await start();
+      const bystander = await attach(other);
+      bystander.attachment.writeLine('{"n":1}');
+      await bystander.waitFor('got {"n":1}');
+      const { pids, dir } = await supervisorOf(sessionId);
+      const otherJob = (await readFile(join((await supervisorOf(other)).dir ?? '', 'job'), 'utf8')).trim();
+      for (const pid of [...pids, ...(await context.scanProcesses(sessionId)).map((p) => p.pid)]) {
+        process.kill(pid, 'SIGKILL');
+      }
+      await expectNothingLeft(context, sessionId, 10_000);
+      // The supervisor's pid is now another live process of this user (the other session's job), and so is the
+      // job's: a stop or a take-up must neither take it for the session nor signal it or its group.
+      await writeFile(join(dir ?? '', 'sup'), `${otherJob}\n`);
+      await writeFile(join(dir ?? '', 'job'), `${otherJob}\n`);
+      expect(await statusOf(sessionId)).toMatchObject({ isAlive: false });
+      expect((await statusOf(sessionId))?.status).toBeUndefined();
+      await context.host.sessions.stop(sessionId);
+
+      const again = await attach(sessionId);
+      expect(await within(again.ended, 10_000, 'the end of a dead session')).toEqual({
+        kind: 'session_ended',
+        code: 137,
+        reason: 'cancel',
+      });
+      expect(await statusOf(sessionId)).toMatchObject({ isAlive: false, status: { reason: 'cancel' } });
+      await context.host.sessions.remove(sessionId);
+      bystander.attachment.writeLine('{"n":2}');
+      await bystander.waitFor('got {"n":2}');
+      expect(await statusOf(other)).toMatchObject({ isAlive: true });
+      bystander.attachment.detach();
+      await bystander.ended;
     });
 
     it('lists sessions, and removes one only once it is over', async () => {

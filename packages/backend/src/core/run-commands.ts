@@ -45,7 +45,8 @@ import type { RunEnding } from './run-ending.ts';
  *   `host_outcome` as for the first. At most once per run.
  */
 
-export type TimerName = 'inactivity' | 'max_duration' | 'stop_sigint' | 'stop_kill' | 'exit_after_result';
+export type TimerName =
+  'inactivity' | 'max_duration' | 'stop_sigint' | 'stop_kill' | 'exit_after_result' | 'stop_give_up';
 
 export type RunInput =
   | { type: 'started'; now: number }
@@ -71,6 +72,8 @@ export type RunCommand =
   | { type: 'end_input' }
   | { type: 'interrupt_process' }
   | { type: 'kill_run' }
+  /** The host did not confirm the stop in time: let the process go (the run ends without its outcome). */
+  | { type: 'abandon_process' }
   | { type: 'set_timer'; name: TimerName; ms: number }
   | { type: 'clear_timer'; name: TimerName }
   | { type: 'emit'; event: RelayEventDraft }
@@ -110,12 +113,22 @@ export interface RunLifecycleOptions {
   inactivityTimeoutMs?: number;
   /** The longest a run may last, questions included. Keep the wrapper's maxRuntimeMs above it. */
   maxDurationMs?: number;
+  /**
+   * When the run began, for a run taken up after a restart (epoch ms, the clock of `now`): its maximum duration
+   * counts from here, not from the take-up.
+   */
+  runStartedAtMs?: number;
   /** After the interrupt request, before SIGINT. */
   interruptGraceMs?: number;
   /** After SIGINT, before the host's cancel. */
   sigintGraceMs?: number;
   /** After the result, before the host's cancel (the CLI can hang after its result). */
   exitGraceMs?: number;
+  /**
+   * After the host's cancel, before the run ends without the host's word (issue 25, item 1: a cancel always ends a
+   * run, whatever the VM does). The process is let go (`abandon_process`); its session's own limits end it there.
+   */
+  killGraceMs?: number;
   /**
    * A turn in a process that lives on (issue 11): the run ends at its `result`, the process stays for the next
    * turn (`keep_process`), and the turn's cost is what the process's cumulative `total_cost_usd` grew by since
@@ -134,10 +147,17 @@ export const DEFAULT_MAX_RUN_MS = 6 * 3_600_000;
 export const DEFAULT_INTERRUPT_GRACE_MS = 5_000;
 export const DEFAULT_SIGINT_GRACE_MS = 5_000;
 export const DEFAULT_EXIT_GRACE_MS = 10_000;
+/** Above a session's own stop (its grace period, then KILL, then its status) over a slow connection. */
+export const DEFAULT_KILL_GRACE_MS = 20_000;
 
 export type RunTimings = Required<Pick<RunLifecycleOptions, TimingName>>;
 type TimingName =
-  'inactivityTimeoutMs' | 'maxDurationMs' | 'interruptGraceMs' | 'sigintGraceMs' | 'exitGraceMs';
+  | 'inactivityTimeoutMs'
+  | 'maxDurationMs'
+  | 'interruptGraceMs'
+  | 'sigintGraceMs'
+  | 'exitGraceMs'
+  | 'killGraceMs';
 
 export function resolveTimings(options: RunLifecycleOptions): RunTimings {
   return {
@@ -146,6 +166,7 @@ export function resolveTimings(options: RunLifecycleOptions): RunTimings {
     interruptGraceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
     sigintGraceMs: options.sigintGraceMs ?? DEFAULT_SIGINT_GRACE_MS,
     exitGraceMs: options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS,
+    killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
   };
 }
 

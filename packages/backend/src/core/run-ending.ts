@@ -87,6 +87,8 @@ function endingFromHost(outcome: RunOutcome, stderrTail: string): RunEnding {
       return { outcome: 'connection_lost', error: { code: 'CONNECTION_LOST', message: outcome.message } };
     case 'disk_full':
       return { outcome: 'failed', error: { code: 'HOST_DISK_FULL', message: DISK_FULL_MESSAGE } };
+    case 'vanished':
+      return { outcome: 'failed', error: { code: 'SESSION_GONE', message: VANISHED_MESSAGE } };
     case 'start_failed':
       return { outcome: 'failed', error: { code: outcome.code, message: outcome.message } };
   }
@@ -102,6 +104,10 @@ function describeExit(outcome: Extract<RunOutcome, { kind: 'exited' }>, stderrTa
 export const DISK_FULL_MESSAGE =
   'The VM’s disk is full: Claude’s output could not be written any more, so the run was stopped. Everything ' +
   'before that is kept above. Free some space on the VM, then send the message again.';
+
+export const VANISHED_MESSAGE =
+  'Claude’s process on the VM ended without a word — the VM may have restarted or run out of memory. Everything ' +
+  'before it is kept above.';
 
 export function describeInactivityTimeout(ms: number): string {
   return `Claude process timed out (no output for ${formatDuration(ms)})`;

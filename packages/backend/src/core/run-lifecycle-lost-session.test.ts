@@ -62,7 +62,10 @@ describe('RunLifecycle: a resumed session that is gone', () => {
     later.line(lostSessionResultLine());
     later.outcome(EXITED_1);
     later.cancel();
-    expect(typesOf(later.feed({ type: 'restarted', recap: 'RECAP', now: later.now }))).toEqual(['kill_run']);
+    expect(typesOf(later.feed({ type: 'restarted', recap: 'RECAP', now: later.now }))).toEqual([
+      'kill_run',
+      'set_timer',
+    ]);
     expect(finishesOf(later.outcome({ kind: 'cancelled' }))).toMatchObject([{ outcome: 'cancelled' }]);
   });
 

@@ -15,6 +15,8 @@ import { LifecycleHarness, finishesOf, typesOf, writtenLines } from './run-lifec
 
 const exited = (code: number) => ({ kind: 'exited', code, signal: null }) as const;
 const interruptLine = createInterruptRequest('interrupt-run-1');
+/** The host's cancel, and the grace after which the run ends without the host's word. */
+const KILL = [{ type: 'kill_run' }, { type: 'set_timer', name: 'stop_give_up', ms: 20_000 }] as const;
 
 describe('RunLifecycle: a normal run', () => {
   it('announces the run, writes the prompt, and arms the inactivity and max-duration timers', () => {
@@ -95,7 +97,7 @@ describe('RunLifecycle: a normal run', () => {
     run.start();
     run.line(successResultLine());
     expect(run.advance(9_999)).toEqual([]);
-    expect(run.advance(1)).toEqual([{ type: 'kill_run' }]);
+    expect(run.advance(1)).toEqual(KILL);
     expect(finishesOf(run.outcome({ kind: 'cancelled' }))[0]).toMatchObject({ outcome: 'completed' });
   });
 
@@ -105,7 +107,7 @@ describe('RunLifecycle: a normal run', () => {
     run.line(successResultLine('first'));
     run.advance(6_000);
     expect(typesOf(run.line(successResultLine('second')))).toEqual(['emit:claude:result']);
-    expect(run.advance(4_000)).toEqual([{ type: 'kill_run' }]);
+    expect(run.advance(4_000)).toEqual(KILL);
     expect(finishesOf(run.outcome({ kind: 'cancelled' }))[0]).toMatchObject({ result: { result: 'second' } });
   });
 
@@ -130,7 +132,7 @@ describe('RunLifecycle: stopping', () => {
       { type: 'interrupt_process' },
       { type: 'set_timer', name: 'stop_kill', ms: 5_000 },
     ]);
-    expect(run.advance(5_000)).toEqual([{ type: 'kill_run' }]);
+    expect(run.advance(5_000)).toEqual(KILL);
     run.line(successResultLine());
     const [finish] = finishesOf(run.outcome(exited(0)));
     expect(finish).toMatchObject({ outcome: 'cancelled' });
@@ -173,7 +175,7 @@ describe('RunLifecycle: stopping', () => {
   it('cancel before the process started: no prompt, the run is killed at once', () => {
     const run = new LifecycleHarness();
     expect(run.cancel()).toEqual([]);
-    expect(typesOf(run.start())).toEqual(['emit:run:started', 'kill_run']);
+    expect(typesOf(run.start())).toEqual(['emit:run:started', 'kill_run', 'set_timer']);
     expect(finishesOf(run.outcome({ kind: 'cancelled' }))[0]).toMatchObject({ outcome: 'cancelled' });
   });
 
@@ -247,5 +249,46 @@ describe('RunLifecycle: timeouts', () => {
     expect(finishesOf(run.outcome(exited(0)))[0]?.error?.message).toBe(
       'Claude run timed out (still running after 3 hours)',
     );
+  });
+});
+
+describe('RunLifecycle: a host that never answers (issue 25, item 1)', () => {
+  it('a cancel ends the run 20 s after the kill when the host reports nothing: cancelled, the process let go', () => {
+    const run = new LifecycleHarness();
+    run.start();
+    run.line(initLine());
+    run.cancel();
+    run.advance(5_000);
+    expect(run.advance(5_000)).toEqual(KILL);
+    expect(run.advance(19_999)).toEqual([]);
+    const last = run.advance(1);
+    expect(typesOf(last)).toEqual(expect.arrayContaining(['abandon_process', 'emit:run:ended', 'finish']));
+    expect(finishesOf(last)).toEqual([expect.objectContaining({ outcome: 'cancelled' })]);
+    expect(run.timers.size).toBe(0);
+    // The outcome that comes after all changes nothing.
+    expect(finishesOf(run.outcome({ kind: 'cancelled' }))).toEqual([]);
+  });
+
+  it('a CLI that hangs after its result, on a host that never answers, still completes with the result', () => {
+    const run = new LifecycleHarness();
+    run.start();
+    run.line(successResultLine('done'));
+    expect(run.advance(10_000)).toEqual(KILL);
+    const [finish] = finishesOf(run.advance(20_000));
+    expect(finish).toMatchObject({ outcome: 'completed', result: { result: 'done' } });
+  });
+});
+
+describe('RunLifecycle: a run taken up after a restart', () => {
+  it('counts its maximum duration from the run’s start, not from the take-up', () => {
+    // The harness's clock starts at 1,000,000 ms: the run began 50 s before it was taken up.
+    const run = new LifecycleHarness({ maxDurationMs: 60_000, runStartedAtMs: 950_000 });
+    expect(run.start()).toContainEqual({ type: 'set_timer', name: 'max_duration', ms: 10_000 });
+  });
+
+  it('one already past its maximum duration is stopped as timed out at once', () => {
+    const run = new LifecycleHarness({ maxDurationMs: 60_000, runStartedAtMs: 910_000 });
+    const started = run.start();
+    expect(started).toContainEqual({ type: 'set_timer', name: 'max_duration', ms: 0 });
   });
 });

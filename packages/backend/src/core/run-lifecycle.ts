@@ -137,13 +137,19 @@ export class RunLifecycle {
     this.#lastActivityAt = now;
     const announce = this.#announceStart();
     // Cancelled while the process was starting: it has no prompt yet, so there is nothing to interrupt.
-    if (this.#stop !== undefined) return [...announce, { type: 'kill_run' }];
+    if (this.#stop !== undefined) return [...announce, ...this.#kill()];
     return [
       ...announce,
       this.#write(createUserMessage(this.#claudePrompt())),
       ...(this.#pending.size === 0 ? [this.#setTimer('inactivity', this.#timing.inactivityTimeoutMs)] : []),
-      this.#setTimer('max_duration', this.#timing.maxDurationMs),
+      this.#setTimer('max_duration', this.#maxDurationLeft(now)),
     ];
+  }
+
+  #maxDurationLeft(now: number): number {
+    const began = this.#options.runStartedAtMs;
+    const elapsed = began === undefined || !Number.isFinite(began) ? 0 : Math.max(0, now - began);
+    return Math.max(0, this.#timing.maxDurationMs - elapsed);
   }
 
   /** Every line counts as activity, a stream_event too: it is what a long streamed answer consists of. */
@@ -225,8 +231,8 @@ export class RunLifecycle {
     this.#isInputEnded = true;
     return [
       announce,
-      ...(['inactivity', 'max_duration', 'stop_sigint', 'stop_kill'] as const).flatMap((name) =>
-        this.#clearTimer(name),
+      ...(['inactivity', 'max_duration', 'stop_sigint', 'stop_kill', 'stop_give_up'] as const).flatMap(
+        (name) => this.#clearTimer(name),
       ),
       { type: 'end_input' },
       this.#setTimer('exit_after_result', this.#timing.exitGraceMs),
@@ -262,7 +268,17 @@ export class RunLifecycle {
         return [{ type: 'interrupt_process' }, this.#setTimer('stop_kill', this.#timing.sigintGraceMs)];
       case 'stop_kill':
       case 'exit_after_result':
-        return [{ type: 'kill_run' }];
+        return this.#kill();
+      case 'stop_give_up':
+        // The host never said how the process ended (a VM that stopped answering, a session that cannot be
+        // reached): the stop or the result decides the ending, and the process is let go.
+        return [
+          { type: 'abandon_process' },
+          ...this.#finish({
+            kind: 'connection_lost',
+            message: 'The VM did not confirm that Claude stopped.',
+          }),
+        ];
     }
   }
 
@@ -331,9 +347,14 @@ export class RunLifecycle {
 
   /** The new session's process runs: the person's message goes in after the recap (a stop meanwhile kills it). */
   #onRestarted(recap: string, now: number): RunCommand[] {
-    if (this.#stop !== undefined) return [{ type: 'kill_run' }];
+    if (this.#stop !== undefined) return this.#kill();
     this.#lastActivityAt = now;
     return [this.#write(createUserMessage(withRecap(recap, this.#claudePrompt())))];
+  }
+
+  /** The host's cancel; if the host never tells how the process ended, the run ends without it (stop_give_up). */
+  #kill(): RunCommand[] {
+    return [{ type: 'kill_run' }, this.#setTimer('stop_give_up', this.#timing.killGraceMs)];
   }
 
   #isTurnLive(): boolean {

@@ -20,4 +20,9 @@ export type RunOutcome =
   /** The disk holding the run's output on the host is full: the run was stopped there. */
   | { kind: 'disk_full' }
   | { kind: 'connection_lost'; message: string }
+  /**
+   * The run's session on the host ended without a word: its supervisor was killed (an OOM kill, a reboot,
+   * systemd-logind's KillUserProcesses), so nothing says how the job ended (issue 25, item 1).
+   */
+  | { kind: 'vanished' }
   | { kind: 'start_failed'; code: StartFailureCode; message: string };

@@ -14,10 +14,33 @@ cr_tagged() {
     [ "$cr_p" = "$$" ] || printf '%s\\n' "$cr_p"
   done
 }
+cr_ours() {
+  grep -qszxF -e "CATALYST_RUN_TAG=$cr_tag" -e "cr_tag=$cr_tag" "/proc/$1/environ" && return 0
+  cr_st=
+  read -r cr_st 2>/dev/null <"/proc/$1/stat" || return 1
+  cr_st=\${cr_st##*) }
+  set -- $cr_st
+  [ "$2" = "$$" ]
+}
+cr_group_ours() {
+  cr_g=$1
+  shift
+  cr_ours "$cr_g" && return 0
+  for cr_p in "$@"; do
+    cr_st=
+    read -r cr_st 2>/dev/null <"/proc/$cr_p/stat" || continue
+    cr_st=\${cr_st##*) }
+    set -- $cr_st
+    [ "$3" = "$cr_g" ] && return 0
+  done
+  return 1
+}
 cr_signal() {
   cr_pids=$(cr_tagged)
-  [ -z "$cr_pids$2" ] || kill "-$1" $cr_pids $2 2>/dev/null
-  [ -z "$3" ] || kill "-$1" "-$3" 2>/dev/null
+  cr_job_pid=
+  [ -z "$2" ] || ! cr_ours "$2" || cr_job_pid=$2
+  [ -z "$cr_pids$cr_job_pid" ] || kill "-$1" $cr_pids $cr_job_pid 2>/dev/null
+  [ -z "$3" ] || ! cr_group_ours "$3" $cr_pids || kill "-$1" "-$3" 2>/dev/null
 }
 cr_stop() {
   cr_signal TERM "$1" "$2"
@@ -50,7 +73,14 @@ cr_pid_in() {
 `;
 // cr_tagged: one grep over every environ (-z -x: the whole NUL-separated entry, so a longer tag never matches);
 //   zombies have an empty environ and drop out by themselves. Excludes the caller, as the field notes do.
-// cr_signal: $1 signal, $2 the job's pid (before it execs, its subshell does not carry the tag yet), $3 its group.
+// cr_ours: whether pid $1 is still this run's, not a process that took over a pid written down before (pid reuse,
+//   a reboot: issue 25, item 5): it carries the tag (CATALYST_RUN_TAG after the job's exec; \`cr_tag=\` in the
+//   environment of a session's supervisor and its forks, the job's subshell before its exec among them), or it is
+//   a child of this very shell (the wrapper's job before its exec; a zombie not yet reaped).
+// cr_group_ours: group $1 is the run's: its leader is ours, or one of the tagged pids ($2…) is in it (a group id
+//   is not handed out again while the group has a member).
+// cr_signal: $1 signal, $2 the job's pid (before it execs, its subshell does not carry the tag yet), $3 its group;
+//   the pid and the group only when they are still the run's.
 // cr_stop: TERM, poll every 0.1 s for at most cr_polls polls while tagged processes remain, then KILL the set.
 // cr_claim: the first stopper wins (ln is atomic and fails when the reason exists); a reader never sees a
 //   half-written reason. If the run dir is gone there is nothing to claim, so the caller stops anyway. The claim

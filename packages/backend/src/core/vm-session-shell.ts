@@ -76,6 +76,26 @@ cr_displace() {
   done
   kill -KILL "$cr_hp" 2>/dev/null
 }
+# S itself, not a process that took over its pid (a VM that rebooted): S and its forks carry \`cr_tag=<id>\` in
+# their environment (the start script sets it there), nothing else does.
+cr_sup_alive() {
+  cr_sp=$(cr_pid_in "$1")
+  [ -n "$cr_sp" ] && grep -qszxF "cr_tag=$cr_tag" "/proc/$cr_sp/environ"
+}
+# S is gone without a status (SIGKILLed: an OOM kill, a reboot, logind's KillUserProcesses): what is left of the
+# job and of S's forks is stopped, and the status S never wrote is written here, with the reason claimed first
+# (a cancel sent meanwhile) or \`vanished\`. Called in the session dir.
+cr_vanish() {
+  cr_claim vanished
+  cr_stop "" ""
+  for cr_f in $(grep -laszxF "cr_tag=$cr_tag" /proc/[0-9]*/environ 2>/dev/null); do
+    cr_p=\${cr_f#/proc/}
+    cr_p=\${cr_p%/environ}
+    [ "$cr_p" = "$$" ] || kill -KILL "$cr_p" 2>/dev/null
+  done
+  cr_reason=$(cat reason 2>/dev/null)
+  [ -e status ] || { printf 'code=137 reason=%s\\n' "\${cr_reason:-vanished}" >status.tmp && mv status.tmp status; }
+}
 cr_full() {
   cr_k=$(df -Pk -- "$1" 2>/dev/null | { read -r _; read -r _ _ _ cr_v _; printf '%s' "$cr_v"; })
   [ "$cr_k" = 0 ]
@@ -256,6 +276,8 @@ export function renderAttach(offsets: { stdout: number; stderr: number }, staleS
     'fi',
     'read -r cr_sup <sup; read -r cr_job <job',
     `printf '${ATTACH_MARKER} start\\n'; printf '${ATTACH_MARKER} start\\n' >&2`,
+    // A session whose S died before this attach (a reboot: its pid may be another process now) ends here, once.
+    '[ -e status ] || cr_sup_alive sup || cr_vanish',
     ': >heartbeat',
     'exec 3<&0 </dev/null',
     // The tails follow until W ends: W, A's own child, ends once S has written its status (all output is in the
@@ -271,6 +293,9 @@ export function renderAttach(offsets: { stdout: number; stderr: number }, staleS
     // Who holds the lock, for the next attacher that has to displace it.
     `printf '%s %s %s %s %s\\n' "$$" "$cr_w" "$cr_t1" "$cr_t2" "$cr_reader" >holder 2>/dev/null`,
     'wait "$cr_t1"; wait "$cr_t2"',
+    // W ended: S wrote its status, or S is gone without one (then it never will: A ends the session), or this
+    // attachment's own channel closed (S lives on: the session goes on).
+    '[ -e status ] || cr_sup_alive sup || cr_vanish',
     '[ -e status ] || exit 0',
     'kill "$cr_reader" 2>/dev/null',
     'read -r cr_status <status',
@@ -323,7 +348,7 @@ for cr_run in "$cr_root"/*; do
   case $cr_tag in '' | *[!a-z0-9-]*) continue ;; esac
   cr_alive=0
   # S writes status last: with it, S is over (a zombie S may not be reaped yet).
-  [ -e "$cr_run/status" ] || { read -r cr_sup <"$cr_run/sup" 2>/dev/null && kill -0 "$cr_sup" 2>/dev/null && cr_alive=1; }
+  [ -e "$cr_run/status" ] || { cr_sup_alive "$cr_run/sup" && cr_alive=1; }
   cr_held=-
   if [ -e "$cr_run/lock" ] && ! flock -n "$cr_run/lock" true 2>/dev/null; then
     cr_now=$(date +%s); cr_age "$cr_run/heartbeat"; cr_held=$cr_a
@@ -339,7 +364,7 @@ export const REMOVE_SESSION = `
 ${SESSION_DIR_CHECKS}
 cr_read_tag || exit 2
 cr_session_dir || exit 0
-[ -e "$cr_run/status" ] || { read -r cr_sup <"$cr_run/sup" 2>/dev/null && kill -0 "$cr_sup" 2>/dev/null && exit 5; }
+[ -e "$cr_run/status" ] || { cr_sup_alive "$cr_run/sup" && exit 5; }
 rm -rf "$cr_run"
 `;
 

@@ -198,6 +198,8 @@ class SessionRunHandle implements SessionRun {
     let delayMs = (this.#options.reconnect ?? DEFAULT_RECONNECT).firstDelayMs;
     let isFirst = true;
     for (;;) {
+      // Let go while no attachment was held (between two attempts): nothing more is read.
+      if (this.#isLetGo()) return { kind: 'connection_lost', message: 'Catalyst let the run go' };
       let attachment: SessionAttachment | undefined;
       try {
         attachment = await this.#options.sessions.attach(
@@ -213,9 +215,7 @@ class SessionRunHandle implements SessionRun {
         const end = await this.#use(attachment, isFirst);
         const outcome = outcomeOf(end, this.#options.spec);
         if (outcome !== undefined) return outcome;
-        if (this.#isAbandoned || this.#options.sessions.isClosed) {
-          return { kind: 'connection_lost', message: 'Catalyst let the run go' };
-        }
+        if (this.#isLetGo()) return { kind: 'connection_lost', message: 'Catalyst let the run go' };
         if (end.kind === 'detached') this.#options.onConnection?.({ state: 'detached', reason: end.message });
         delayMs = (this.#options.reconnect ?? DEFAULT_RECONNECT).firstDelayMs;
       }
@@ -225,10 +225,16 @@ class SessionRunHandle implements SessionRun {
     }
   }
 
+  /** Catalyst let the run go (abandon) or the host (close): the session goes on without it. */
+  #isLetGo(): boolean {
+    return this.#isAbandoned || this.#options.sessions.isClosed;
+  }
+
   /** One attachment: what waited goes first, then its output is pumped until it ends. */
   async #use(attachment: SessionAttachment, isFirst: boolean): Promise<AttachmentEnd> {
     // Nothing is sent to an attach script that was refused (another still holds the session) or failed.
     if (!(await attachment.ready)) return attachment.ended;
+    if (this.#isAbandoned) attachment.detach();
     this.#attachment = attachment;
     attachment.markTurn(this.#isTurnRunning);
     for (const item of this.#waiting.splice(0)) deliver(attachment, item.kind, item.value);
@@ -294,6 +300,8 @@ function outcomeOf(end: AttachmentEnd, spec: RunSpec): RunOutcome | undefined {
     case 'detached_limit':
     case 'backend_gone':
       return { kind: 'lease_lost' };
+    case 'vanished':
+      return { kind: 'vanished' };
     default:
       return { kind: 'exited', code: end.code, signal: null };
   }

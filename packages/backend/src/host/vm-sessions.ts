@@ -3,13 +3,13 @@ import {
   ATTACH_MARKER,
   LIST_SESSIONS,
   REMOVE_SESSION,
-  SESSION_END_MARKER,
   renderAttach,
   renderSessionIdLine,
   renderSessionStart,
   renderSessionStop,
   type SessionLimits,
 } from '../core/vm-session-shell.ts';
+import { createSessionStderrFilter, stripMarker, type SessionTrailer } from '../core/session-stderr.ts';
 import { createChunkQueue } from './chunk-queue.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
 import { runControlScript } from './ssh/ssh-control-command.ts';
@@ -215,7 +215,7 @@ async function attachSession(
   const outMarker = stripMarker(`${ATTACH_MARKER} start\n`, () => {
     markReady(true);
   });
-  const errFilter = createStderrFilter();
+  const errFilter = createSessionStderrFilter();
   channel.stdout.on('data', (chunk: Buffer) => {
     const rest = outMarker(chunk);
     if (rest.length > 0 && !stdout.push(rest)) channel.stdout.pause();
@@ -285,10 +285,9 @@ async function attachSession(
 
 function interpretEnd(
   end: { kind: 'exited'; code: number | null } | { kind: 'lost'; message: string },
-  trailer: string | undefined,
+  trailer: SessionTrailer | undefined,
 ): AttachmentEnd {
-  const status = trailer === undefined ? null : /code=(\d+) reason=(\S+)/.exec(trailer);
-  if (status) return { kind: 'session_ended', code: Number(status[1]), reason: status[2] ?? 'exit' };
+  if (trailer !== undefined) return { kind: 'session_ended', ...trailer };
   if (end.kind === 'exited' && end.code === 4) {
     return { kind: 'refused', code: 'SESSION_BUSY', message: 'another Catalyst is attached to this session' };
   }
@@ -296,58 +295,4 @@ function interpretEnd(
     return { kind: 'refused', code: 'SESSION_GONE', message: 'the session is no longer on the host' };
   }
   return { kind: 'detached', message: end.kind === 'lost' ? end.message : 'the channel closed' };
-}
-
-/** Drops the bytes of `marker` at the very start of a stream (and anything before it: rc-file noise). */
-function stripMarker(marker: string, onSeen?: () => void): (chunk: Buffer) => Buffer {
-  let seen = Buffer.alloc(0);
-  let isDone = false;
-  return (chunk) => {
-    if (isDone) return chunk;
-    seen = Buffer.concat([seen, chunk]);
-    const at = seen.indexOf(marker);
-    if (at === -1) return Buffer.alloc(0);
-    isDone = true;
-    onSeen?.();
-    const rest = seen.subarray(at + marker.length);
-    seen = Buffer.alloc(0);
-    return rest;
-  };
-}
-
-/** stderr after A's start marker, holding back a last line that may be the end trailer. */
-function createStderrFilter(): {
-  push(chunk: Buffer): Buffer;
-  flush(): Buffer;
-  trailer(): string | undefined;
-} {
-  const strip = stripMarker(`${ATTACH_MARKER} start\n`);
-  let held = '';
-  let trailer: string | undefined;
-  return {
-    push(chunk) {
-      const text = held + strip(chunk).toString('latin1');
-      const cut = text.lastIndexOf(`\n${SESSION_END_MARKER}`);
-      const refusal = text.indexOf(`\n${ATTACH_MARKER} `);
-      if (cut !== -1) {
-        trailer = text.slice(cut + 1);
-        held = '';
-        return Buffer.from(text.slice(0, cut), 'latin1');
-      }
-      if (refusal !== -1) {
-        held = '';
-        return Buffer.from(text.slice(0, refusal), 'latin1');
-      }
-      // A trailer may arrive split across chunks: hold back a partial last line that could be its start.
-      const lastNewline = text.lastIndexOf('\n');
-      held = lastNewline === -1 ? '' : text.slice(lastNewline);
-      return Buffer.from(lastNewline === -1 ? text : text.slice(0, lastNewline), 'latin1');
-    },
-    flush() {
-      const rest = trailer === undefined ? held : '';
-      held = '';
-      return Buffer.from(rest, 'latin1');
-    },
-    trailer: () => trailer,
-  };
 }

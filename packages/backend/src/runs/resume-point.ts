@@ -16,6 +16,8 @@ export interface LineCursor {
 export interface ResumePoint {
   /** The run's session on the host, and where its turn began in its stdout and stderr (from `run:started`). */
   session: { id: string; stdout: number; stderr: number };
+  /** When the run began (its `run:started`, epoch ms): its maximum duration counts from here, not from the take-up. */
+  startedAtMs: number;
   /** The newest stdout event the history holds. */
   cursor: LineCursor;
   /** Bytes of stderr already read (its newest event); stderr is read on from there, not again. */
@@ -68,6 +70,7 @@ export function resumePointOf(
   return {
     point: {
       session: started.session,
+      startedAtMs: Date.parse(started.ts),
       cursor,
       stderr,
       settledPrompts: settled,

@@ -170,6 +170,7 @@ class RunDriver {
       ...(options.preface === undefined ? {} : { preface: options.preface }),
       inactivityTimeoutMs: options.inactivityTimeoutMs,
       maxDurationMs: options.maxDurationMs,
+      ...(options.resume === undefined ? {} : { runStartedAtMs: options.resume.startedAtMs }),
       ...(options.askPerson === undefined ? {} : { askPerson: options.askPerson }),
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       // Every turn may leave its process warm for the next; a stop ends the process as before.
@@ -429,6 +430,14 @@ class RunDriver {
         // The wrapper's stop: TERM to every process carrying the run tag (the CLI and whatever its tools
         // started, also in their own sessions), a grace period, then KILL (run-wrapper.ts).
         handle?.cancel();
+        return;
+      case 'abandon_process':
+        // The run ends now; the session is told to stop once more, and its own limits stop it if that is lost.
+        if (this.#process !== undefined) {
+          const { sessionId } = this.#process;
+          this.#process.run.abandon();
+          void this.#options.host.sessions.stop(sessionId).catch(() => undefined);
+        }
         return;
       case 'set_timer':
         this.#setTimer(command.name, command.ms);

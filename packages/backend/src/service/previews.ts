@@ -456,6 +456,8 @@ function describeExit(outcome: RunOutcome): {
       return { exit: { code: null, signal: null }, note: 'the host’s disk is full' };
     case 'cancelled':
       return { exit: { code: null, signal: null }, note: 'it was stopped' };
+    case 'vanished':
+      return { exit: { code: null, signal: null }, note: 'it ended without a word (did the VM restart?)' };
   }
 }
 

@@ -64,6 +64,7 @@ export function describeOutcome(outcome: RunOutcome): string {
     case 'lease_lost':
     case 'max_runtime':
     case 'disk_full':
+    case 'vanished':
       return outcome.kind;
   }
 }
