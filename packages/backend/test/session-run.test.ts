@@ -154,3 +154,40 @@ describe('a run in a session when the connection freezes', () => {
     await proxy.close();
   });
 });
+
+// Issue 25, item 4: on a busy host a run waited for one of the pool's run channels after its session had started,
+// idle and unfollowed, and the session's lease took that for a Catalyst gone: 6 of 50 chats of the relay bench
+// ended `connection_lost`. The same starvation, small: one run channel, a lease of 2 s.
+describe('a run that waits for a channel on a busy host', () => {
+  it('starts its session only once it can follow it: it waits, then completes, however long the wait', async () => {
+    const sshd = await getSshd();
+    const pool = { maxConnections: 1, maxRunsPerConnection: 1 };
+    const host = createSshHost(sshHostConfig(sshd, 'bash', { pool }), { killGraceMs: 1000 });
+    const scratch = `${sshd.users.bash.home}/session-run-${randomBytes(4).toString('hex')}`;
+    await host.mkdirp(scratch);
+    const limits = { leaseMs: 2_000, detachedMs: 2_000 };
+    // The first holds the only run channel for 5 s, past the lease (its heartbeat keeps it alive).
+    const busy = await startSessionRun(
+      { argv: ['sh', '-c', 'sleep 5; echo busy done'], cwd: scratch, limits },
+      { sessions: host.sessions },
+    );
+    const busyWatch = watchRun(busy);
+    // The second waits for its input, which it gets only through its attachment.
+    const waiting = startSessionRun(
+      { argv: ['sh', '-c', 'IFS= read -r line; echo "got $line"'], cwd: scratch, limits },
+      { sessions: host.sessions },
+    );
+    expect(await busyWatch.finish()).toMatchObject({
+      stdout: 'busy done\n',
+      outcome: { kind: 'exited', code: 0 },
+    });
+    const second = await waiting;
+    const secondWatch = watchRun(second);
+    await second.writeLine('{"n":1}');
+    expect(await secondWatch.finish()).toMatchObject({
+      stdout: 'got {"n":1}\n',
+      outcome: { kind: 'exited', code: 0 },
+    });
+    await host.close();
+  });
+});

@@ -251,7 +251,11 @@ export function renderSessionStart(options: SessionStartOptions, shell = '/bin/s
  * without sshd noticing) is killed and the lock taken over. Exit 3 when there is no such session. When the session ends, A ends with `@@catalyst-session-end code=… reason=…` on stderr; when its
  * own stdin ends (the channel closed), it ends and the session goes on.
  */
-export function renderAttach(offsets: { stdout: number; stderr: number }, staleSeconds: number): string {
+export function renderAttach(
+  offsets: { stdout: number; stderr: number },
+  staleSeconds: number,
+  options: { awaitStart?: boolean } = {},
+): string {
   const from = (offset: number) => {
     if (!Number.isSafeInteger(offset) || offset < 0) {
       throw new CatalystError('INVALID_ARGUMENT', `an offset must be a whole number >= 0, got ${offset}`);
@@ -262,6 +266,7 @@ export function renderAttach(offsets: { stdout: number; stderr: number }, staleS
     SESSION_DIR_CHECKS,
     'cr_polls=50',
     `cr_read_tag || { printf 'catalyst-attach: no valid session id on stdin\\n' >&2; exit 2; }`,
+    ...(options.awaitStart === true ? [AWAIT_START] : []),
     `cr_session_dir || { printf '\\n${ATTACH_MARKER} gone\\n' >&2; exit 3; }`,
     'cd "$cr_run" || exit 3',
     `cr_stale=${Math.max(2, Math.ceil(seconds(staleSeconds, 'staleSeconds')))}`,
@@ -302,6 +307,18 @@ export function renderAttach(offsets: { stdout: number; stderr: number }, staleS
     `printf '\\n${SESSION_END_MARKER} %s\\n' "$cr_status" >&2`,
   ].join('\n');
 }
+
+/**
+ * The first attachment of a new session is opened before the session is started (issue 25, item 4): it holds one
+ * of the host's run channels, so a session never starts while its attachment waits in the pool's queue past the
+ * lease (a busy host then ended it as if Catalyst were gone). It waits here, up to 40 s (above the start script's
+ * own limit), for the start script to have started the job.
+ */
+const AWAIT_START = `cr_i=0
+while [ "$cr_i" -lt 400 ] && ! { cr_session_dir && { { [ -s "$cr_run/sup" ] && [ -s "$cr_run/job" ]; } || [ -e "$cr_run/status" ]; }; }; do
+  sleep 0.1
+  cr_i=$((cr_i + 1))
+done`;
 
 const ATTACH_READER = `(
   while IFS= read -r cr_l; do

@@ -60,14 +60,27 @@ function sessionLimitsOf(spec: RunSpec): SessionLimits {
 export async function startSessionRun(spec: RunSpec, options: SessionRunOptions): Promise<SessionRun> {
   const runTag = options.tag ?? createRunTag();
   const limits = sessionLimitsOf(spec);
-  await options.sessions.start({
-    sessionId: runTag,
-    argv: spec.argv,
-    cwd: spec.cwd,
-    ...(spec.env === undefined ? {} : { env: spec.env }),
-    limits,
-  });
-  return new SessionRunHandle(runTag, { ...options, spec }, heartbeatOf(limits), { stdout: 0, stderr: 0 });
+  const heartbeatMs = heartbeatOf(limits);
+  // The attachment's channel first, then the session: on a busy host the run waits here for a channel, before
+  // its session exists, instead of a session waiting unfollowed past its lease (issue 25, item 4).
+  const first = await options.sessions.attach(
+    runTag,
+    { stdout: 0, stderr: 0 },
+    { heartbeatMs, awaitStart: true },
+  );
+  try {
+    await options.sessions.start({
+      sessionId: runTag,
+      argv: spec.argv,
+      cwd: spec.cwd,
+      ...(spec.env === undefined ? {} : { env: spec.env }),
+      limits,
+    });
+  } catch (error) {
+    first.detach();
+    throw error;
+  }
+  return new SessionRunHandle(runTag, { ...options, spec }, heartbeatMs, { stdout: 0, stderr: 0 }, first);
 }
 
 /**
@@ -103,14 +116,18 @@ class SessionRunHandle implements SessionRun {
   #isAbandoned = false;
   #isOver = false;
   #resumes: { stdout?: () => void; stderr?: () => void } = {};
+  /** The attachment opened before the session was started (startSessionRun), used first. */
+  #first: SessionAttachment | undefined;
 
   constructor(
     runTag: string,
     options: SessionRunOptions & { spec: RunSpec },
     heartbeatMs: number,
     from: { stdout: number; stderr: number },
+    first?: SessionAttachment,
   ) {
     this.runTag = runTag;
+    this.#first = first;
     this.#offsets = { ...from };
     this.#options = options;
     this.#heartbeatMs = heartbeatMs;
@@ -182,6 +199,7 @@ class SessionRunHandle implements SessionRun {
   abandon(): void {
     this.#isAbandoned = true;
     this.#attachment?.detach();
+    this.#first?.detach();
   }
 
   #send(kind: 'line' | 'control', value: string): void {
@@ -200,16 +218,19 @@ class SessionRunHandle implements SessionRun {
     for (;;) {
       // Let go while no attachment was held (between two attempts): nothing more is read.
       if (this.#isLetGo()) return { kind: 'connection_lost', message: 'Catalyst let the run go' };
-      let attachment: SessionAttachment | undefined;
-      try {
-        attachment = await this.#options.sessions.attach(
-          this.runTag,
-          { ...this.#offsets },
-          { heartbeatMs: this.#heartbeatMs },
-        );
-      } catch (error) {
-        if (isFirst) return { kind: 'start_failed', code: 'SSH_CONNECT_FAILED', message: messageOf(error) };
-        if (this.#options.sessions.isClosed) return { kind: 'connection_lost', message: messageOf(error) };
+      let attachment: SessionAttachment | undefined = this.#first;
+      this.#first = undefined;
+      if (attachment === undefined) {
+        try {
+          attachment = await this.#options.sessions.attach(
+            this.runTag,
+            { ...this.#offsets },
+            { heartbeatMs: this.#heartbeatMs },
+          );
+        } catch (error) {
+          if (isFirst) return { kind: 'start_failed', code: 'SSH_CONNECT_FAILED', message: messageOf(error) };
+          if (this.#options.sessions.isClosed) return { kind: 'connection_lost', message: messageOf(error) };
+        }
       }
       if (attachment !== undefined) {
         const end = await this.#use(attachment, isFirst);

@@ -66,6 +66,15 @@ export interface SessionAttachment {
   readonly ended: Promise<AttachmentEnd>;
 }
 
+export interface AttachOptions {
+  heartbeatMs?: number;
+  /**
+   * The session is about to be started: the attachment resolves once its channel is open and then waits on the
+   * host for the start (start it after that), so a new session is followed from its first moment.
+   */
+  awaitStart?: boolean;
+}
+
 export interface VmSessions {
   start(spec: VmSessionSpec): Promise<void>;
   /**
@@ -75,7 +84,7 @@ export interface VmSessions {
   attach(
     sessionId: string,
     offsets: { stdout: number; stderr: number },
-    options?: { heartbeatMs?: number },
+    options?: AttachOptions,
   ): Promise<SessionAttachment>;
   list(): Promise<VmSessionInfo[]>;
   stop(sessionId: string): Promise<void>;
@@ -146,6 +155,7 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
       const attachment = await attachSession(open, sessionId, {
         offsets,
         heartbeatMs: attachOptions.heartbeatMs ?? options.heartbeatMs,
+        awaitStart: attachOptions.awaitStart === true,
       });
       live.add(attachment);
       void attachment.ended.then(() => live.delete(attachment));
@@ -198,10 +208,17 @@ function parseSessionLine(line: string): VmSessionInfo[] {
 async function attachSession(
   open: OpenRawChannel,
   sessionId: string,
-  options: { offsets: { stdout: number; stderr: number }; heartbeatMs: number | undefined },
+  options: {
+    offsets: { stdout: number; stderr: number };
+    heartbeatMs: number | undefined;
+    awaitStart: boolean;
+  },
 ): Promise<SessionAttachment> {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  const channel = await open(renderAttach(options.offsets, staleAfterMs(heartbeatMs) / 1000));
+  const script = renderAttach(options.offsets, staleAfterMs(heartbeatMs) / 1000, {
+    awaitStart: options.awaitStart,
+  });
+  const channel = await open(script);
   // A refused or ended attach script stops reading: a late heartbeat then fails (EPIPE); `ended` tells the rest.
   channel.stdin.on('error', () => undefined);
   channel.stdin.write(renderSessionIdLine(sessionId));
