@@ -17,12 +17,20 @@ export interface CatalystProcess {
   kill(): Promise<void>;
 }
 
-/** Starts a Catalyst process on the given settings (`reuse`: the config dir and ideas of an in-process one). */
+/**
+ * Starts a Catalyst process on the given settings (`reuse`: the config dir and ideas of an in-process one;
+ * `staticDir`: the web app it serves).
+ */
 export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystProcess> {
   const { configDir, env } = await prepareService(options);
   const child: ChildProcessByStdio<null, Readable, Readable> = spawn(
     process.execPath,
-    ['--import', 'tsx', fixture, JSON.stringify({ env, homeDir: configDir.path })],
+    [
+      '--import',
+      'tsx',
+      fixture,
+      JSON.stringify({ env, homeDir: configDir.path, staticDir: options.staticDir }),
+    ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise<void>((resolve) =>

@@ -33,6 +33,8 @@ interface StoredIdea {
   events: RelayEvent[];
   listeners: Set<IdeaListener>;
   running: boolean;
+  /** Seqs up to here may have been shown (a killed Catalyst's reservation): the next event is numbered above. */
+  reservedUpTo: number;
 }
 
 /** Runs `work` as an async method would: a throw becomes a rejection, never a synchronous exception. */
@@ -101,8 +103,12 @@ export class IdeaServiceDouble implements IdeaService {
     });
   }
 
+  /** As the real history: reservation-aware, so after a crash above the newest event. */
   lastSeq(id: string): Promise<number> {
-    return settle(() => this.find(id).events.at(-1)?.seq ?? 0);
+    return settle(() => {
+      const idea = this.find(id);
+      return Math.max(newestSeq(idea), idea.reservedUpTo);
+    });
   }
 
   subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription> {
@@ -116,7 +122,7 @@ export class IdeaServiceDouble implements IdeaService {
         idea.listeners.delete(listener);
         this.changed();
       };
-      return { lastSeq: idea.events.length, running: idea.running, pending: [], unsubscribe };
+      return { lastSeq: newestSeq(idea), running: idea.running, pending: [], unsubscribe };
     });
   }
 
@@ -343,7 +349,7 @@ export class IdeaServiceDouble implements IdeaService {
         totals: { costUsd: 0, turns: 0, runs: 0, questionsAsked: 0 },
       }),
     };
-    this.ideas.set(id, { view, events: [], listeners: new Set(), running: false });
+    this.ideas.set(id, { view, events: [], listeners: new Set(), running: false, reservedUpTo: 0 });
     return view;
   }
 
@@ -357,6 +363,15 @@ export class IdeaServiceDouble implements IdeaService {
       messageId: 'msg-1',
       parentToolUseId: null,
     });
+  }
+
+  /**
+   * The idea as a Catalyst finds it after its predecessor was killed: seqs up to `block` past the newest event may
+   * have been shown (the unused seq reservation), so the next event is numbered above them.
+   */
+  leaveReservation(ideaId: string, block: number): void {
+    const idea = this.find(ideaId);
+    idea.reservedUpTo = newestSeq(idea) + block;
   }
 
   /** Hands a live-only frame to every subscriber of this moment, synchronously; like the service, keeps nothing. */
@@ -388,7 +403,8 @@ export class IdeaServiceDouble implements IdeaService {
   }
 
   private append(idea: StoredIdea, draft: RelayEventDraft): RelayEvent {
-    const event: RelayEvent = { ...draft, seq: idea.events.length + 1, ts: new Date().toISOString() };
+    const seq = Math.max(newestSeq(idea), idea.reservedUpTo) + 1;
+    const event: RelayEvent = { ...draft, seq, ts: new Date().toISOString() };
     idea.events.push(event);
     for (const listener of [...idea.listeners]) listener(event);
     this.changed();
@@ -398,4 +414,8 @@ export class IdeaServiceDouble implements IdeaService {
   private changed(): void {
     for (const check of [...this.waiters]) check();
   }
+}
+
+function newestSeq(idea: StoredIdea): number {
+  return idea.events.at(-1)?.seq ?? 0;
 }

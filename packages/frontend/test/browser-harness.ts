@@ -48,6 +48,8 @@ export interface PageOptions {
 
 export interface BrowserSuite {
   readonly fixture: ServiceFixture;
+  /** The production build of the web app the fixture serves (for a Catalyst a test starts itself). */
+  readonly appDir: string;
   /** A fresh browser context (no cookie) and a blank page in it. */
   openPage(options?: PageOptions): Promise<Page>;
   /** A page logged in through the printed link (`/login#token=…`), showing the ideas list. */
@@ -114,6 +116,10 @@ export function useBrowserSuite(): BrowserSuite {
     get fixture() {
       if (fixture === undefined) throw new Error('the browser suite has not started');
       return fixture;
+    },
+    get appDir() {
+      if (app === undefined) throw new Error('the browser suite has not started');
+      return app.path;
     },
     async openPage(options = {}) {
       if (browser === undefined) throw new Error('the browser suite has not started');

@@ -72,13 +72,19 @@ export type ErrorFrame = z.infer<typeof ErrorFrameSchema>;
 export const SubscribedFrameSchema = z.strictObject({
   type: z.literal('subscribed'),
   ideaId: IdeaIdSchema,
-  /** The newest `seq` at the moment of subscribing: replayed events end here, live ones follow. */
+  /**
+   * The `seq` of the newest event the replay holds, at the moment of subscribing (0 when the idea has none): a
+   * client holding an event with this seq or a later one has caught up, and every later event comes live. Always
+   * an event's seq, never the server's seq reservation: after a restart the next event's seq may skip far past it
+   * (docs/protocol.md, `subscribe`), and a `sinceSeq` above `lastSeq` but within the reservation is not stale.
+   */
   lastSeq: z.number().int().nonnegative(),
   running: z.boolean(),
   requestId: z.string().optional(),
   /**
-   * The `sinceSeq` asked for was past the server's newest seq (the history the client holds is not the server's):
-   * the replay before this frame was the whole history, and the client drops every event it held before it.
+   * The `sinceSeq` asked for was past every seq the server has shown or reserved (the history the client holds is
+   * not the server's): the replay before this frame was the whole history, and the client keeps that replay in
+   * place of every event it held before it (no second subscribe: the history is sent once).
    */
   reset: z.literal(true).optional(),
 });

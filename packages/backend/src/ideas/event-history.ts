@@ -55,6 +55,9 @@ export class IdeaHistory {
   #tailFloor: number;
   #lastSeq: number;
   #newestEvent: number;
+  /** The seq of the newest event shown (or on the file at open): where a replay ends. */
+  #newestShown: number;
+  /** The newest seq shown or reserved for showing: after open, the reservation, above every event there is. */
   #shownSeq: number;
   #reservedUpTo: number;
   #reserving: Promise<void> | undefined;
@@ -84,6 +87,7 @@ export class IdeaHistory {
     this.#index = opened.index;
     this.#writer = new HistoryWriter(options.files, { paths: this.#paths, index: opened.index }, opened);
     this.#newestEvent = opened.newestOnFile;
+    this.#newestShown = opened.newestOnFile;
     this.#lastSeq = opened.start;
     this.#shownSeq = opened.start;
     this.#tailFloor = opened.start;
@@ -182,7 +186,9 @@ export class IdeaHistory {
 
   /**
    * Replays every event after `sinceSeq`, then delivers live ones, in seq order with no gap and no duplicate:
-   * live events that arrive while the replay is read from the host are held back until it is delivered.
+   * live events that arrive while the replay is read from the host are held back until it is delivered. `lastSeq`
+   * is the seq of the newest event shown at the moment of subscribing (0 when there is none), never the
+   * reservation above it: a client holding that event has had the whole replay (issue 25, finding 0).
    */
   async subscribe(
     sinceSeq: number,
@@ -197,7 +203,7 @@ export class IdeaHistory {
     const held: RelayEvent[] = [];
     const hold: Listener = (event) => held.push(event);
     this.#listeners.add(hold);
-    const lastSeq = this.#shownSeq;
+    const lastSeq = this.#newestShown;
     try {
       for (const event of await this.since(sinceSeq)) deliver(event);
       for (const event of held) deliver(event);
@@ -226,6 +232,7 @@ export class IdeaHistory {
 
   #show(item: Remembered): void {
     this.#shownSeq = item.event.seq;
+    this.#newestShown = item.event.seq;
     this.#tail.push(item);
     this.#tailBytes += item.bytes;
     const { memoryEvents, memoryBytes } = this.#options;

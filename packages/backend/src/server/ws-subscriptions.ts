@@ -86,7 +86,10 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
  * Sends the history after `sinceSeq` page by page, waiting for the socket to drain between frames when it is
  * full; returns the last seq sent, from which the live subscription picks up (catching any event appended since).
  * A `sinceSeq` past the server's newest seq (a history lost or replaced since the client saw it) is stale: the
- * whole history is replayed and the `subscribed` frame says `reset`, so the client drops what it held.
+ * whole history is replayed and the `subscribed` frame says `reset`, so the client keeps that replay in place of
+ * what it held. "Newest" here is the history's reservation-aware seq (after a crash it sits up to a reservation
+ * block above the newest event: a browser may have seen a number up to it), not the `subscribed` frame's
+ * `lastSeq`, which is the newest event's.
  */
 async function replayHistory(
   context: { service: IdeaService; sendPaced: (frame: ServerFrame) => Promise<void>; slot: Slot },
@@ -112,6 +115,7 @@ function isActive(slot: Slot): boolean {
   return slot.active;
 }
 
+/** `lastSeq` is the seq of the newest event the replay holds (ws-frames.ts), not the history's reservation. */
 function toSubscribedFrame(
   frame: SubscribeFrame,
   subscription: IdeaSubscription,

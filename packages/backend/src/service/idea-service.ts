@@ -27,7 +27,10 @@ import type { SubmittedAnswers } from '../core/question-handler.ts';
  * RUN_IN_PROGRESS, NO_RUN, …); ids arrive already checked against IDEA_ID_PATTERN.
  */
 export interface IdeaSubscription {
-  /** The newest seq when the subscription began: events up to it were replayed, later ones are live. */
+  /**
+   * The seq of the newest event when the subscription began (never the seq reservation above it): events up to it
+   * were replayed, later ones are live. The `subscribed` frame's `lastSeq`.
+   */
   lastSeq: number;
   running: boolean;
   /** The `claude:question` and `claude:permission_request` events still waiting, to send the client again. */

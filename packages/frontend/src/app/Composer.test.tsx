@@ -23,6 +23,8 @@ function renderComposer(overrides: Partial<Props> = {}) {
     stopping: false,
     hasBuilt: false,
     hostName: 'vm',
+    lastRun: undefined,
+    newestSeq: 0,
     slashCommands: ['compact', 'context', 'cost', 'review'],
     waitingForPerson: false,
     onSend: vi.fn(),
@@ -109,6 +111,8 @@ describe('Composer', () => {
 
     cleanup();
     renderComposer();
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+    fireEvent.click(screen.getByRole('radio', { name: 'Chat' }));
     fireEvent.click(screen.getByRole('radio', { name: 'Build' }));
     expect(screen.queryByRole('button', { name: 'Start building' })).toBeNull();
     expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
@@ -118,6 +122,61 @@ describe('Composer', () => {
     renderComposer({ hasBuilt: true });
     fireEvent.click(screen.getByRole('radio', { name: 'Build' }));
     expect(screen.queryByRole('button', { name: 'Start building' })).toBeNull();
+  });
+
+  it('opens in the mode of the idea’s last run, says so, and sends in it', () => {
+    const { props } = renderComposer({ hasBuilt: true, lastRun: { mode: 'build', seq: 5 }, newestSeq: 9 });
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+    expect(screen.getByText('Opened in Build: this idea’s last run was a build.')).toBeTruthy();
+    fireEvent.change(box(), { target: { value: 'go on' } });
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(props.onSend).toHaveBeenCalledWith('build', 'go on');
+  });
+
+  it('follows the idea’s last run as the replay arrives, until the person switches', () => {
+    const { rerender } = renderComposer({ hasBuilt: true });
+    expect(screen.getByRole('radio', { name: 'Chat' })).toHaveProperty('checked', true);
+    expect(screen.queryByText(/^Opened in/)).toBeNull();
+    rerender({ hasBuilt: true, lastRun: { mode: 'build', seq: 4 }, newestSeq: 6 });
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+    fireEvent.click(screen.getByRole('radio', { name: 'Chat' }));
+    expect(screen.queryByText(/^Opened in/)).toBeNull();
+    rerender({ hasBuilt: true, lastRun: { mode: 'build', seq: 8 }, newestSeq: 9 });
+    expect(screen.getByRole('radio', { name: 'Chat' })).toHaveProperty('checked', true);
+  });
+
+  it('remembers a switch per idea across a reload, until a run starts after it', () => {
+    const built = { hasBuilt: true, lastRun: { mode: 'build' as const, seq: 5 }, newestSeq: 7 };
+    renderComposer(built);
+    fireEvent.click(screen.getByRole('radio', { name: 'Chat' }));
+
+    cleanup();
+    const { props } = renderComposer(built);
+    expect(screen.getByRole('radio', { name: 'Chat' })).toHaveProperty('checked', true);
+    expect(screen.getByText('Opened in Chat, as you left it for this idea.')).toBeTruthy();
+    fireEvent.change(box(), { target: { value: 'just asking' } });
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(props.onSend).toHaveBeenCalledWith('chat', 'just asking');
+
+    cleanup();
+    renderComposer({ ...built, ideaId: 'idea-fedcba9876543210' });
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+
+    // An autopilot (or another browser) built since: the idea's last run is newer than the switch.
+    cleanup();
+    renderComposer({ ...built, lastRun: { mode: 'build', seq: 8 }, newestSeq: 12 });
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+    expect(screen.getByText('Opened in Build: this idea’s last run was a build.')).toBeTruthy();
+  });
+
+  it('ignores a remembered mode it cannot read', () => {
+    localStorage.setItem('catalyst.mode.idea-0123456789abcdef', '{"mode":"destroy"');
+    renderComposer({ hasBuilt: true, lastRun: { mode: 'build', seq: 5 } });
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+    localStorage.setItem('catalyst.mode.idea-0123456789abcdef', '{"mode":"destroy","afterSeq":9}');
+    cleanup();
+    renderComposer({ hasBuilt: true, lastRun: { mode: 'build', seq: 5 } });
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
   });
 
   it('suggests the session’s slash commands and completes the chosen one', () => {

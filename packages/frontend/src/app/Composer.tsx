@@ -1,6 +1,13 @@
 import { MAX_MESSAGE_CHARS, type RunMode } from '@catalyst/protocol';
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { PARKED_FOCUS_ATTRIBUTE } from '../transcript/use-parked-focus.ts';
+import {
+  describeOpeningMode,
+  openingMode,
+  readModeChoice,
+  saveModeChoice,
+  type LastRun,
+} from './composer-mode.ts';
 import { Dialog } from './Dialog.tsx';
 import { SuggestionList } from './SuggestionList.tsx';
 import { useSlashSuggestions } from './use-slash-suggestions.ts';
@@ -21,6 +28,10 @@ interface ComposerProps {
   /** The idea has been built before (no confirmation for Build then). */
   hasBuilt: boolean;
   hostName: string | undefined;
+  /** The idea's newest run: the composer opens in its mode unless the person switched since (composer-mode.ts). */
+  lastRun: LastRun | undefined;
+  /** The newest seq the page holds: a switch remembers it, so a later run's mode can win on the next visit. */
+  newestSeq: number;
   slashCommands: readonly string[];
   waitingForPerson: boolean;
   onSend: (mode: RunMode, message: string) => void;
@@ -36,7 +47,12 @@ const MODE_HINT: Record<RunMode, string> = {
 
 /** What to type, in which mode; Enter sends, Shift+Enter is a new line, `/` suggests the session's commands. */
 export function Composer(props: ComposerProps) {
-  const [mode, setMode] = useState<RunMode>('chat');
+  const [remembered] = useState(() => readModeChoice(props.ideaId));
+  /** A switch made on this page view: it holds, whatever runs start meanwhile. */
+  const [switched, setSwitched] = useState<RunMode>();
+  const opening = openingMode(remembered, props.lastRun);
+  const mode = switched ?? opening.mode;
+  const openingLine = switched === undefined ? describeOpeningMode(opening) : undefined;
   const [text, setText] = useState('');
   const [confirmingBuild, setConfirmingBuild] = useState(false);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
@@ -78,12 +94,17 @@ export function Composer(props: ComposerProps) {
     wasRunning.current = props.running;
   }, [props.running]);
 
+  const switchMode = (next: RunMode) => {
+    setSwitched(next);
+    saveModeChoice(props.ideaId, { mode: next, afterSeq: props.newestSeq });
+  };
+
   const chooseMode = (next: RunMode) => {
     if (next === 'build' && !props.hasBuilt && localStorage.getItem(confirmedKey) !== 'yes') {
       setConfirmingBuild(true);
       return;
     }
-    setMode(next);
+    switchMode(next);
   };
 
   const send = () => {
@@ -123,6 +144,7 @@ export function Composer(props: ComposerProps) {
         <p className="hint" id={hintId}>
           {MODE_HINT[mode]}
         </p>
+        {openingLine === undefined ? null : <p className="hint">{openingLine}</p>}
         {props.tools}
       </div>
       <SuggestionList slash={slash} />
@@ -179,7 +201,7 @@ export function Composer(props: ComposerProps) {
               data-autofocus
               onClick={() => {
                 localStorage.setItem(confirmedKey, 'yes');
-                setMode('build');
+                switchMode('build');
                 setConfirmingBuild(false);
                 textareaRef.current?.focus();
               }}

@@ -21,6 +21,7 @@ import { api, describeError } from './api.ts';
 import { useConnection, useConnectionState } from './App.tsx';
 import type { SendResult } from './connection.ts';
 import { Composer } from './Composer.tsx';
+import { findLastRun } from './composer-mode.ts';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { IdeaHeader } from './IdeaHeader.tsx';
 import { NoticePage } from './NoticePage.tsx';
@@ -131,6 +132,11 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const activeRunId = isOrphaned ? undefined : summary.activeRun?.runId;
   const running = activeRunId !== undefined;
   const files = useProjectFiles(stream.transcript.events, running, summary.projectRoot);
+  const lastMode = idea?.meta?.lastMode;
+  const lastRun = useMemo(
+    () => findLastRun(stream.transcript.events, lastMode),
+    [stream.transcript.events, lastMode],
+  );
 
   // Totals and status live in meta.json: fetch again when a run ends or the status moves (once live, not for
   // every step of a replay).
@@ -298,6 +304,8 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         stopping={stoppingRun !== undefined && stoppingRun.runId === activeRunId}
         hasBuilt={hasBuilt}
         hostName={hostName}
+        lastRun={lastRun}
+        newestSeq={stream.transcript.lastSeq}
         slashCommands={summary.slashCommands}
         waitingForPerson={summary.pendingQuestionIds.length + summary.pendingPermissionIds.length > 0}
         tools={

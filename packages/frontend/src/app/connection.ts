@@ -24,8 +24,12 @@ export interface IdeaSubscriber {
   /** The newest `seq` the view holds: what a (re)subscribe asks to continue from. */
   lastSeq(): number;
   onFrames(frames: readonly IdeaFrame[]): void;
-  /** The answer to the latest (re)subscribe only: one for an earlier subscribe is not passed on. */
-  onSubscribed(frame: SubscribedFrame): void;
+  /**
+   * The answer to the latest (re)subscribe only: one for an earlier subscribe is not passed on. `replay` is what
+   * came for the idea between that subscribe and its answer (already passed to `onFrames`): with `reset`, the
+   * server's whole history, to keep in place of what the view held.
+   */
+  onSubscribed(frame: SubscribedFrame, replay: readonly IdeaFrame[]): void;
   onError(frame: ErrorFrame): void;
   /** The socket closed: live-only state (partial text) may have missed frames and should be dropped. */
   onDisconnected(): void;
@@ -58,10 +62,13 @@ export class Connection {
   #closed = false;
   #hiddenSince: number | undefined;
   #requestCounter = 0;
-  /** Per idea: the requestId of its latest subscribe, and how often a refused one has been retried. */
+  /**
+   * Per idea: the requestId of its latest subscribe, how often a refused one has been retried, and the frames of
+   * the idea that came since it was sent, until its answer.
+   */
   readonly #latestSubscribe = new Map<
     string,
-    { requestId: string; retries: number; timer?: ReturnType<typeof setTimeout> }
+    { requestId: string; retries: number; timer?: ReturnType<typeof setTimeout>; replay?: IdeaFrame[] }
   >();
   readonly #subscribers = new Map<string, Set<IdeaSubscriber>>();
   readonly #stateListeners = new Set<(state: ConnectionState) => void>();
@@ -118,15 +125,6 @@ export class Connection {
         this.send({ type: 'unsubscribe', ideaId: subscriber.ideaId });
       }
     };
-  }
-
-  /**
-   * Subscribes the idea again from what its subscriber now holds: after a `subscribed` with `reset` the view drops
-   * its events and asks for the whole history (a no-op while offline: the reconnect subscribes anyway).
-   */
-  resubscribe(ideaId: string): void {
-    const subscriber = this.#subscribers.get(ideaId)?.values().next().value;
-    if (subscriber !== undefined) this.#sendSubscribe(subscriber);
   }
 
   /** A unique requestId for a frame, so the error it may cause can be told apart. */
@@ -246,7 +244,7 @@ export class Connection {
     const requestId = this.nextRequestId('sub');
     const previous = this.#latestSubscribe.get(subscriber.ideaId);
     clearTimeout(previous?.timer);
-    this.#latestSubscribe.set(subscriber.ideaId, { requestId, retries: previous?.retries ?? 0 });
+    this.#latestSubscribe.set(subscriber.ideaId, { requestId, retries: previous?.retries ?? 0, replay: [] });
     this.send({
       type: 'subscribe',
       ideaId: subscriber.ideaId,
@@ -324,9 +322,14 @@ export class Connection {
         const latest = this.#latestSubscribe.get(frame.ideaId);
         if (latest === undefined || latest.requestId !== frame.requestId) continue;
         latest.retries = 0;
-        for (const subscriber of this.#subscribers.get(frame.ideaId) ?? []) subscriber.onSubscribed(frame);
+        const replay = latest.replay ?? [];
+        delete latest.replay;
+        for (const subscriber of this.#subscribers.get(frame.ideaId) ?? [])
+          subscriber.onSubscribed(frame, replay);
         continue;
       }
+      // Kept until the answer: after a `reset` the view keeps the replay instead of asking for it again.
+      this.#latestSubscribe.get(frame.ideaId)?.replay?.push(frame);
       let batch = batches.get(frame.ideaId);
       if (batch === undefined) {
         batch = [];

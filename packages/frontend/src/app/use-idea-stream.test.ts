@@ -47,7 +47,7 @@ describe('useIdeaStream', () => {
     await server.close();
   });
 
-  it('drops what it held and subscribes from 0 when the server answers a stale sinceSeq with reset', async () => {
+  it('on a reset keeps the replay it got in place of what it held: the history is sent once, not twice', async () => {
     const firstSocket = server.nextSocket();
     const page = new Connection({ url: server.url, initialDelayMs: 10 });
     connection = page;
@@ -67,7 +67,8 @@ describe('useIdeaStream', () => {
     });
     expect(result.current.transcript.lastSeq).toBe(50);
 
-    // The backend crashed and came back having lost seqs 4..50; its history now holds other events 1..3.
+    // The backend crashed and came back having lost seqs 4..50; its history now holds other events 1..3, which it
+    // replays whole (the same seqs as events the page holds) before a `subscribed` that says `reset`.
     const secondSocket = server.nextSocket();
     first.terminate();
     const second = await secondSocket;
@@ -81,31 +82,80 @@ describe('useIdeaStream', () => {
       requestId: expect.any(String) as string,
     });
     const after = seqsFrom(1, 3).map((seq) => text(seq, 'after the crash'));
-    const answer = (requestId: string, reset: boolean) => {
-      for (const event of after) second.send(JSON.stringify(event));
-      const flag = reset ? { reset: true } : {};
-      second.send(
-        JSON.stringify({ type: 'subscribed', ideaId: IDEA, lastSeq: 3, running: false, requestId, ...flag }),
-      );
-    };
-    answer(subscribeId(server, 1), true);
+    for (const event of after) second.send(JSON.stringify(event));
+    second.send(
+      JSON.stringify({
+        type: 'subscribed',
+        ideaId: IDEA,
+        lastSeq: 3,
+        running: false,
+        requestId: subscribeId(server, 1),
+        reset: true,
+      }),
+    );
 
     await waitFor(() => {
-      expect(server.frames).toHaveLength(3);
+      expect(result.current.transcript.events).toEqual(after);
     });
-    expect(server.frames[2]).toEqual({
-      type: 'subscribe',
-      ideaId: IDEA,
-      requestId: expect.any(String) as string,
+    expect(result.current.isLive).toBe(true);
+    expect(result.current.transcript.lastSeq).toBe(3);
+    expect(result.current.subscribed).toMatchObject({ lastSeq: 3, running: false, reset: true });
+    // Live events go on from the replay.
+    const live = text(4, 'live');
+    second.send(JSON.stringify(live));
+    await waitFor(() => {
+      expect(result.current.transcript.events).toEqual([...after, live]);
     });
-    answer(subscribeId(server, 2), false);
+    // One subscribe per socket: nothing asked for the history a second time.
+    expect(server.frames.filter((frame) => frame.type === 'subscribe')).toHaveLength(2);
+    expect(server.frames).toHaveLength(2);
+  });
 
+  it('is live after a replay whose newest event repeats one it holds (made again after a crash, new seq)', async () => {
+    const firstSocket = server.nextSocket();
+    const page = new Connection({ url: server.url, initialDelayMs: 10 });
+    connection = page;
+    const { result } = renderHook(() => useIdeaStream(page, IDEA));
+    const first = await firstSocket;
+    await waitFor(() => {
+      expect(server.frames).toHaveLength(1);
+    });
+    const shown = { ...text(7, 'shown before the kill'), origin: { line: 3, part: 0 } };
+    first.send(JSON.stringify(shown));
+    first.send(
+      JSON.stringify({
+        type: 'subscribed',
+        ideaId: IDEA,
+        lastSeq: 7,
+        running: true,
+        requestId: subscribeId(server, 0),
+      }),
+    );
     await waitFor(() => {
       expect(result.current.isLive).toBe(true);
     });
-    expect(result.current.transcript.events).toEqual(after);
-    expect(result.current.transcript.lastSeq).toBe(3);
-    expect(result.current.subscribed).toMatchObject({ lastSeq: 3, running: false });
-    expect(server.frames).toHaveLength(3);
+
+    // The next Catalyst made the same event again (same run and origin) with a seq above its reservation.
+    const secondSocket = server.nextSocket();
+    first.terminate();
+    const second = await secondSocket;
+    await waitFor(() => {
+      expect(server.frames).toHaveLength(2);
+    });
+    const again = { ...shown, seq: 10_007 };
+    second.send(JSON.stringify(again));
+    second.send(
+      JSON.stringify({
+        type: 'subscribed',
+        ideaId: IDEA,
+        lastSeq: 10_007,
+        running: true,
+        requestId: subscribeId(server, 1),
+      }),
+    );
+    await waitFor(() => {
+      expect(result.current.isLive).toBe(true);
+    });
+    expect(result.current.transcript.events).toEqual([shown]);
   });
 });

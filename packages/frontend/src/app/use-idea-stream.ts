@@ -51,14 +51,10 @@ export function useIdeaStream(connection: Connection, ideaId: string): IdeaStrea
       onFrames: (frames) => {
         update(applyFrames(current.current, frames));
       },
-      onSubscribed: (frame) => {
-        if (frame.reset === true) {
-          // The events held came from a history the server no longer has (they would shadow its events of the
-          // same seq): start over from the server's whole history.
-          update(emptyTranscript);
-          connection.resubscribe(ideaId);
-          return;
-        }
+      onSubscribed: (frame, replay) => {
+        // The events held came from a history the server no longer has (they would shadow its events of the same
+        // seq): the replay that came before this answer is the server's whole history, so it alone is kept.
+        if (frame.reset === true) update(applyFrames(emptyTranscript, replay));
         setSubscribed(frame);
       },
       onError: (frame) => {

@@ -70,6 +70,14 @@ describe('applyFrames: events made again after a restart', () => {
     expect(applyFrame(after, from(40, 3, 'three'))).toBe(after);
   });
 
+  it('counts an event made again toward lastSeq: a replay that ends with one has caught up', () => {
+    const shown = applyFrames(emptyTranscript, [from(5, 2, 'two'), from(6, 3, 'three')]);
+    const replayed = applyFrame(shown, from(10_006, 3, 'three'));
+    expect(seqsOf(replayed)).toEqual([5, 6]);
+    expect(replayed.lastSeq).toBe(10_006);
+    expect(applyFrame(replayed, from(10_006, 3, 'three'))).toBe(replayed);
+  });
+
   it('keeps an event from an earlier place that arrives late (a replay overlapping the live stream)', () => {
     const live = applyFrames(emptyTranscript, [from(1, 1, 'one'), from(3, 3, 'three')]);
     expect(seqsOf(applyFrame(live, from(2, 2, 'two')))).toEqual([1, 2, 3]);

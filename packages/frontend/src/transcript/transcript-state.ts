@@ -22,7 +22,11 @@ export interface TextDraft {
 export interface TranscriptState {
   /** Unique by `seq`, ascending. */
   readonly events: readonly RelayEvent[];
-  /** The highest `seq` held (0 when none): what a reconnecting client sends as `sinceSeq`. */
+  /**
+   * The highest `seq` received (0 when none): what a reconnecting client sends as `sinceSeq`, and what it compares
+   * with the `subscribed` frame's `lastSeq` to know it caught up. An event shown once already under another seq
+   * (same run and origin) counts though it is not kept again.
+   */
   readonly lastSeq: number;
   /** In the order their first delta arrived. */
   readonly drafts: readonly TextDraft[];
@@ -54,6 +58,7 @@ export function applyFrames(state: TranscriptState, frames: readonly TranscriptF
   const incomingSeqs = new Set<number>();
   const incomingOrigins = new Set<string>();
   const endedHere = new Set<string>();
+  let lastSeq = state.lastSeq;
   for (const frame of frames) {
     if (frame.type === 'claude:text_delta') {
       const isEnded = endedHere.has(frame.runId) || endedRunIdsOf(state.events).has(frame.runId);
@@ -61,6 +66,7 @@ export function applyFrames(state: TranscriptState, frames: readonly TranscriptF
     } else if (frame.type === 'claude:text_reset') {
       drafts = dropDrafts(drafts, (draft) => draft.runId === frame.runId);
     } else if (!incomingSeqs.has(frame.seq) && !hasSeq(state.events, frame.seq)) {
+      lastSeq = Math.max(lastSeq, frame.seq);
       const origin = originKey(frame);
       if (origin !== undefined && (incomingOrigins.has(origin) || hasOrigin(state.events, frame))) continue;
       if (origin !== undefined) incomingOrigins.add(origin);
@@ -70,10 +76,9 @@ export function applyFrames(state: TranscriptState, frames: readonly TranscriptF
       if (frame.type === 'run:ended' && frame.runId !== undefined) endedHere.add(frame.runId);
     }
   }
-  if (incoming.length === 0 && drafts === state.drafts) return state;
+  if (incoming.length === 0 && drafts === state.drafts && lastSeq === state.lastSeq) return state;
   const events = incoming.length === 0 ? state.events : mergeBySeq(state.events, incoming);
-  const last = events[events.length - 1];
-  return { events, lastSeq: last === undefined ? 0 : last.seq, drafts };
+  return { events, lastSeq, drafts };
 }
 
 /**
