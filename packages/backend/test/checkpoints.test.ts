@@ -215,6 +215,81 @@ describe('checkpoints', () => {
     client.close();
   });
 
+  it("keeps a file added by hand out of the next build's change, and restoring to before that build keeps it (issue 25)", async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Hand edits');
+    const project = service.projectDir(idea.id);
+    const client = await service.connect();
+    await client.subscribe(idea.id);
+
+    fixture.model.enqueue(bash("printf 'one\\n' > a.txt"), text('Wrote a.'));
+    const first = checkpointOf(await client.run(idea.id, 'build', 'Write a'));
+    expect(first).toMatchObject({ filesChanged: 1 });
+
+    // The person's own change between two builds (a terminal, an editor): not Claude's work.
+    await writeFile(join(project, 'hand.txt'), 'mine\n');
+    await writeFile(join(project, 'a.txt'), 'one\nby hand\n');
+    // The person's words go to git on stdin, whatever they hold (issue 25, finding 9).
+    const words = `-n "it's" $HOME \`id\` \\ 100% ünïcödé ✓`;
+    fixture.model.enqueue(bash("printf 'two\\n' > b.txt"), text('Wrote b.'));
+    const events = await client.run(idea.id, 'build', `${words}\nand more`);
+    const second = checkpointOf(events);
+    const before = events.find(
+      (event): event is Extract<RelayEvent, { type: 'checkpoint:created' }> =>
+        event.type === 'checkpoint:created' && event.kind === 'before_build',
+    );
+    expect(second).toMatchObject({
+      filesChanged: 1,
+      insertions: 1,
+      deletions: 0,
+      files: [{ path: 'b.txt', status: 'added' }],
+    });
+    expect(before).toMatchObject({
+      parent: first?.commit,
+      filesChanged: 2,
+      files: [
+        { path: 'a.txt', status: 'modified' },
+        { path: 'hand.txt', status: 'added' },
+      ],
+    });
+    expect(second?.parent).toBe(before?.commit);
+    const types = events.map((event) => event.type);
+    expect(types.indexOf('checkpoint:created')).toBeLessThan(types.indexOf('run:started'));
+    const diff = CheckpointDiffResponseSchema.parse(
+      await (await service.api(`/api/ideas/${idea.id}/checkpoints/${String(second?.commit)}/diff`)).json(),
+    );
+    expect(diff.diff).toContain('+++ b/b.txt');
+    expect(diff.diff).not.toContain('hand.txt');
+    expect(diff.diff).not.toContain('by hand');
+    expect(gitLog(project).slice(0, 2)).toEqual([
+      `Catalyst <catalyst@localhost>|Build: ${words}`,
+      `Catalyst <catalyst@localhost>|Before build: ${words}`,
+    ]);
+    const body = execFileSync('git', ['-c', `safe.directory=${project}`, 'log', '-1', '--format=%B'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(body).toBe(`Build: ${words}\n\nCatalyst-Run: ${String(second?.runId)}\n\n`);
+
+    // "Restore to before this build": to the build's parent, which holds the person's changes.
+    const restoreResponse = await service.api(
+      `/api/ideas/${idea.id}/checkpoints/${String(second?.parent)}/restore`,
+      { method: 'POST' },
+    );
+    expect(restoreResponse.status).toBe(200);
+    expect(await readFile(join(project, 'hand.txt'), 'utf8')).toBe('mine\n');
+    expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('one\nby hand\n');
+    await expect(readFile(join(project, 'b.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+
+    // Nothing changed outside a build since: no checkpoint before the next one.
+    fixture.model.enqueue(bash("printf 'three\\n' > c.txt"), text('Wrote c.'));
+    const third = await client.run(idea.id, 'build', 'Write c');
+    expect(third.flatMap((event) => (event.type === 'checkpoint:created' ? [event.kind] : []))).toEqual([
+      'build',
+    ]);
+    client.close();
+  });
+
   it('refuses a malformed commit, one that is not a checkpoint, and a restore during a run', async () => {
     const { service } = fixture;
     const idea = await service.createIdea('Refusals');

@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
-import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdeaMetaSchema } from '@catalyst/protocol';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
 import { createLocalFiles } from '../src/host/local-files.ts';
+import { createLocalHost } from '../src/host/local-host.ts';
 import { IdeaStore } from '../src/ideas/idea-store.ts';
+import { tightenIdeaModes } from '../src/ideas/private-modes.ts';
 
 let dir: TempDir;
 let store: IdeaStore;
@@ -29,6 +31,31 @@ describe('IdeaStore on real files', () => {
     expect(IdeaMetaSchema.parse(JSON.parse(await readFile(paths.meta, 'utf8')))).toEqual(meta);
     expect(await readdir(paths.project)).toEqual([]);
     expect(await store.get(meta.id)).toEqual(meta);
+  });
+
+  it('makes the root and the idea folder 0700 and meta.json 0600, and an older idea so when tightened', async () => {
+    const root = join(dir.path, 'ideas');
+    const meta = await store.create({ title: 'Private', description: '' });
+    const paths = store.paths(meta.id);
+    const modes = async () =>
+      Promise.all(
+        [root, paths.dir, paths.meta].map(async (path) => ((await stat(path)).mode & 0o7777).toString(8)),
+      );
+    expect(await modes()).toEqual(['700', '700', '600']);
+    await store.update(meta.id, (current) => ({ ...current, title: 'Still private' }));
+    expect(await modes()).toEqual(['700', '700', '600']);
+    // As an older Catalyst left them: the umask's modes.
+    for (const path of [root, paths.dir]) await chmod(path, 0o755);
+    await chmod(paths.meta, 0o644);
+    const host = createLocalHost();
+    try {
+      await tightenIdeaModes(host, root);
+      // A root not made yet: nothing to do.
+      await tightenIdeaModes(host, join(dir.path, 'missing'));
+    } finally {
+      await host.close();
+    }
+    expect(await modes()).toEqual(['700', '700', '600']);
   });
 
   it('refuses ids that are not ours before touching a file', async () => {

@@ -34,8 +34,9 @@ export type CheckpointFile = z.infer<typeof CheckpointFileSchema>;
 export const MAX_CHECKPOINT_FILES = 500;
 
 /**
- * Why the commit was made: after a build run (`build`), of what the folder held before the idea's first build
- * (`before_build`), of changes made outside a build before a restore (`before_restore`), or a restore itself.
+ * Why the commit was made: after a build run (`build`), of what the folder held before a build when it differs from
+ * the last checkpoint (`before_build`: the idea's first build, changes made outside a build), of changes made
+ * outside a build before a restore (`before_restore`), or a restore itself.
  */
 export const CheckpointKindSchema = z.enum(['build', 'before_build', 'before_restore', 'restore']);
 export type CheckpointKind = z.infer<typeof CheckpointKindSchema>;

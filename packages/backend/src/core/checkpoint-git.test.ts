@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { checkpointMessage, readCheckpointChange, readScriptOutput } from './checkpoint-git.ts';
+import { z } from 'zod';
+import {
+  CHECKPOINT_SCRIPT,
+  RESTORE_SCRIPT,
+  checkpointMessage,
+  gitCommand,
+  readCheckpointChange,
+  readScriptOutput,
+} from './checkpoint-git.ts';
+import { renderRunWrapper } from './run-wrapper.ts';
 
 const COMMIT = 'a'.repeat(40);
 const PARENT = 'b'.repeat(40);
@@ -102,5 +111,52 @@ describe('checkpointMessage', () => {
     const subject = checkpointMessage('Build', `${'x'.repeat(98)}🎉🎉 and more`);
     expect(subject).toBe(`Build: ${'x'.repeat(98)}🎉…`);
     expect(/\p{Surrogate}/u.test(subject)).toBe(false);
+  });
+});
+
+describe('gitCommand', () => {
+  const message = checkpointMessage(
+    'Build',
+    'Tell nobody: the launch is on 3 May "$HOME" \\ ✓\nmore',
+    'idea-a-run-1',
+  );
+
+  /** The bytes a script reads from a line of its stdin: `{"octal":"101 102"}` is `AB`. */
+  function bytesOf(line: string | undefined): string {
+    const { octal } = z.strictObject({ octal: z.string() }).parse(JSON.parse(line ?? '{}'));
+    return Buffer.from(octal.split(' ').map((digits) => parseInt(digits, 8))).toString('utf8');
+  }
+
+  it("keeps the person's words off every command line (ps shows them to every user): they go on stdin", () => {
+    for (const script of [CHECKPOINT_SCRIPT, RESTORE_SCRIPT]) {
+      const command = gitCommand(script, ['', '1'], message);
+      const wrapper = renderRunWrapper({
+        argv: command.argv,
+        cwd: '/home/someone/catalyst/ideas/idea-a/project',
+        leaseSeconds: 30,
+        graceSeconds: 1,
+        maxRuntimeSeconds: 60,
+      });
+      for (const shown of [...command.argv, wrapper]) {
+        expect(shown).not.toContain('launch');
+        expect(shown).not.toContain('Tell nobody');
+      }
+      expect(command.argv.slice(3)).toEqual(['catalyst-git', '', '1']);
+      // One line a run takes on its stdin (RunHandle.writeLine): a JSON object without a newline.
+      expect(command.input).toHaveLength(1);
+      expect(command.input[0]).toMatch(/^\{[^\n]*\}$/);
+      expect(bytesOf(command.input[0])).toBe(message);
+    }
+  });
+
+  it('leaves out NUL bytes, which git refuses in a message', () => {
+    expect(checkpointMessage('Build', 'a\0b')).toBe('Build: ab');
+  });
+
+  it('gives a command without a message no input', () => {
+    expect(gitCommand('true', ['a', 'b'])).toEqual({
+      argv: ['/bin/sh', '-c', 'true', 'catalyst-git', 'a', 'b'],
+      input: [],
+    });
   });
 });

@@ -4,7 +4,10 @@ import { parseRawNumstat } from './git-diff-stat.ts';
 /**
  * The git commands of a checkpoint (issue 13), as `/bin/sh -c` scripts run on the host in the idea's `project/`
  * through the run wrapper (one process per operation: a checkpoint is one round trip), and the reading of what they
- * print. Commits are made with plumbing (write-tree, commit-tree, update-ref): no porcelain refresh, no hooks. Everything variable (messages, commits, paths) is a positional argument, never part of the script.
+ * print. Commits are made with plumbing (write-tree, commit-tree, update-ref): no porcelain refresh, no hooks.
+ * Everything variable is kept out of the script: commits and paths are positional arguments, and a commit message,
+ * which holds the person's words, comes on stdin (gitCommand), since an argv is shown by `ps` to every user of the
+ * host (issue 25).
  *
  * Catalyst's git runs with its own settings, whatever the repository (Claude may have made it, with its own config
  * and hooks): no global or system config (checkpointEnv), no hooks (`core.hooksPath=/dev/null`, `--no-verify`), no
@@ -68,21 +71,30 @@ const PRELUDE = [
   // Catalyst's git runs only while the idea has no run, whose processes are all stopped: an index.lock now was left
   // by a git that was killed, and would block every checkpoint.
   "[ -f .git/index.lock ] && rm -f .git/index.lock && echo '@@STALELOCK'",
+  // The commit message: the first line of stdin, `{"octal":"<byte> <byte> …"}` (gitCommand), made into a printf
+  // format of `\ooo` escapes (POSIX printf has them; no `%` can be in it).
+  'read_message() {',
+  "  IFS= read -r cr_in || fail 'reading the commit message from stdin'",
+  '  cr_in=${cr_in#*:\\"}; cr_in=${cr_in%\\"*}',
+  "  case $cr_in in ''|*[!0-7\\ ]*) fail 'reading the commit message from stdin' ;; esac",
+  "  cr_msg=''",
+  '  for cr_o in $cr_in; do cr_msg="$cr_msg\\\\$cr_o"; done',
+  '}',
   // What changed from $1 (a commit, or empty: the empty tree) to $2: one pass, --raw then --numstat, -z.
   'stat_of() {',
   '  cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
   "  printf '@@STAT\\n'",
   '  G diff-tree -r -z -M --raw --numstat --no-ext-diff --no-textconv "$cr_b" "$2" -- || fail "git diff-tree"',
   '}',
-  // Commits the index on top of HEAD (none when unborn) with message $1, without hooks or a porcelain's work: the
-  // commit is `cr_c`.
+  // Commits the index on top of HEAD (none when unborn) with the message read_message read, without hooks or a
+  // porcelain's work: the commit is `cr_c`.
   'commit_index() {',
   "  cr_t=$(G write-tree) || fail 'git write-tree'",
   "  cr_h=$(G rev-parse -q --verify HEAD) || cr_h=''",
   '  if [ -n "$cr_h" ]; then',
-  '    cr_c=$(printf \'%s\\n\' "$1" | G commit-tree "$cr_t" -p "$cr_h") || fail \'git commit-tree\'',
+  '    cr_c=$(printf "$cr_msg\\n" | G commit-tree "$cr_t" -p "$cr_h") || fail \'git commit-tree\'',
   '  else',
-  '    cr_c=$(printf \'%s\\n\' "$1" | G commit-tree "$cr_t") || fail \'git commit-tree\'',
+  '    cr_c=$(printf "$cr_msg\\n" | G commit-tree "$cr_t") || fail \'git commit-tree\'',
   '  fi',
   '  G update-ref -m \'catalyst: checkpoint\' HEAD "$cr_c" "$cr_h" || fail \'git update-ref\'',
   // A ref of its own: Claude's own reset or amend can leave the branch elsewhere, and gc never prunes it then.
@@ -91,39 +103,42 @@ const PRELUDE = [
 ];
 
 /**
- * A checkpoint: `$1` the commit message, `$2` the last checkpoint (empty for none), `$3` `1` to commit even when
- * nothing changed since `$2` (the idea's first checkpoint). `git init` only when `project/` has no `.git` of its
- * own. `@@LOSTBASE` when the repository no longer has `$2` (the change is then counted from nothing). Prints `@@SAME` when there is nothing to record, else `@@COMMIT=` and what changed since `$2`.
+ * A checkpoint: the commit message on stdin, `$1` the last checkpoint (empty for none), `$2` `1` to commit even when
+ * nothing changed since `$1` (the idea's first checkpoint). `git init` only when `project/` has no `.git` of its
+ * own. `@@LOSTBASE` when the repository no longer has `$1` (the change is then counted from nothing). Prints
+ * `@@SAME` when there is nothing to record, else `@@COMMIT=` and what changed since `$1`.
  */
 export const CHECKPOINT_SCRIPT = [
   ...PRELUDE,
+  'read_message',
   "[ -e .git ] || { G init -q . >/dev/null || fail 'git init'; }",
   // The last checkpoint is gone (Claude made a new repository): counted from nothing, and said so.
-  'if [ -n "$2" ] && ! G cat-file -e "$2^{commit}" 2>/dev/null; then set -- "$1" \'\' 1; echo \'@@LOSTBASE\'; fi',
+  'if [ -n "$1" ] && ! G cat-file -e "$1^{commit}" 2>/dev/null; then set -- \'\' 1; echo \'@@LOSTBASE\'; fi',
   `${ADD_ALL} || fail 'git add'`,
-  'if [ -n "$2" ] && [ "$3" != 1 ]; then',
+  'if [ -n "$1" ] && [ "$2" != 1 ]; then',
   "  cr_t=$(G write-tree) || fail 'git write-tree'",
-  '  [ "$cr_t" = "$(G rev-parse -q --verify "$2^{tree}")" ] && { echo \'@@SAME\'; exit 0; }',
+  '  [ "$cr_t" = "$(G rev-parse -q --verify "$1^{tree}")" ] && { echo \'@@SAME\'; exit 0; }',
   'fi',
-  'commit_index "$1"',
+  'commit_index',
   'printf \'@@COMMIT=%s\\n\' "$cr_c"',
-  'stat_of "$2" "$cr_c"',
+  'stat_of "$1" "$cr_c"',
 ].join('\n');
 
 /**
  * A restore: `project/` becomes exactly the tree of `$1` (files git tracks there; ignored files stay), recorded as a
- * new commit with message `$2`; `$3` is the last checkpoint, which the change is counted against. The caller makes
- * a checkpoint of changes made outside a build first, so nothing is lost.
+ * new commit with the message on stdin; `$2` is the last checkpoint, which the change is counted against. The
+ * caller makes a checkpoint of changes made outside a build first, so nothing is lost.
  */
 export const RESTORE_SCRIPT = [
   ...PRELUDE,
+  'read_message',
   "[ -e .git ] || fail 'project/ has no git repository'",
   'G cat-file -e "$1^{commit}" 2>/dev/null || { echo \'@@NOTFOUND\'; exit 0; }',
   `${ADD_ALL} || fail 'git add'`,
   'G read-tree -u --reset "$1" || fail \'git read-tree\'',
-  'commit_index "$2"',
+  'commit_index',
   'printf \'@@COMMIT=%s\\n\' "$cr_c"',
-  'stat_of "$3" "$cr_c"',
+  'stat_of "$2" "$cr_c"',
 ].join('\n');
 
 /** The unified diff from `$1` (empty: the empty tree) to `$2`, cut after `$3` bytes (binary files only named). */
@@ -154,6 +169,23 @@ export const FILE_AT_SCRIPT = [
   "printf '@@DATA\\n'",
   'G cat-file blob "$1:$2"',
 ].join('\n');
+
+/** A checkpoint command: the argv of `/bin/sh -c` and the lines its stdin gets. */
+export interface GitCommand {
+  argv: string[];
+  input: string[];
+}
+
+/**
+ * `message` (for the scripts that commit) goes on stdin as one JSON line, its UTF-8 bytes in octal, which a POSIX
+ * shell turns back into bytes without any tool (read_message); `args` are the script's positional arguments.
+ */
+export function gitCommand(script: string, args: readonly string[], message?: string): GitCommand {
+  const argv = ['/bin/sh', '-c', script, 'catalyst-git', ...args];
+  if (message === undefined) return { argv, input: [] };
+  const octal = [...Buffer.from(message, 'utf8')].map((byte) => byte.toString(8).padStart(3, '0'));
+  return { argv, input: [JSON.stringify({ octal: octal.join(' ') })] };
+}
 
 /** What a checkpoint command printed, read: its `@@KEY=value` lines before the data, and the data's bytes. */
 export interface ScriptOutput {
@@ -209,8 +241,10 @@ export function checkpointMessage(what: string, message: string | undefined, run
     message
       ?.split('\n')
       .find((line) => line.trim() !== '')
-      ?.trim() ?? '';
-  // By code points: half of a surrogate pair cannot be passed to a shell (shell-quote.ts).
+      ?.trim()
+      // git refuses a message holding a NUL byte.
+      .replaceAll('\0', '') ?? '';
+  // By code points: half of a surrogate pair has no UTF-8 bytes (it would become U+FFFD).
   const points = Array.from(firstLine);
   const cut = points.length > 100 ? `${points.slice(0, 99).join('')}…` : firstLine;
   const subject = cut === '' ? what : `${what}: ${cut}`;

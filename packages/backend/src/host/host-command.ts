@@ -1,5 +1,5 @@
-import { CatalystError } from '../core/catalyst-error.ts';
-import type { Host, RunOutcome } from './host.ts';
+import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
+import type { Host, RunHandle, RunOutcome } from './host.ts';
 
 /**
  * A short command on a host that Catalyst runs for itself (a checkpoint's git), through the run wrapper like a run:
@@ -11,6 +11,8 @@ export interface HostCommand {
   argv: readonly string[];
   cwd: string;
   env?: Readonly<Record<string, string>>;
+  /** Lines for its stdin, each a JSON object (RunHandle.writeLine), before stdin is closed: what no `ps` may show. */
+  input?: readonly string[];
   timeoutMs: number;
   maxStdoutBytes: number;
 }
@@ -35,7 +37,6 @@ export async function runHostCommand(host: Host, command: HostCommand): Promise<
     handle.cancel();
   }, command.timeoutMs);
   try {
-    await handle.endInput();
     const chunks: Buffer[] = [];
     let kept = 0;
     let isCut = false;
@@ -56,18 +57,32 @@ export async function runHostCommand(host: Host, command: HostCommand): Promise<
         stderrTail = (stderrTail + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_CHARS);
       }
     })();
-    await Promise.all([readStdout, readStderr]);
+    const written = writeInput(handle, command.input ?? []).catch((error: unknown) => {
+      handle.cancel();
+      throw error;
+    });
+    await Promise.all([readStdout, readStderr, written]);
     return { stdout: Buffer.concat(chunks), isCut, stderrTail, outcome: await handle.outcome };
   } finally {
     clearTimeout(timer);
   }
 }
 
+/** A run that ended before taking its input (one that never started) says so in its outcome, not here. */
+async function writeInput(handle: RunHandle, lines: readonly string[]): Promise<void> {
+  try {
+    for (const line of lines) await handle.writeLine(line);
+  } catch (error) {
+    if (!isCatalystError(error) || error.code !== 'RUN_INPUT_CLOSED') throw error;
+  }
+  await handle.endInput();
+}
+
 /** A command that did not exit 0, as an error naming `what` (its stderr's tail in the details). */
 export function commandFailure(
   what: string,
   result: HostCommandResult,
-  code: 'CHECKPOINT_FAILED',
+  code: 'CHECKPOINT_FAILED' | 'FILE_ERROR',
 ): CatalystError {
   const { outcome } = result;
   const how =

@@ -1,6 +1,7 @@
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { HostFiles } from '../host/host.ts';
 import { forEachLine, parseEventLine } from './history-lines.ts';
+import { PRIVATE_FILE } from './private-modes.ts';
 
 /**
  * A sparse seq → byte-offset index of `events.ndjson`: one checkpoint (the seq of a line and where it starts) per
@@ -112,9 +113,9 @@ export async function loadIndex(
     },
   });
   if (!isClean && (text !== '' || index.size > 0))
-    await files.writeFileAtomic(paths.index, index.serialize());
+    await files.writeFileAtomic(paths.index, index.serialize(), PRIVATE_FILE);
   else if (index.size > known) {
-    await files.appendFile(paths.index, index.serialize().split('\n').slice(known).join('\n'));
+    await files.appendFile(paths.index, index.serialize().split('\n').slice(known).join('\n'), PRIVATE_FILE);
   }
   return index;
 }

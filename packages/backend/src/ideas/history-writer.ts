@@ -3,6 +3,7 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import type { HostFiles } from '../host/host.ts';
 import type { HistoryIndex } from './history-index.ts';
 import { parseEventLine } from './history-lines.ts';
+import { PRIVATE_FILE } from './private-modes.ts';
 
 /**
  * The append side of `events.ndjson`: events queued in order, written in batches, and kept queued until a write
@@ -113,7 +114,11 @@ export class HistoryWriter {
     try {
       if (this.#isSizeUncertain) await this.#resync();
       const prefix = this.#needsNewline ? '\n' : '';
-      await this.#files.appendFile(this.#paths.events, prefix + batch.map((chunk) => chunk.text).join(''));
+      await this.#files.appendFile(
+        this.#paths.events,
+        prefix + batch.map((chunk) => chunk.text).join(''),
+        PRIVATE_FILE,
+      );
     } catch (error) {
       this.#isSizeUncertain = true;
       throw error;
@@ -121,7 +126,7 @@ export class HistoryWriter {
     const checkpoints = this.#recordWritten(batch);
     // A checkpoint lost here makes some reads start a little earlier until the next open rebuilds it; nothing else.
     if (checkpoints !== '') {
-      await this.#files.appendFile(this.#paths.index, checkpoints).catch((error: unknown) => {
+      await this.#files.appendFile(this.#paths.index, checkpoints, PRIVATE_FILE).catch((error: unknown) => {
         throw new CatalystError('HISTORY_CORRUPT', 'Could not extend the history index.', { cause: error });
       });
     }

@@ -4,11 +4,13 @@ import { IDEA_ID_PATTERN, IDEA_META_SCHEMA_VERSION, IdeaMetaSchema, type IdeaMet
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import type { HostFiles } from '../host/host.ts';
 import { KeyedLock } from './keyed-lock.ts';
+import { PRIVATE_DIR, PRIVATE_FILE } from './private-modes.ts';
 
 /**
  * Ideas as folders on their host: `<root>/<id>/meta.json` and `<root>/<id>/project/`. The host is the source of
  * truth, so a restarted backend (or one on another machine pointed at the same VM) loses nothing. meta.json is
- * written atomically (temporary file, then rename) and updates of one idea are serialised.
+ * written atomically (temporary file, then rename) and updates of one idea are serialised. The root and the idea
+ * folders are made 0700 and meta.json 0600 (private-modes.ts); `project/` gets the host's usual mode.
  */
 export interface IdeaPaths {
   dir: string;
@@ -74,6 +76,11 @@ export class IdeaStore {
     this.#now = options.now ?? (() => new Date());
   }
 
+  /** The absolute folder on the host that holds the ideas. */
+  get root(): string {
+    return this.#root;
+  }
+
   paths(id: string): IdeaPaths {
     const dir = posix.join(this.#root, checkIdeaId(id));
     return {
@@ -99,6 +106,7 @@ export class IdeaStore {
       updatedAt: at,
       totals: { costUsd: 0, turns: 0, runs: 0, questionsAsked: 0 },
     });
+    await this.#files.mkdirp(paths.dir, PRIVATE_DIR);
     await this.#files.mkdirp(paths.project);
     await this.#writeMeta(paths.meta, meta);
     return meta;
@@ -159,7 +167,7 @@ export class IdeaStore {
     return this.#lock.run(id, async () => {
       if (!(await this.has(id))) throw new CatalystError('IDEA_NOT_FOUND', `There is no idea ${id}.`);
       const trash = posix.join(this.#root, TRASH_DIR);
-      await this.#files.mkdirp(trash);
+      await this.#files.mkdirp(trash, PRIVATE_DIR);
       await this.#files.rename(
         this.paths(id).dir,
         posix.join(trash, `${id}-${randomBytes(6).toString('hex')}`),
@@ -208,7 +216,7 @@ export class IdeaStore {
 
   async #writeMeta(path: string, meta: IdeaMeta): Promise<void> {
     const checked = IdeaMetaSchema.parse(meta);
-    await this.#files.writeFileAtomic(path, `${JSON.stringify(checked, null, 2)}\n`);
+    await this.#files.writeFileAtomic(path, `${JSON.stringify(checked, null, 2)}\n`, PRIVATE_FILE);
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { HostFiles } from '../host/host.ts';
 import { readOptional } from './history-index.ts';
+import { PRIVATE_FILE } from './private-modes.ts';
 
 /**
  * The durable high-water mark of an idea's `seq` (issue 16 item 7). Events reach browsers before their batch
@@ -36,5 +37,5 @@ export async function readReservation(
 }
 
 export async function writeReservation(files: ReservationFiles, path: string, upTo: number): Promise<void> {
-  await files.writeFileAtomic(path, `${JSON.stringify({ reservedUpTo: upTo })}\n`);
+  await files.writeFileAtomic(path, `${JSON.stringify({ reservedUpTo: upTo })}\n`, PRIVATE_FILE);
 }

@@ -18,8 +18,10 @@ import {
   RESTORE_SCRIPT,
   checkpointEnv,
   checkpointMessage,
+  gitCommand,
   readCheckpointChange,
   readScriptOutput,
+  type GitCommand,
 } from '../core/checkpoint-git.ts';
 import { commandFailure, runHostCommand, type HostCommandResult } from '../host/host-command.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
@@ -27,10 +29,11 @@ import { READ_BYTES, SCAN_BYTES } from '../runs/run-views.ts';
 import type { HostRegistry } from './host-registry.ts';
 
 /**
- * Checkpoints of an idea's `project/` (issue 13): a git commit after every build run, one of what the folder held
- * before the first build, restores as new commits. The commits live in `project/.git` on the idea's host (the
- * scripts are in core/checkpoint-git.ts); the idea's history holds a `checkpoint:*` event for each, which is what
- * the API lists and what a commit is checked against. `meta.json`'s `checkpoint` is the last one.
+ * Checkpoints of an idea's `project/` (issue 13): a git commit after every build run, one before a build of what the
+ * folder held when that is not the last checkpoint (the first build, changes made outside a build), restores as new
+ * commits. The commits live in `project/.git` on the idea's host (the scripts are in core/checkpoint-git.ts); the
+ * idea's history holds a `checkpoint:*` event for each, which is what the API lists and what a commit is checked
+ * against. `meta.json`'s `checkpoint` is the last one.
  */
 
 export interface CheckpointsOptions {
@@ -76,12 +79,12 @@ export class Checkpoints {
   }
 
   /**
-   * Before a build: the idea's first checkpoint when it has none yet (what `project/` holds, even nothing), so that
-   * the build can be undone. Never throws: a failure is logged and said in the history, and the build goes on.
+   * Before a build: a checkpoint of what `project/` holds when it is not the last checkpoint's (the idea's first,
+   * even of nothing; or changes made outside a build, by hand or in a terminal), so that the build's change is
+   * Claude's alone and undoing it gives back exactly what the person had (issue 25). Never throws: a failure is
+   * logged and said in the history, and the build goes on.
    */
   async beforeBuild(id: string, runId: string, message: string, history: IdeaHistory): Promise<void> {
-    const { meta } = await this.#options.locate(id);
-    if (meta.checkpoint !== undefined) return;
     await this.#record(id, history, { kind: 'before_build', runId, what: 'Before build', message });
   }
 
@@ -125,11 +128,10 @@ export class Checkpoints {
 
   async diff(id: string, history: IdeaHistory, commit: string): Promise<CheckpointDiffResponse> {
     const checkpoint = await this.find(history, commit);
-    const result = await this.#git(id, DIFF_SCRIPT, [
-      checkpoint.parent ?? '',
-      checkpoint.commit,
-      String(MAX_DIFF_BYTES + 1),
-    ]);
+    const result = await this.#git(
+      id,
+      gitCommand(DIFF_SCRIPT, [checkpoint.parent ?? '', checkpoint.commit, String(MAX_DIFF_BYTES + 1)]),
+    );
     const output = this.#expect(result, 'git diff');
     if (output.lines.has('NOTFOUND')) {
       throw new CatalystError(
@@ -157,11 +159,14 @@ export class Checkpoints {
     await this.#record(id, history, { kind: 'before_restore', what: 'Before restore', throws: true });
     const { host, meta } = await this.#options.locate(id);
     const note = restoreNote(target, known);
-    const result = await this.#git(id, RESTORE_SCRIPT, [
-      target.commit,
-      checkpointMessage(`Restore to ${target.commit.slice(0, 12)}`, undefined),
-      meta.checkpoint ?? '',
-    ]);
+    const result = await this.#git(
+      id,
+      gitCommand(
+        RESTORE_SCRIPT,
+        [target.commit, meta.checkpoint ?? ''],
+        checkpointMessage(`Restore to ${target.commit.slice(0, 12)}`, undefined),
+      ),
+    );
     const output = this.#expect(result, 'the restore');
     if (output.lines.has('NOTFOUND')) {
       throw new CatalystError('CHECKPOINT_NOT_FOUND', `${commit} is no longer in the project's repository.`);
@@ -187,11 +192,10 @@ export class Checkpoints {
     path: string,
   ): Promise<{ size: number; data?: Buffer }> {
     const checkpoint = await this.find(history, commit);
-    const result = await this.#git(id, FILE_AT_SCRIPT, [
-      checkpoint.commit,
-      path,
-      String(MAX_FILE_TEXT_BYTES),
-    ]);
+    const result = await this.#git(
+      id,
+      gitCommand(FILE_AT_SCRIPT, [checkpoint.commit, path, String(MAX_FILE_TEXT_BYTES)]),
+    );
     const output = this.#expect(result, 'git cat-file');
     if (output.lines.has('MISSING')) {
       throw new CatalystError('PATH_NOT_FOUND', `${path} is not in checkpoint ${commit.slice(0, 12)}.`);
@@ -217,11 +221,14 @@ export class Checkpoints {
     try {
       const { host, meta } = await this.#options.locate(id);
       const base = meta.checkpoint;
-      const result = await this.#git(id, CHECKPOINT_SCRIPT, [
-        checkpointMessage(what.what, what.message, what.runId),
-        base ?? '',
-        base === undefined ? '1' : '0',
-      ]);
+      const result = await this.#git(
+        id,
+        gitCommand(
+          CHECKPOINT_SCRIPT,
+          [base ?? '', base === undefined ? '1' : '0'],
+          checkpointMessage(what.what, what.message, what.runId),
+        ),
+      );
       const output = this.#expect(result, 'the checkpoint');
       if (output.lines.has('NOGIT')) {
         await this.#sayNoGit(host, id, meta, history);
@@ -334,14 +341,15 @@ export class Checkpoints {
     return output;
   }
 
-  async #git(id: string, script: string, args: string[]): Promise<HostCommandResult> {
+  async #git(id: string, command: GitCommand): Promise<HostCommandResult> {
     const { host } = await this.#options.locate(id);
     const { hosts } = this.#options;
     const store = await hosts.store(host);
     const paths = store.paths(id);
     const claude = await hosts.claude(host);
     return runHostCommand(hosts.get(host).host, {
-      argv: ['/bin/sh', '-c', script, 'catalyst-git', ...args],
+      argv: command.argv,
+      input: command.input,
       cwd: paths.project,
       env: checkpointEnv(claude.path, paths.dir),
       timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { tightenIdeaModes } from '../ideas/private-modes.ts';
 import type { HostRegistry } from './host-registry.ts';
 
 /**
@@ -6,7 +7,8 @@ import type { HostRegistry } from './host-registry.ts';
  * SIGKILLed wrapper left behind (Host.sweepRuns). (Sessions are the service's: it takes up their runs, see
  * CatalystService.takeUpSessions.) A host that cannot be reached is logged and skipped; the runs
  * it holds stop by themselves when their lease lapses, only a dead wrapper's directory waits for the next start.
- * Never rejects.
+ * The ideas on each host are made private (0700 folders, 0600 files: ideas/private-modes.ts), as older Catalysts
+ * did not make them. Never rejects.
  */
 export async function sweepHosts(hosts: HostRegistry, logger: Logger): Promise<void> {
   await Promise.all(
@@ -19,6 +21,12 @@ export async function sweepHosts(hosts: HostRegistry, logger: Logger): Promise<v
         await (await hosts.store(name)).emptyTrash();
       } catch (error) {
         logger.warn({ host: name, err: error }, 'the start-up sweep of the host failed');
+      }
+      try {
+        // Idea folders and files an older Catalyst left readable by every user of the host (issue 25).
+        await tightenIdeaModes(host, (await hosts.store(name)).root);
+      } catch (error) {
+        logger.warn({ host: name, err: error }, 'could not make the ideas on the host private');
       }
     }),
   );

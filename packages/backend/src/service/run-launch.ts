@@ -95,7 +95,8 @@ export async function launchRun(
   // The idea's warm process when it runs this command; any other ends first (warm-sessions.ts).
   const warm = resumed === undefined ? await context.warm.take(id, key) : undefined;
   if (resumed === undefined) {
-    // The idea's first build starts from a checkpoint of what project/ holds, so that it can be undone.
+    // A build starts from a checkpoint of what project/ holds (made when it differs from the last one), so that it
+    // can be undone, and its change is Claude's alone.
     if (mode === 'build') await context.checkpoints.beforeBuild(id, runId, message, history);
     if (meta.restoreNote !== undefined) await store.update(id, ({ restoreNote: _said, ...rest }) => rest);
     await setStatus(context, { id, host, runId, status: statusAtStart(meta.status, mode) }, history);

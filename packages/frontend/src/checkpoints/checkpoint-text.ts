@@ -15,7 +15,7 @@ export function shortCommit(commit: string): string {
 
 export const CHECKPOINT_KIND_WORDS: Record<CheckpointKind, string> = {
   build: 'After a build',
-  before_build: 'Before the first build',
+  before_build: 'Before a build',
   before_restore: 'Before a restore',
   restore: 'Restore',
 };
