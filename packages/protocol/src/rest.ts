@@ -61,3 +61,24 @@ export const SESSION_KEY_HEADER = 'x-catalyst-key';
 export const SESSION_KEY_PROTOCOL_PREFIX = 'catalyst-key.';
 export const LoginResponseSchema = z.object({ key: z.string().min(1).max(200) });
 export type LoginResponse = z.infer<typeof LoginResponseSchema>;
+
+/**
+ * A signed-in browser (issue 25), as `GET /api/sessions` lists it: never its cookie or key, only an id of its own
+ * for `DELETE /api/sessions/:id`, a name from its user agent ("Chrome on Linux"), when it logged in, when it was last
+ * seen (to the minute) and when it ends (CATALYST_SESSION_DAYS after its login). `current`: the session making
+ * the request.
+ */
+export const BROWSER_SESSION_ID_SOURCE = 'session-[0-9a-f]{16}';
+export const BrowserSessionIdSchema = z.string().regex(new RegExp(`^${BROWSER_SESSION_ID_SOURCE}$`));
+export const BrowserSessionViewSchema = z.object({
+  id: BrowserSessionIdSchema,
+  name: z.string().min(1).max(100),
+  createdAt: z.iso.datetime(),
+  lastSeenAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  current: z.boolean(),
+});
+export type BrowserSessionView = z.infer<typeof BrowserSessionViewSchema>;
+/** Newest login first. */
+export const BrowserSessionListResponseSchema = z.object({ sessions: z.array(BrowserSessionViewSchema) });
+export type BrowserSessionListResponse = z.infer<typeof BrowserSessionListResponseSchema>;

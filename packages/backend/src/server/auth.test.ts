@@ -2,7 +2,7 @@ import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { bearerToken, cookieValues, createAuth, tokensEqual } from './auth.ts';
-import { createSessionKeys, serializeSessionCookie } from './login-session.ts';
+import { createSessionKeys, serializeClearedSessionCookie, serializeSessionCookie } from './login-session.ts';
 
 const TOKEN = 'the-right-token-0123456789-abcdefghijklmnop';
 
@@ -63,8 +63,8 @@ describe('createAuth', () => {
     expect(auth.checkRequest(requestWith({ host, authorization: 'Bearer wrong' })).ok).toBe(false);
   });
 
-  it('accepts a browser session only as both halves: the cookie and its key (header or subprotocol)', () => {
-    const { id, key } = auth.startSession();
+  it('accepts a browser session only as both halves: the cookie and its key (header or subprotocol)', async () => {
+    const { id, key } = await auth.startSession('Chrome on Linux');
     const cookie = `catalyst_session=${id}`;
     const accepted = (headers: Record<string, string>) =>
       auth.checkRequest(requestWith({ host, ...headers })).ok;
@@ -72,22 +72,52 @@ describe('createAuth', () => {
     expect(accepted({ cookie, 'sec-websocket-protocol': `other, catalyst-key.${key}` })).toBe(true);
     expect(accepted({ cookie })).toBe(false);
     expect(accepted({ 'x-catalyst-key': key })).toBe(false);
-    const other = auth.startSession();
+    const other = await auth.startSession('Firefox on Android');
     expect(accepted({ cookie, 'x-catalyst-key': other.key })).toBe(false);
     expect(accepted({ cookie: `catalyst_session=${other.id}`, 'x-catalyst-key': key })).toBe(false);
     expect(accepted({ cookie, 'x-catalyst-key': `${key}x` })).toBe(false);
   });
 
-  it('is not locked out by a same-named cookie another port of the host set with a more specific path', () => {
-    const { id, key } = auth.startSession();
+  it('is not locked out by a same-named cookie another port of the host set with a more specific path', async () => {
+    const { id, key } = await auth.startSession('Chrome on Linux');
     const shadowed = `catalyst_session=planted; catalyst_session=${id}`;
     expect(auth.checkRequest(requestWith({ host, cookie: shadowed, 'x-catalyst-key': key })).ok).toBe(true);
   });
 
-  it('ties a session to the token: another token’s server refuses it, the same token’s accepts it', () => {
-    const { id, key } = auth.startSession();
+  it('ties a session to the token: another token’s server refuses it, the same token’s accepts it', async () => {
+    const { id, key } = await auth.startSession('Chrome on Linux');
     expect(createSessionKeys(TOKEN).isValidSession(id, key)).toBe(true);
     expect(createSessionKeys(`${TOKEN}-rotated`).isValidSession(id, key)).toBe(false);
+  });
+
+  it('judges a request with another Authorization scheme (a proxy’s Basic) by its session alone', async () => {
+    const { id, key } = await auth.startSession('Chrome on Linux');
+    const cookie = `catalyst_session=${id}`;
+    for (const authorization of ['Basic cGVyc29uOnB3', `Basic ${TOKEN}`, 'Digest x', 'Bearerish x']) {
+      expect(auth.checkRequest(requestWith({ host, authorization, cookie, 'x-catalyst-key': key })).ok).toBe(
+        true,
+      );
+      expect(auth.checkRequest(requestWith({ host, authorization, cookie })).ok).toBe(false);
+      expect(auth.checkRequest(requestWith({ host, authorization })).ok).toBe(false);
+    }
+    const wrongBearer = { host, authorization: 'bearer wrong', cookie, 'x-catalyst-key': key };
+    expect(auth.checkRequest(requestWith(wrongBearer)).ok).toBe(false);
+    expect(
+      auth.sessionOf(requestWith({ host, authorization: `Bearer ${TOKEN}`, cookie, 'x-catalyst-key': key })),
+    ).toBeUndefined();
+  });
+
+  it('refuses a session the server does not keep: signed out, or never started by it', async () => {
+    const { id, key } = await auth.startSession('Chrome on Linux');
+    const headers = { host, cookie: `catalyst_session=${id}`, 'x-catalyst-key': key };
+    const session = auth.sessionOf(requestWith(headers));
+    expect(session?.name).toBe('Chrome on Linux');
+    expect(await auth.sessions.end(session?.id ?? '')).toBe(true);
+    expect(auth.checkRequest(requestWith(headers)).ok).toBe(false);
+    // Both halves made with the token, but no login made them: a forged pair from someone who holds the token.
+    const forged = createSessionKeys(TOKEN).startSession();
+    const forgedHeaders = { host, cookie: `catalyst_session=${forged.id}`, 'x-catalyst-key': forged.key };
+    expect(auth.checkRequest(requestWith(forgedHeaders)).ok).toBe(false);
   });
 
   it('allows the app’s own origin and configured ones, refuses others and "null"', () => {
@@ -110,6 +140,17 @@ describe('createAuth', () => {
     expect(auth.checkOrigin(requestWith({ host }))).toBe('absent');
     expect(auth.checkRequest(requestWith({ host })).ok).toBe(false);
     expect(auth.checkRequest(requestWith({ host, authorization: `Bearer ${TOKEN}` })).ok).toBe(true);
+  });
+});
+
+describe('serializeClearedSessionCookie', () => {
+  it('removes the cookie with the same attributes', () => {
+    expect(serializeClearedSessionCookie({ secure: false })).toBe(
+      'catalyst_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0',
+    );
+    expect(serializeClearedSessionCookie({ secure: true })).toBe(
+      'catalyst_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0; Secure',
+    );
   });
 });
 

@@ -1,11 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { pino } from 'pino';
 import { SESSION_KEY_HEADER } from '@catalyst/protocol';
+import { createBrowserSessions, type BrowserSession, type BrowserSessions } from './browser-sessions.ts';
+import { DEFAULT_SESSION_DAYS } from './config.ts';
 import {
   createSessionKeys,
   SESSION_COOKIE,
   sessionKeyFromProtocols,
   type LoginSession,
+  type SessionKeys,
 } from './login-session.ts';
 
 /**
@@ -15,6 +19,11 @@ import {
  * and logs), never the token in a cookie (a cookie goes to every port of its host). Browsers also have to come from
  * the app's own origin (or one configured), which stops cross-site WebSocket hijacking. The expected token is
  * kept only as a digest and an HMAC key, so this object holds nothing worth logging.
+ *
+ * Only the Bearer scheme is Catalyst's: a reverse proxy with HTTP Basic auth has the browser send
+ * `Authorization: Basic …` on every request, which is judged by its session as if the header were absent (issue 25).
+ * A session is good while the server keeps it (browser-sessions.ts): until a logout, a sign-out from another
+ * browser, or CATALYST_SESSION_DAYS after its login.
  */
 
 export type OriginVerdict = 'absent' | 'allowed' | 'forbidden';
@@ -27,10 +36,14 @@ export type RequestVerdict =
 export interface Auth {
   /** Constant-time whatever the candidate's length. */
   isValidToken(candidate: string): boolean;
-  /** The bearer header when present, else the session cookie with its key (header, or WebSocket subprotocol). */
+  /** A Bearer header when present, else the session cookie with its key (header, or WebSocket subprotocol). */
   isAuthenticated(request: IncomingMessage): boolean;
-  /** A new browser session, for a login that presented the token. */
-  startSession(): LoginSession;
+  /** The browser session a request is let in by; undefined for a Bearer header or no valid session. */
+  sessionOf(request: IncomingMessage): BrowserSession | undefined;
+  /** A new browser session, for a login that presented the token; saved when this resolves. */
+  startSession(name: string): Promise<LoginSession>;
+  /** The signed-in browsers. */
+  readonly sessions: BrowserSessions;
   /** `absent` for non-browser clients, which must then hold the token (checkRequest requires it anyway). */
   checkOrigin(request: IncomingMessage): OriginVerdict;
   /** Token first (401), then origin (403): what both the API and the WebSocket upgrade require. */
@@ -41,6 +54,8 @@ export interface AuthOptions {
   token: string;
   /** Origins allowed besides the app's own (`http(s)://<Host header>`), e.g. a dev server's. */
   allowedOrigins?: readonly string[];
+  /** Where sessions are kept (sessions-file.ts); in memory only, for the default lifetime, when not given. */
+  sessions?: BrowserSessions;
 }
 
 export const UNAUTHORIZED_MESSAGE =
@@ -52,18 +67,16 @@ export function createAuth(options: AuthOptions): Auth {
   const expected = digestOf(options.token);
   const extraOrigins = new Set((options.allowedOrigins ?? []).map((origin) => origin.toLowerCase()));
   const isValidToken = (candidate: string): boolean => timingSafeEqual(digestOf(candidate), expected);
-  const sessions = createSessionKeys(options.token);
+  const keys = createSessionKeys(options.token);
+  const sessions = options.sessions ?? inMemorySessions();
+  const sessionOf = (request: IncomingMessage) => presentedSession(request, keys, sessions);
   const isAuthenticated = (request: IncomingMessage): boolean => {
     const header = request.headers.authorization;
-    if (header !== undefined) {
-      const presented = bearerToken(header);
+    if (isBearer(header)) {
+      const presented = bearerToken(header ?? '');
       return presented !== undefined && isValidToken(presented);
     }
-    // Every cookie of that name: a page on another port of this host (a preview, a dev server) can set one with
-    // a more specific path, which the browser then sends first; it must not lock the person out.
-    const ids = cookieValues(request.headers.cookie, SESSION_COOKIE);
-    const key = presentedSessionKey(request);
-    return key !== undefined && ids.some((id) => sessions.isValidSession(id, key));
+    return sessionOf(request) !== undefined;
   };
   const checkOrigin = (request: IncomingMessage): OriginVerdict => {
     const origin = request.headers.origin;
@@ -85,10 +98,42 @@ export function createAuth(options: AuthOptions): Auth {
   return {
     isValidToken,
     isAuthenticated,
-    startSession: () => sessions.startSession(),
+    sessionOf,
+    async startSession(name) {
+      const login = keys.startSession();
+      await sessions.add(login.id, name);
+      return login;
+    },
+    sessions,
     checkOrigin,
     checkRequest,
   };
+}
+
+/** Both halves, made under the token, of a session the server still keeps; never for a Bearer request. */
+function presentedSession(
+  request: IncomingMessage,
+  keys: SessionKeys,
+  sessions: BrowserSessions,
+): BrowserSession | undefined {
+  if (isBearer(request.headers.authorization)) return undefined;
+  const key = presentedSessionKey(request);
+  if (key === undefined) return undefined;
+  // Every cookie of that name: a page on another port of this host (a preview, a dev server) can set one with
+  // a more specific path, which the browser then sends first; it must not lock the person out.
+  for (const id of cookieValues(request.headers.cookie, SESSION_COOKIE)) {
+    const session = keys.isValidSession(id, key) ? sessions.use(id) : undefined;
+    if (session !== undefined) return session;
+  }
+  return undefined;
+}
+
+function inMemorySessions(): BrowserSessions {
+  return createBrowserSessions({
+    lifetimeMs: DEFAULT_SESSION_DAYS * 24 * 3_600_000,
+    logger: pino({ level: 'silent' }),
+    save: () => Promise.resolve(),
+  });
 }
 
 /**
@@ -108,6 +153,11 @@ function presentedSessionKey(request: IncomingMessage): string | undefined {
   const header = request.headers[SESSION_KEY_HEADER];
   if (typeof header === 'string') return header;
   return sessionKeyFromProtocols(request.headers['sec-websocket-protocol']);
+}
+
+/** Whether an `Authorization` header is Catalyst's, the Bearer scheme (case-insensitive); any other is a proxy's. */
+function isBearer(header: string | undefined): boolean {
+  return header !== undefined && /^\s*Bearer(?:\s|$)/i.test(header);
 }
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), else undefined. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_RUN_MS, resolveTimings } from '../core/run-commands.ts';
 import { resolveRunLimits } from '../host/wrapped-run.ts';
-import { loadConfig } from './config.ts';
+import { DEFAULT_SESSION_DAYS, loadConfig } from './config.ts';
 
 // Issue 16, item 11: the core once stopped a run after 2 h by default while CATALYST_MAX_RUN_MS said 6 h.
 describe('the default maximum run time', () => {
@@ -17,5 +17,13 @@ describe('the default maximum run time', () => {
     expect(timings.maxDurationMs).toBe(DEFAULT_MAX_RUN_MS);
     expect(resolveRunLimits().maxRuntimeMs).toBe(DEFAULT_MAX_RUN_MS);
     expect(DEFAULT_MAX_RUN_MS).toBe(6 * 3_600_000);
+  });
+});
+
+// Issue 25, finding 14: a browser session ends on its own, a month after its login unless configured otherwise.
+describe('the default lifetime of a browser session', () => {
+  it('is 30 days', () => {
+    expect(loadConfig({}, { homeDir: '/home/alice' }).sessionDays).toBe(30);
+    expect(DEFAULT_SESSION_DAYS).toBe(30);
   });
 });

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       warmIdleMs: 10 * 60_000,
       checkpointTimeoutMs: 60_000,
       previewIdleMs: 3_600_000,
+      sessionDays: 30,
       warmPerHost: 4,
       qa: { model: 'claude-haiku-4-5', timeoutMs: 60_000 },
       logLevel: 'info',
@@ -71,6 +72,7 @@ describe('loadConfig', () => {
         CATALYST_QA_TIMEOUT_MS: '30000',
         CATALYST_CHECKPOINT_TIMEOUT_MS: '9000',
         CATALYST_PREVIEW_IDLE_MS: '5000',
+        CATALYST_SESSION_DAYS: '7',
       },
       { homeDir: HOME },
     );
@@ -89,6 +91,7 @@ describe('loadConfig', () => {
       qa: { model: 'claude-sonnet-4-5', timeoutMs: 30_000 },
       checkpointTimeoutMs: 9_000,
       previewIdleMs: 5_000,
+      sessionDays: 7,
       logLevel: 'debug',
     });
   });
@@ -149,6 +152,15 @@ describe('loadConfig', () => {
         'CATALYST_PORT: must be a whole number',
         expect.stringContaining('CATALYST_PUBLIC_URL: "'),
       ]);
+    }
+  });
+
+  it('reads CATALYST_SESSION_DAYS as whole days from 1 to 3650, and reports anything else', () => {
+    expect(loadConfig({ CATALYST_SESSION_DAYS: '1' }, { homeDir: HOME }).sessionDays).toBe(1);
+    expect(loadConfig({ CATALYST_SESSION_DAYS: '3650' }, { homeDir: HOME }).sessionDays).toBe(3650);
+    for (const days of ['', '0', '3651', '1.5', '-1', 'forever']) {
+      const error = configError(() => loadConfig({ CATALYST_SESSION_DAYS: days }, { homeDir: HOME }));
+      expect(error.details.problems, days).toEqual([expect.stringMatching(/^CATALYST_SESSION_DAYS: /)]);
     }
   });
 

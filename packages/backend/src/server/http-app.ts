@@ -5,6 +5,7 @@ import type { Auth } from './auth.ts';
 import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
 import { createApiRouter } from './routes-api.ts';
 import { createLoginRouter } from './routes-login.ts';
+import { createSessionsRouter } from './routes-sessions.ts';
 
 /**
  * The HTTP side of Catalyst: `/login` (public; routes-login.ts), `/api/*` (token and origin checked before the body
@@ -53,6 +54,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     noStore,
     requireAuth(auth),
     express.json({ limit: JSON_BODY_LIMIT_BYTES }),
+    createSessionsRouter(auth, { secureCookie: options.secureCookie ?? false }),
     createApiRouter(service),
   );
   if (options.staticDir !== undefined) {

@@ -12,8 +12,10 @@ import { SESSION_KEY_PROTOCOL_PREFIX } from '@catalyst/protocol';
  *   `X-Catalyst-Key` header, or on the WebSocket as the subprotocol `catalyst-key.<key>` (a browser cannot set
  *   headers on a WebSocket).
  *
- * Whoever receives the cookie alone cannot compute the key without the token. Nothing is stored server-side: a
- * session survives a restart of Catalyst and ends when the token changes.
+ * Whoever receives the cookie alone cannot compute the key without the token. Besides, the server keeps which
+ * sessions are still good (browser-sessions.ts: a digest of the id, never the id): a session ends when it logs
+ * out, is signed out from another browser, CATALYST_SESSION_DAYS after its login, or when the token changes; it
+ * survives a restart of Catalyst.
  */
 
 export const SESSION_COOKIE = 'catalyst_session';
@@ -70,4 +72,16 @@ export function sessionKeyFromProtocols(header: string | undefined): string | un
 export function serializeSessionCookie(id: string, options: { secure: boolean }): string {
   const attributes = ['HttpOnly', 'SameSite=Strict', 'Path=/', ...(options.secure ? ['Secure'] : [])];
   return [`${SESSION_COOKIE}=${id}`, ...attributes].join('; ');
+}
+
+/** The cookie's removal at a logout: the same attributes (a Secure cookie is replaced only by a Secure one), gone. */
+export function serializeClearedSessionCookie(options: { secure: boolean }): string {
+  const attributes = [
+    'HttpOnly',
+    'SameSite=Strict',
+    'Path=/',
+    'Max-Age=0',
+    ...(options.secure ? ['Secure'] : []),
+  ];
+  return [`${SESSION_COOKIE}=`, ...attributes].join('; ');
 }

@@ -3,6 +3,7 @@ import express, { Router, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Auth } from './auth.ts';
 import { FORBIDDEN_ORIGIN_MESSAGE } from './auth.ts';
+import { browserNameOf } from './browser-name.ts';
 import { sendError } from './http-errors.ts';
 import { serializeSessionCookie } from './login-session.ts';
 
@@ -13,7 +14,8 @@ import { serializeSessionCookie } from './login-session.ts';
  *   request line (no proxy access log, no server log). The server answers with the web app, which reads the
  *   fragment, drops it from the address bar and posts the token.
  * - `POST /login` `{ token }`: a valid token starts a session: the HttpOnly cookie, and `{ key }` in the answer for
- *   the page to keep. A wrong token gets 401 and no cookie; a foreign Origin 403.
+ *   the page to keep; the session is listed, named after the browser (routes-sessions.ts). A wrong token gets 401
+ *   and no cookie; a foreign Origin 403.
  * - `GET /login?token=…`, the old link, is refused whatever the token (it would sit in a proxy's access log and
  *   the browser's history): the browser is sent to the login screen, which says how to log in.
  */
@@ -38,7 +40,7 @@ export interface LoginRouteOptions {
 export function createLoginRouter(auth: Auth, logger: Logger, options: LoginRouteOptions): Router {
   const router = Router();
   router.get('/', refuseTokenInQuery(logger, options.appServed));
-  router.post('/', express.json({ limit: LOGIN_BODY_LIMIT_BYTES }), (request, response) => {
+  router.post('/', express.json({ limit: LOGIN_BODY_LIMIT_BYTES }), async (request, response) => {
     if (auth.checkOrigin(request) === 'forbidden') {
       sendError(response, { code: 'FORBIDDEN_ORIGIN', message: FORBIDDEN_ORIGIN_MESSAGE });
       return;
@@ -49,7 +51,7 @@ export function createLoginRouter(auth: Auth, logger: Logger, options: LoginRout
       sendError(response, { code: 'UNAUTHORIZED', message: LOGIN_REFUSED_MESSAGE });
       return;
     }
-    const session = auth.startSession();
+    const session = await auth.startSession(browserNameOf(request.headers['user-agent']));
     const secure = options.secureCookie || request.secure;
     response.setHeader('Set-Cookie', serializeSessionCookie(session.id, { secure }));
     const answer: LoginResponse = { key: session.key };

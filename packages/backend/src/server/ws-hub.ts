@@ -6,6 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { IdeaService } from '../service/idea-service.ts';
 import type { Auth } from './auth.ts';
 import { startWsSession, type WsSession } from './ws-session.ts';
+import { closeOnSignOut } from './ws-sign-out.ts';
 
 /**
  * The WebSocket at `/ws`, on the HTTP server's `upgrade` event. Token and Origin are checked on the upgrade
@@ -95,7 +96,10 @@ function createUpgradeHandler(context: {
       refuseUpgrade(socket, verdict.status, verdict.message);
       return;
     }
-    wss.handleUpgrade(request, socket, head, accept);
+    wss.handleUpgrade(request, socket, head, (client) => {
+      accept(client);
+      closeOnSignOut(auth, request, client);
+    });
   };
 }
 

@@ -1,5 +1,6 @@
 import { IDEA_DESCRIPTION_MAX, IDEA_TITLE_MAX, type IdeaView } from '@catalyst/protocol';
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
+import { AccountActions } from '../sessions/AccountActions.tsx';
 import { api, describeError } from './api.ts';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
 import { formatRelative } from './format.ts';
@@ -52,6 +53,7 @@ export function IdeasList() {
             New idea
           </button>
         )}
+        <AccountActions />
       </header>
       {creating ? (
         <NewIdeaForm

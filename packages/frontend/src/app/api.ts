@@ -1,6 +1,7 @@
 import {
   ApiErrorBodySchema,
   AutopilotResponseSchema,
+  BrowserSessionListResponseSchema,
   CheckpointDiffResponseSchema,
   CheckpointListResponseSchema,
   CheckpointRestoreResponseSchema,
@@ -17,6 +18,7 @@ import {
   PreviewViewSchema,
   SESSION_KEY_HEADER,
   type AutopilotView,
+  type BrowserSessionView,
   type CheckpointDiffResponse,
   type CheckpointView,
   type CreateIdeaBody,
@@ -33,7 +35,7 @@ import {
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
 import type { z } from 'zod';
-import { readSessionKey, storeSessionKey } from './session-key.ts';
+import { clearSessionKey, readSessionKey, storeSessionKey } from './session-key.ts';
 
 /**
  * The REST API, same origin, authenticated by both halves of the login: the HttpOnly cookie `POST /login` set
@@ -192,6 +194,19 @@ export const api = {
   /** Resolves when the session is accepted; an ApiError with status 401 when it is missing or wrong. */
   async checkLogin(): Promise<void> {
     await request('/api/health', undefined);
+  },
+  /** The signed-in browsers (issue 25), newest login first; this one is `current`. */
+  async listSessions(): Promise<BrowserSessionView[]> {
+    return (await request('/api/sessions', BrowserSessionListResponseSchema)).sessions;
+  },
+  /** Signs a browser out, this one included (then its cookie is cleared too). */
+  async endSession(id: string): Promise<void> {
+    await request(`/api/sessions/${encodeURIComponent(id)}`, undefined, { method: 'DELETE' });
+  },
+  /** Ends this browser's session on the server and forgets its key. */
+  async logOut(): Promise<void> {
+    await request('/api/logout', undefined, { method: 'POST' });
+    clearSessionKey();
   },
 };
 

@@ -16,6 +16,11 @@ export function storeSessionKey(key: string): void {
   localStorage.setItem(STORAGE_NAME, key);
 }
 
+/** After a logout: the key of an ended session opens nothing, but there is no reason to keep it. */
+export function clearSessionKey(): void {
+  localStorage.removeItem(STORAGE_NAME);
+}
+
 /** What the WebSocket offers as subprotocols: a browser cannot set headers on a WebSocket. */
 export function sessionProtocols(): string[] {
   const key = readSessionKey();

@@ -1,0 +1,199 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+
+/**
+ * The signed-in browsers (issue 25): which logins are still good, so that one can be signed out (a logout, a lost
+ * phone) and every one ends CATALYST_SESSION_DAYS after its login, without changing the token. A session is known
+ * by the SHA-256 of its cookie's id, never the id itself, and listed under an id of its own (`session-…`): what is
+ * kept and shown opens nothing. The key beside the cookie is still checked against the token
+ * (login-session.ts), so a record alone lets nobody in either.
+ *
+ * Logins and sign-outs are saved before they are answered; last-seen times only to the minute, and written at
+ * most once per `saveDelayMs` however many requests come (a page polls). The store itself does no I/O:
+ * `save` is given every record at once (sessions-file.ts writes them).
+ */
+
+export interface BrowserSession {
+  /** `session-<16 hex>`: what the list shows and `DELETE /api/sessions/:id` takes. */
+  readonly id: string;
+  /** Hex SHA-256 of the cookie's session id. */
+  readonly digest: string;
+  readonly name: string;
+  readonly createdAt: number;
+  readonly lastSeenAt: number;
+}
+
+export interface BrowserSessionsOptions {
+  /** A session ends this long after its login (CATALYST_SESSION_DAYS). */
+  lifetimeMs: number;
+  /** Writes the whole list; a rejection fails the login or sign-out that caused it. */
+  save: (sessions: readonly BrowserSession[]) => Promise<void>;
+  logger: Logger;
+  /** Tests move the clock; Date.now otherwise. */
+  now?: () => number;
+  /** As they were saved (sessions-file.ts). */
+  initial?: readonly BrowserSession[];
+  /** The longest a last-seen change waits to be written (default 5 min). */
+  saveDelayMs?: number;
+}
+
+export interface BrowserSessions {
+  /** A new session for a cookie id; saved when this resolves. */
+  add(cookieId: string, name: string): Promise<BrowserSession>;
+  /** The live session of a cookie id (last seen now), else undefined; one past its end is ended here. */
+  use(cookieId: string): BrowserSession | undefined;
+  /** The live sessions, newest login first. */
+  list(): BrowserSession[];
+  expiresAt(session: BrowserSession): number;
+  /** Signs a session out (saved when this resolves); false when there is no such live session. */
+  end(id: string): Promise<boolean>;
+  /** Told the id of every session that ends: signed out, logged out or past its end. */
+  onEnded(listener: (id: string) => void): () => void;
+  /** Writes what waits, stops the timers. */
+  close(): Promise<void>;
+}
+
+export const SESSION_ID_PREFIX = 'session-';
+const LAST_SEEN_STEP_MS = 60_000;
+const DEFAULT_SAVE_DELAY_MS = 5 * 60_000;
+/** How often sessions past their end are looked for, so their open WebSockets close even when they send nothing. */
+const SWEEP_INTERVAL_MS = 60 * 60_000;
+
+export function digestOfCookieId(cookieId: string): string {
+  return createHash('sha256').update(cookieId, 'utf8').digest('hex');
+}
+
+export function createBrowserSessions(options: BrowserSessionsOptions): BrowserSessions {
+  return new SessionStore(options);
+}
+
+class SessionStore implements BrowserSessions {
+  readonly #options: BrowserSessionsOptions;
+  readonly #now: () => number;
+  readonly #byDigest = new Map<string, BrowserSession>();
+  readonly #listeners = new Set<(id: string) => void>();
+  readonly #writer: ReturnType<typeof createWriter>;
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor(options: BrowserSessionsOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    for (const session of options.initial ?? []) this.#byDigest.set(session.digest, session);
+    this.#writer = createWriter(options, () => [...this.#byDigest.values()]);
+    this.#sweeper = setInterval(() => {
+      this.#sweep();
+    }, SWEEP_INTERVAL_MS);
+    this.#sweeper.unref();
+  }
+
+  async add(cookieId: string, name: string): Promise<BrowserSession> {
+    const at = this.#now();
+    const digest = digestOfCookieId(cookieId);
+    const session = { id: newSessionId(), digest, name, createdAt: at, lastSeenAt: at };
+    this.#byDigest.set(digest, session);
+    await this.#writer.now();
+    return session;
+  }
+
+  use(cookieId: string): BrowserSession | undefined {
+    const session = this.#byDigest.get(digestOfCookieId(cookieId));
+    if (session === undefined) return undefined;
+    const at = this.#now();
+    if (at >= this.expiresAt(session)) {
+      this.#end(session);
+      this.#writer.later();
+      return undefined;
+    }
+    if (at - session.lastSeenAt < LAST_SEEN_STEP_MS) return session;
+    const seen = { ...session, lastSeenAt: at };
+    this.#byDigest.set(seen.digest, seen);
+    this.#writer.later();
+    return seen;
+  }
+
+  list(): BrowserSession[] {
+    this.#sweep();
+    return [...this.#byDigest.values()].sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  expiresAt(session: BrowserSession): number {
+    return session.createdAt + this.#options.lifetimeMs;
+  }
+
+  async end(id: string): Promise<boolean> {
+    const session = [...this.#byDigest.values()].find((candidate) => candidate.id === id);
+    if (session === undefined) return false;
+    this.#end(session);
+    await this.#writer.now();
+    return true;
+  }
+
+  onEnded(listener: (id: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await this.#writer.flush().catch((error: unknown) => {
+      this.#options.logger.error(
+        { err: error },
+        'the last-seen times of browser sessions could not be saved',
+      );
+    });
+  }
+
+  #end(session: BrowserSession): void {
+    this.#byDigest.delete(session.digest);
+    for (const listener of [...this.#listeners]) listener(session.id);
+  }
+
+  #sweep(): void {
+    const at = this.#now();
+    for (const session of [...this.#byDigest.values()]) {
+      if (at < this.expiresAt(session)) continue;
+      this.#end(session);
+      this.#writer.later();
+    }
+  }
+}
+
+function newSessionId(): string {
+  return `${SESSION_ID_PREFIX}${randomBytes(8).toString('hex')}`;
+}
+
+/** One write at a time, each of the whole list as it is when the write starts; `later` coalesces. */
+function createWriter(options: BrowserSessionsOptions, snapshot: () => BrowserSession[]) {
+  let queue: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let isDirty = false;
+  const write = (): Promise<void> => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const run = queue.then(() => {
+      isDirty = false;
+      return options.save(snapshot());
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const later = (): void => {
+    isDirty = true;
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      write().catch((error: unknown) => {
+        options.logger.error({ err: error }, 'the browser sessions could not be saved; retrying later');
+        later();
+      });
+    }, options.saveDelayMs ?? DEFAULT_SAVE_DELAY_MS);
+    timer.unref();
+  };
+  return {
+    now: write,
+    later,
+    async flush(): Promise<void> {
+      if (timer !== undefined || isDirty) await write();
+      await queue;
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { BrowserSessionIdSchema } from '@catalyst/protocol';
+import { CatalystError } from '../core/catalyst-error.ts';
+import { createBrowserSessions, type BrowserSession, type BrowserSessions } from './browser-sessions.ts';
+import { summarizeIssues } from './issue-summary.ts';
+
+/**
+ * `<configDir>/sessions.json`, beside the token file and as private (0600, the directory 0700): the signed-in
+ * browsers, so that a restart of Catalyst keeps them (issue 25). Each write goes to a new file renamed over the old
+ * one, so a crash leaves one or the other whole. The file names the token it was written under (an HMAC, which
+ * says nothing of the token): under another token every session has ended, as the keys no longer match.
+ */
+
+export const SESSIONS_FILE = 'sessions.json';
+const FILE_MODE = 0o600;
+const CONFIG_DIR_MODE = 0o700;
+const TOKEN_CHECK_LABEL = 'catalyst sessions file v1';
+
+const HEX_DIGEST = /^[0-9a-f]{64}$/;
+
+const SessionsFileSchema = z.strictObject({
+  version: z.literal(1),
+  tokenCheck: z.string().regex(HEX_DIGEST),
+  sessions: z.array(
+    z.strictObject({
+      id: BrowserSessionIdSchema,
+      digest: z.string().regex(HEX_DIGEST),
+      name: z.string().min(1).max(100),
+      createdAt: z.iso.datetime(),
+      lastSeenAt: z.iso.datetime(),
+    }),
+  ),
+});
+type SessionsFile = z.infer<typeof SessionsFileSchema>;
+
+export interface OpenSessionsOptions {
+  configDir: string;
+  token: string;
+  lifetimeMs: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** The sessions a previous Catalyst saved (none without a file, or under another token), saved back on change. */
+export async function openBrowserSessions(options: OpenSessionsOptions): Promise<BrowserSessions> {
+  const path = join(options.configDir, SESSIONS_FILE);
+  const tokenCheck = createHmac('sha256', options.token).update(TOKEN_CHECK_LABEL).digest('hex');
+  await mkdir(options.configDir, { recursive: true, mode: CONFIG_DIR_MODE });
+  const saved = await readSessionsFile(path);
+  const isSameToken = saved?.tokenCheck === tokenCheck;
+  if (saved !== undefined && !isSameToken) {
+    options.logger.info(
+      'the token changed since the browser sessions were saved: every one of them has ended',
+    );
+  }
+  return createBrowserSessions({
+    lifetimeMs: options.lifetimeMs,
+    logger: options.logger,
+    ...(options.now === undefined ? {} : { now: options.now }),
+    initial: isSameToken ? saved.sessions.map(fromFile) : [],
+    save: (sessions) => writeSessionsFile(path, { version: 1, tokenCheck, sessions: sessions.map(toFile) }),
+  });
+}
+
+async function readSessionsFile(path: string): Promise<SessionsFile | undefined> {
+  let text: string;
+  try {
+    const info = await stat(path);
+    if ((info.mode & 0o077) !== 0) {
+      throw new CatalystError(
+        'CONFIG_INVALID',
+        `the sessions file ${path} can be read by other users; run \`chmod 600 ${path}\``,
+      );
+    }
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
+    if (error instanceof CatalystError) throw error;
+    throw new CatalystError('CONFIG_INVALID', `cannot read the sessions file ${path}`, { cause: error });
+  }
+  const parsed = SessionsFileSchema.safeParse(parseJson(text));
+  if (!parsed.success) {
+    throw new CatalystError(
+      'CONFIG_INVALID',
+      `the sessions file ${path} is not valid (${summarizeIssues(parsed.error.issues)}); delete it to sign every browser out`,
+    );
+  }
+  return parsed.data;
+}
+
+async function writeSessionsFile(path: string, content: SessionsFile): Promise<void> {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, `${JSON.stringify(content)}\n`, { mode: FILE_MODE, flag: 'wx' });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw new CatalystError('FILE_ERROR', `cannot write the sessions file ${path}`, { cause: error });
+  }
+}
+
+function fromFile(session: SessionsFile['sessions'][number]): BrowserSession {
+  return { ...session, createdAt: Date.parse(session.createdAt), lastSeenAt: Date.parse(session.lastSeenAt) };
+}
+
+function toFile(session: BrowserSession): SessionsFile['sessions'][number] {
+  return {
+    ...session,
+    createdAt: new Date(session.createdAt).toISOString(),
+    lastSeenAt: new Date(session.lastSeenAt).toISOString(),
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && 'code' in error;
+}
