@@ -52,11 +52,22 @@ const login = catalyst.isTokenGenerated
 // The one place the token is printed: to the person who started Catalyst, on their terminal, never to the log.
 console.log(`\nCatalyst is running. Open this link to log in:\n\n  ${login}\n`);
 
+/**
+ * The backstop of a shutdown (issue 25, finding 11): past it Catalyst exits whatever is still under way. Every file
+ * call to a host has a shorter limit of its own (CATALYST_FILE_TIMEOUT_MS, 20 s by default), so a stuck host ends
+ * a shutdown well before this.
+ */
+const SHUTDOWN_LIMIT_MS = 30_000;
+
 let isStopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (isStopping) return;
     isStopping = true;
+    setTimeout(() => {
+      console.error(`Shutdown did not finish within ${String(SHUTDOWN_LIMIT_MS / 1000)} s; exiting anyway.`);
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
     // A restart or an update must not cost a build: Claude goes on in its session on the VM, and the next start
     // takes the run up (it is stopped there after CATALYST_DETACHED_LIMIT_MS if Catalyst does not come back).
     console.log(`\n${signal}: shutting down; running tasks go on on their VMs until Catalyst is back…`);

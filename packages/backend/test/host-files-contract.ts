@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
-import { watchRun, type HostTestContext } from './host-test-kit.ts';
+import type { HostTestContext } from './host-test-kit.ts';
+import { caught, describeReadWithinContract, runOnHost } from './host-read-within-contract.ts';
 
 /** The HostFiles half of the host contract (host-contract.ts). */
-
-async function caught(action: Promise<unknown>): Promise<unknown> {
-  try {
-    await action;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
-/** Runs a short command on the host as its user (what a build would do there); returns its stdout. */
-async function runOnHost(context: HostTestContext, argv: string[]): Promise<string> {
-  const handle = await context.host.startRun({ argv, cwd: context.scratchDir });
-  const { stdout, stderr, outcome } = await watchRun(handle).finish();
-  expect({ outcome, stderr }).toEqual({ outcome: { kind: 'exited', code: 0, signal: null }, stderr: '' });
-  return stdout;
-}
 
 async function sortedList(host: HostTestContext['host'], path: string) {
   return (await host.list(path)).sort((x, y) => x.name.localeCompare(y.name));
@@ -30,6 +14,8 @@ export function describeHostFilesContract(
   freshDir: () => Promise<string>,
 ): void {
   describe('files', () => {
+    describeReadWithinContract(getContext, freshDir);
+
     it('writes, reads back and overwrites atomically: a reader sees old or new, never a mix', async () => {
       const { host } = getContext();
       const path = `${await freshDir()}/state.json`;

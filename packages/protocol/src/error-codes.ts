@@ -30,6 +30,7 @@ export const ErrorCodeSchema = z.enum([
   'SSH_HOST_KEY_MISSING',
   'SSH_HOST_KEY_MISMATCH',
   'CONNECTION_LOST',
+  'HOST_TIMED_OUT',
   'IDEA_NOT_FOUND',
   'HOST_NOT_FOUND',
   'HOST_UNAVAILABLE',

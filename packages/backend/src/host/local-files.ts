@@ -16,7 +16,15 @@ import {
 import type { Dirent, Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CatalystError } from '../core/catalyst-error.ts';
-import type { DirectoryEntry, DirectoryEntryStat, FileErrorCode, FileStat, HostFiles } from './host.ts';
+import { readWithinLocally } from './local-read-within.ts';
+import type {
+  CreateOptions,
+  DirectoryEntry,
+  DirectoryEntryStat,
+  FileErrorCode,
+  FileStat,
+  HostFiles,
+} from './host.ts';
 
 /** HostFiles over node:fs on this machine. Every failure is a CatalystError with the path in its details. */
 
@@ -64,9 +72,9 @@ async function modeToKeep(path: string): Promise<number> {
   }
 }
 
-async function writeFileAtomic(path: string, data: Buffer | string): Promise<void> {
+async function writeFileAtomic(path: string, data: Buffer | string, options?: CreateOptions): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.catalyst-${randomBytes(6).toString('hex')}.tmp`);
-  const mode = await modeToKeep(path);
+  const mode = options?.mode ?? (await modeToKeep(path));
   try {
     const file = await open(temporary, 'wx', mode);
     try {
@@ -145,10 +153,11 @@ export function createLocalFiles(): HostFiles {
     readFile: (path) => mapErrors('read', path, () => readFile(path)),
     readRange: (path, offset, length) => mapErrors('read', path, () => readRange(path, offset, length)),
     writeFileAtomic,
-    appendFile: (path, data) => mapErrors('append to', path, () => appendFile(path, data)),
-    mkdirp: (path) =>
+    appendFile: (path, data, options) =>
+      mapErrors('append to', path, () => appendFile(path, data, { ...options })),
+    mkdirp: (path, options) =>
       mapErrors('create directory', path, async () => {
-        await mkdir(path, { recursive: true });
+        await mkdir(path, { recursive: true, ...options });
       }),
     stat: (path) =>
       mapErrors('stat', path, async () => {
@@ -173,6 +182,7 @@ export function createLocalFiles(): HostFiles {
         return entries.filter((entry) => entry !== undefined);
       }),
     realpath: (path) => mapErrors('resolve', path, () => realpath(path)),
+    readWithin: readWithinLocally,
     remove: (path) => mapErrors('remove', path, () => removeTree(path)),
     rename: (from, to) => mapErrors('rename', from, () => renameWithoutReplacing(from, to)),
   };

@@ -56,6 +56,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   SSH_HOST_KEY_MISMATCH: 503,
   SSH_HOST_KEY_MISSING: 503,
   CONNECTION_LOST: 503,
+  // The host took a file call but did not answer it in time (a FIFO's open(), a hung disk): a gateway's timeout.
+  HOST_TIMED_OUT: 504,
 };
 
 /** 500 for every code without a more precise status. */

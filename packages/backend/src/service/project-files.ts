@@ -1,4 +1,3 @@
-import { posix } from 'node:path';
 import {
   MAX_FILE_TEXT_BYTES,
   type FileContentResponse,
@@ -7,16 +6,17 @@ import {
 } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { parseProjectPath } from '../core/project-path.ts';
-import type { FileStat, HostFiles } from '../host/host.ts';
+import type { ReadWithinResult } from '../host/host.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { Checkpoints } from './checkpoints.ts';
 import type { HostRegistry } from './host-registry.ts';
 
 /**
  * The files of an idea's `project/` (issue 13), for the file browser: a directory's entries, a file's text, now or
- * at a checkpoint. A path is checked twice: its form here (core/project-path.ts), then, resolved on the host with
- * every symlink followed, that it is still inside `project/` (realpath), so a symlink Claude made to `/etc` or `~`
- * leads nowhere. The project's `.git` is never shown.
+ * at a checkpoint. A path is checked twice: its form here (core/project-path.ts), then on the host, in the same
+ * step that reads it (HostFiles.readWithin), resolved with every symlink followed, that it is still inside
+ * `project/`, so a symlink Claude made to `/etc` or `~` leads nowhere, even one swapped in while Catalyst reads.
+ * The project's `.git` is never shown.
  */
 
 export interface ProjectFilesOptions {
@@ -36,9 +36,9 @@ export class ProjectFiles {
   }
 
   async list(id: string, rawPath: string): Promise<FileListResponse> {
-    const { files, real, path, stat } = await this.#resolve(id, rawPath);
-    if (stat.kind !== 'directory') throw invalidPath(`${displayed(path)} is not a directory.`);
-    const entries = (await files.listWithStats(real))
+    const { path, found } = await this.#read(id, rawPath, 0);
+    if (found.kind !== 'directory') throw invalidPath(`${displayed(path)} is not a directory.`);
+    const entries = found.entries
       .filter((entry) => entry.name !== '.git')
       .map((entry) => ({
         name: entry.name,
@@ -66,45 +66,54 @@ export class ProjectFiles {
         ? { path, size: file.size, tooLarge: true }
         : textOf(path, file.size, file.data);
     }
-    const { files, real, path, stat } = await this.#resolve(id, rawPath);
-    if (stat.kind !== 'file') throw invalidPath(`${displayed(path)} is not a file.`);
-    if (stat.size > MAX_FILE_TEXT_BYTES) return { path, size: stat.size, tooLarge: true };
-    const data = await files.readRange(real, 0, MAX_FILE_TEXT_BYTES + 1);
-    // It grew past the bound since the stat: as large as it now is.
-    if (data.length > MAX_FILE_TEXT_BYTES) return { path, size: data.length, tooLarge: true };
-    return textOf(path, data.length, data);
+    const { path, found } = await this.#read(id, rawPath, MAX_FILE_TEXT_BYTES + 1);
+    if (found.kind !== 'file') throw invalidPath(`${displayed(path)} is not a file.`);
+    // Larger than the bound, or grown past it since the host's stat: as large as it is.
+    const size = Math.max(found.size, found.data.length);
+    if (size > MAX_FILE_TEXT_BYTES) return { path, size, tooLarge: true };
+    return textOf(path, found.data.length, found.data);
   }
 
-  /** The path on the host, every symlink resolved, refused unless it is `project/` or inside it. */
-  async #resolve(
+  /**
+   * The path read on the host in one step (HostFiles.readWithin, issue 25): every symlink resolved, refused unless
+   * it is `project/` or inside it, and neither `project/` itself a symlink nor anything but a regular file or a
+   * directory opened. A FIFO, a socket or a device is refused here, by name.
+   */
+  async #read(
     id: string,
     rawPath: string,
-  ): Promise<{ files: HostFiles; real: string; path: string; stat: FileStat }> {
+    maxBytes: number,
+  ): Promise<{ path: string; found: Exclude<ReadWithinResult, { kind: 'refused' | 'other' }> }> {
     const path = checkedPath(rawPath);
     const { host } = await this.#options.locate(id);
     const { hosts } = this.#options;
-    const files = hosts.get(host).host;
     const root = (await hosts.store(host)).paths(id).project;
-    const notFound = (error: unknown): never => {
-      if (isCatalystError(error) && error.code === 'FILE_NOT_FOUND') {
-        throw new CatalystError('PATH_NOT_FOUND', `${displayed(path)} does not exist in the project.`);
-      }
-      throw error;
-    };
-    const rootReal = await files.realpath(root).catch(notFound);
-    // project/ itself replaced by a symlink (to ~, say) would open whatever it points at.
-    const ideaReal = await files.realpath(posix.dirname(root)).catch(notFound);
-    if (rootReal !== `${ideaReal}/project`)
-      throw invalidPath('The project folder is not a folder of its own.');
-    const real = await files.realpath(path === '' ? root : posix.join(root, path)).catch(notFound);
-    const inside =
-      real === rootReal ? '' : real.startsWith(`${rootReal}/`) ? real.slice(rootReal.length + 1) : undefined;
-    if (inside === undefined) throw invalidPath(`${displayed(path)} leads outside the project folder.`);
-    if (inside.split('/').includes('.git')) throw invalidPath("The project's git repository is not shown.");
-    // SFTP's realpath answers for a missing last part too: the stat says it is not there.
-    return { files, real, path, stat: await files.stat(real).catch(notFound) };
+    const found = await hosts
+      .get(host)
+      .host.readWithin({ root, path, maxBytes })
+      .catch((error: unknown) => {
+        if (isCatalystError(error) && error.code === 'FILE_NOT_FOUND') {
+          throw new CatalystError('PATH_NOT_FOUND', `${displayed(path)} does not exist in the project.`);
+        }
+        throw error;
+      });
+    if (found.kind === 'refused') throw invalidPath(REFUSALS[found.reason](path));
+    if (found.inside.split('/').includes('.git'))
+      throw invalidPath("The project's git repository is not shown.");
+    if (found.kind === 'other') {
+      throw invalidPath(
+        `${displayed(path)} is not a regular file or a folder (a ${found.what}): it is not read.`,
+      );
+    }
+    return { path, found };
   }
 }
+
+const REFUSALS: Readonly<Record<'root' | 'outside' | 'changed', (path: string) => string>> = {
+  root: () => 'The project folder is not a folder of its own.',
+  outside: (path) => `${displayed(path)} leads outside the project folder.`,
+  changed: (path) => `${displayed(path)} changed while it was read; try again.`,
+};
 
 function checkedPath(rawPath: string): string {
   const parsed = parseProjectPath(rawPath);

@@ -68,9 +68,9 @@ export function lstatPath(sftp: SFTPWrapper, path: string): Promise<Stats> {
   });
 }
 
-export function makeDirectory(sftp: SFTPWrapper, path: string): Promise<void> {
+export function makeDirectory(sftp: SFTPWrapper, path: string, mode?: number): Promise<void> {
   return sftpCall<undefined>('mkdir', path, (callback) => {
-    sftp.mkdir(path, (error) => {
+    sftp.mkdir(path, mode === undefined ? {} : { mode }, (error) => {
       callback(error, undefined);
     });
   });
@@ -176,10 +176,15 @@ export async function writeNewFile(
   await closeHandle();
 }
 
-export function appendToFile(sftp: SFTPWrapper, path: string, data: Buffer | string): Promise<void> {
-  // ssh2 opens with SSH_FXF_APPEND, which OpenSSH's sftp-server maps to O_APPEND.
+export function appendToFile(
+  sftp: SFTPWrapper,
+  path: string,
+  data: Buffer | string,
+  mode?: number,
+): Promise<void> {
+  // ssh2 opens with SSH_FXF_APPEND, which OpenSSH's sftp-server maps to O_APPEND; `mode` is a new file's.
   return sftpCall<undefined>('append to', path, (callback) => {
-    sftp.appendFile(path, data, (error) => {
+    sftp.appendFile(path, data, mode === undefined ? {} : { mode }, (error) => {
       callback(error, undefined);
     });
   });

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { CatalystError } from '../../core/catalyst-error.ts';
-import type { HostFiles } from '../host.ts';
+import type { CreateOptions, HostFiles } from '../host.ts';
+import type { WithSftp } from './sftp-session.ts';
 import {
   appendToFile,
   offersExtension,
@@ -23,32 +24,39 @@ import {
   statPath,
 } from './sftp-calls.ts';
 
-/** HostFiles over SFTP (ssh-field-notes.md §7). Each call runs on one SFTP session from the pool, closed after. */
-
-/** Runs `work` on an SFTP session and closes it afterwards, whatever happens. */
-export type WithSftp = <T>(work: (sftp: SFTPWrapper) => Promise<T>) => Promise<T>;
+/**
+ * HostFiles over SFTP (ssh-field-notes.md §7), every call on the host's shared session within its time limit
+ * (sftp-session.ts). readWithin is one script on an exec channel instead (ssh-read-within.ts): SFTP cannot check a
+ * path and read it in one step, nor refuse a FIFO without opening it.
+ */
 
 const POSIX_RENAME = 'posix-rename@openssh.com';
 
-export function createSshFiles(withSftp: WithSftp): HostFiles {
+export function createSshFiles(withSftp: WithSftp, readWithin: HostFiles['readWithin']): HostFiles {
+  const on = <T>(action: string, path: string, work: (sftp: SFTPWrapper) => Promise<T>): Promise<T> =>
+    withSftp({ action, path }, work);
   return {
     readFile: (path) =>
-      withSftp((sftp) =>
+      on('read', path, (sftp) =>
         sftpCall<Buffer>('read', path, (callback) => {
           sftp.readFile(path, callback);
         }),
       ),
-    readRange: (path, offset, length) => withSftp((sftp) => readRange(sftp, path, { offset, length })),
-    writeFileAtomic: (path, data) => withSftp((sftp) => writeFileAtomic(sftp, path, data)),
-    appendFile: (path, data) => withSftp((sftp) => appendToFile(sftp, path, data)),
-    mkdirp: (path) => withSftp((sftp) => mkdirp(sftp, path)),
-    stat: (path) => withSftp(async (sftp) => statOf(await statPath(sftp, path))),
-    list: (path) => withSftp((sftp) => listDirectory(sftp, path)),
-    listWithStats: (path) => withSftp((sftp) => listDirectoryWithStats(sftp, path)),
-    realpath: (path) => withSftp((sftp) => realPath(sftp, path)),
-    remove: (path) => withSftp((sftp) => removeTree(sftp, path)),
+    readRange: (path, offset, length) =>
+      on('read', path, (sftp) => readRange(sftp, path, { offset, length })),
+    writeFileAtomic: (path, data, options) =>
+      on('write', path, (sftp) => writeFileAtomic(sftp, path, data, options)),
+    appendFile: (path, data, options) =>
+      on('append to', path, (sftp) => appendToFile(sftp, path, data, options?.mode)),
+    mkdirp: (path, options) => on('create directory', path, (sftp) => mkdirp(sftp, path, options?.mode)),
+    stat: (path) => on('stat', path, async (sftp) => statOf(await statPath(sftp, path))),
+    list: (path) => on('list', path, (sftp) => listDirectory(sftp, path)),
+    listWithStats: (path) => on('list', path, (sftp) => listDirectoryWithStats(sftp, path)),
+    realpath: (path) => on('resolve', path, (sftp) => realPath(sftp, path)),
+    readWithin,
+    remove: (path) => on('remove', path, (sftp) => removeTree(sftp, path)),
     rename: (from, to) =>
-      withSftp((sftp) =>
+      on('rename', from, (sftp) =>
         sftpCall<undefined>('rename', from, (callback) => {
           sftp.rename(from, to, (error) => {
             callback(error, undefined);
@@ -62,7 +70,12 @@ export function createSshFiles(withSftp: WithSftp): HostFiles {
  * Plain SFTP rename refuses to overwrite on OpenSSH; posix-rename@openssh.com is rename(2), which replaces the
  * target atomically (§7). The temporary file sits beside the target so the rename stays on one filesystem.
  */
-async function writeFileAtomic(sftp: SFTPWrapper, path: string, data: Buffer | string): Promise<void> {
+async function writeFileAtomic(
+  sftp: SFTPWrapper,
+  path: string,
+  data: Buffer | string,
+  options?: CreateOptions,
+): Promise<void> {
   if (!offersExtension(sftp, POSIX_RENAME)) {
     throw new CatalystError(
       'FILE_ERROR',
@@ -76,7 +89,7 @@ async function writeFileAtomic(sftp: SFTPWrapper, path: string, data: Buffer | s
     posix.dirname(path),
     `.${posix.basename(path)}.catalyst-${randomBytes(6).toString('hex')}.tmp`,
   );
-  const mode = await existingMode(sftp, path);
+  const mode = options?.mode ?? (await existingMode(sftp, path));
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     await writeNewFile(sftp, temporary, { data: bytes, mode, reportPath: path });
@@ -103,21 +116,25 @@ async function existingMode(sftp: SFTPWrapper, path: string): Promise<number | u
 }
 
 /** mkdir -p from the deepest component up (ssh2 has none); the root always exists. */
-async function mkdirp(sftp: SFTPWrapper, path: string): Promise<void> {
+async function mkdirp(sftp: SFTPWrapper, path: string, mode: number | undefined): Promise<void> {
   try {
-    await makeOrConfirmDirectory(sftp, path);
+    await makeOrConfirmDirectory(sftp, path, mode);
   } catch (error) {
     const parent = posix.dirname(path);
     if (sftpStatusOf(error) !== SFTP_NO_SUCH_FILE || parent === path) throw error;
-    await mkdirp(sftp, parent);
-    await makeOrConfirmDirectory(sftp, path);
+    await mkdirp(sftp, parent, mode);
+    await makeOrConfirmDirectory(sftp, path, mode);
   }
 }
 
 /** SFTP reports an existing path as plain FAILURE (code 4), so a stat confirms it is a directory (§7). */
-async function makeOrConfirmDirectory(sftp: SFTPWrapper, path: string): Promise<void> {
+async function makeOrConfirmDirectory(
+  sftp: SFTPWrapper,
+  path: string,
+  mode: number | undefined,
+): Promise<void> {
   try {
-    await makeDirectory(sftp, path);
+    await makeDirectory(sftp, path, mode);
   } catch (error) {
     if (sftpStatusOf(error) !== SFTP_FAILURE) throw error;
     if (!(await statPath(sftp, path)).isDirectory()) {

@@ -1,4 +1,5 @@
 import type { ClientChannel } from 'ssh2';
+import { z } from 'zod';
 import { wrapForAnyLoginShell } from '../../core/shell-quote.ts';
 import type { OpenRawChannel, RawChannel, RawChannelEnd } from '../raw-channel.ts';
 import type { SshConnection } from './ssh-connection.ts';
@@ -22,7 +23,7 @@ export function createSshOpenRawChannel(pool: SshPool, kind: ChannelKind = 'run'
   };
 }
 
-function toRawChannel(channel: ClientChannel, connection: SshConnection | undefined): RawChannel {
+export function toRawChannel(channel: ClientChannel, connection: SshConnection | undefined): RawChannel {
   let exit: RawChannelEnd | undefined;
   // ssh2 emits (code) for exit-status and (null, 'SIG…', coreDumped, message) for exit-signal.
   channel.on('exit', (...args: unknown[]) => {
@@ -35,8 +36,9 @@ function toRawChannel(channel: ClientChannel, connection: SshConnection | undefi
   });
   const ended = new Promise<RawChannelEnd>((resolve) => {
     channel.once('close', () => {
-      if (exit !== undefined) {
-        resolve(exit);
+      const status = exit ?? recordedExit(channel);
+      if (status !== undefined) {
+        resolve(status);
         return;
       }
       void lostReason(connection).then((message) => {
@@ -68,4 +70,22 @@ async function lostReason(connection: SshConnection | undefined): Promise<string
   if (connection === undefined) return fallback;
   const reason = await Promise.race([connection.lost, Promise.resolve(undefined)]);
   return reason === undefined ? fallback : `the SSH connection was lost: ${reason}`;
+}
+
+/**
+ * ssh2 keeps a channel's exit status on the channel (`_exit`) as it emits 'exit'. When the status comes in the same
+ * network read as the channel's opening, ssh2 emits 'exit' before the opener's promise has handed the channel on,
+ * so before any listener here: a short script then read as "closed without an exit status" (seen once in about
+ * 300 quick file reads). The record is read at 'close' when no 'exit' was heard.
+ */
+const RecordedExitSchema = z.looseObject({
+  _exit: z.looseObject({ code: z.number().int().nullable().optional(), signal: z.string().optional() }),
+});
+
+function recordedExit(channel: ClientChannel): RawChannelEnd | undefined {
+  const parsed = RecordedExitSchema.safeParse(channel);
+  if (!parsed.success) return undefined;
+  const { code, signal } = parsed.data._exit;
+  if (code === undefined) return undefined;
+  return { kind: 'exited', code, signal: signal ?? null };
 }
