@@ -6,6 +6,7 @@
  */
 import { Agent, request } from 'node:http';
 import { z } from 'zod';
+import { loopbackLookup } from '../../packages/backend/test/preview-client.ts';
 import { percentile } from '../relay/lines.ts';
 
 export const PhaseSpecSchema = z.strictObject({
@@ -33,7 +34,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 /** One request; resolves with its status once the whole body has been read. */
 function get(url: URL, agent: Agent, cookie: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { agent, headers: { cookie } }, (response) => {
+    const outgoing = request(url, { agent, headers: { cookie }, lookup: loopbackLookup }, (response) => {
       response.on('data', () => undefined);
       response.on('end', () => {
         resolve(response.statusCode ?? 0);

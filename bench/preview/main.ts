@@ -16,6 +16,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { previewFetch } from '../../packages/backend/test/preview-client.ts';
 import { PreviewViewSchema, type PreviewView } from '../../packages/protocol/src/index.ts';
 import { freePort } from '../../packages/testkit/src/index.ts';
 import { percentile } from '../relay/lines.ts';
@@ -76,9 +77,12 @@ async function startPreview(bench: BenchCatalyst, ideaId: string, port: number):
   }
 }
 
-/** Opens the one-time link as a browser would; the preview's cookie, as `name=value`. */
+/**
+ * Opens the one-time link as a browser would; the preview's cookie, as `name=value`. The link names
+ * `p-<random>.localhost`, which browsers resolve to loopback by themselves and Node does not (previewFetch does).
+ */
 async function enter(url: string): Promise<string> {
-  const response = await fetch(url, { redirect: 'manual' });
+  const response = await previewFetch(url);
   const cookie = response.headers.get('set-cookie')?.split(';')[0];
   if (response.status !== 303 || cookie === undefined)
     throw new Error(`the link answered ${String(response.status)}`);

@@ -7,6 +7,7 @@ import { createSshHost } from './host/ssh/ssh-host.ts';
 import { createAuth } from './server/auth.ts';
 import { describeConfig, type Config, type HostEntry } from './server/config.ts';
 import { createHttpApp } from './server/http-app.ts';
+import { openBrowserSessions } from './server/sessions-file.ts';
 import { resolveToken } from './server/token-file.ts';
 import { createWsHub } from './server/ws-hub.ts';
 import { CatalystService } from './service/catalyst-service.ts';
@@ -30,6 +31,8 @@ export interface StartOptions {
    * SSH host: the path exists on this machine only, and a VM finds its own claude (or is told in the hosts file).
    */
   bundledClaudePath?: string;
+  /** The clock of browser sessions (their ends, last seen); tests move it. Date.now otherwise. */
+  now?: () => number;
 }
 
 export interface RunningCatalyst {
@@ -47,21 +50,28 @@ export interface RunningCatalyst {
   close(options?: { keepRuns?: boolean }): Promise<void>;
 }
 
-export function createHostFromEntry(entry: HostEntry, bundledClaudePath?: string): Host {
+export function createHostFromEntry(
+  entry: HostEntry,
+  bundledClaudePath?: string,
+  fileTimeoutMs?: number,
+): Host {
   if (entry.kind === 'local') {
     return createLocalHost({
       ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
       ...(bundledClaudePath === undefined ? {} : { bundledClaudePath }),
     });
   }
-  return createSshHost({
-    address: entry.address,
-    port: entry.port,
-    user: entry.user,
-    privateKeyPath: entry.privateKeyPath,
-    hostKey: entry.hostKey,
-    ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
-  });
+  return createSshHost(
+    {
+      address: entry.address,
+      port: entry.port,
+      user: entry.user,
+      privateKeyPath: entry.privateKeyPath,
+      hostKey: entry.hostKey,
+      ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
+    },
+    fileTimeoutMs === undefined ? {} : { fileTimeoutMs },
+  );
 }
 
 export async function startCatalyst(options: StartOptions): Promise<RunningCatalyst> {
@@ -70,11 +80,19 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const { token, generated } = await resolveToken(config);
   const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'));
   const createHost =
-    options.createHost ?? ((entry: HostEntry) => createHostFromEntry(entry, options.bundledClaudePath));
+    options.createHost ??
+    ((entry: HostEntry) => createHostFromEntry(entry, options.bundledClaudePath, config.fileTimeoutMs));
   const hosts = new HostRegistry(config.hosts, config.defaultHost, createHost);
   // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
   const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
-  const auth = createAuth({ token, allowedOrigins });
+  const sessions = await openBrowserSessions({
+    configDir: config.configDir,
+    token,
+    lifetimeMs: config.sessionDays * 24 * 3_600_000,
+    logger,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  const auth = createAuth({ token, allowedOrigins, sessions });
   const service = new CatalystService({
     hosts,
     index,
@@ -126,6 +144,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
         }),
       );
       await hosts.close();
+      await sessions.close();
     },
   };
 }

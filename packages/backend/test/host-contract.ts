@@ -182,25 +182,37 @@ export function describeHostContract(
     describeHostFilesContract(() => context, freshDir);
 
     describe('tcp', () => {
-      it('opens a byte stream to a port on the host, and says so when nothing listens there', async () => {
-        // The host is this machine (the test kit's sshd included): an echo server here is on the host's localhost.
-        const sockets = new Set<Socket>();
-        const server = createServer((socket) => {
-          sockets.add(socket);
-          socket.pipe(socket);
-        });
-        server.listen(0, '127.0.0.1');
-        await once(server, 'listening');
-        const { port } = server.address() as AddressInfo;
-        const stream = await context.host.openTcp(port);
-        stream.write('ping through the host');
-        const [echo] = (await once(stream, 'data')) as [Buffer];
-        expect(echo.toString()).toBe('ping through the host');
-        stream.destroy();
-        server.close();
-        for (const socket of sockets) socket.destroy();
-        await once(server, 'close');
-        await expect(context.host.openTcp(port)).rejects.toMatchObject({ code: 'PORT_UNREACHABLE' });
+      it('opens a byte stream to an address and port on the host, that address alone, and says so when nothing listens there', async () => {
+        // The host is this machine (the test kit's sshd included): an echo server here is on the host's loopback.
+        for (const [address, other] of [
+          ['127.0.0.1', '::1'],
+          ['::1', '127.0.0.1'],
+        ] as const) {
+          const sockets = new Set<Socket>();
+          const server = createServer((socket) => {
+            sockets.add(socket);
+            socket.pipe(socket);
+          });
+          server.listen(0, address);
+          await once(server, 'listening');
+          const { port } = server.address() as AddressInfo;
+          const stream = await context.host.openTcp(address, port);
+          stream.write('ping through the host');
+          const [echo] = (await once(stream, 'data')) as [Buffer];
+          expect(echo.toString()).toBe('ping through the host');
+          stream.destroy();
+          // Never another address the port may be held on (issue 25, finding 6), and never a name to resolve.
+          await expect(context.host.openTcp(other, port)).rejects.toMatchObject({ code: 'PORT_UNREACHABLE' });
+          await expect(context.host.openTcp('localhost', port)).rejects.toMatchObject({
+            code: 'INVALID_ARGUMENT',
+          });
+          server.close();
+          for (const socket of sockets) socket.destroy();
+          await once(server, 'close');
+          await expect(context.host.openTcp(address, port)).rejects.toMatchObject({
+            code: 'PORT_UNREACHABLE',
+          });
+        }
       });
     });
   });

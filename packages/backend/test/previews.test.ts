@@ -1,6 +1,7 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
@@ -14,6 +15,8 @@ import {
   type PreviewView,
 } from '@catalyst/protocol';
 import { colorQuestion, freePort, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { startNeighbourListener } from './neighbour-listener.ts';
+import { loopbackLookup, previewFetch } from './preview-client.ts';
 import { startRun, waitForQuestion } from './question-client.ts';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 
@@ -75,7 +78,7 @@ async function runningPreview(service: ServiceUnderTest, title: string) {
 
 /** Opens a one-time link as a browser would: its answer sets the preview's cookie and sends it to `/`. */
 async function enter(url: string): Promise<string> {
-  const response = await fetch(url, { redirect: 'manual' });
+  const response = await previewFetch(url);
   expect(response.status).toBe(303);
   expect(response.headers.get('location')).toBe('/');
   const cookie = response.headers.get('set-cookie') ?? '';
@@ -91,29 +94,34 @@ describe('previews', () => {
     expect(view.lastOutput).toContain(`preview app listening on ${port}`);
     const { url, origin } = view;
     if (url === undefined || origin === undefined) throw new Error('a running preview has a link');
-    expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // A site of its own (issue 25, finding 7), on a port of its own.
+    expect(origin).toMatch(/^http:\/\/p-[0-9a-f]{20}\.localhost:\d+$/);
     expect(new URL(origin).port).not.toBe(String(service.catalyst.port));
 
     // Without the cookie: refused. A used link: refused.
-    expect((await fetch(`${origin}/`)).status).toBe(401);
+    expect((await previewFetch(`${origin}/`)).status).toBe(401);
     const cookie = await enter(url);
-    expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
+    expect((await previewFetch(url)).status).toBe(403);
 
-    const home = await fetch(`${origin}/`, { headers: { cookie } });
+    const home = await previewFetch(`${origin}/`, { headers: { cookie } });
     expect(home.status).toBe(200);
     expect(await home.text()).toContain('Hello from the preview');
     // The app's own cookie passes; one that would replace Catalyst's login does not.
     expect(home.headers.getSetCookie()).toEqual(['app_cookie=1; Path=/']);
 
-    const big = await fetch(`${origin}/big`, { headers: { cookie } });
+    const big = await previewFetch(`${origin}/big`, { headers: { cookie } });
     expect(Buffer.from(await big.arrayBuffer())).toHaveLength(5 * 1024 * 1024);
     const upload = Buffer.alloc(5 * 1024 * 1024, 7);
-    const echoed = await fetch(`${origin}/echo`, { method: 'POST', headers: { cookie }, body: upload });
+    const echoed = await previewFetch(`${origin}/echo`, {
+      method: 'POST',
+      headers: { cookie },
+      body: upload,
+    });
     expect(Buffer.from(await echoed.arrayBuffer()).equals(upload)).toBe(true);
 
     const paths = await Promise.all(
       Array.from({ length: 50 }, async (_, index) => {
-        const response = await fetch(`${origin}/page-${index}`, { headers: { cookie } });
+        const response = await previewFetch(`${origin}/page-${index}`, { headers: { cookie } });
         return /<p id="path">([^<]*)<\/p>/.exec(await response.text())?.[1];
       }),
     );
@@ -121,10 +129,14 @@ describe('previews', () => {
     // The app has closed its idle kept-alive connections by now (after 300 ms): a channel it closed is not reused.
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(
-      (await fetch(`${origin}/again`, { headers: { cookie }, signal: AbortSignal.timeout(5_000) })).status,
+      (await previewFetch(`${origin}/again`, { headers: { cookie }, signal: AbortSignal.timeout(5_000) }))
+        .status,
     ).toBe(200);
 
-    const socket = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`, { headers: { cookie } });
+    const socket = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`, {
+      headers: { cookie },
+      lookup: loopbackLookup,
+    });
     const handshake = new Promise<string[] | undefined>((resolve) =>
       socket.once('upgrade', (response) => {
         resolve(response.headers['set-cookie']);
@@ -142,7 +154,7 @@ describe('previews', () => {
     expect(echo).toBe('hot reload');
     expect(await handshake).toEqual(['ws_cookie=1']);
     socket.close();
-    const refused = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`);
+    const refused = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`, { lookup: loopbackLookup });
     const status = await new Promise<number>((resolve) =>
       refused.once('unexpected-response', (_request, response) => {
         resolve(response.statusCode ?? 0);
@@ -164,12 +176,12 @@ describe('previews', () => {
     const cookie = await enter(url);
 
     // /api on the preview's port is the app's, never Catalyst's.
-    const api = await fetch(`${origin}/api/ideas`, {
+    const api = await previewFetch(`${origin}/api/ideas`, {
       headers: { cookie, authorization: `Bearer ${service.catalyst.token}` },
     });
     expect(await api.text()).toContain('<p id="path">/api/ideas</p>');
 
-    const seen = await fetch(`${origin}/headers`, {
+    const seen = await previewFetch(`${origin}/headers`, {
       headers: {
         cookie: `${cookie}; catalyst_session=abc; theirs=1`,
         'x-catalyst-key': 'key',
@@ -191,7 +203,7 @@ describe('previews', () => {
 
     const target = new URL(origin);
     const connect = await new Promise<string>((resolve, reject) => {
-      const sock = connectTcp(Number(target.port), target.hostname, () => {
+      const sock = connectTcp(Number(target.port), '127.0.0.1', () => {
         sock.write(`CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\nCookie: ${cookie}\r\n\r\n`);
       });
       let answer = '';
@@ -204,11 +216,11 @@ describe('previews', () => {
     expect(connect).toBe('HTTP/1.1 405 Method Not Allowed');
 
     // An answer that is not HTTP is a 502, and the connection to the host goes on.
-    expect((await fetch(`${origin}/not-http`, { headers: { cookie } })).status).toBe(502);
+    expect((await previewFetch(`${origin}/not-http`, { headers: { cookie } })).status).toBe(502);
     // A GET with a chunked body reaches the app as one request, never as a second one smuggled in it.
     const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
     const raw = await new Promise<string>((resolve, reject) => {
-      const sock = connectTcp(Number(target.port), target.hostname, () => {
+      const sock = connectTcp(Number(target.port), '127.0.0.1', () => {
         sock.write(
           `GET /chunked HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nTransfer-Encoding: chunked\r\n\r\n` +
             `${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`,
@@ -221,9 +233,73 @@ describe('previews', () => {
       sock.on('error', reject);
     });
     expect(raw).toBe('HTTP/1.1 200 OK');
-    const seenPaths = (await (await fetch(`${origin}/seen`, { headers: { cookie } })).json()) as string[];
+    const seenPaths = (await (
+      await previewFetch(`${origin}/seen`, { headers: { cookie } })
+    ).json()) as string[];
     expect(seenPaths).toContain('/chunked');
     expect(seenPaths).not.toContain('/smuggled');
+    await post(service, `/api/ideas/${idea.id}/preview/stop`);
+  });
+
+  it('is a site of its own: its link opens it under its own name alone, and other sites’ pages are refused', async () => {
+    // Issue 25, finding 7.
+    const { service } = fixture;
+    const { idea, view } = await runningPreview(service, 'Own site');
+    const { url, origin } = view;
+    if (url === undefined || origin === undefined) throw new Error('a running preview has a link');
+    const { port } = new URL(origin);
+    // A link used under another name (one Catalyst shares) sets no cookie, and is spent.
+    const elsewhere = await rawAnswer(
+      '127.0.0.1',
+      port,
+      `GET ${new URL(url).pathname}${new URL(url).search}`,
+    );
+    expect(elsewhere).toMatch(/^HTTP\/1\.1 403 /);
+    expect(elsewhere.toLowerCase()).not.toContain('set-cookie');
+    expect((await previewFetch(url)).status).toBe(403);
+    // The browser tries ::1 first for a *.localhost name: the preview holds that address too.
+    expect(await rawAnswer('::1', port, 'GET /')).toMatch(/^HTTP\/1\.1 401 /);
+
+    const cookie = await enter(
+      PreviewViewSchema.parse(await (await service.api(`/api/ideas/${idea.id}/preview`)).json()).url ?? '',
+    );
+    const statusOf = async (headers: Record<string, string>, method = 'GET') =>
+      (await previewFetch(`${origin}/`, { method, headers: { cookie, ...headers } })).status;
+    expect(await statusOf({ 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' })).toBe(200);
+    expect(await statusOf({ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).toBe(200);
+    expect(await statusOf({ 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors' })).toBe(403);
+    expect(await statusOf({ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' })).toBe(403);
+    expect(await statusOf({ 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate' }, 'POST')).toBe(403);
+    expect(await statusOf({ origin: 'http://p-0.localhost:1' }, 'POST')).toBe(403);
+    const foreign = new WebSocket(`${origin.replace('http:', 'ws:')}/ws`, {
+      headers: { cookie },
+      origin: 'http://p-0.localhost:1',
+      lookup: loopbackLookup,
+    });
+    const status = await new Promise<number>((resolve) =>
+      foreign.once('unexpected-response', (_request, response) => {
+        resolve(response.statusCode ?? 0);
+      }),
+    );
+    expect(status).toBe(403);
+    await post(service, `/api/ideas/${idea.id}/preview/stop`);
+  });
+
+  it('drops Catalyst’s cookies from a WebSocket handshake whatever its lines end with, and rewrites it valid', async () => {
+    const { service } = fixture;
+    const { idea, view } = await runningPreview(service, 'Odd handshakes');
+    const { url, origin } = view;
+    if (url === undefined || origin === undefined) throw new Error('a running preview has a link');
+    const cookie = await enter(url);
+    for (const path of ['/ws-odd-lines', '/ws-lf-only']) {
+      const { head, echo } = await rawHandshake(origin, path, cookie);
+      // Every line ends with CRLF: no bare \r or \n is left for a browser to split on.
+      expect(head, path).toMatch(/^HTTP\/1\.1 101 Switching Protocols\r\n([^\r\n]+\r\n)+\r\n$/);
+      expect(head.toLowerCase(), path).not.toContain('catalyst_');
+      expect(head, path).toContain('\r\nSet-Cookie: ws_cookie=1\r\n');
+      // What follows the head is the app's WebSocket, untouched.
+      expect(echo, path).toBe('after the head');
+    }
     await post(service, `/api/ideas/${idea.id}/preview/stop`);
   });
 
@@ -244,7 +320,7 @@ describe('previews', () => {
     // A refused upgrade whose client never hangs up does not hold the stop.
     if (view.origin === undefined) throw new Error('a running preview has an origin');
     const lingering = new URL(view.origin);
-    const held = connectTcp(Number(lingering.port), lingering.hostname, () => {
+    const held = connectTcp(Number(lingering.port), '127.0.0.1', () => {
       held.write('GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
     });
     held.on('error', () => undefined);
@@ -252,7 +328,7 @@ describe('previews', () => {
     const stopped = await post(service, `/api/ideas/${idea.id}/preview/stop`);
     expect(PreviewViewSchema.parse(await stopped.json()).state).toBe('stopped');
     expect(await fixture.runProcesses(idea.id)).toEqual([]);
-    await expect(fetch(`${view.origin}/`)).rejects.toThrow();
+    await expect(previewFetch(`${view.origin}/`)).rejects.toThrow();
     held.destroy();
 
     await post(service, `/api/ideas/${idea.id}`, {
@@ -281,6 +357,43 @@ describe('previews', () => {
     const response = await fixture.service.api(`/api/ideas/${deleted.id}`, { method: 'DELETE' });
     expect(response.status).toBe(204);
     expect(await fixture.runProcesses(deleted.id)).toEqual([]);
+  });
+
+  it('forwards only to the idea’s own listener: a neighbour on the other loopback address gets nothing', async () => {
+    // Issue 25, finding 6: `localhost` on the VM may resolve to ::1 or 127.0.0.1 first; another user of the VM who
+    // listens on the address the app does not hold must get neither the readiness probe nor any request.
+    const { service, sshd } = fixture;
+    for (const [app, neighbourAddress] of [
+      ['::1', '127.0.0.1'],
+      ['127.0.0.1', '::1'],
+    ] as const) {
+      const idea = await service.createIdea(`Neighbour on ${neighbourAddress}`);
+      const project = service.projectDir(idea.id);
+      await copyFile(APP, join(project, 'server.cjs'));
+      const port = await freePort();
+      const neighbour = await startNeighbourListener(sshd.users.dash, neighbourAddress, port);
+      try {
+        await post(service, `/api/ideas/${idea.id}`, {
+          previewCommand: `while [ ! -e go ]; do sleep 0.05; done; PREVIEW_BIND=${app} exec node server.cjs`,
+          previewPort: port,
+        });
+        expect((await post(service, `/api/ideas/${idea.id}/preview/start`)).status).toBe(200);
+        // The probe runs every 0.3 s: for a second only the neighbour listens on the port. Nothing announces a
+        // probe that found nothing, hence the fixed wait.
+        await delay(1_000);
+        expect((await previewOf(service, idea.id)).state, app).toBe('starting');
+        await writeFile(join(project, 'go'), '');
+        const { url, origin } = await untilState(service, idea.id, 'running');
+        if (url === undefined || origin === undefined) throw new Error('a running preview has a link');
+        const cookie = await enter(url);
+        const home = await previewFetch(`${origin}/`, { headers: { cookie } });
+        expect(await home.text(), app).toContain('Hello from the preview');
+        expect(neighbour.connections(), app).toBe(0);
+        await post(service, `/api/ideas/${idea.id}/preview/stop`);
+      } finally {
+        await neighbour.stop();
+      }
+    }
   });
 
   it('goes on through a build, and restarts after a restore', async () => {
@@ -362,21 +475,51 @@ describe('previews', () => {
       await (await post(service, `/api/ideas/${idea.id}/preview/ports/${port}/link`)).json(),
     );
     const cookie = await enter(link.url);
-    expect(await (await fetch(`${link.origin}/from-the-build`, { headers: { cookie } })).text()).toContain(
-      '<p id="path">/from-the-build</p>',
-    );
-    client.send({
-      type: 'answer',
-      ideaId: idea.id,
-      questionId: question.questionId,
-      answers: { [colorQuestion.question]: 'Blue' },
+    expect(
+      await (await previewFetch(`${link.origin}/from-the-build`, { headers: { cookie } })).text(),
+    ).toContain('<p id="path">/from-the-build</p>');
+
+    // Issue 25, finding 6: the build's server goes away (a dev server restarting, say) and another user of the VM
+    // binds its port at once: the link refuses to forward to a listener that is not the idea's.
+    const servers = async () =>
+      (await fixture.runProcesses(idea.id)).filter((process) => process.cmdline.includes('server.cjs'));
+    for (const { pid } of await servers()) process.kill(pid, 'SIGKILL');
+    await waitUntil(async () => (await servers()).length === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: 'the build’s server to end',
     });
-    await client.untilEnded(started);
-    client.close();
-    const after = ListeningPortsResponseSchema.parse(
-      await (await service.api(`/api/ideas/${idea.id}/preview/ports`)).json(),
-    );
-    expect(after.ports).toEqual([]);
+    const neighbour = await startNeighbourListener(fixture.sshd.users.dash, '127.0.0.1', port);
+    try {
+      const answer = await previewFetch(`${link.origin}/after-it-went`, { headers: { cookie } });
+      expect(`${answer.status} ${await answer.text()}`).toMatch(/^502 .*no process of this idea listens/i);
+      expect(neighbour.connections()).toBe(0);
+
+      client.send({
+        type: 'answer',
+        ideaId: idea.id,
+        questionId: question.questionId,
+        answers: { [colorQuestion.question]: 'Blue' },
+      });
+      await client.untilEnded(started);
+      client.close();
+      const after = ListeningPortsResponseSchema.parse(
+        await (await service.api(`/api/ideas/${idea.id}/preview/ports`)).json(),
+      );
+      expect(after.ports).toEqual([]);
+      // The run's link ends with the run.
+      await waitUntil(
+        () =>
+          previewFetch(`${link.origin}/`, { headers: { cookie } }).then(
+            () => false,
+            () => true,
+          ),
+        { timeoutMs: 5_000, intervalMs: 100, what: 'the run’s link to close' },
+      );
+      expect(neighbour.connections()).toBe(0);
+    } finally {
+      await neighbour.stop();
+    }
   });
 
   it('proposes the dev server a package.json names', async () => {
@@ -393,3 +536,66 @@ describe('previews', () => {
     });
   });
 });
+
+/**
+ * A WebSocket handshake on a raw socket, read as a browser reads the answer (its head ends at the first empty line,
+ * a line ending at \n with an optional \r before it), then one text frame echoed by the app.
+ */
+function rawHandshake(origin: string, path: string, cookie: string): Promise<{ head: string; echo: string }> {
+  const target = new URL(origin);
+  return new Promise((resolve, reject) => {
+    let received = Buffer.alloc(0);
+    let head: string | undefined;
+    const sock = connectTcp(Number(target.port), '127.0.0.1', () => {
+      sock.write(
+        `GET ${path} HTTP/1.1\r\nHost: ${target.host}\r\nCookie: ${cookie}\r\nConnection: Upgrade\r\n` +
+          'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      );
+    });
+    const timer = setTimeout(() => {
+      sock.destroy();
+      const sofar = received.toString('latin1');
+      reject(
+        new Error(`no complete handshake answer for ${path} in 10 s (so far: ${JSON.stringify(sofar)})`),
+      );
+    }, 10_000);
+    const payload = Buffer.from('after the head');
+    sock.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (head === undefined) {
+        const end = /\n\r?\n/.exec(received.toString('latin1'));
+        if (end === null) return;
+        head = received.subarray(0, end.index + end[0].length).toString('latin1');
+        received = received.subarray(end.index + end[0].length);
+        const mask = Buffer.from([1, 2, 3, 4]);
+        const masked = payload.map((byte, index) => byte ^ (mask[index % 4] ?? 0));
+        sock.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]));
+      }
+      if (received.length < 2 + payload.length) return;
+      clearTimeout(timer);
+      sock.destroy();
+      resolve({ head, echo: received.subarray(2, 2 + payload.length).toString() });
+    });
+    sock.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+/** The status line and headers of one request sent on a raw socket to `address:port`. */
+function rawAnswer(address: string, port: string, requestLine: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connectTcp(Number(port), address, () => {
+      sock.write(
+        `${requestLine} HTTP/1.1\r\nHost: ${address.includes(':') ? `[${address}]` : address}:${port}\r\nConnection: close\r\n\r\n`,
+      );
+    });
+    let answer = '';
+    sock.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    sock.on('close', () => {
+      resolve(answer.split('\r\n\r\n')[0] ?? '');
+    });
+    sock.on('error', reject);
+  });
+}

@@ -1,7 +1,9 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, text, toolUse } from '@catalyst/testkit';
+import { PreviewViewSchema } from '@catalyst/protocol';
+import { freePort, text, toolUse, waitUntil } from '@catalyst/testkit';
+import type { ServiceUnderTest } from '../../backend/test/service-harness.ts';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSummary } from './idea-page.ts';
@@ -115,7 +117,8 @@ describe('previews in the browser', () => {
     expect(await panel.getByTestId('preview-port').inputValue()).toBe(String(port));
 
     await panel.getByRole('button', { name: 'Start' }).click();
-    await state.getByText(/^Running at http:\/\/127\.0\.0\.1:\d+$/).waitFor();
+    // A site of its own (issue 25, finding 7).
+    await state.getByText(/^Running at http:\/\/p-[0-9a-f]{20}\.localhost:\d+$/).waitFor();
     expect(await findAxeViolations(page)).toEqual([]);
 
     const opened = page.context().waitForEvent('page');
@@ -129,4 +132,90 @@ describe('previews in the browser', () => {
     await panel.getByRole('button', { name: 'Stop' }).click();
     await state.getByText('Stopped').waitFor();
   });
+
+  it('keeps each preview a site of its own: it cannot reach another preview, nor lock the person out of Catalyst', async () => {
+    // Issue 25, finding 7: cookies ignore ports, so previews served under Catalyst's own host name shared its
+    // cookies and each other's.
+    const { service } = suite.fixture;
+    const page = await suite.openLoggedInPage();
+    const jar = await runningPreview(service, 'Cookie jar');
+    const neighbour = await runningPreview(service, 'Next door');
+    const tab = await page.context().newPage();
+    await tab.goto(jar.url);
+    await tab.getByRole('heading', { name: 'Hello from the preview' }).waitFor();
+    // The other preview, opened in the same browser: its cookie is in the jar.
+    const other = await page.context().newPage();
+    await other.goto(neighbour.url);
+    await other.getByRole('heading', { name: 'Hello from the preview' }).waitFor();
+
+    // A page of one preview reaching the other with credentials: a fetch, a form post, a WebSocket.
+    const socket = await tab.evaluate(async (target) => {
+      await fetch(`${target}/fetched-by-the-other`, { credentials: 'include', mode: 'no-cors' }).catch(
+        () => 0,
+      );
+      await fetch(`${target}/posted-by-the-other`, {
+        method: 'POST',
+        credentials: 'include',
+        mode: 'no-cors',
+      }).catch(() => 0);
+      return new Promise<string>((resolve) => {
+        const ws = new WebSocket(`${target.replace('http:', 'ws:')}/ws`);
+        ws.onopen = () => {
+          ws.close();
+          resolve('open');
+        };
+        ws.onerror = () => {
+          resolve('refused');
+        };
+      });
+    }, neighbour.origin);
+    expect(socket).toBe('refused');
+    await other.goto(`${neighbour.origin}/seen`);
+    const seen = JSON.parse((await other.locator('body').textContent()) ?? '[]') as string[];
+    expect(seen).not.toContain('/fetched-by-the-other');
+    expect(seen).not.toContain('/posted-by-the-other');
+
+    // 30 cookies of 4 KB from a preview's page: Catalyst's page and API go on answering (no 431).
+    const length = await tab.evaluate(() => {
+      for (let index = 0; index < 30; index++) document.cookie = `big${index}=${'x'.repeat(4_000)}; path=/`;
+      return document.cookie.length;
+    });
+    expect(length).toBeGreaterThan(100_000);
+    const reloaded = await page.reload();
+    expect(reloaded?.status()).toBe(200);
+    await page.getByRole('heading', { name: 'Ideas', exact: true }).waitFor();
+    await page.getByText('Cookie jar').first().waitFor();
+    await other.goto(`${neighbour.origin}/`);
+    await other.getByRole('heading', { name: 'Hello from the preview' }).waitFor();
+
+    await tab.close();
+    await other.close();
+    for (const id of [jar.id, neighbour.id]) {
+      await service.api(`/api/ideas/${id}/preview/stop`, { method: 'POST' });
+    }
+  });
 });
+
+/** An idea whose preview is the fixture app, running: its one-time link and origin. */
+async function runningPreview(service: ServiceUnderTest, title: string) {
+  const idea = await service.createIdea(title);
+  await copyFile(APP, join(service.projectDir(idea.id), 'server.cjs'));
+  const port = await freePort();
+  await service.api(`/api/ideas/${idea.id}`, {
+    method: 'PATCH',
+    body: JSON.stringify({ previewCommand: 'node server.cjs', previewPort: port }),
+  });
+  await service.api(`/api/ideas/${idea.id}/preview/start`, { method: 'POST' });
+  let url: string | undefined;
+  let origin: string | undefined;
+  await waitUntil(
+    async () => {
+      const view = PreviewViewSchema.parse(await (await service.api(`/api/ideas/${idea.id}/preview`)).json());
+      ({ url, origin } = view);
+      return view.state === 'running';
+    },
+    { timeoutMs: 20_000, intervalMs: 100, what: `the preview of ${title} to run` },
+  );
+  if (url === undefined || origin === undefined) throw new Error('a running preview has a link');
+  return { id: idea.id, url, origin };
+}

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { PreflightView } from '@catalyst/protocol';
 import type { CatalystError } from '../core/catalyst-error.ts';
+import type { ReadWithinRequest, ReadWithinResult } from '../core/read-within-shell.ts';
 import type { RunOutcome } from '../core/run-outcome.ts';
 import type { VmSessions } from './vm-sessions.ts';
 
@@ -40,6 +41,7 @@ export interface RunSpec {
 }
 
 export type { RunOutcome, StartFailureCode } from '../core/run-outcome.ts';
+export type { ReadWithinEntry, ReadWithinRequest, ReadWithinResult } from '../core/read-within-shell.ts';
 
 export interface RunHandle {
   /** Unique per run; every process of the run carries it in its environment (CATALYST_RUN_TAG). */
@@ -97,6 +99,11 @@ export interface DirectoryEntryStat extends DirectoryEntry {
   modifiedMs: number;
 }
 
+/** For what a write creates: `mode`, its permission bits (less the umask of the process that creates it). */
+export interface CreateOptions {
+  mode?: number;
+}
+
 export interface HostFiles {
   /** Rejects with a CatalystError: FILE_NOT_FOUND, PERMISSION_DENIED or FILE_ERROR. */
   readFile(path: string): Promise<Buffer>;
@@ -105,18 +112,33 @@ export interface HostFiles {
    * whole (an idea's event history can outgrow V8's string limit). Errors as readFile.
    */
   readRange(path: string, offset: number, length: number): Promise<Buffer>;
-  /** Writes a temporary file beside `path`, then renames it over `path` atomically (readers see old or new). */
-  writeFileAtomic(path: string, data: Buffer | string): Promise<void>;
-  /** Appends to a file, creating it when missing (the idea's event history: batched appends, never rewrites). */
-  appendFile(path: string, data: Buffer | string): Promise<void>;
-  /** `mkdir -p`. */
-  mkdirp(path: string): Promise<void>;
+  /**
+   * Writes a temporary file beside `path`, then renames it over `path` atomically (readers see old or new). The file
+   * has `options.mode`; without one, a replaced file's own mode.
+   */
+  writeFileAtomic(path: string, data: Buffer | string, options?: CreateOptions): Promise<void>;
+  /**
+   * Appends to a file, creating it (with `options.mode`) when missing (the idea's event history: batched appends,
+   * never rewrites).
+   */
+  appendFile(path: string, data: Buffer | string, options?: CreateOptions): Promise<void>;
+  /** `mkdir -p`; the directories it creates get `options.mode`, those that exist keep theirs. */
+  mkdirp(path: string, options?: CreateOptions): Promise<void>;
   stat(path: string): Promise<FileStat>;
   list(path: string): Promise<DirectoryEntry[]>;
   /** As list, with each entry's size and modification time (one SFTP readdir: its attrs are lstat's). */
   listWithStats(path: string): Promise<DirectoryEntryStat[]>;
   /** The absolute path with every symlink resolved (realpath(3)); FILE_NOT_FOUND when a part of it is missing. */
   realpath(path: string): Promise<string>;
+  /**
+   * A file's first `maxBytes` bytes, or a directory's entries (lstat's), at `path` inside `root`: resolved, checked
+   * to stay inside `root` (whose own name is no symlink) and read in one step on the host, so nothing there can swap
+   * a folder for a symlink in between (issue 25, finding 10). Anything but a regular file or a directory (a FIFO,
+   * a socket, a device) is `other`, never opened. Over SSH one script (core/read-within-shell.ts), locally
+   * O_NOFOLLOW|O_NONBLOCK opens under a pinned directory (local-read-within.ts). FILE_NOT_FOUND, PERMISSION_DENIED,
+   * FILE_ERROR as readFile; HOST_TIMED_OUT past the host's file time limit.
+   */
+  readWithin(request: ReadWithinRequest): Promise<ReadWithinResult>;
   /**
    * Removes a file, or a directory with everything in it. A missing path is not an error. Directories the user
    * owns but cannot write (a build's `chmod 555`) are made writable (u+rwx) first, as `chmod -R u+w; rm -rf` would.
@@ -146,12 +168,14 @@ export interface Host extends HostFiles {
   homeDir(): Promise<string>;
   preflight(): Promise<Preflight>;
   /**
-   * A TCP connection to `localhost:<port>` on the host (a preview's dev server, issue 14): over SSH a direct-tcpip
-   * channel (ssh2 `forwardOut`, sshd resolves `localhost` and tries IPv6 and IPv4) on a pooled connection, where it
-   * takes none of sshd's MaxSessions slots; locally a socket. Rejects with PORT_UNREACHABLE when nothing listens
-   * there (or sshd forbids forwarding), CONNECTION_LOST when the host cannot be reached.
+   * A TCP connection to `<address>:<port>` on the host (a preview's dev server, issue 14): over SSH a direct-tcpip
+   * channel (ssh2 `forwardOut`) on a pooled connection, where it takes none of sshd's MaxSessions slots; locally a
+   * socket. `address` is an IP address, never a name: `localhost` may resolve to ::1 or 127.0.0.1 first, and another
+   * user of the host can listen on the one the app does not hold (issue 25, finding 6). Rejects with
+   * PORT_UNREACHABLE when nothing listens there (or sshd forbids forwarding), CONNECTION_LOST when the host cannot
+   * be reached.
    */
-  openTcp(port: number): Promise<Duplex>;
+  openTcp(address: string, port: number): Promise<Duplex>;
   /** Stops every process carrying `runTag`, from any connection (after a reconnect or a backend restart). */
   killRun(runTag: string): Promise<void>;
   /**

@@ -1,14 +1,19 @@
-import { connect } from 'node:net';
+import { connect, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CatalystError } from '../core/catalyst-error.ts';
 
 /**
- * The local host's openTcp (host.ts): a socket to `localhost:<port>`. Node tries every address `localhost` resolves
- * to (autoSelectFamily), as sshd does for a forwarded channel: a dev server may listen on `::1` alone.
+ * The local host's openTcp (host.ts): a socket to `<address>:<port>`. An IP address, never a name: `localhost`
+ * may reach another user's listener on the address the app does not hold (issue 25, finding 6).
  */
-export function openLocalTcp(port: number): Promise<Duplex> {
+export function openLocalTcp(address: string, port: number): Promise<Duplex> {
+  if (isIP(address) === 0) {
+    return Promise.reject(
+      new CatalystError('INVALID_ARGUMENT', `${JSON.stringify(address)} is not an IP address.`),
+    );
+  }
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: 'localhost', port, autoSelectFamily: true });
+    const socket = connect({ host: address, port });
     socket.once('connect', () => {
       socket.setNoDelay(true);
       resolve(socket);

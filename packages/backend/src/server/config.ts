@@ -40,6 +40,8 @@ export const DEFAULT_DETACHED_LIMIT_MS = 30 * 60_000;
 export const DEFAULT_WARM_IDLE_MS = 10 * 60_000;
 /** CATALYST_WARM_PER_HOST: each waiting claude holds memory on the VM. */
 export const DEFAULT_WARM_PER_HOST = 4;
+/** CATALYST_SESSION_DAYS: a browser's login lasts a month, then the login link or the token is asked again. */
+export const DEFAULT_SESSION_DAYS = 30;
 
 /** An empty value is reported as such (abort: one clear sentence rather than every check failing). */
 const present = z.string().min(1, { message: 'is set but empty; unset it or give it a value', abort: true });
@@ -124,6 +126,19 @@ const EnvSchema = z
     CATALYST_QA_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     CATALYST_CHECKPOINT_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     CATALYST_PREVIEW_IDLE_MS: wholeNumber({ min: 1_000, max: 30 * 24 * 3_600_000, fallback: 3_600_000 }),
+    /** The longest one file call may wait for an SSH host (issue 25); host/ssh/sftp-session.ts has the default. */
+    CATALYST_FILE_TIMEOUT_MS: present
+      .regex(/^\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(
+        z
+          .int()
+          .min(100)
+          .max(10 * 60_000),
+      )
+      .optional(),
+    /** A browser's session ends this many days after its login (issue 25). */
+    CATALYST_SESSION_DAYS: wholeNumber({ min: 1, max: 3_650, fallback: DEFAULT_SESSION_DAYS }),
     /** Browser origins allowed besides the app's own (e.g. a dev server, a reverse proxy's public name). */
     CATALYST_ALLOWED_ORIGINS: OriginListSchema.optional(),
     /** The https URL of a reverse proxy in front of Catalyst: Secure cookie, its origin allowed, the printed link. */
@@ -184,6 +199,10 @@ export interface Config {
   readonly checkpointTimeoutMs: number;
   /** CATALYST_PREVIEW_IDLE_MS: a preview nobody has used for this long is stopped. */
   readonly previewIdleMs: number;
+  /** CATALYST_FILE_TIMEOUT_MS, when set: the longest one file call may wait for an SSH host. */
+  readonly fileTimeoutMs?: number;
+  /** CATALYST_SESSION_DAYS: a browser session ends this many days after its login. */
+  readonly sessionDays: number;
   readonly warmPerHost: number;
   readonly qa: { readonly model: string; readonly timeoutMs: number };
   readonly logLevel: LogLevel;
@@ -259,6 +278,8 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     warmIdleMs: env.CATALYST_WARM_IDLE_MS,
     checkpointTimeoutMs: env.CATALYST_CHECKPOINT_TIMEOUT_MS,
     previewIdleMs: env.CATALYST_PREVIEW_IDLE_MS,
+    ...(env.CATALYST_FILE_TIMEOUT_MS === undefined ? {} : { fileTimeoutMs: env.CATALYST_FILE_TIMEOUT_MS }),
+    sessionDays: env.CATALYST_SESSION_DAYS,
     warmPerHost: env.CATALYST_WARM_PER_HOST,
     qa: { model: env.CATALYST_QA_MODEL, timeoutMs: env.CATALYST_QA_TIMEOUT_MS },
     logLevel: env.CATALYST_LOG_LEVEL,

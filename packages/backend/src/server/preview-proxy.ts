@@ -5,7 +5,6 @@ import {
   request as httpRequest,
   type ClientRequest,
   type IncomingMessage,
-  type Server,
   type ServerResponse,
 } from 'node:http';
 import type { Socket } from 'node:net';
@@ -13,7 +12,9 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { SESSION_KEY_HEADER } from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
+import { locateHeadEnd, rewriteHead } from './answer-head.ts';
 import { cookieValues } from './auth.ts';
+import { listenOnLoopbacks } from './preview-listen.ts';
 
 /**
  * One preview's server (issue 14): a port of Catalyst's own machine that forwards every request, WebSocket
@@ -28,6 +29,13 @@ import { cookieValues } from './auth.ts';
  * `Authorization` that carries Catalyst's token too; `Set-Cookie` answers for those names are dropped, so the app
  * cannot replace them. A cookie belongs to a host name, not a port (login-session.ts), which is why both ways
  * are filtered.
+ *
+ * A site of its own (issue 25, finding 7): each server has a name, `p-<random>.localhost` (browsers resolve every
+ * `*.localhost` name to loopback themselves, and Chromium keeps each one a site of its own: its cookies reach
+ * neither Catalyst at 127.0.0.1 nor another preview, and a `Domain=localhost` cookie is refused), which its links
+ * use when Catalyst is reached on loopback. A ticket opens the preview only under the host its link names, so the
+ * cookie is never set for a name shared with Catalyst. Requests another site's page makes (another preview's
+ * fetch or WebSocket) are refused whatever they carry: only a top-level page load may come from elsewhere.
  */
 
 export const ENTER_PATH = '/.catalyst-preview/enter';
@@ -63,8 +71,13 @@ export interface PreviewProxyOptions {
 export interface PreviewProxy {
   /** The port this server listens on (Catalyst's machine). */
   readonly listenPort: number;
-  /** A fresh one-time path+query (`/.catalyst-preview/enter?ticket=…`), valid for a minute. */
-  mintEntry(): string;
+  /** Its own name, `p-<random>.localhost`: a site of its own in the browser. */
+  readonly hostName: string;
+  /**
+   * A fresh one-time path+query (`/.catalyst-preview/enter?ticket=…`), valid for a minute, under `origin` alone
+   * (the link's `http://host:port`).
+   */
+  mintEntry(origin: string): string;
   /**
    * WebSockets (dev servers' hot reload) and responses still streaming through it now: someone has the preview
    * open.
@@ -75,7 +88,9 @@ export interface PreviewProxy {
 
 export async function startPreviewProxy(options: PreviewProxyOptions): Promise<PreviewProxy> {
   const secret = randomBytes(32).toString('base64url');
-  const tickets = new Map<string, number>();
+  const hostName = `p-${randomBytes(10).toString('hex')}.localhost`;
+  /** Each ticket's expiry and the Host it opens the preview under. */
+  const tickets = new Map<string, { expires: number; host: string }>();
   const agent = new UpstreamAgent(options.openUpstream);
   /** Sockets the server no longer tracks (upgraded, refused upgrades, CONNECTs): closed by close() itself. */
   const detached = new Set<Duplex>();
@@ -97,6 +112,10 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       enter(request, response, { tickets, cookieName, secret });
       return;
     }
+    if (isFromAnotherSite(request)) {
+      refuseForeign(response);
+      return;
+    }
     if (!hasCookie(request)) {
       refuse(response);
       return;
@@ -112,6 +131,10 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
   });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     detach(socket);
+    if (isFromAnotherSite(request)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     if (!hasCookie(request)) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
@@ -132,21 +155,24 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
   server.on('clientError', (_error, socket: Duplex) => {
     socket.destroy();
   });
-  const listenPort = await listen(server, options.bind);
+  const listening = await listenOnLoopbacks(server, options.bind);
+  const listenPort = listening.port;
   cookieName = `${COOKIE_PREFIX}preview_${listenPort}`;
   return {
     listenPort,
-    mintEntry() {
+    hostName,
+    mintEntry(origin) {
       const now = Date.now();
-      for (const [ticket, expires] of tickets) if (expires <= now) tickets.delete(ticket);
+      for (const [ticket, { expires }] of tickets) if (expires <= now) tickets.delete(ticket);
       const ticket = randomBytes(24).toString('base64url');
-      tickets.set(ticket, now + TICKET_MS);
+      tickets.set(ticket, { expires: now + TICKET_MS, host: new URL(origin).host });
       return `${ENTER_PATH}?ticket=${ticket}`;
     },
     inUse: () => inUse,
     async close() {
       for (const socket of detached) socket.destroy();
       agent.destroy();
+      await listening.close();
       await new Promise<void>((resolve) => {
         server.close(() => {
           resolve();
@@ -166,14 +192,17 @@ function sameSecret(presented: string, secret: string): boolean {
 function enter(
   request: IncomingMessage,
   response: ServerResponse,
-  state: { tickets: Map<string, number>; cookieName: string; secret: string },
+  state: { tickets: Map<string, { expires: number; host: string }>; cookieName: string; secret: string },
 ): void {
   const ticket = new URL(request.url ?? '/', 'http://preview').searchParams.get('ticket') ?? '';
-  const expires = state.tickets.get(ticket);
+  const found = state.tickets.get(ticket);
   state.tickets.delete(ticket);
   response.setHeader('Cache-Control', 'no-store');
   response.setHeader('Referrer-Policy', 'no-referrer');
-  if (expires === undefined || expires <= Date.now()) {
+  // Under another Host (127.0.0.1 instead of the preview's own name) the cookie would be set for a site Catalyst
+  // shares: the ticket is spent and nothing is set.
+  const isOwnHost = found !== undefined && request.headers.host?.toLowerCase() === found.host;
+  if (found === undefined || found.expires <= Date.now() || !isOwnHost) {
     response.writeHead(403, { 'Content-Type': 'text/html; charset=utf-8' });
     response.end(
       page('This preview link has been used or has expired. Open the preview again from Catalyst.'),
@@ -185,6 +214,28 @@ function enter(
     'Set-Cookie': `${state.cookieName}=${state.secret}; Path=/; HttpOnly; SameSite=Lax`,
   });
   response.end();
+}
+
+/**
+ * A request a page of another site made: another preview's fetch, form post or WebSocket (it may carry this
+ * preview's cookie when both share a host name, as previews reached by a machine's name do). Fetch Metadata says
+ * where it comes from; without it (an older browser), the Origin of a request a page made. A top-level page load
+ * (GET) may come from anywhere: that is how Catalyst's link opens the preview, and its page cannot read what it
+ * loads. Clients that are not browsers send neither and are not refused here.
+ */
+function isFromAnotherSite(request: IncomingMessage): boolean {
+  const site = request.headers['sec-fetch-site'];
+  const origin = request.headers.origin;
+  const isPageLoad =
+    request.headers['sec-fetch-mode'] === 'navigate' &&
+    (request.method === 'GET' || request.method === 'HEAD');
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none' && !isPageLoad;
+  return origin !== undefined && origin !== `http://${request.headers.host ?? ''}`;
+}
+
+function refuseForeign(response: ServerResponse): void {
+  response.writeHead(403, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+  response.end(page('A page of another site cannot reach this preview.'));
 }
 
 function refuse(response: ServerResponse): void {
@@ -286,14 +337,17 @@ const MAX_HEAD_BYTES = 64 * 1024;
 
 /**
  * The app's answer to an upgrade, its head filtered as an HTTP answer's is (a browser takes a `Set-Cookie` from a
- * WebSocket handshake too), then the bytes piped on as they come.
+ * WebSocket handshake too), read as a browser reads it and rewritten valid (answer-head.ts), then the bytes piped
+ * on as they come.
  */
 function relayResponseHead(upstream: Duplex, socket: Duplex): void {
   let pending = Buffer.alloc(0);
   const onData = (chunk: Buffer) => {
+    // The end may straddle chunks: search again from just before the new bytes (`\n\r\n` is 3 long).
+    const searched = Math.max(pending.length - 2, 0);
     pending = Buffer.concat([pending, chunk]);
-    const end = pending.indexOf('\r\n\r\n');
-    if (end === -1) {
+    const end = locateHeadEnd(pending, searched);
+    if (end === undefined) {
       if (pending.length > MAX_HEAD_BYTES) {
         upstream.destroy();
         socket.destroy();
@@ -302,15 +356,11 @@ function relayResponseHead(upstream: Duplex, socket: Duplex): void {
     }
     upstream.off('data', onData);
     upstream.pause();
-    const head = pending
-      .subarray(0, end)
-      .toString('latin1')
-      .split('\r\n')
-      .filter(
-        (line) => !/^set-cookie\s*:/i.test(line) || !setsCatalystCookie(line.slice(line.indexOf(':') + 1)),
-      )
-      .join('\r\n');
-    socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), pending.subarray(end + 4)]));
+    const head = rewriteHead(
+      pending.subarray(0, end.headEnd).toString('latin1'),
+      (name, value) => name === 'set-cookie' && setsCatalystCookie(value),
+    );
+    socket.write(Buffer.concat([Buffer.from(head, 'latin1'), pending.subarray(end.bodyStart)]));
     upstream.pipe(socket);
   };
   upstream.on('data', onData);
@@ -430,15 +480,4 @@ function withSocketMethods(stream: Duplex): Duplex {
     stream.destroy();
   });
   return stream;
-}
-
-function listen(server: Server, bind: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, bind, () => {
-      server.off('error', reject);
-      const address = server.address();
-      resolve(typeof address === 'object' && address !== null ? address.port : 0);
-    });
-  });
 }

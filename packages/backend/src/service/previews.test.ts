@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostNameOf } from './previews.ts';
+import { hostNameOf, isLoopbackName } from './previews.ts';
 
 describe('the host name a preview link uses', () => {
   it('is the name the browser reached Catalyst by, without its port', () => {
@@ -11,5 +11,16 @@ describe('the host name a preview link uses', () => {
     expect(hostNameOf(undefined, '127.0.0.1')).toBe('127.0.0.1');
     expect(hostNameOf(undefined, '0.0.0.0')).toBe('127.0.0.1');
     expect(hostNameOf('bad host/x', '::1')).toBe('[::1]');
+  });
+});
+
+describe('whether a preview gets a name of its own', () => {
+  it('does when Catalyst is reached on loopback, by address or by a localhost name', () => {
+    for (const name of ['127.0.0.1', '127.1.2.3', '[::1]', 'localhost', 'LOCALHOST', 'catalyst.localhost']) {
+      expect(isLoopbackName(name), name).toBe(true);
+    }
+    for (const name of ['devbox.local', '192.168.1.5', '[::2]', 'localhost.example.com', '1127.0.0.1']) {
+      expect(isLoopbackName(name), name).toBe(false);
+    }
   });
 });

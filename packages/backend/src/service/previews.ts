@@ -7,15 +7,14 @@ import type {
   PreviewSuggestion,
   PreviewView,
 } from '@catalyst/protocol';
-import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
-import { LISTENING_PORTS_SCRIPT, parseListeningPorts } from '../core/listening-ports.ts';
+import { CatalystError } from '../core/catalyst-error.ts';
 import { createPreviewOutput, type PreviewOutput } from '../core/preview-output.ts';
 import { suggestFromPackageJson, suggestFromPyproject } from '../core/preview-suggestion.ts';
-import { runHostCommand } from '../host/host-command.ts';
 import type { Host, RunHandle, RunOutcome } from '../host/host.ts';
 import { startPreviewProxy, type PreviewProxy } from '../server/preview-proxy.ts';
 import type { HostRegistry } from './host-registry.ts';
 import { messageOf } from './idea-meta-changes.ts';
+import { createListenerGate, findListeners } from './preview-listener.ts';
 
 /**
  * Previews (issue 14): per idea, its dev server (`previewCommand` in `project/`, through the run wrapper with a run
@@ -26,6 +25,11 @@ import { messageOf } from './idea-meta-changes.ts';
  *
  * The dev server lives on the host as long as Catalyst's channel to it: a lost connection or a Catalyst that
  * stops ends it (the wrapper sees its stdin close), and the preview reads as crashed with why.
+ *
+ * Only the idea's own processes are reached (issue 25, finding 6; preview-listener.ts): a preview is `running`
+ * once a process carrying its tag listens on its port, each connection goes to the address that process holds,
+ * and a port link serves only while the run (or preview) that listened on the port goes on: it closes when that
+ * ends.
  */
 
 export interface PreviewsOptions {
@@ -44,7 +48,8 @@ export interface PreviewsOptions {
 export const DEFAULT_PREVIEW_IDLE_MS = 3_600_000;
 const LOG_BYTES = 256 * 1024;
 const READY_POLL_MS = 300;
-const PORTS_TIMEOUT_MS = 15_000;
+/** How soon a port link closes after the run that listened on its port has ended. */
+const LINK_CHECK_MS = 1_000;
 const SUGGESTION_FILE_BYTES = 256 * 1024;
 /** The wrapper's backstop; the idle stop comes long before it unless someone keeps using the preview. */
 const MAX_PREVIEW_RUNTIME_MS = 7 * 24 * 3_600_000;
@@ -69,6 +74,8 @@ interface Preview {
 
 interface PortPreview {
   proxy: PreviewProxy;
+  /** The run (or preview) whose process listened on the port when the link was made: the link lives as long. */
+  tag: string;
   lastActivity: number;
 }
 
@@ -88,7 +95,7 @@ export class Previews {
       () => {
         this.#stopIdle();
       },
-      Math.max(100, Math.min(options.idleMs / 4, 60_000)),
+      Math.max(100, Math.min(options.idleMs / 4, LINK_CHECK_MS)),
     );
     this.#idleTimer.unref();
   }
@@ -111,7 +118,7 @@ export class Previews {
       state: preview.state,
       ...base,
       ...(preview.state === 'running' && preview.proxy !== undefined && origin !== undefined
-        ? { url: `${origin}${preview.proxy.mintEntry()}`, origin }
+        ? { url: `${origin}${preview.proxy.mintEntry(origin)}`, origin }
         : {}),
       since: preview.since,
       ...(lastOutput.length === 0 ? {} : { lastOutput }),
@@ -172,7 +179,8 @@ export class Previews {
     };
     this.#previews.set(id, preview);
     try {
-      preview.proxy = await this.#proxy(host, port, () => {
+      const tags = () => (isUp(preview) && preview.handle !== undefined ? [preview.handle.runTag] : []);
+      preview.proxy = await this.#proxy({ host, port, tags }, () => {
         preview.lastActivity = Date.now();
       });
       preview.handle = await host.startRun({
@@ -191,7 +199,7 @@ export class Previews {
     preview.ended = this.#follow(preview, preview.handle);
     // Stopped (or its idea deleted) while the command was being started.
     if (preview.isStopping) preview.handle.cancel();
-    void this.#waitReady(preview);
+    void this.#waitReady(preview, preview.handle.runTag);
     return this.view(id, requestHost);
   }
 
@@ -237,60 +245,76 @@ export class Previews {
 
   /** The TCP ports the idea's running run and its preview listen on, on its host. */
   async ports(id: string): Promise<ListeningPort[]> {
-    const { host: hostName } = await this.#options.locate(id);
-    const preview = this.#previews.get(id);
-    const previewTag =
-      preview?.state === 'running' || preview?.state === 'starting' ? preview.handle?.runTag : undefined;
-    const runTag = this.#options.runTagOf(id);
-    const tags = [previewTag, runTag].filter((tag): tag is string => tag !== undefined);
-    if (tags.length === 0) return [];
-    const result = await runHostCommand(this.#options.hosts.get(hostName).host, {
-      argv: ['/bin/sh', '-c', LISTENING_PORTS_SCRIPT, 'catalyst-ports', ...tags],
-      cwd: '/',
-      timeoutMs: PORTS_TIMEOUT_MS,
-      maxStdoutBytes: 64 * 1024,
-    });
-    const found = parseListeningPorts(result.stdout.toString('utf8'));
+    const found = await this.#listeners(id);
     const ports = new Map<number, ListeningPort>();
-    for (const { tag, port } of found) {
-      if (!ports.has(port)) ports.set(port, { port, source: tag === previewTag ? 'preview' : 'run' });
-    }
+    for (const { port, source } of found) if (!ports.has(port)) ports.set(port, { port, source });
     return [...ports.values()].sort((a, b) => a.port - b.port);
   }
 
-  /** A one-time link to a preview of `port`, which a process of the idea must listen on. */
+  /** The listeners of the idea's live run and preview, each with its tag. */
+  async #listeners(id: string): Promise<(ListeningPort & { tag: string })[]> {
+    const { host: hostName } = await this.#options.locate(id);
+    const preview = this.#previews.get(id);
+    const previewTag = preview !== undefined && isUp(preview) ? preview.handle?.runTag : undefined;
+    const runTag = this.#options.runTagOf(id);
+    const tags = [previewTag, runTag].filter((tag): tag is string => tag !== undefined);
+    const found = await findListeners(this.#options.hosts.get(hostName).host, tags);
+    return found.map(({ tag, port }) => ({ tag, port, source: tag === previewTag ? 'preview' : 'run' }));
+  }
+
+  /**
+   * A one-time link to a preview of `port`, which a process of the idea must listen on; it serves as long as that
+   * process's run (or preview) goes on.
+   */
   async portLink(
     id: string,
     port: number,
     requestHost: string | undefined,
   ): Promise<{ url: string; origin: string }> {
-    const listening = await this.ports(id);
-    if (!listening.some((candidate) => candidate.port === port)) {
+    const holder = (await this.#listeners(id)).find((candidate) => candidate.port === port);
+    if (holder === undefined) {
       throw new CatalystError(
         'PREVIEW_PORT_NOT_LISTENING',
         `No process of this idea listens on port ${port} of its host now.`,
       );
     }
     const preview = this.#previews.get(id);
-    const { host: hostName } = await this.#options.locate(id);
     let proxy = preview?.port === port && preview.state === 'running' ? preview.proxy : undefined;
     if (proxy === undefined) {
-      const key = `${id}:${port}`;
-      let pending = this.#ports.get(key);
-      if (pending === undefined) {
-        const entry: { lastActivity: number } = { lastActivity: Date.now() };
-        pending = this.#proxy(this.#options.hosts.get(hostName).host, port, () => {
-          entry.lastActivity = Date.now();
-        }).then((made) => Object.assign(entry, { proxy: made }));
-        pending.catch(() => this.#ports.delete(key));
-        this.#ports.set(key, pending);
-      }
-      const portPreview = await pending;
+      const portPreview = await this.#portPreview(id, port, holder.tag);
       portPreview.lastActivity = Date.now();
       proxy = portPreview.proxy;
     }
     const origin = this.#origin(proxy, requestHost);
-    return { url: `${origin}${proxy.mintEntry()}`, origin };
+    return { url: `${origin}${proxy.mintEntry(origin)}`, origin };
+  }
+
+  /** The port link's server for `tag`'s listener: a link made for an earlier run's is closed first. */
+  async #portPreview(id: string, port: number, tag: string): Promise<PortPreview> {
+    const key = `${id}:${port}`;
+    const existing = await this.#ports.get(key)?.catch(() => undefined);
+    if (existing !== undefined && existing.tag !== tag) await this.#closePort(key);
+    let pending = this.#ports.get(key);
+    if (pending === undefined) {
+      const { host: hostName } = await this.#options.locate(id);
+      const entry: { tag: string; lastActivity: number } = { tag, lastActivity: Date.now() };
+      const tags = () => (this.#isLive(id, tag) ? [tag] : []);
+      pending = this.#proxy({ host: this.#options.hosts.get(hostName).host, port, tags }, () => {
+        entry.lastActivity = Date.now();
+      }).then((made) => Object.assign(entry, { proxy: made }));
+      pending.catch(() => this.#ports.delete(key));
+      this.#ports.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Whether `tag` is the idea's running run's, or its preview's while that is up. */
+  #isLive(id: string, tag: string): boolean {
+    const preview = this.#previews.get(id);
+    return (
+      this.#options.runTagOf(id) === tag ||
+      (preview !== undefined && isUp(preview) && preview.handle?.runTag === tag)
+    );
   }
 
   /** The idea is being deleted, or Catalyst stops: its preview and port previews go. */
@@ -310,19 +334,28 @@ export class Previews {
     await Promise.all([...this.#ports.keys()].map((key) => this.#closePort(key)));
   }
 
-  #proxy(host: Host, port: number, onActivity: () => void): Promise<PreviewProxy> {
+  #proxy(
+    target: { host: Host; port: number; tags: () => readonly string[] },
+    onActivity: () => void,
+  ): Promise<PreviewProxy> {
     return startPreviewProxy({
       bind: this.#options.bind,
-      port,
-      openUpstream: () => host.openTcp(port),
+      port: target.port,
+      openUpstream: createListenerGate(target),
       isCatalystToken: this.#options.isCatalystToken,
       onActivity,
       logger: this.#options.logger,
     });
   }
 
+  /**
+   * The preview's origin: reached on loopback, a name of its own under `localhost` (a site of its own in the
+   * browser, issue 25, finding 7); reached by another name (another machine's browser), that name, which every
+   * preview then shares with Catalyst (docs/security.md).
+   */
   #origin(proxy: PreviewProxy, requestHost: string | undefined): string {
-    return `http://${hostNameOf(requestHost, this.#options.bind)}:${proxy.listenPort}`;
+    const name = hostNameOf(requestHost, this.#options.bind);
+    return `http://${isLoopbackName(name) ? proxy.hostName : name}:${proxy.listenPort}`;
   }
 
   async #follow(preview: Preview, handle: RunHandle): Promise<void> {
@@ -352,28 +385,27 @@ export class Previews {
     this.#options.logger.info({ ideaId: preview.ideaId, exit }, 'preview crashed');
   }
 
-  /** `starting` until the port answers on the host, as long as the command runs. */
-  async #waitReady(preview: Preview): Promise<void> {
+  /**
+   * `starting` until a process of the preview's own listens on its port, as long as the command runs: a connection
+   * to the port would also be answered by another user's listener (issue 25, finding 6).
+   */
+  async #waitReady(preview: Preview, tag: string): Promise<void> {
     for (let attempt = 0; isStarting(preview); attempt++) {
       try {
-        const socket = await preview.host.openTcp(preview.port);
-        socket.destroy();
-        if (isStarting(preview)) {
-          preview.state = 'running';
-          preview.since = new Date().toISOString();
-          preview.lastActivity = Date.now();
+        const listeners = await findListeners(preview.host, [tag]);
+        if (listeners.some((listener) => listener.port === preview.port)) {
+          if (isStarting(preview)) {
+            preview.state = 'running';
+            preview.since = new Date().toISOString();
+            preview.lastActivity = Date.now();
+          }
+          return;
         }
-        return;
       } catch (error) {
-        if (!isCatalystError(error) || error.code !== 'PORT_UNREACHABLE') {
-          this.#options.logger.info(
-            { ideaId: preview.ideaId, err: error },
-            'a preview readiness probe failed',
-          );
-        }
-        // Every 0.3 s for the first 30 s (a dev server is usually up by then), then every 2 s.
-        await new Promise((resolve) => setTimeout(resolve, attempt < 100 ? READY_POLL_MS : 2_000));
+        this.#options.logger.info({ ideaId: preview.ideaId, err: error }, 'a preview readiness probe failed');
       }
+      // Every 0.3 s for the first 30 s (a dev server is usually up by then), then every 2 s.
+      await new Promise((resolve) => setTimeout(resolve, attempt < 100 ? READY_POLL_MS : 2_000));
     }
   }
 
@@ -391,7 +423,10 @@ export class Previews {
     for (const [key, pending] of this.#ports) {
       void pending.then(
         (entry) => {
-          if (entry.proxy.inUse() === 0 && entry.lastActivity < cutoff) void this.#closePort(key);
+          const isIdle = entry.proxy.inUse() === 0 && entry.lastActivity < cutoff;
+          // The run that listened on the port has ended: whoever binds the port next must get none of it.
+          const hasEnded = !this.#isLive(key.slice(0, key.lastIndexOf(':')), entry.tag);
+          if ((isIdle || hasEnded) && this.#ports.get(key) === pending) void this.#closePort(key);
         },
         () => undefined,
       );
@@ -411,12 +446,13 @@ export class Previews {
     const { hosts } = this.#options;
     const host = hosts.get(hostName).host;
     const project = (await hosts.store(hostName)).paths(id).project;
+    // A suggestion is a hint: a file that is missing, unreadable, or no regular file (a FIFO is never opened,
+    // issue 25) proposes nothing, and neither does a host that does not answer in time.
     const read = async (name: string) => {
-      try {
-        return (await host.readRange(`${project}/${name}`, 0, SUGGESTION_FILE_BYTES)).toString('utf8');
-      } catch {
-        return undefined;
-      }
+      const found = await host
+        .readWithin({ root: project, path: name, maxBytes: SUGGESTION_FILE_BYTES })
+        .catch(() => undefined);
+      return found?.kind === 'file' ? found.data.toString('utf8') : undefined;
     };
     const packageJson = await read('package.json');
     const fromPackage = packageJson === undefined ? undefined : suggestFromPackageJson(packageJson);
@@ -429,6 +465,11 @@ export class Previews {
 /** A function, not an inline test: the state changes across the awaits of #waitReady. */
 function isStarting(preview: Preview): boolean {
   return preview.state === 'starting' && !preview.isStopping;
+}
+
+/** Starting or running, and not being stopped: its processes are the idea's preview. */
+function isUp(preview: Preview): boolean {
+  return (preview.state === 'starting' || preview.state === 'running') && !preview.isStopping;
 }
 
 function describeExit(outcome: RunOutcome): {
@@ -459,6 +500,17 @@ function describeExit(outcome: RunOutcome): {
     case 'vanished':
       return { exit: { code: null, signal: null }, note: 'it ended without a word (did the VM restart?)' };
   }
+}
+
+/** Names a browser resolves to this machine's loopback by itself (a URL's hostname: IPv6 in brackets). */
+export function isLoopbackName(hostname: string): boolean {
+  const name = hostname.toLowerCase();
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    name === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)
+  );
 }
 
 /** The name the browser reached Catalyst by (a hostname, no port), else the bind address. */

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { CatalystError } from '../../core/catalyst-error.ts';
 import { createHostKeyCheck, hostKeyMismatchError, type HostKeyCheck } from './host-key-pin.ts';
@@ -22,8 +23,11 @@ export interface SshConnection {
   /** No pty, ever: a pty merges stderr into stdout and makes claude think it is interactive (§2). */
   exec(command: string): Promise<ChannelOpenResult<ClientChannel>>;
   sftp(): Promise<ChannelOpenResult<SFTPWrapper>>;
-  /** A direct-tcpip channel to `localhost:<port>` on the server (ssh2 forwardOut): not a session, no MaxSessions slot. */
-  forwardOut(port: number): Promise<ChannelOpenResult<ClientChannel>>;
+  /**
+   * A direct-tcpip channel to `<address>:<port>` on the server (ssh2 forwardOut), `address` an IP address (Host.openTcp):
+   * not a session, no MaxSessions slot.
+   */
+  forwardOut(address: string, port: number): Promise<ChannelOpenResult<ClientChannel>>;
   isOpen(): boolean;
   /** Settles once the connection is gone, with why (e.g. `Keepalive timeout`). */
   readonly lost: Promise<string>;
@@ -139,7 +143,7 @@ function wrapClient(client: Client, label: string, lost: Promise<string>): SshCo
     isOpen: () => isOpen,
     exec: (command) => openChannel<ClientChannel>(label, (callback) => client.exec(command, callback)),
     sftp: () => openChannel<SFTPWrapper>(label, (callback) => client.sftp(callback)),
-    forwardOut: (port) => openForward(client, port),
+    forwardOut: (address, port) => openForward(client, address, port),
     end: () => {
       client.end();
     },
@@ -153,10 +157,19 @@ type OpenCallback<T> = (error: Error | undefined, channel: T) => void;
  * `Connection refused` (reason 2) when nothing listens, `administratively prohibited` (reason 1) under
  * `AllowTcpForwarding no`.
  */
-function openForward(client: Client, port: number): Promise<ChannelOpenResult<ClientChannel>> {
+function openForward(
+  client: Client,
+  address: string,
+  port: number,
+): Promise<ChannelOpenResult<ClientChannel>> {
+  // A name would be resolved by sshd, which may pick another listener than the app's (issue 25, finding 6).
+  if (isIP(address) === 0) {
+    const error = new CatalystError('INVALID_ARGUMENT', `${JSON.stringify(address)} is not an IP address.`);
+    return Promise.resolve({ kind: 'failed', error });
+  }
   return new Promise((resolve) => {
     try {
-      client.forwardOut('127.0.0.1', 0, 'localhost', port, (error, channel) => {
+      client.forwardOut('127.0.0.1', 0, address, port, (error, channel) => {
         if (error === undefined) {
           resolve({ kind: 'opened', channel });
           return;

@@ -1,4 +1,3 @@
-import type { SFTPWrapper } from 'ssh2';
 import { CatalystError } from '../../core/catalyst-error.ts';
 import {
   parseSweepOutput,
@@ -14,9 +13,10 @@ import { realPath } from './sftp-calls.ts';
 import { parseSshHostConfig, type SshHostConfig } from './ssh-config.ts';
 import { openSshConnection } from './ssh-connection.ts';
 import { runControlScript } from './ssh-control-command.ts';
-import { describeError } from './ssh-errors.ts';
-import { createSshFiles, type WithSftp } from './ssh-files.ts';
-import { createSshPool, type PoolStats, type SshPool } from './ssh-pool.ts';
+import { createSharedSftp, DEFAULT_FILE_TIMEOUT_MS } from './sftp-session.ts';
+import { createSshFiles } from './ssh-files.ts';
+import { readWithinOverSsh } from './ssh-read-within.ts';
+import { createSshPool, type PoolStats } from './ssh-pool.ts';
 import { runSshPreflight } from './ssh-preflight.ts';
 import { createSshOpenRawChannel } from './ssh-raw-channel.ts';
 
@@ -33,6 +33,8 @@ export interface SshHost extends Host {
 export interface SshHostOptions {
   /** Grace between TERM and KILL for killRun(). */
   killGraceMs?: number;
+  /** The longest one file call may wait for the host (sftp-session.ts; CATALYST_FILE_TIMEOUT_MS). */
+  fileTimeoutMs?: number;
 }
 
 const KILL_SCRIPT_SLACK_MS = 10_000;
@@ -48,7 +50,8 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
   });
   const openRun = createSshOpenRawChannel(pool, 'run');
   const openControl = createSshOpenRawChannel(pool, 'control');
-  const withSftp = withSftpFrom(pool);
+  const fileTimeoutMs = options.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS;
+  const withSftp = createSharedSftp(pool, { label: settings.label, timeoutMs: fileTimeoutMs });
   const graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
   const killRun = (runTag: string) => killSshRun(openControl, runTag, graceMs);
   const startProbe = (spec: RunSpec) => startWrappedRun(openControl, spec, { killRun });
@@ -57,13 +60,15 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
 
   return {
     label: settings.label,
-    ...createSshFiles(withSftp),
+    ...createSshFiles(withSftp, (request) =>
+      readWithinOverSsh(openControl, request, { label: settings.label, timeoutMs: fileTimeoutMs }),
+    ),
     startRun: (spec) => startWrappedRun(openRun, spec, { killRun }),
     sessions,
     // SFTP starts in $HOME; ssh2's ext_openssh_expandPath sends a malformed packet (ssh-field-notes.md §7).
     homeDir: () =>
       (home ??= forgetOnFailure(
-        withSftp((sftp) => realPath(sftp, '.')),
+        withSftp({ action: 'resolve', path: '~' }, (sftp) => realPath(sftp, '.')),
         () => (home = undefined),
       )),
     preflight: cacheConclusive(() =>
@@ -73,7 +78,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
         ...(settings.claudePath === undefined ? {} : { claudePath: settings.claudePath }),
       }),
     ),
-    openTcp: (port) => pool.open('forward', (connection) => connection.forwardOut(port)),
+    openTcp: (address, port) => pool.open('forward', (connection) => connection.forwardOut(address, port)),
     killRun,
     sweepRuns: () => sweepSshRuns(openControl, graceMs),
     close: () => {
@@ -81,99 +86,6 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
       return pool.close();
     },
     stats: () => pool.stats(),
-  };
-}
-
-/** An SFTP session unused this long is ended, so an idle host holds no channel. */
-const SFTP_IDLE_MS = 2_000;
-
-interface SharedSftp {
-  sftp: SFTPWrapper;
-  broken: SessionFailure;
-  users: number;
-  idle?: NodeJS.Timeout;
-}
-
-/**
- * One SFTP session per host, shared by every file operation under way (SFTP carries concurrent requests) and
- * ended after a short idle spell. Opening one per operation costs a channel and a forked sftp-server on the VM
- * each time: the event history appends every few tens of milliseconds while a run streams.
- */
-function withSftpFrom(pool: SshPool): WithSftp {
-  let shared: Promise<SharedSftp> | undefined;
-  const open = (): Promise<SharedSftp> => {
-    const opening = pool
-      .open('control', (connection) => connection.sftp())
-      .then((sftp: SFTPWrapper) => {
-        const session: SharedSftp = { sftp, broken: failOnError(sftp), users: 0 };
-        const forget = () => {
-          if (shared === opening) shared = undefined;
-        };
-        sftp.on('close', forget);
-        sftp.on('error', forget);
-        return session;
-      });
-    opening.catch(() => {
-      if (shared === opening) shared = undefined;
-    });
-    return opening;
-  };
-  return async (work) => {
-    shared ??= open();
-    const current = shared;
-    const session = await current;
-    clearTimeout(session.idle);
-    session.users += 1;
-    try {
-      return await session.broken.race(work(session.sftp));
-    } finally {
-      session.users -= 1;
-      if (session.users === 0) {
-        session.idle = setTimeout(() => {
-          if (shared === current) shared = undefined;
-          // Ending the session frees its MaxSessions slot (§7: SFTP takes one like any channel).
-          session.sftp.end();
-        }, SFTP_IDLE_MS);
-        session.idle.unref();
-      }
-    }
-  };
-}
-
-/**
- * An SFTP session that fails at the protocol level emits 'error' (unhandled, it would end the process); the
- * operations under way fail with it instead. Pending requests also get their own callbacks' errors.
- * Each operation races its own short-lived promise, never one promise that lives as long as the session: every
- * `Promise.race` against a pending promise adds a reaction to it that keeps the race's result, so a long-lived one
- * would hold every Buffer the session ever read (measured: 0.8 MB per history replayed, bench-relay's 500 ideas).
- */
-interface SessionFailure {
-  race<T>(work: Promise<T>): Promise<T>;
-}
-
-function failOnError(sftp: SFTPWrapper): SessionFailure {
-  let failure: CatalystError | undefined;
-  const waiting = new Set<(error: CatalystError) => void>();
-  sftp.on('error', (error: unknown) => {
-    failure ??= new CatalystError('CONNECTION_LOST', `the SFTP session failed: ${describeError(error)}`, {
-      cause: error,
-    });
-    for (const fail of waiting) fail(failure);
-  });
-  return {
-    async race(work) {
-      if (failure !== undefined) throw failure;
-      let fail: ((error: CatalystError) => void) | undefined;
-      const broken = new Promise<never>((_resolve, reject) => {
-        fail = reject;
-        waiting.add(reject);
-      });
-      try {
-        return await Promise.race([work, broken]);
-      } finally {
-        if (fail !== undefined) waiting.delete(fail);
-      }
-    },
   };
 }
 
