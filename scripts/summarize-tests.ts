@@ -1,12 +1,15 @@
-// Prints the run's closing line in the plain form CI reads: "tests: N passed, N failed".
+// Prints where the run's time went (each project's wall time, the 15 slowest files), then its closing line in the
+// plain form CI reads: "tests: N passed, N failed".
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { describeTimings, FileResultSchema } from './test-timings.ts';
 
 const ReportSchema = z.object({
   numPassedTests: z.number(),
   numFailedTests: z.number(),
   numPendingTests: z.number().default(0),
   numRuntimeErrorTestSuites: z.number().default(0),
+  testResults: z.array(FileResultSchema).default([]),
 });
 
 const path = process.argv[2] ?? '';
@@ -18,6 +21,7 @@ try {
   process.exit(1);
 }
 const report = ReportSchema.parse(raw);
+for (const line of describeTimings(report.testResults, process.cwd())) console.log(line);
 const failed = report.numFailedTests + report.numRuntimeErrorTestSuites;
 console.log(`tests: ${report.numPassedTests} passed, ${failed} failed, ${report.numPendingTests} skipped`);
 if (report.numPendingTests > 0) {
