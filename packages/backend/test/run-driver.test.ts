@@ -10,8 +10,11 @@ import {
   type ScriptedModel,
   type TempDir,
 } from '@catalyst/testkit';
+import type { Host } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
+import type { VmSessions } from '../src/host/vm-sessions.ts';
 import { startRunDriver, type RunDriverOptions } from '../src/runs/run-driver.ts';
+import { expectNothingLeft, scanLocalProcesses } from './host-test-kit.ts';
 
 // The end of a run when its bookkeeping or its relay fails: the real claude CLI on this machine (local host)
 // against the scripted model. The run still ends once, `ended` settles, and nothing is left unhandled (vitest
@@ -33,8 +36,11 @@ afterAll(async () => {
   await project.remove();
 });
 
-function startChat(overrides: Pick<RunDriverOptions, 'emit' | 'onFinish'>, logs: string[]) {
-  model.enqueue(text('Hello back.'));
+function startChat(
+  overrides: Pick<RunDriverOptions, 'emit' | 'onFinish'> & Partial<Pick<RunDriverOptions, 'host'>>,
+  logs: string[],
+) {
+  if (overrides.host === undefined) model.enqueue(text('Hello back.'));
   return startRunDriver({
     host: createLocalHost({ shell: '/bin/sh' }),
     ideaId: 'idea-0123456789abcdef',
@@ -98,5 +104,58 @@ describe('the end of a run', () => {
     expect(finished).toBe(1);
     expect(events.some((event) => event.type === 'claude:text')).toBe(true);
     expect(logs.join('\n')).toContain('could not relay the end of a run');
+  });
+});
+
+/**
+ * The local host, whose sessions' attachments wait until `open()`: as an SSH host's do when every run channel of
+ * its pool is taken (a busy host, issue 25 item 4), so a run waits there before its session exists.
+ */
+function busyHost(): { host: Host; open: () => void; started: Promise<string> } {
+  const base = createLocalHost({ shell: '/bin/sh' });
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let markStarted: (sessionId: string) => void = () => undefined;
+  const started = new Promise<string>((resolve) => (markStarted = resolve));
+  const sessions: VmSessions = {
+    start: async (spec) => {
+      await base.sessions.start(spec);
+      markStarted(spec.sessionId);
+    },
+    attach: async (...args) => {
+      await gate;
+      return base.sessions.attach(...args);
+    },
+    list: () => base.sessions.list(),
+    stop: (id) => base.sessions.stop(id),
+    remove: (id) => base.sessions.remove(id),
+    close: () => {
+      base.sessions.close();
+    },
+    get isClosed() {
+      return base.sessions.isClosed;
+    },
+  };
+  return { host: { ...base, sessions }, open, started };
+}
+
+describe('a cancel while the run waits for the host', () => {
+  it('ends the run at once, cancelled; the claude that comes up afterwards is stopped', async () => {
+    const events: RelayEvent[] = [];
+    const { host, open, started } = busyHost();
+    const run = startChat({ host, emit: collecting(events), onFinish: () => Promise.resolve() }, []);
+    run.cancel();
+    expect(await run.ended).toMatchObject({ outcome: 'cancelled' });
+    expect(events.map((event) => event.type)).toEqual(['run:started', 'run:ended']);
+    // The host answers after all: the session starts, and is stopped with everything in it.
+    open();
+    const sessionId = await started;
+    await expectNothingLeft({ scanProcesses: scanLocalProcesses }, sessionId, 15_000);
+    // Its session ended as cancelled, its files removed: nothing of the run is left on the host.
+    await expect
+      .poll(async () => (await host.sessions.list()).some((session) => session.sessionId === sessionId), {
+        timeout: 15_000,
+      })
+      .toBe(false);
   });
 });

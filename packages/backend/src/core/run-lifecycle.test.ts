@@ -172,11 +172,15 @@ describe('RunLifecycle: stopping', () => {
     ]);
   });
 
-  it('cancel before the process started: no prompt, the run is killed at once', () => {
+  it('cancel before the process started (waiting for a channel on a busy host): the run ends at once, cancelled', () => {
     const run = new LifecycleHarness();
-    expect(run.cancel()).toEqual([]);
-    expect(typesOf(run.start())).toEqual(['emit:run:started', 'kill_run', 'set_timer']);
-    expect(finishesOf(run.outcome({ kind: 'cancelled' }))[0]).toMatchObject({ outcome: 'cancelled' });
+    const onCancel = run.cancel();
+    expect(typesOf(onCancel)).toEqual(['emit:run:started', 'emit:run:ended', 'finish']);
+    expect(finishesOf(onCancel)[0]).toMatchObject({ outcome: 'cancelled' });
+    expect(run.timers.size).toBe(0);
+    // The process that comes up after all gets nothing from the lifecycle (the driver stops it).
+    expect(run.start()).toEqual([]);
+    expect(run.outcome({ kind: 'cancelled' })).toEqual([]);
   });
 
   it('ignores a cancel after the result: the turn is over', () => {

@@ -308,6 +308,9 @@ export class RunLifecycle {
   #beginStop(reason: StopReason): RunCommand[] {
     if (this.#stop !== undefined || this.#result !== undefined) return [];
     this.#stop = reason;
+    // Not started yet (waiting on a busy host for a channel): nothing runs to stop, so the run ends now; a process
+    // that comes up after all is stopped by the driver (issue 25: a cancel is never left waiting on the host).
+    if (this.#phase === 'created') return this.#finish({ kind: 'cancelled' });
     if (this.#phase !== 'running') return [];
     return [
       ...this.#prompts.settle(reason.outcome === 'timed_out' ? 'timed_out' : 'cancelled', true),

@@ -96,6 +96,16 @@ cr_vanish() {
   cr_reason=$(cat reason 2>/dev/null)
   [ -e status ] || { printf 'code=137 reason=%s\\n' "\${cr_reason:-vanished}" >status.tmp && mv status.tmp status; }
 }
+# The start time of process $1 (field 22 of /proc/$1/stat) into cr_s, with builtins only (W asks 5 times a second).
+cr_start_of() {
+  cr_s=
+  read -r cr_s 2>/dev/null <"/proc/$1/stat" || return 1
+  cr_s=\${cr_s##*) }
+  set -- $cr_s
+  [ "$#" -ge 20 ] || return 1
+  shift 19
+  cr_s=$1
+}
 cr_full() {
   cr_k=$(df -Pk -- "$1" 2>/dev/null | { read -r _; read -r _ _ _ cr_v _; printf '%s' "$cr_v"; })
   [ "$cr_k" = 0 ]
@@ -283,12 +293,14 @@ export function renderAttach(
     `printf '${ATTACH_MARKER} start\\n'; printf '${ATTACH_MARKER} start\\n' >&2`,
     // A session whose S died before this attach (a reboot: its pid may be another process now) ends here, once.
     '[ -e status ] || cr_sup_alive sup || cr_vanish',
+    'cr_start_of "$cr_sup"; cr_sst=$cr_s',
     ': >heartbeat',
     'exec 3<&0 </dev/null',
     // The tails follow until W ends: W, A's own child, ends once S has written its status (all output is in the
-    // files by then) or S is gone. Not `--pid` of S itself: S is not our child, and a zombie S that a slow init
-    // has not reaped yet still answers kill -0 (seen here: a second or more).
-    `(while [ ! -e status ] && kill -0 "$cr_sup" 2>/dev/null; do sleep 0.2; done) </dev/null >/dev/null 2>&1 9>&- 3<&- &`,
+    // files by then) or S is gone: no process with S's pid and start time (a pid taken over by another process is
+    // not S). Not `--pid` of S itself: S is not our child, and a zombie S that a slow init has not reaped yet still
+    // has its /proc entry (seen here: a second or more).
+    `(while [ ! -e status ] && cr_start_of "$cr_sup" && [ "$cr_s" = "$cr_sst" ]; do sleep 0.2; done) </dev/null >/dev/null 2>&1 9>&- 3<&- &`,
     'cr_w=$!',
     `tail -c +${from(offsets.stdout)} -s 0.1 --pid="$cr_w" -f out 9>&- 3<&- &`,
     'cr_t1=$!',
@@ -311,14 +323,19 @@ export function renderAttach(
 /**
  * The first attachment of a new session is opened before the session is started (issue 25, item 4): it holds one
  * of the host's run channels, so a session never starts while its attachment waits in the pool's queue past the
- * lease (a busy host then ended it as if Catalyst were gone). It waits here, up to 40 s (above the start script's
- * own limit), for the start script to have started the job.
+ * lease (a busy host then ended it as if Catalyst were gone). It waits here, up to 40 s, for the start script to
+ * have started the job; a start that takes longer (its control channel queued too) is refused as `gone`, never
+ * followed half made, and Catalyst attaches again once the start is done (session-run.ts).
  */
-const AWAIT_START = `cr_i=0
-while [ "$cr_i" -lt 400 ] && ! { cr_session_dir && { { [ -s "$cr_run/sup" ] && [ -s "$cr_run/job" ]; } || [ -e "$cr_run/status" ]; }; }; do
+const AWAIT_START = `cr_started() {
+  cr_session_dir && { { [ -s "$cr_run/sup" ] && [ -s "$cr_run/job" ]; } || [ -e "$cr_run/status" ]; }
+}
+cr_i=0
+while [ "$cr_i" -lt 400 ] && ! cr_started; do
   sleep 0.1
   cr_i=$((cr_i + 1))
-done`;
+done
+cr_started || { printf '\\n${ATTACH_MARKER} gone\\n' >&2; exit 3; }`;
 
 const ATTACH_READER = `(
   while IFS= read -r cr_l; do

@@ -219,6 +219,7 @@ class SessionRunHandle implements SessionRun {
       // Let go while no attachment was held (between two attempts): nothing more is read.
       if (this.#isLetGo()) return { kind: 'connection_lost', message: 'Catalyst let the run go' };
       let attachment: SessionAttachment | undefined = this.#first;
+      const isOpenedBeforeStart = attachment !== undefined;
       this.#first = undefined;
       if (attachment === undefined) {
         try {
@@ -234,6 +235,9 @@ class SessionRunHandle implements SessionRun {
       }
       if (attachment !== undefined) {
         const end = await this.#use(attachment, isFirst);
+        // Opened before the start, it gave up waiting for a start that took longer (on a busy host its control
+        // channel waits too): the session is there now, so attach again at once.
+        if (isOpenedBeforeStart && end.kind === 'refused' && end.code === 'SESSION_GONE') continue;
         const outcome = outcomeOf(end, this.#options.spec);
         if (outcome !== undefined) return outcome;
         if (this.#isLetGo()) return { kind: 'connection_lost', message: 'Catalyst let the run go' };

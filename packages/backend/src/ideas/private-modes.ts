@@ -12,7 +12,9 @@ export const PRIVATE_FILE = { mode: 0o600 };
 
 /**
  * Folders and files an older Catalyst made with the umask's modes (0755, 0644), made private: the root (`$1`),
- * each idea folder in it, and the files directly in each (not `project/`). Symlinks are left alone (chmod would
+ * each idea folder in it, and the files directly in each (not `project/`). Group and others lose every permission
+ * (`go-rwx`: 0755 becomes 0700, 0644 0600); the owner's own bits stay as they are, so tightening never makes
+ * writable what was read-only. Symlinks are left alone (chmod would
  * follow them), and so is a root that is missing or not a real directory. Every chmod is tried; a failure (a file
  * of another user) is named on stderr and the exit status is 1.
  */
@@ -21,13 +23,13 @@ export const TIGHTEN_SCRIPT = [
   '[ -d "$1" ] && [ ! -L "$1" ] || exit 0',
   'cd "$1" || exit 1',
   'cr_rc=0',
-  'chmod 700 . || cr_rc=1',
+  'chmod go-rwx . || cr_rc=1',
   'for cr_d in idea-*; do',
   '  [ -d "$cr_d" ] && [ ! -L "$cr_d" ] || continue',
-  '  chmod 700 "$cr_d" || cr_rc=1',
+  '  chmod go-rwx "$cr_d" || cr_rc=1',
   '  for cr_f in "$cr_d"/* "$cr_d"/.[!.]* "$cr_d"/..?*; do',
   '    [ -f "$cr_f" ] && [ ! -L "$cr_f" ] || continue',
-  '    chmod 600 "$cr_f" || cr_rc=1',
+  '    chmod go-rwx "$cr_f" || cr_rc=1',
   '  done',
   'done',
   'exit "$cr_rc"',

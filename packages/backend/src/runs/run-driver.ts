@@ -302,6 +302,11 @@ class RunDriver {
       });
       return;
     }
+    // Cancelled while it waited to start (a busy host): the run has ended; the process that came up is stopped.
+    if (this.#lifecycle.isFinished) {
+      process.run.cancel();
+      return;
+    }
     // A run taken up keeps the session and turn start it recorded.
     if (resume === undefined) this.#bindTurn(process);
     else this.#bind(process);
