@@ -8,8 +8,11 @@ import type { SshPool } from './ssh-pool.ts';
  * OpenSSH's sftp-server answers its requests one at a time: one that never returns (an open() of a FIFO waits for a
  * writer, a hung disk) would hold every later call of the host, every idea on it. A call that gets no answer
  * within the limit fails with HOST_TIMED_OUT; its session is then stuck for good, so every call still on it fails
- * too, and later calls get a new session. The stuck one is ended: its sftp-server exits once its request returns
- * (until then it keeps one of sshd's MaxSessions slots, ssh-field-notes.md §4).
+ * too, and later calls get a new session. The stuck one is ended (its channel closed): its sftp-server exits once
+ * its request returns, and only then does sshd close the channel and free its MaxSessions slot (ssh-field-notes.md
+ * §4), so the pool counts the slot as taken until then. A request that never returns (a FIFO nobody ever writes)
+ * keeps its slot, and its connection from idling out, until that connection is lost or the pool closed: Catalyst
+ * cannot end a process on the VM that it knows no pid of.
  */
 
 /** A file call, for the error that names it. */
@@ -54,6 +57,9 @@ export function createSharedSftp(pool: SshPool, options: { label: string; timeou
         };
         sftp.on('close', forget);
         sftp.on('error', forget);
+        // A session starts idle: the calls that asked for it may all have timed out while the pool was still
+        // opening it (its channels busy), and then nothing else would ever end it (issue 25 review).
+        endWhenIdle(session, forget);
         return session;
       });
     opening.catch(() => {
@@ -63,6 +69,8 @@ export function createSharedSftp(pool: SshPool, options: { label: string; timeou
   };
   const replace = (current: Promise<SharedSftp>, session: SharedSftp | undefined, error: CatalystError) => {
     if (shared === current) shared = undefined;
+    // Not open yet (the pool's channels were busy): when it opens, the calls still waiting for it may use it, and
+    // it ends after its idle spell.
     if (session === undefined) return;
     clearTimeout(session.idle);
     session.failure.fail(error);
