@@ -1,7 +1,6 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
@@ -15,6 +14,8 @@ import {
   type PreviewView,
 } from '@catalyst/protocol';
 import { colorQuestion, freePort, text, toolUse, waitUntil } from '@catalyst/testkit';
+import type { TaggedListener } from '../src/core/listening-ports.ts';
+import { observeListenerLookups } from '../src/service/preview-listener.ts';
 import { startNeighbourListener } from './neighbour-listener.ts';
 import { loopbackLookup, previewFetch } from './preview-client.ts';
 import { startRun, waitForQuestion } from './question-client.ts';
@@ -300,6 +301,10 @@ describe('previews', () => {
       // What follows the head is the app's WebSocket, untouched.
       expect(echo, path).toBe('after the head');
     }
+    // A 100 Continue before the 101: only a 101 head is ever passed on, the rest is a 502 (the 101 head after it
+    // would otherwise go through unread, Set-Cookie and all).
+    const refused = await rawUpgradeAnswer(origin, '/ws-continue-first', cookie);
+    expect(refused).toBe('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     await post(service, `/api/ideas/${idea.id}/preview/stop`);
   });
 
@@ -363,6 +368,12 @@ describe('previews', () => {
     // Issue 25, finding 6: `localhost` on the VM may resolve to ::1 or 127.0.0.1 first; another user of the VM who
     // listens on the address the app does not hold must get neither the readiness probe nor any request.
     const { service, sshd } = fixture;
+    // Every listener look-up of this Catalyst (in this process) with its tags and what it found: the readiness
+    // probe's are those of the preview's tag alone (nothing else looks that tag up before the preview runs here).
+    const lookups: { tags: readonly string[]; found: readonly TaggedListener[] }[] = [];
+    const stopObserving = observeListenerLookups((tags, found) => lookups.push({ tags, found }));
+    const probesOf = (tag: string) =>
+      lookups.filter(({ tags }) => tags.length === 1 && tags[0] === tag).map(({ found }) => found);
     for (const [app, neighbourAddress] of [
       ['::1', '127.0.0.1'],
       ['127.0.0.1', '::1'],
@@ -378,9 +389,23 @@ describe('previews', () => {
           previewPort: port,
         });
         expect((await post(service, `/api/ideas/${idea.id}/preview/start`)).status).toBe(200);
-        // The probe runs every 0.3 s: for a second only the neighbour listens on the port. Nothing announces a
-        // probe that found nothing, hence the fixed wait.
-        await delay(1_000);
+        let tags = new Set<string>();
+        await waitUntil(
+          async () => {
+            tags = new Set((await fixture.runProcesses(idea.id)).map(({ runTag }) => runTag));
+            return tags.size > 0;
+          },
+          { timeoutMs: 10_000, what: `the preview command to run (${app})` },
+        );
+        expect(tags.size, app).toBe(1);
+        const [tag = ''] = tags;
+        // Only the neighbour listens on the port until `go` exists: two probes have looked and found nothing of
+        // the preview's, and it is still starting.
+        await waitUntil(() => probesOf(tag).length >= 2, {
+          timeoutMs: 15_000,
+          what: `two readiness probes of the preview (${app})`,
+        });
+        expect(probesOf(tag).flat(), app).toEqual([]);
         expect((await previewOf(service, idea.id)).state, app).toBe('starting');
         await writeFile(join(project, 'go'), '');
         const { url, origin } = await untilState(service, idea.id, 'running');
@@ -394,6 +419,7 @@ describe('previews', () => {
         await neighbour.stop();
       }
     }
+    stopObserving();
   });
 
   it('goes on through a build, and restarts after a restore', async () => {
@@ -580,6 +606,27 @@ function rawHandshake(origin: string, path: string, cookie: string): Promise<{ h
       clearTimeout(timer);
       reject(error);
     });
+  });
+}
+
+/** Everything the preview answers to a WebSocket handshake on a raw socket until it closes (at most 5 s). */
+function rawUpgradeAnswer(origin: string, path: string, cookie: string): Promise<string> {
+  const target = new URL(origin);
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const sock = connectTcp(Number(target.port), '127.0.0.1', () => {
+      sock.write(
+        `GET ${path} HTTP/1.1\r\nHost: ${target.host}\r\nCookie: ${cookie}\r\nConnection: Upgrade\r\n` +
+          'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      );
+    });
+    const timer = setTimeout(() => sock.destroy(), 5_000);
+    sock.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    sock.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    sock.on('error', reject);
   });
 }
 

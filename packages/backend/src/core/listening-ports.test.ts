@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { chooseForwardAddress, forwardAddressOf, parseListeningPorts } from './listening-ports.ts';
+import {
+  chooseForwardAddress,
+  forwardAddressOf,
+  parseListeningPorts,
+  renderTagsInput,
+} from './listening-ports.ts';
 
 describe('the listening ports script’s output', () => {
   it('reads tag, port and address lines and skips anything else', () => {
@@ -47,5 +52,13 @@ describe('the listening ports script’s output', () => {
     expect(chooseForwardAddress(listeners, 80)).toBe('::1');
     expect(chooseForwardAddress(listeners, 81)).toBe('10.0.0.5');
     expect(chooseForwardAddress(listeners, 82)).toBeUndefined();
+  });
+});
+
+describe('the tags on the ports script’s stdin', () => {
+  it('go as one JSON line, never as arguments, and only run tags', () => {
+    expect(renderTagsInput(['abcdef12', 'idea-1234abcd'])).toBe('{"tags":"abcdef12 idea-1234abcd"}');
+    expect(() => renderTagsInput(['abc def12'])).toThrow(/not a run tag/);
+    expect(() => renderTagsInput(['"; rm -rf ~'])).toThrow(/not a run tag/);
   });
 });

@@ -1,12 +1,21 @@
 /**
  * Which TCP ports the processes of some runs listen on, and on which address (issue 14; issue 25, finding 6): a
- * `/bin/sh` script for the host, run through the run wrapper (host-command.ts) with the run tags as its arguments.
+ * `/bin/sh` script for the host, run through the run wrapper (host-command.ts) with the run tags on its stdin (one
+ * line, `renderTagsInput`), never its arguments: `ps` shows every user of the VM a command line.
  * For each process of this user that carries one of the tags (CATALYST_RUN_TAG, as run-wrapper-shell.ts finds
  * them), its sockets' inodes from `/proc/<pid>/fd`; then the sockets in the LISTEN state (`0A`) of `/proc/net/tcp`
  * and `/proc/net/tcp6` with one of those inodes. Prints the host's byte order first (`/proc/net/tcp*` print each
  * 32-bit word of an address in it), then `<tag> <port> <address as /proc prints it>` lines.
  */
 export const LISTENING_PORTS_SCRIPT = `
+IFS= read -r cr_in || cr_in=
+cr_in=\${cr_in#*'"tags":"'}
+set -f
+set -- \${cr_in%%'"'*}
+set +f
+for cr_tag in "$@"; do
+  case $cr_tag in '' | *[!a-z0-9-]*) echo "catalyst-ports: not a run tag" >&2; exit 2 ;; esac
+done
 case $(printf '\\001\\000\\000\\000' | od -An -tu4 | tr -d ' ') in
   1) echo 'byte-order little' ;;
   16777216) echo 'byte-order big' ;;
@@ -27,6 +36,14 @@ done | awk '
 ' - /proc/net/tcp /proc/net/tcp6 2>/dev/null
 exit 0
 `;
+
+/** The script's one stdin line: the tags, space-separated, in a JSON object (RunHandle.writeLine takes objects). */
+export function renderTagsInput(tags: readonly string[]): string {
+  for (const tag of tags) {
+    if (!/^[a-z0-9-]{8,64}$/.test(tag)) throw new Error(`not a run tag: ${JSON.stringify(tag)}`);
+  }
+  return JSON.stringify({ tags: tags.join(' ') });
+}
 
 export interface TaggedListener {
   tag: string;

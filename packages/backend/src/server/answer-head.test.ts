@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { locateHeadEnd, rewriteHead } from './answer-head.ts';
+import { isSwitchingProtocols, locateHeadEnd, rewriteHead } from './answer-head.ts';
 
 const dropCatalystCookies = (name: string, value: string) =>
   name === 'set-cookie' && /^\s*catalyst_/i.test(value);
@@ -55,5 +55,33 @@ describe('rewriteHead', () => {
     expect(rewriteHead('HTTP/1.1 101 set-cookie: catalyst_x\r\njunk', dropCatalystCookies)).toBe(
       'HTTP/1.1 101 set-cookie: catalyst_x\r\njunk\r\n\r\n',
     );
+  });
+});
+
+describe('isSwitchingProtocols', () => {
+  it('passes a 101 head alone', () => {
+    expect(isSwitchingProtocols('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n')).toBe(true);
+    expect(isSwitchingProtocols('HTTP/1.1 101\r\n\r\n')).toBe(true);
+  });
+
+  it('refuses an interim answer, any other status, and a status line a browser might read otherwise', () => {
+    for (const head of [
+      'HTTP/1.1 100 Continue\r\n\r\n',
+      'HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n',
+      'HTTP/1.1 403 Forbidden\r\n\r\n',
+      'HTTP/1.1 1010 Switching\r\n\r\n',
+      'HTTP/1.1 101x\r\n\r\n',
+      'HTTP/1.0 101 Switching Protocols\r\n\r\n',
+      'XHTTP/1.1 101 Switching Protocols\r\n\r\n',
+      'junk\r\n\r\n',
+      '\r\n\r\n',
+    ]) {
+      expect(isSwitchingProtocols(head), JSON.stringify(head)).toBe(false);
+    }
+  });
+
+  it('reads the status of the head as rewritten, not of the bytes the app sent', () => {
+    expect(isSwitchingProtocols(rewriteHead('HTTP/1.1 100 Continue\n', () => false))).toBe(false);
+    expect(isSwitchingProtocols(rewriteHead('\rHTTP/1.1 101 X\nA: 1', () => false))).toBe(true);
   });
 });

@@ -6,6 +6,10 @@
  * (obs-fold); Firefox is alike. A filter that split on `\r\n` alone let `X: 1\nSet-Cookie: …` through (issue 25,
  * finding 8). So the head is read the browser's way and written back in the one unambiguous form: every line ended
  * by `\r\n`, no folding, no empty line but the last.
+ *
+ * Only a `101` head is passed on (`isSwitchingProtocols`): before it, an app may send interim answers (`100
+ * Continue`, `103 Early Hints`), each a head of its own that a browser reads too, so a relay that rewrote the first
+ * head and piped the rest raw let a second head's `Set-Cookie` through (issue 25).
  */
 
 /** Past the head: `headEnd` is where its last line's text ends, `bodyStart` the first byte after the empty line. */
@@ -45,4 +49,12 @@ export function rewriteHead(head: string, isDropped: (name: string, value: strin
     return !isDropped(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1));
   });
   return `${kept.join('\r\n')}\r\n\r\n`;
+}
+
+/**
+ * Whether a rewritten head's status line is `101`, the one answer a WebSocket handshake may pass on; strict, so
+ * that nothing a browser could read as another status passes.
+ */
+export function isSwitchingProtocols(head: string): boolean {
+  return /^HTTP\/1\.1 101(?: [^\r\n]*)?\r\n/.test(head);
 }

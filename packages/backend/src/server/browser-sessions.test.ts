@@ -9,10 +9,15 @@ const COOKIE_ID = 'a'.repeat(43);
 describe('createBrowserSessions', () => {
   let clock: number;
   let saves: BrowserSession[][];
+  /** Writes that fail from now on (a full disk), each counted in `failures`. */
+  let failing: boolean;
+  let failures: number;
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     clock = Date.parse('2030-01-01T00:00:00.000Z');
     saves = [];
+    failing = false;
+    failures = 0;
   });
   afterEach(() => {
     vi.useRealTimers();
@@ -25,6 +30,10 @@ describe('createBrowserSessions', () => {
       now: () => clock,
       saveDelayMs,
       save: (sessions) => {
+        if (failing) {
+          failures += 1;
+          return Promise.reject(new Error('ENOSPC: no space left on device'));
+        }
         saves.push([...sessions]);
         return Promise.resolve();
       },
@@ -93,6 +102,54 @@ describe('createBrowserSessions', () => {
     await vi.advanceTimersByTimeAsync(60 * MINUTE);
     expect(ended).toEqual([old.id, newer.id]);
     expect(sessions.list()).toEqual([]);
+    await sessions.close();
+  });
+
+  it('keeps a sign-out whose write failed, and writes it on a retry as soon as one succeeds', async () => {
+    const sessions = create();
+    const ended: string[] = [];
+    sessions.onEnded((id) => ended.push(id));
+    const session = await sessions.add(COOKIE_ID, 'Chrome on Linux');
+    failing = true;
+    await expect(sessions.end(session.id)).rejects.toThrow('ENOSPC');
+    // Signed out at once, whatever the disk says.
+    expect(ended).toEqual([session.id]);
+    expect(sessions.use(COOKIE_ID)).toBeUndefined();
+    expect(sessions.list()).toEqual([]);
+    expect(saves).toEqual([[session]]);
+    // Retried every 10 s, long before a last-seen change would be written.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(failures).toBe(2);
+    failing = false;
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(saves).toEqual([[session], []]);
+    await vi.advanceTimersByTimeAsync(60 * MINUTE);
+    expect(saves).toHaveLength(2);
+    await sessions.close();
+  });
+
+  it('writes a sign-out whose write failed when it closes, before any retry', async () => {
+    const sessions = create();
+    const session = await sessions.add(COOKIE_ID, 'Chrome on Linux');
+    failing = true;
+    await expect(sessions.end(session.id)).rejects.toThrow('ENOSPC');
+    failing = false;
+    await sessions.close();
+    expect(saves).toEqual([[session], []]);
+    // Closed: no retry is left behind.
+    await vi.advanceTimersByTimeAsync(60 * MINUTE);
+    expect(saves).toHaveLength(2);
+  });
+
+  it('forgets a login whose write failed: it is never listed nor written', async () => {
+    const sessions = create();
+    failing = true;
+    await expect(sessions.add(COOKIE_ID, 'Chrome on Linux')).rejects.toThrow('ENOSPC');
+    expect(sessions.list()).toEqual([]);
+    expect(sessions.use(COOKIE_ID)).toBeUndefined();
+    failing = false;
+    const next = await sessions.add('b'.repeat(43), 'Firefox on Android');
+    expect(saves).toEqual([[next]]);
     await sessions.close();
   });
 });

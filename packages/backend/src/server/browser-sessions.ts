@@ -11,6 +11,10 @@ import type { Logger } from 'pino';
  * Logins and sign-outs are saved before they are answered; last-seen times only to the minute, and written at
  * most once per `saveDelayMs` however many requests come (a page polls). The store itself does no I/O:
  * `save` is given every record at once (sessions-file.ts writes them).
+ *
+ * A failed save (a full disk) leaves the store's memory the truth: a sign-out holds at once and stays, a login
+ * that could not be saved is dropped, and the whole list is written again every `retryDelayMs` until a write
+ * succeeds, and by `close()` (issue 25: a browser signed out while the disk was full came back after a restart).
  */
 
 export interface BrowserSession {
@@ -26,7 +30,7 @@ export interface BrowserSession {
 export interface BrowserSessionsOptions {
   /** A session ends this long after its login (CATALYST_SESSION_DAYS). */
   lifetimeMs: number;
-  /** Writes the whole list; a rejection fails the login or sign-out that caused it. */
+  /** Writes the whole list; a rejection fails the login or sign-out that caused it, and is retried. */
   save: (sessions: readonly BrowserSession[]) => Promise<void>;
   logger: Logger;
   /** Tests move the clock; Date.now otherwise. */
@@ -35,27 +39,33 @@ export interface BrowserSessionsOptions {
   initial?: readonly BrowserSession[];
   /** The longest a last-seen change waits to be written (default 5 min). */
   saveDelayMs?: number;
+  /** How soon a failed write is tried again (default 10 s). */
+  retryDelayMs?: number;
 }
 
 export interface BrowserSessions {
-  /** A new session for a cookie id; saved when this resolves. */
+  /** A new session for a cookie id; saved when this resolves, and gone again when it rejects. */
   add(cookieId: string, name: string): Promise<BrowserSession>;
   /** The live session of a cookie id (last seen now), else undefined; one past its end is ended here. */
   use(cookieId: string): BrowserSession | undefined;
   /** The live sessions, newest login first. */
   list(): BrowserSession[];
   expiresAt(session: BrowserSession): number;
-  /** Signs a session out (saved when this resolves); false when there is no such live session. */
+  /**
+   * Signs a session out at once, saved when this resolves (a rejection: not saved yet, retried); false when there
+   * is no such live session.
+   */
   end(id: string): Promise<boolean>;
   /** Told the id of every session that ends: signed out, logged out or past its end. */
   onEnded(listener: (id: string) => void): () => void;
-  /** Writes what waits, stops the timers. */
+  /** Writes what waits (or what a failed write left unsaved), stops the timers. */
   close(): Promise<void>;
 }
 
 export const SESSION_ID_PREFIX = 'session-';
 const LAST_SEEN_STEP_MS = 60_000;
 const DEFAULT_SAVE_DELAY_MS = 5 * 60_000;
+const DEFAULT_RETRY_DELAY_MS = 10_000;
 /** How often sessions past their end are looked for, so their open WebSockets close even when they send nothing. */
 const SWEEP_INTERVAL_MS = 60 * 60_000;
 
@@ -91,7 +101,8 @@ class SessionStore implements BrowserSessions {
     const digest = digestOfCookieId(cookieId);
     const session = { id: newSessionId(), digest, name, createdAt: at, lastSeenAt: at };
     this.#byDigest.set(digest, session);
-    await this.#writer.now();
+    // Its cookie is never handed out: dropped before any later write takes its snapshot.
+    await this.#writer.now(() => this.#byDigest.delete(digest));
     return session;
   }
 
@@ -135,10 +146,10 @@ class SessionStore implements BrowserSessions {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    await this.#writer.flush().catch((error: unknown) => {
+    await this.#writer.close().catch((error: unknown) => {
       this.#options.logger.error(
         { err: error },
-        'the last-seen times of browser sessions could not be saved',
+        'the browser sessions could not be saved: sign-outs and last-seen times since the last save are lost',
       );
     });
   }
@@ -162,38 +173,59 @@ function newSessionId(): string {
   return `${SESSION_ID_PREFIX}${randomBytes(8).toString('hex')}`;
 }
 
-/** One write at a time, each of the whole list as it is when the write starts; `later` coalesces. */
+/**
+ * One write at a time, each of the whole list as it is when the write starts; `later` coalesces. A failed write
+ * leaves the list dirty and tries again after `retryDelayMs`, until one succeeds or the store closes.
+ */
 function createWriter(options: BrowserSessionsOptions, snapshot: () => BrowserSession[]) {
   let queue: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let isDirty = false;
-  const write = (): Promise<void> => {
+  let isClosed = false;
+  const schedule = (delayMs: number): void => {
+    if (timer !== undefined || isClosed) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      write().catch((error: unknown) => {
+        options.logger.error({ err: error }, 'the browser sessions could not be saved; retrying');
+      });
+    }, delayMs);
+    timer.unref();
+  };
+  /** `onFailure` runs before the next write starts. */
+  const write = (onFailure?: () => void): Promise<void> => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    const run = queue.then(() => {
+    const run = queue.then(async () => {
       isDirty = false;
-      return options.save(snapshot());
+      try {
+        await options.save(snapshot());
+      } catch (error) {
+        onFailure?.();
+        isDirty = true;
+        // Sooner than a last-seen change waiting meanwhile: what failed may be a sign-out.
+        if (timer !== undefined) clearTimeout(timer);
+        timer = undefined;
+        schedule(options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
+        throw error;
+      }
     });
     queue = run.catch(() => undefined);
     return run;
   };
-  const later = (): void => {
-    isDirty = true;
-    if (timer !== undefined) return;
-    timer = setTimeout(() => {
-      write().catch((error: unknown) => {
-        options.logger.error({ err: error }, 'the browser sessions could not be saved; retrying later');
-        later();
-      });
-    }, options.saveDelayMs ?? DEFAULT_SAVE_DELAY_MS);
-    timer.unref();
-  };
   return {
     now: write,
-    later,
-    async flush(): Promise<void> {
-      if (timer !== undefined || isDirty) await write();
+    later(): void {
+      isDirty = true;
+      schedule(options.saveDelayMs ?? DEFAULT_SAVE_DELAY_MS);
+    },
+    /** The last write, once the one under way (if any) has settled: whatever is unsaved then, even a failure. */
+    async close(): Promise<void> {
+      isClosed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
       await queue;
+      if (isDirty) await write();
     },
   };
 }

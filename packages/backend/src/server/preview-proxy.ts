@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { SESSION_KEY_HEADER } from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
-import { locateHeadEnd, rewriteHead } from './answer-head.ts';
+import { isSwitchingProtocols, locateHeadEnd, rewriteHead } from './answer-head.ts';
 import { cookieValues } from './auth.ts';
 import { listenOnLoopbacks } from './preview-listen.ts';
 
@@ -323,24 +323,27 @@ function forwardUpgrade(
       upstream.on('error', () => socket.destroy());
       upstream.once('close', () => socket.destroy());
       socket.once('close', () => upstream.destroy());
-      relayResponseHead(upstream, socket);
+      relayResponseHead(upstream, socket, options);
       socket.pipe(upstream);
     },
     (error: unknown) => {
       options.logger.info({ err: error, port: options.port }, 'a preview upgrade found no server');
-      socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.end(UPGRADE_BAD_GATEWAY);
     },
   );
 }
 
 const MAX_HEAD_BYTES = 64 * 1024;
+const UPGRADE_BAD_GATEWAY = 'HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
 
 /**
  * The app's answer to an upgrade, its head filtered as an HTTP answer's is (a browser takes a `Set-Cookie` from a
  * WebSocket handshake too), read as a browser reads it and rewritten valid (answer-head.ts), then the bytes piped
- * on as they come.
+ * on as they come. Only a `101` head passes: after an interim one (`100 Continue`) the browser reads the next head
+ * too, which would go through unread (issue 25), and any other answer fails the handshake in the browser anyway,
+ * so it becomes a 502.
  */
-function relayResponseHead(upstream: Duplex, socket: Duplex): void {
+function relayResponseHead(upstream: Duplex, socket: Duplex, options: PreviewProxyOptions): void {
   let pending = Buffer.alloc(0);
   const onData = (chunk: Buffer) => {
     // The end may straddle chunks: search again from just before the new bytes (`\n\r\n` is 3 long).
@@ -360,6 +363,13 @@ function relayResponseHead(upstream: Duplex, socket: Duplex): void {
       pending.subarray(0, end.headEnd).toString('latin1'),
       (name, value) => name === 'set-cookie' && setsCatalystCookie(value),
     );
+    if (!isSwitchingProtocols(head)) {
+      const status = head.slice(0, head.indexOf('\r\n')).slice(0, 100);
+      options.logger.info({ port: options.port, status }, 'a preview upgrade was answered without a 101');
+      // Written out before the app's side closes, which destroys the socket (forwardUpgrade).
+      socket.end(UPGRADE_BAD_GATEWAY, () => upstream.destroy());
+      return;
+    }
     socket.write(Buffer.concat([Buffer.from(head, 'latin1'), pending.subarray(end.bodyStart)]));
     upstream.pipe(socket);
   };

@@ -4,6 +4,7 @@ import {
   chooseForwardAddress,
   LISTENING_PORTS_SCRIPT,
   parseListeningPorts,
+  renderTagsInput,
   type TaggedListener,
 } from '../core/listening-ports.ts';
 import { runHostCommand } from '../host/host-command.ts';
@@ -18,16 +19,33 @@ import type { Host } from '../host/host.ts';
 
 const PORTS_TIMEOUT_MS = 15_000;
 
+type LookupObserver = (tags: readonly string[], found: readonly TaggedListener[]) => void;
+/** Empty but in tests. */
+const lookupObservers = new Set<LookupObserver>();
+
+/**
+ * Told of every look-up that finished, with what it found; returns the way to stop. A test hook: a readiness probe
+ * that finds nothing changes nothing else anyone can see, and a test must know one ran before it asserts it found
+ * nothing (previews.test.ts).
+ */
+export function observeListenerLookups(observer: LookupObserver): () => void {
+  lookupObservers.add(observer);
+  return () => lookupObservers.delete(observer);
+}
+
 /** The listeners of the processes carrying `tags` on the host. */
 export async function findListeners(host: Host, tags: readonly string[]): Promise<TaggedListener[]> {
   if (tags.length === 0) return [];
   const result = await runHostCommand(host, {
-    argv: ['/bin/sh', '-c', LISTENING_PORTS_SCRIPT, 'catalyst-ports', ...tags],
+    argv: ['/bin/sh', '-c', LISTENING_PORTS_SCRIPT, 'catalyst-ports'],
     cwd: '/',
+    input: [renderTagsInput(tags)],
     timeoutMs: PORTS_TIMEOUT_MS,
     maxStdoutBytes: 64 * 1024,
   });
-  return parseListeningPorts(result.stdout.toString('utf8'));
+  const found = parseListeningPorts(result.stdout.toString('utf8'));
+  for (const observer of lookupObservers) observer(tags, found);
+  return found;
 }
 
 export interface ListenerGateOptions {
