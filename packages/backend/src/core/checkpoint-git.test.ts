@@ -4,6 +4,7 @@ import {
   CHECKPOINT_SCRIPT,
   RESTORE_SCRIPT,
   checkpointMessage,
+  fileAtCommand,
   gitCommand,
   readCheckpointChange,
   readScriptOutput,
@@ -126,6 +127,18 @@ describe('gitCommand', () => {
     const { octal } = z.strictObject({ octal: z.string() }).parse(JSON.parse(line ?? '{}'));
     return Buffer.from(octal.split(' ').map((digits) => parseInt(digits, 8))).toString('utf8');
   }
+
+  it('keeps the path of a file read at a checkpoint off the command line too: it goes on stdin', () => {
+    const command = fileAtCommand('0123456789abcdef0123456789abcdef01234567', 'secret plans/launch.md', 1024);
+    expect(command.argv.slice(3)).toEqual([
+      'catalyst-git',
+      '0123456789abcdef0123456789abcdef01234567',
+      '1024',
+    ]);
+    expect(command.argv.join(' ')).not.toContain('launch');
+    expect(command.input).toHaveLength(1);
+    expect(bytesOf(command.input[0])).toBe('secret plans/launch.md');
+  });
 
   it("keeps the person's words off every command line (ps shows them to every user): they go on stdin", () => {
     for (const script of [CHECKPOINT_SCRIPT, RESTORE_SCRIPT]) {

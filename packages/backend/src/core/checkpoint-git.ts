@@ -161,13 +161,17 @@ export const DIFF_SCRIPT = [
 export const FILE_AT_SCRIPT = [
   ...PRELUDE,
   "[ -e .git ] || fail 'project/ has no git repository'",
-  'cr_t=$(G cat-file -t "$1:$2" 2>/dev/null) || { echo \'@@MISSING\'; exit 0; }',
+  // The file's path comes on stdin like a commit message (a name can say as much as a message: never in argv); the
+  // `x` keeps a path's trailing newlines from the command substitution.
+  'read_message',
+  'cr_p=$(printf "$cr_msg"; printf x); cr_p=${cr_p%x}',
+  'cr_t=$(G cat-file -t "$1:$cr_p" 2>/dev/null) || { echo \'@@MISSING\'; exit 0; }',
   '[ "$cr_t" = blob ] || { printf \'@@TYPE=%s\\n\' "$cr_t"; exit 0; }',
-  'cr_s=$(G cat-file -s "$1:$2") || fail \'git cat-file -s\'',
+  'cr_s=$(G cat-file -s "$1:$cr_p") || fail \'git cat-file -s\'',
   'printf \'@@SIZE=%s\\n\' "$cr_s"',
-  '[ "$cr_s" -le "$3" ] || exit 0',
+  '[ "$cr_s" -le "$2" ] || exit 0',
   "printf '@@DATA\\n'",
-  'G cat-file blob "$1:$2"',
+  'G cat-file blob "$1:$cr_p"',
 ].join('\n');
 
 /** A checkpoint command: the argv of `/bin/sh -c` and the lines its stdin gets. */
@@ -177,14 +181,20 @@ export interface GitCommand {
 }
 
 /**
- * `message` (for the scripts that commit) goes on stdin as one JSON line, its UTF-8 bytes in octal, which a POSIX
- * shell turns back into bytes without any tool (read_message); `args` are the script's positional arguments.
+ * `message` (for the scripts that commit, and FILE_AT_SCRIPT's path) goes on stdin as one JSON line, its UTF-8
+ * bytes in octal, which a POSIX shell turns back into bytes without any tool (read_message); `args` are the
+ * script's positional arguments, which `ps` shows every user of the VM: commits and numbers only.
  */
 export function gitCommand(script: string, args: readonly string[], message?: string): GitCommand {
   const argv = ['/bin/sh', '-c', script, 'catalyst-git', ...args];
   if (message === undefined) return { argv, input: [] };
   const octal = [...Buffer.from(message, 'utf8')].map((byte) => byte.toString(8).padStart(3, '0'));
   return { argv, input: [JSON.stringify({ octal: octal.join(' ') })] };
+}
+
+/** FILE_AT_SCRIPT for `path` (project-relative, checked) at `commit`: the path on stdin, never in argv. */
+export function fileAtCommand(commit: string, path: string, maxBytes: number): GitCommand {
+  return gitCommand(FILE_AT_SCRIPT, [commit, String(maxBytes)], path);
 }
 
 /** What a checkpoint command printed, read: its `@@KEY=value` lines before the data, and the data's bytes. */

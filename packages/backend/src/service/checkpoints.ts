@@ -14,7 +14,7 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import {
   CHECKPOINT_SCRIPT,
   DIFF_SCRIPT,
-  FILE_AT_SCRIPT,
+  fileAtCommand,
   RESTORE_SCRIPT,
   checkpointEnv,
   checkpointMessage,
@@ -192,10 +192,7 @@ export class Checkpoints {
     path: string,
   ): Promise<{ size: number; data?: Buffer }> {
     const checkpoint = await this.find(history, commit);
-    const result = await this.#git(
-      id,
-      gitCommand(FILE_AT_SCRIPT, [checkpoint.commit, path, String(MAX_FILE_TEXT_BYTES)]),
-    );
+    const result = await this.#git(id, fileAtCommand(checkpoint.commit, path, MAX_FILE_TEXT_BYTES));
     const output = this.#expect(result, 'git cat-file');
     if (output.lines.has('MISSING')) {
       throw new CatalystError('PATH_NOT_FOUND', `${path} is not in checkpoint ${commit.slice(0, 12)}.`);
