@@ -100,8 +100,9 @@ describe('a build’s checkpoint line', () => {
     expect(button('View changes').getAttribute('aria-expanded')).toBe('true');
     const changes = await screen.findByRole('region', { name: 'Changes of this build' });
     expect(diff).toHaveBeenCalledWith(IDEA_ID, COMMIT);
-    // Three files at most five: each starts open. A toggle's name is the file and how it changed.
-    expect(within(changes).getAllByRole('button')).toHaveLength(3);
+    // Three files at most five: each starts open. A toggle's name is the file and how it changed. The region shows
+    // "Loading the changes…" until the diff is there: wait for it, not for the region.
+    expect(await within(changes).findAllByRole('button')).toHaveLength(3);
     for (const name of ['src/app.ts modified, +1 −1', 'logo.png added, binary', 'README.md added, +1 −0']) {
       expect(within(changes).getByRole('button', { name }).getAttribute('aria-expanded')).toBe('true');
     }
@@ -133,7 +134,7 @@ describe('a build’s checkpoint line', () => {
     renderBuild({});
     fireEvent.click(button('View changes'));
     const changes = await screen.findByRole('region', { name: 'Changes of this build' });
-    expect(within(changes).getByRole('note').textContent).toBe(
+    expect((await within(changes).findByRole('note')).textContent).toBe(
       'Truncated: the diff is longer than 2.0 MiB; the rest is not shown.',
     );
     expect(within(changes).getByRole('button', { name: 'README.md added, +1 −0, cut short' })).toBeTruthy();
