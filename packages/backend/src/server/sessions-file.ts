@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -7,6 +7,7 @@ import { BrowserSessionIdSchema } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { createBrowserSessions, type BrowserSession, type BrowserSessions } from './browser-sessions.ts';
 import { summarizeIssues } from './issue-summary.ts';
+import { CONFIG_DIR_MODE, readPrivateFile } from './private-file.ts';
 
 /**
  * `<configDir>/sessions.json`, beside the token file and as private (0600, the directory 0700): the signed-in
@@ -17,7 +18,6 @@ import { summarizeIssues } from './issue-summary.ts';
 
 export const SESSIONS_FILE = 'sessions.json';
 const FILE_MODE = 0o600;
-const CONFIG_DIR_MODE = 0o700;
 const TOKEN_CHECK_LABEL = 'catalyst sessions file v1';
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/;
@@ -67,21 +67,8 @@ export async function openBrowserSessions(options: OpenSessionsOptions): Promise
 }
 
 async function readSessionsFile(path: string): Promise<SessionsFile | undefined> {
-  let text: string;
-  try {
-    const info = await stat(path);
-    if ((info.mode & 0o077) !== 0) {
-      throw new CatalystError(
-        'CONFIG_INVALID',
-        `the sessions file ${path} can be read by other users; run \`chmod 600 ${path}\``,
-      );
-    }
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
-    if (error instanceof CatalystError) throw error;
-    throw new CatalystError('CONFIG_INVALID', `cannot read the sessions file ${path}`, { cause: error });
-  }
+  const text = await readPrivateFile(path, 'the sessions file');
+  if (text === undefined) return undefined;
   const parsed = SessionsFileSchema.safeParse(parseJson(text));
   if (!parsed.success) {
     throw new CatalystError(
@@ -121,8 +108,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && 'code' in error;
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { Config } from './config.ts';
 import { summarizeIssues } from './issue-summary.ts';
+import { CONFIG_DIR_MODE, isErrnoException, readPrivateFile } from './private-file.ts';
 
 /**
  * The access token when CATALYST_TOKEN is not set: `<configDir>/token`, created once with 256 random bits and
@@ -27,7 +28,6 @@ export const TokenSchema = z
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
 const TOKEN_FILE_MODE = 0o600;
-const CONFIG_DIR_MODE = 0o700;
 
 export async function resolveToken(config: Pick<Config, 'token' | 'configDir'>): Promise<ResolvedToken> {
   if (config.token !== undefined) return { token: config.token, generated: false };
@@ -50,21 +50,8 @@ export async function resolveToken(config: Pick<Config, 'token' | 'configDir'>):
 
 /** The token in the file, or undefined when there is no file. Refuses a file others can read, like ssh does. */
 async function readTokenFile(path: string): Promise<string | undefined> {
-  let text: string;
-  try {
-    const info = await stat(path);
-    if ((info.mode & 0o077) !== 0) {
-      throw new CatalystError(
-        'CONFIG_INVALID',
-        `the token file ${path} can be read by other users; run \`chmod 600 ${path}\``,
-      );
-    }
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
-    if (error instanceof CatalystError) throw error;
-    throw new CatalystError('CONFIG_INVALID', `cannot read the token file ${path}`, { cause: error });
-  }
+  const text = await readPrivateFile(path, 'the token file');
+  if (text === undefined) return undefined;
   const parsed = TokenSchema.safeParse(text.trim());
   if (!parsed.success) {
     throw new CatalystError(
@@ -73,8 +60,4 @@ async function readTokenFile(path: string): Promise<string | undefined> {
     );
   }
   return parsed.data;
-}
-
-function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && 'code' in error;
 }
