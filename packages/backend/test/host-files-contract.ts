@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { caught } from '@catalyst/testkit';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
 import type { HostTestContext } from './host-test-kit.ts';
-import { caught, describeReadWithinContract, runOnHost } from './host-read-within-contract.ts';
+import { describeReadWithinContract, runOnHost } from './host-read-within-contract.ts';
 
 /** The HostFiles half of the host contract (host-contract.ts). */
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { caught } from '@catalyst/testkit';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
 import { watchRun, type HostTestContext } from './host-test-kit.ts';
 
@@ -6,15 +7,6 @@ import { watchRun, type HostTestContext } from './host-test-kit.ts';
  * HostFiles.readWithin, part of the host files contract (host-files-contract.ts): a project's file or folder
  * resolved, checked and read in one step on the host, and a FIFO never opened (issue 25, findings 2 and 10).
  */
-
-export async function caught(action: Promise<unknown>): Promise<unknown> {
-  try {
-    await action;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Runs a short command on the host as its user (what a build would do there); returns its stdout. */
 export async function runOnHost(context: HostTestContext, argv: string[]): Promise<string> {

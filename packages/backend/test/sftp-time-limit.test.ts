@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopAllSshd, waitUntil } from '@catalyst/testkit';
+import { caught, stopAllSshd, waitUntil } from '@catalyst/testkit';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import { fifoOpenWaiters, makeFifo, releaseFifo } from './fifo-test-kit.ts';
@@ -19,15 +19,6 @@ afterAll(async () => {
 });
 
 const LIMIT_MS = 500;
-
-async function caught(action: Promise<unknown>): Promise<unknown> {
-  try {
-    await action;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('the SSH host’s file time limit', () => {
   it(

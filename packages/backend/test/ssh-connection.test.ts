@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTempDir, startSshd, stopAllSshd, type TempDir } from '@catalyst/testkit';
+import { caught, createTempDir, type TempDir, startSshd, stopAllSshd } from '@catalyst/testkit';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
 import { createSshHost, type SshHost } from '../src/host/ssh/ssh-host.ts';
 import { CLEANUP_LIMITS, expectTortureRunning, tortureJob } from './host-cleanup.ts';
@@ -46,15 +46,6 @@ function localContext(host: SshHost): HostTestContext {
 function track(host: SshHost): SshHost {
   hosts.push(host);
   return host;
-}
-
-async function caught(action: Promise<unknown>): Promise<unknown> {
-  try {
-    await action;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** The fingerprint as OpenSSH itself computes it, independent of our code. */

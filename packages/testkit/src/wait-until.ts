@@ -17,3 +17,13 @@ export async function waitUntil(
     await delay(options.intervalMs ?? 50);
   }
 }
+
+/** What `action` rejects with; fails when it resolves instead. */
+export async function caught(action: Promise<unknown>): Promise<unknown> {
+  try {
+    await action;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}

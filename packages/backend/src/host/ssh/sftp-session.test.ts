@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { SFTPWrapper } from 'ssh2';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { caught } from '@catalyst/testkit';
 import { isCatalystError } from '../../core/catalyst-error.ts';
 import { createSharedSftp } from './sftp-session.ts';
 import type { SshPool } from './ssh-pool.ts';
@@ -36,15 +37,6 @@ function createSlowPool() {
     next(sftp);
   };
   return { pool, answer, opens: () => pending.length };
-}
-
-async function caught(action: Promise<unknown>): Promise<unknown> {
-  try {
-    await action;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 const LIMIT_MS = 1_000;
