@@ -75,28 +75,29 @@ export function parseTrailerLine(line: string): RunTrailer | undefined {
   return { reason, code: Number(code) };
 }
 
-/** Whether `bytes` could still grow into, or already is, the start of a trailer line. */
-function isTrailerCandidate(bytes: Uint8Array): boolean {
+/** Whether `bytes` could still grow into, or already is, the start of a trailer line that begins with `marker`. */
+function isTrailerCandidate(bytes: Uint8Array, marker: string): boolean {
   if (bytes.length > TRAILER_LIMIT) return false;
   const text = utf8.decode(bytes);
   const newline = text.indexOf('\n');
   if (newline !== -1 && newline !== text.length - 1) return false;
-  return text.startsWith(END_MARKER) || END_MARKER.startsWith(text);
+  return text.startsWith(marker) || marker.startsWith(text);
 }
 
 /**
  * Where the held-back tail of stderr starts: the trailer is the stream's last line and is printed after a `\n` of
- * its own, so the candidate is a final `\n` followed by (a prefix of) the trailer.
+ * its own, so the candidate is a final `\n` followed by (a prefix of) the trailer line, which begins with `marker`.
+ * The run wrapper's reader and the session attach script's (session-stderr.ts) share it.
  */
-function findTrailerStart(data: Uint8Array): number {
+export function findTrailerStart(data: Uint8Array, marker: string): number {
   const last = data.lastIndexOf(NEWLINE);
   if (last === -1) return data.length;
   if (last === data.length - 1) {
     const previous = last === 0 ? -1 : data.lastIndexOf(NEWLINE, last - 1);
-    if (previous !== -1 && isTrailerCandidate(data.subarray(previous + 1))) return previous;
+    if (previous !== -1 && isTrailerCandidate(data.subarray(previous + 1), marker)) return previous;
     return last;
   }
-  return isTrailerCandidate(data.subarray(last + 1)) ? last : data.length;
+  return isTrailerCandidate(data.subarray(last + 1), marker) ? last : data.length;
 }
 
 interface MarkerMatch {
@@ -207,7 +208,7 @@ class MarkerStripper implements StreamStripper {
   #pushAfterMarker(chunk: Uint8Array): Uint8Array {
     if (this.#stream === 'stdout') return chunk;
     const data = concatBytes(this.#pending, chunk);
-    const held = findTrailerStart(data);
+    const held = findTrailerStart(data, END_MARKER);
     this.#pending = data.slice(held);
     return data.subarray(0, held);
   }

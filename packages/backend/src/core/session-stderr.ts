@@ -1,3 +1,4 @@
+import { findTrailerStart } from './run-markers.ts';
 import { ATTACH_MARKER, SESSION_END_MARKER } from './vm-session-shell.ts';
 
 /**
@@ -7,10 +8,6 @@ import { ATTACH_MARKER, SESSION_END_MARKER } from './vm-session-shell.ts';
  */
 
 const EMPTY = Buffer.alloc(0);
-const NEWLINE = 0x0a;
-/** A trailer line is about 50 bytes; a longer candidate is the job's own output and is released. */
-const TRAILER_LIMIT = 128;
-const TRAILER_START = `\n${SESSION_END_MARKER}`;
 const TRAILER_PATTERN = new RegExp(`^\\n${SESSION_END_MARKER} code=(\\d{1,3}) reason=([a-z_]{1,32})\\n?$`);
 
 /**
@@ -35,26 +32,6 @@ export function stripMarker(marker: string, onSeen?: () => void): (chunk: Buffer
   };
 }
 
-/** Whether `bytes` (from a `\n` on) could still grow into, or already is, the trailer line. */
-function isTrailerCandidate(bytes: Buffer): boolean {
-  if (bytes.length > TRAILER_LIMIT) return false;
-  const text = bytes.toString('latin1');
-  const newline = text.indexOf('\n', 1);
-  if (newline !== -1 && newline !== text.length - 1) return false;
-  return text.startsWith(TRAILER_START) || TRAILER_START.startsWith(text);
-}
-
-/** Where a held-back tail may start: the last `\n` (or the one before a final complete line) that could begin it. */
-function findTrailerStart(data: Buffer): number {
-  const last = data.lastIndexOf(NEWLINE);
-  if (last === -1) return data.length;
-  if (last === data.length - 1 && last > 0) {
-    const previous = data.lastIndexOf(NEWLINE, last - 1);
-    if (previous !== -1 && isTrailerCandidate(data.subarray(previous))) return previous;
-  }
-  return isTrailerCandidate(data.subarray(last)) ? last : data.length;
-}
-
 export interface SessionTrailer {
   code: number;
   reason: string;
@@ -72,8 +49,8 @@ export interface SessionStderrFilter {
 /**
  * stderr after A's start marker. A's trailer (`\n@@catalyst-session-end code=… reason=…\n`) is the stream's last
  * line, so it is taken only at the end, from at most one short held-back line: a job that prints the marker's
- * words itself is passed on, and what is held back never grows past TRAILER_LIMIT (issue 25, item 13; as the run
- * wrapper's reader, core/run-markers.ts).
+ * words itself is passed on, and what is held back stays as short as a trailer line (issue 25, item 13; with the run
+ * wrapper's reader's own findTrailerStart, core/run-markers.ts).
  */
 export function createSessionStderrFilter(): SessionStderrFilter {
   const strip = stripMarker(`${ATTACH_MARKER} start\n`);
@@ -84,7 +61,7 @@ export function createSessionStderrFilter(): SessionStderrFilter {
       const fresh = strip(chunk);
       if (fresh.length === 0) return EMPTY;
       const data = held.length === 0 ? fresh : Buffer.concat([held, fresh]);
-      const cut = findTrailerStart(data);
+      const cut = findTrailerStart(data, SESSION_END_MARKER);
       held = cut === data.length ? EMPTY : Buffer.from(data.subarray(cut));
       return data.subarray(0, cut);
     },
