@@ -14,12 +14,15 @@ cr_tagged() {
     [ "$cr_p" = "$$" ] || printf '%s\\n' "$cr_p"
   done
 }
+cr_stat() {
+  cr_sf=
+  read -r cr_sf 2>/dev/null <"/proc/$1/stat" || return 1
+  cr_sf=\${cr_sf##*) }
+}
 cr_ours() {
   grep -qszxF -e "CATALYST_RUN_TAG=$cr_tag" -e "cr_tag=$cr_tag" "/proc/$1/environ" && return 0
-  cr_st=
-  read -r cr_st 2>/dev/null <"/proc/$1/stat" || return 1
-  cr_st=\${cr_st##*) }
-  set -- $cr_st
+  cr_stat "$1" || return 1
+  set -- $cr_sf
   [ "$2" = "$$" ]
 }
 cr_group_ours() {
@@ -27,10 +30,8 @@ cr_group_ours() {
   shift
   cr_ours "$cr_g" && return 0
   for cr_p in "$@"; do
-    cr_st=
-    read -r cr_st 2>/dev/null <"/proc/$cr_p/stat" || continue
-    cr_st=\${cr_st##*) }
-    set -- $cr_st
+    cr_stat "$cr_p" || continue
+    set -- $cr_sf
     [ "$3" = "$cr_g" ] && return 0
   done
   return 1
@@ -73,6 +74,8 @@ cr_pid_in() {
 `;
 // cr_tagged: one grep over every environ (-z -x: the whole NUL-separated entry, so a longer tag never matches);
 //   zombies have an empty environ and drop out by themselves. Excludes the caller, as the field notes do.
+// cr_stat: the fields of /proc/$1/stat after the command's name (which may hold spaces and parentheses) into
+//   cr_sf, with builtins only: the state first, then ppid, pgrp, … (field 3 of proc(5) on).
 // cr_ours: whether pid $1 is still this run's, not a process that took over a pid written down before (pid reuse,
 //   a reboot: issue 25, item 5): it carries the tag (CATALYST_RUN_TAG after the job's exec; \`cr_tag=\` in the
 //   environment of a session's supervisor and its forks, the job's subshell before its exec among them), or it is

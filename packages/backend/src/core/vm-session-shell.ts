@@ -99,9 +99,8 @@ cr_vanish() {
 # The start time of process $1 (field 22 of /proc/$1/stat) into cr_s, with builtins only (W asks 5 times a second).
 cr_start_of() {
   cr_s=
-  read -r cr_s 2>/dev/null <"/proc/$1/stat" || return 1
-  cr_s=\${cr_s##*) }
-  set -- $cr_s
+  cr_stat "$1" || return 1
+  set -- $cr_sf
   [ "$#" -ge 20 ] || return 1
   shift 19
   cr_s=$1
