@@ -6,6 +6,7 @@ import { createTempDir, waitUntil, type TempDir } from '@catalyst/testkit';
 import { CatalystError } from '../src/core/catalyst-error.ts';
 import { createLocalFiles } from '../src/host/local-files.ts';
 import { IdeaHistory, type HistoryFiles } from '../src/ideas/event-history.ts';
+import { lineDraft } from './history-test-kit.ts';
 
 // Issue 16 item 7: a seq once shown is never handed out again, and an append that fails is retried, not dropped.
 
@@ -19,16 +20,7 @@ beforeEach(async () => {
 });
 afterEach(() => dir.remove());
 
-function text(n: number): RelayEventDraft {
-  return {
-    type: 'claude:text',
-    ideaId,
-    runId: 'run-1',
-    text: `line ${n}`,
-    messageId: 'm',
-    parentToolUseId: null,
-  };
-}
+const text = (n: number): RelayEventDraft => lineDraft(ideaId, n, 'm');
 
 /** Local files whose writes to one path fail while `failing` says so (a read-only file, a full disk). */
 function failingFiles(target: () => string): { files: HistoryFiles; failing: { isOn: boolean } } {

@@ -6,6 +6,7 @@ import { createTempDir, type TempDir } from '@catalyst/testkit';
 import { createLocalFiles } from '../src/host/local-files.ts';
 import { IdeaHistory, type HistoryFiles } from '../src/ideas/event-history.ts';
 import type { CatalystError } from '../src/core/catalyst-error.ts';
+import { lineDraft } from './history-test-kit.ts';
 
 const ideaId = 'idea-0123456789abcdef';
 let dir: TempDir;
@@ -17,16 +18,7 @@ beforeEach(async () => {
 });
 afterEach(() => dir.remove());
 
-function text(n: number): RelayEventDraft {
-  return {
-    type: 'claude:text',
-    ideaId,
-    runId: 'run-1',
-    text: `line ${n}`,
-    messageId: 'msg_1',
-    parentToolUseId: null,
-  };
-}
+const text = (n: number): RelayEventDraft => lineDraft(ideaId, n, 'msg_1');
 
 function seqs(events: RelayEvent[]): number[] {
   return events.map((event) => event.seq);

@@ -1,4 +1,5 @@
 import { createLocalFiles } from '../src/host/local-files.ts';
+import type { RelayEventDraft } from '@catalyst/protocol';
 import type { HistoryFiles } from '../src/ideas/event-history.ts';
 
 /** Local files that count the bytes read from the history at `historyPath` and refuse to read it whole. */
@@ -16,5 +17,17 @@ export function countingFiles(historyPath: string): { files: HistoryFiles; read:
         return chunk;
       },
     },
+  };
+}
+
+/** A `claude:text` event of run `run-1` saying `line <n>`: the history tests' filler. */
+export function lineDraft(ideaId: string, n: number, messageId: string): RelayEventDraft {
+  return {
+    type: 'claude:text',
+    ideaId,
+    runId: 'run-1',
+    text: `line ${n}`,
+    messageId,
+    parentToolUseId: null,
   };
 }

@@ -9,6 +9,7 @@ import { spawnCatalyst, type CatalystProcess } from './catalyst-process-kit.ts';
 import { bearer, startServer } from './server-harness.ts';
 import { openClient } from './server-ws-client.ts';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
+import { lineDraft } from './history-test-kit.ts';
 
 // Issue 25, finding 0: a killed Catalyst leaves its seq reservation (up to RESERVE_BLOCK above the newest event)
 // for the next one, which numbers from above it. The `subscribed` frame's `lastSeq` is the newest event's seq all
@@ -18,16 +19,7 @@ const fixture = useServiceFixture();
 
 const ideaId = 'idea-0123456789abcdef';
 
-function draft(n: number): RelayEventDraft {
-  return {
-    type: 'claude:text',
-    ideaId,
-    runId: 'run-1',
-    text: `line ${n}`,
-    messageId: 'm',
-    parentToolUseId: null,
-  };
-}
+const draft = (n: number): RelayEventDraft => lineDraft(ideaId, n, 'm');
 
 /** Subscribes and resolves with the answer and the relay events that came with it (the replay). */
 async function subscribeOnce(
