@@ -1,9 +1,18 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Vitest's default is one worker fewer than the cores: a single worker on a 2-core machine. The end-to-end files
+ * spend most of their time waiting on real processes (claude, sshd, Chromium, timers), so two or more run well side
+ * by side even there; four at most, so a big machine does not start dozens of sshds and browsers at once.
+ */
+const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
 
 // Two projects: `unit` is pure and fast (beside the code, src/**/*.test.ts); `e2e` drives real processes
 // (the claude CLI, shells, sshd) from each package's test/ folder.
 export default defineConfig({
   test: {
+    maxWorkers: WORKERS,
     projects: [
       {
         test: {
@@ -26,9 +35,9 @@ export default defineConfig({
           name: 'e2e',
           include: ['packages/*/test/**/*.test.ts'],
           environment: 'node',
-          // One file at a time: the files share the sshd test users' homes, and their timings (leases, grace
-          // periods) are honest only when two cores are not shared with another file's real processes.
-          fileParallelism: false,
+          // Files run in several workers at once; each worker has VM users, a HOME and a TMPDIR of its own
+          // (testkit/src/worker.ts), so two files never share sessions, runs or claude's settings.
+          setupFiles: ['packages/testkit/src/worker-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

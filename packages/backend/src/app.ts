@@ -100,6 +100,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     inactivityTimeoutMs: config.claudeTimeoutMs,
     maxRunMs: config.maxRunMs,
     detachedLimitMs: config.detachedLimitMs,
+    leaseMs: config.leaseMs,
     warmIdleMs: config.warmIdleMs,
     checkpointTimeoutMs: config.checkpointTimeoutMs,
     previews: {

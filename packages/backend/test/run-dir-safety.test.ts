@@ -194,13 +194,14 @@ describe('the start-up sweep', () => {
       },
     );
     // Wrapper, job and watchdog each lead a group of their own: kill all three, as an OOM kill or `kill -9 -1` would.
-    for (const name of ['wrapper', 'job', 'watchdog']) {
-      try {
-        process.kill(-Number((await readFile(`${runDir}/${name}`, 'utf8')).trim()), 'SIGKILL');
-      } catch (error) {
-        // ESRCH: that group had already gone with an earlier one (the wrapper's end takes its job down).
-        if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
-      }
+    // Stopped first, all at once: one that saw another die would clean up (remove the run dir) before its own kill.
+    const groups = await Promise.all(
+      ['wrapper', 'job', 'watchdog'].map(
+        async (name) => -Number((await readFile(`${runDir}/${name}`, 'utf8')).trim()),
+      ),
+    );
+    for (const signal of ['SIGSTOP', 'SIGKILL'] as const) {
+      for (const group of groups) signalGroup(group, signal);
     }
     await handle.outcome;
     await expectNothingLeft(context(), handle.runTag, 3000);
@@ -228,3 +229,12 @@ describe('the start-up sweep', () => {
     }
   });
 });
+
+function signalGroup(group: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(group, signal);
+  } catch (error) {
+    // ESRCH: that group had already gone with an earlier one (the wrapper's end takes its job down).
+    if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
+  }
+}

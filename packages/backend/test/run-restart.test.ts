@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RelayEvent } from '@catalyst/protocol';
 import { text, toolUse, waitUntil } from '@catalyst/testkit';
-import { DEFAULT_LEASE_MS } from '../src/host/wrapped-run.ts';
 import { spawnCatalyst } from './catalyst-process-kit.ts';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
 import { expectOnlyWarmClaudeThenDelete, sessionDirs } from './session-test-kit.ts';
@@ -13,6 +12,8 @@ import { expectOnlyWarmClaudeThenDelete, sessionDirs } from './session-test-kit.
 // nothing twice.
 
 const fixture = useServiceFixture();
+/** CATALYST_LEASE_MS of the Catalysts that get killed: 3 s instead of 30, so the test waits a lapse of seconds. */
+const LEASE_MS = 3_000;
 
 /** A Bash step that runs until the test lets it finish (the file `go` appears), then writes `marker`. */
 function waitForGo(projectDir: string): string {
@@ -89,7 +90,7 @@ describe('a build when Catalyst stops and starts again', () => {
     again.close();
   });
 
-  it('survives SIGKILL: taken up 5 s later, killed again, taken up after the lease lapsed; completes once', async () => {
+  it('survives SIGKILL: taken up a second later, killed again, taken up after the lease lapsed; completes once', async () => {
     const idea = await fixture.service.createIdea('Killed mid-build');
     const projectDir = fixture.service.projectDir(idea.id);
     const { configDir, ideasRoot } = fixture.service;
@@ -98,6 +99,7 @@ describe('a build when Catalyst stops and starts again', () => {
       user: fixture.sshd.users.bash,
       claudePath: fixture.claudePath,
       reuse: { configDir, ideasRoot },
+      env: { CATALYST_LEASE_MS: String(LEASE_MS) },
     };
     // From here the idea's Catalyst is a process of its own, which SIGKILL really ends.
     await fixture.service.stop();
@@ -108,7 +110,8 @@ describe('a build when Catalyst stops and starts again', () => {
     const seen = watching.events();
     await first.kill();
 
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // Within the lease: the session still counts its Catalyst there.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 3));
     const second = await spawnCatalyst(settings);
     const rewatching = await second.connect();
     await rewatching.subscribe(idea.id, lastSeq(seen));
@@ -125,8 +128,8 @@ describe('a build when Catalyst stops and starts again', () => {
       session ?? 'none',
       'heartbeat',
     );
-    await waitUntil(async () => Date.now() - (await stat(heartbeat)).mtimeMs > DEFAULT_LEASE_MS + 1_000, {
-      timeoutMs: DEFAULT_LEASE_MS + 10_000,
+    await waitUntil(async () => Date.now() - (await stat(heartbeat)).mtimeMs > LEASE_MS + 1_000, {
+      timeoutMs: LEASE_MS + 10_000,
       what: 'the session’s lease to lapse',
     });
     const last = await (await fixture.restartService()).connect();

@@ -204,7 +204,8 @@ export interface ServiceSuite {
 
 export function useServiceFixture(): ServiceSuite {
   let fixture: ServiceFixture | undefined;
-  const extra: ServiceUnderTest[] = [];
+  /** Stops each other Catalyst a test started, and removes its config dir and ideas unless it reused the fixture's. */
+  const extra: (() => Promise<void>)[] = [];
   const started = (): ServiceFixture => {
     if (fixture === undefined) throw new Error('the service fixture is used before its beforeAll ran');
     return fixture;
@@ -214,7 +215,7 @@ export function useServiceFixture(): ServiceSuite {
     fixture = await startServiceFixture();
   }, 120_000);
   afterEach(async () => {
-    await Promise.all(extra.splice(0).map((other) => other.stop()));
+    await Promise.all(extra.splice(0).map((cleanUp) => cleanUp()));
     expect(started().model.remainingReplies(), 'the test left scripted replies unused').toBe(0);
   });
   afterAll(async () => {
@@ -237,7 +238,12 @@ export function useServiceFixture(): ServiceSuite {
     async startAnother(options = {}) {
       const { sshd, claudePath } = started();
       const another = await startService({ user: sshd.users.bash, ...options, sshd, claudePath });
-      extra.push(another);
+      extra.push(async () => {
+        await another.stop();
+        if (options.reuse !== undefined) return;
+        await another.configDir.remove();
+        await rm(another.ideasRoot, { recursive: true, force: true });
+      });
       return another;
     },
     restartService: () => restartService(started()),

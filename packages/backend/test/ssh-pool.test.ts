@@ -79,7 +79,7 @@ describe('the SSH connection pool', () => {
     try {
       expect(await host.homeDir()).toBe(sshd.users.dash.home);
       expect(host.stats().openConnections).toBe(1);
-      await sshd.waitForLog(/Disconnected from user catalyst-dash/, 5000);
+      await sshd.waitForLog(`Disconnected from user ${sshd.users.dash.name} `, 5000);
       expect(host.stats().openConnections).toBe(0);
       expect((await host.stat(sshd.users.dash.home)).kind).toBe('directory');
       expect(host.stats().connectionsOpened).toBe(2);

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,7 +116,8 @@ describe('./scripts/start with a hosts file naming a VM, on a machine without cl
       );
       const url = await runStart({
         PATH: pathWithoutClaude(),
-        HOME: process.env['HOME'] ?? '/root',
+        // The invoking user's own home, not the test worker's: pnpm finds its store there.
+        HOME: userInfo().homedir,
         LANG: 'C.UTF-8',
         CATALYST_PORT: '0',
         CATALYST_TOKEN: token,

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
-import { createTempDir, type TempDir } from '@catalyst/testkit';
+import { sharedTmpDir, waitUntil, type TempDir } from '@catalyst/testkit';
 
 /**
  * The web app exactly as it ships: `vite build` of packages/frontend, which the backend serves. Built once per
- * content: the output is kept under the system's temp dir, named by a digest of everything that goes into it
- * (the web app's and the protocol's sources, the Vite config, the lockfile), so the browser test files of a run,
- * and of the runs after it, share one build (issue 26) and a change to any input builds anew.
+ * content: the output is kept under the system's temp dir (the one all test workers share), named by a digest of
+ * everything that goes into it (the web app's and the protocol's sources, the Vite config, the lockfile), so the
+ * browser test files of a run, and of the runs after it, share one build (issue 26) and a change to any input
+ * builds anew. Files in two workers that need a new build at once: one builds, the other waits for it.
  */
 
 export const frontendRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -29,24 +29,60 @@ const CACHE_PREFIX = 'catalyst-web-build-';
 const COMPLETE = '.complete';
 /** Builds of other content older than this are removed when a new one is kept. */
 const STALE_MS = 3_600_000;
+/** A build takes well under a minute here; a lock older than this was left by a builder that died. */
+const LOCK_STALE_MS = 5 * 60_000;
 
 export async function buildApp(): Promise<TempDir> {
   const key = await digestInputs();
-  const kept = join(tmpdir(), `${CACHE_PREFIX}${key}`);
+  const kept = join(sharedTmpDir(), `${CACHE_PREFIX}${key}`);
   if (await isComplete(kept)) return keptDir(kept);
-  const outDir = await createTempDir('web-build');
-  try {
-    await viteBuild(outDir.path);
-    await writeFile(join(outDir.path, COMPLETE), '');
-    await rename(outDir.path, kept);
-  } catch (error) {
-    await outDir.remove();
-    // Another process kept the same build meanwhile: use it.
+  const lock = `${kept}.lock`;
+  while (!(await takeLock(lock))) {
+    // Another worker builds the same content: wait for it, or take over a lock its builder left behind.
+    await waitUntil(async () => (await isComplete(kept)) || !(await isFresh(lock)), {
+      timeoutMs: LOCK_STALE_MS + 10_000,
+      intervalMs: 250,
+      what: `the web app build in another test worker (${lock})`,
+    });
     if (await isComplete(kept)) return keptDir(kept);
-    throw error;
+    await rm(lock, { recursive: true, force: true });
+  }
+  try {
+    if (!(await isComplete(kept))) await buildInto(kept);
+  } finally {
+    await rm(lock, { recursive: true, force: true });
   }
   await removeStaleBuilds(kept);
   return keptDir(kept);
+}
+
+/** mkdir is atomic: exactly one of the workers that try at once makes the folder. */
+async function takeLock(lock: string): Promise<boolean> {
+  return mkdir(lock).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof Error && 'code' in error && error.code === 'EEXIST') return false;
+      throw error;
+    },
+  );
+}
+
+async function isFresh(lock: string): Promise<boolean> {
+  const info = await stat(lock).catch(() => undefined);
+  return info !== undefined && Date.now() - info.mtimeMs < LOCK_STALE_MS;
+}
+
+async function buildInto(kept: string): Promise<void> {
+  const outDir = `${kept}.${String(process.pid)}.tmp`;
+  try {
+    await viteBuild(outDir);
+    await writeFile(join(outDir, COMPLETE), '');
+    await rm(kept, { recursive: true, force: true });
+    await rename(outDir, kept);
+  } catch (error) {
+    await rm(outDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** The kept build is shared: a suite's cleanup leaves it for the next. */
@@ -103,9 +139,10 @@ async function isComplete(dir: string): Promise<boolean> {
 
 async function removeStaleBuilds(kept: string): Promise<void> {
   const now = Date.now();
-  for (const name of await readdir(tmpdir())) {
-    const path = join(tmpdir(), name);
-    if (!name.startsWith(CACHE_PREFIX) || path === kept) continue;
+  const dir = sharedTmpDir();
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    if (!name.startsWith(CACHE_PREFIX) || path.startsWith(kept)) continue;
     const info = await stat(path).catch(() => undefined);
     if (info !== undefined && now - info.mtimeMs > STALE_MS) await rm(path, { recursive: true, force: true });
   }

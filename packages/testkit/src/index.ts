@@ -10,3 +10,4 @@ export * from './claude-install.ts';
 export * from './questions.ts';
 export * from './tcp-proxy.ts';
 export * from './free-port.ts';
+export * from './worker.ts';

@@ -1,10 +1,14 @@
 import { chmod, chown, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTool, type RunToolOptions, type ToolResult } from './run-tool.ts';
+import { workerSuffix } from './worker.ts';
 
 /**
  * The login users a test sshd admits: one whose shell is bash, one whose shell is not (dash), root, and a spare one
- * (bash) that no shared fixture uses, for a test that changes what lies under its home (a small disk).
+ * (bash) that no shared fixture uses, for a test that changes what lies under its home (a small disk). Each vitest
+ * worker has users of its own (`catalyst-bash-w2`, … from the second on): their homes hold sessions, runs and
+ * claude's settings, which two files running at once must never share. Root too: from the second worker on it is
+ * `catalyst-root-wN`, another name for uid 0 with a home of its own (sessions live in the login user's home).
  */
 
 export interface SshdUser {
@@ -33,11 +37,20 @@ interface PasswdEntry extends SshdUser {
 interface UserSpec {
   name: string;
   shell: string;
+  /** A second name for root (uid 0, gid 0) with a home of its own. */
+  isRootAlias?: boolean;
 }
 
-const BASH_USER: UserSpec = { name: 'catalyst-bash', shell: '/bin/bash' };
-const DASH_USER: UserSpec = { name: 'catalyst-dash', shell: '/usr/bin/dash' };
-const SPARE_USER: UserSpec = { name: 'catalyst-spare', shell: '/bin/bash' };
+function userSpecs(): { bash: UserSpec; dash: UserSpec; spare: UserSpec; root: UserSpec | undefined } {
+  const suffix = workerSuffix();
+  return {
+    bash: { name: `catalyst-bash${suffix}`, shell: '/bin/bash' },
+    dash: { name: `catalyst-dash${suffix}`, shell: '/usr/bin/dash' },
+    spare: { name: `catalyst-spare${suffix}`, shell: '/bin/bash' },
+    root:
+      suffix === '' ? undefined : { name: `catalyst-root${suffix}`, shell: '/bin/bash', isRootAlias: true },
+  };
+}
 let stagingCount = 0;
 
 function isRunningAsRoot(): boolean {
@@ -53,17 +66,27 @@ export async function ensureTestUsers(): Promise<SshdUsers> {
     );
   }
   // One after the other: runLocked serializes them anyway.
-  const bash = await ensureUser(BASH_USER);
-  const dash = await ensureUser(DASH_USER);
-  const spare = await ensureUser(SPARE_USER);
-  const root = await requireUser('root');
+  const specs = userSpecs();
+  const bash = await ensureUser(specs.bash);
+  const dash = await ensureUser(specs.dash);
+  const spare = await ensureUser(specs.spare);
+  const root = specs.root === undefined ? await requireUser('root') : await ensureUser(specs.root);
   await writeNoisyBashrc(bash);
   return { bash: toSshdUser(bash), dash: toSshdUser(dash), root: toSshdUser(root), spare: toSshdUser(spare) };
 }
 
 async function ensureUser(spec: UserSpec): Promise<PasswdEntry> {
   if ((await lookUpUser(spec.name)) === undefined) {
-    const args = ['--create-home', '--home-dir', join('/home', spec.name), '--shell', spec.shell, spec.name];
+    const uid0 = spec.isRootAlias === true ? ['--non-unique', '--uid', '0', '--gid', '0'] : [];
+    const args = [
+      ...uid0,
+      '--create-home',
+      '--home-dir',
+      join('/home', spec.name),
+      '--shell',
+      spec.shell,
+      spec.name,
+    ];
     // Exit 9 ("already exists"): another test worker created the user since our lookup.
     await runLocked('/usr/sbin/useradd', args, { acceptCodes: [9] });
   }

@@ -87,7 +87,9 @@ describe('startSshd', () => {
     for (const { user, result } of results) {
       expect(result.code, `${user.name}: ${result.stderr}`).toBe(0);
       const shell = await realpath(user.shell);
-      expect(result.stdout.trimEnd().split('\n').slice(-4)).toEqual([shell, user.name, user.home, user.name]);
+      // uid 0 reads back as root whatever the login name (a worker's root is another name for uid 0).
+      const owner = user === sshd.users.root ? 'root' : user.name;
+      expect(result.stdout.trimEnd().split('\n').slice(-4)).toEqual([shell, owner, user.home, owner]);
     }
     expect(basename(await realpath(sshd.users.bash.shell))).toBe('bash');
     expect(basename(await realpath(sshd.users.dash.shell))).toBe('dash');

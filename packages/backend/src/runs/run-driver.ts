@@ -61,6 +61,8 @@ export interface RunDriverOptions {
   maxDurationMs: number;
   /** How long a turn goes on in its session with no Catalyst attached (CATALYST_DETACHED_LIMIT_MS). */
   detachedLimitMs?: number;
+  /** How long its session waits for a heartbeat before it counts its Catalyst gone (CATALYST_LEASE_MS). */
+  leaseMs?: number;
   /** How long a session waits for its next turn before it ends (CATALYST_WARM_IDLE_MS). */
   warmIdleMs?: number;
   /** A warm process of the idea to run this turn in (warm-sessions.ts), instead of starting one. */

@@ -20,6 +20,7 @@ export interface SessionSpecInput {
   askPerson?: AskPerson | undefined;
   maxDurationMs: number;
   detachedLimitMs?: number | undefined;
+  leaseMs?: number | undefined;
   warmIdleMs?: number | undefined;
   /**
    * What is left to spend when the process starts (the idea's budget, an autopilot's cap), and which budget that is
@@ -36,7 +37,18 @@ export interface SessionSpecInput {
 export const SESSION_LIFETIME_MS = 24 * 3_600_000;
 
 export function sessionSpec(input: SessionSpecInput, resume: string | undefined): RunSpec {
-  const { mode, cwd, claudePath, env, askPerson, maxDurationMs, detachedLimitMs, warmIdleMs, budget } = input;
+  const {
+    mode,
+    cwd,
+    claudePath,
+    env,
+    askPerson,
+    maxDurationMs,
+    detachedLimitMs,
+    leaseMs,
+    warmIdleMs,
+    budget,
+  } = input;
   const command = buildClaudeCommand({
     claudePath,
     cwd,
@@ -51,6 +63,7 @@ export function sessionSpec(input: SessionSpecInput, resume: string | undefined)
     // The session's own backstop, past the lifecycle's limit, which stops a turn cleanly first.
     maxRuntimeMs: Math.max(maxDurationMs + 60_000, SESSION_LIFETIME_MS),
     ...(detachedLimitMs === undefined ? {} : { detachedMs: detachedLimitMs }),
+    ...(leaseMs === undefined ? {} : { leaseMs }),
     ...(warmIdleMs === undefined ? {} : { warmIdleMs }),
   };
   return { argv: command.argv, cwd: command.cwd, env: command.env, limits };

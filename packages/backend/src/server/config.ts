@@ -6,6 +6,7 @@ import { ModelNameSchema } from '@catalyst/protocol';
 import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
+import { DEFAULT_LEASE_MS } from '../host/wrapped-run.ts';
 import {
   ClaudePathSchema,
   ConfigFileSchema,
@@ -116,6 +117,11 @@ const EnvSchema = z
       max: 7 * 24 * 60 * 60_000,
       fallback: DEFAULT_DETACHED_LIMIT_MS,
     }),
+    /**
+     * A session on the VM counts its Catalyst gone after this long without a heartbeat (a third of it apart); the
+     * detached limit runs from then. Shorter finds a lost Catalyst sooner and costs more heartbeats.
+     */
+    CATALYST_LEASE_MS: wholeNumber({ min: 1_000, max: 10 * 60_000, fallback: DEFAULT_LEASE_MS }),
     /** A session waits this long for the idea's next turn, then its claude exits. */
     CATALYST_WARM_IDLE_MS: wholeNumber({ min: 1_000, max: 24 * 60 * 60_000, fallback: DEFAULT_WARM_IDLE_MS }),
     /** How many sessions wait for a next turn per host (0: none; every turn starts its own claude). */
@@ -194,6 +200,8 @@ export interface Config {
   readonly claudeTimeoutMs: number;
   readonly maxRunMs: number;
   readonly detachedLimitMs: number;
+  /** CATALYST_LEASE_MS: how long a session waits for a heartbeat before it counts its Catalyst gone. */
+  readonly leaseMs: number;
   readonly warmIdleMs: number;
   /** CATALYST_CHECKPOINT_TIMEOUT_MS: the longest a checkpoint's git may take (a build's end waits for it). */
   readonly checkpointTimeoutMs: number;
@@ -275,6 +283,7 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     claudeTimeoutMs: env.CLAUDE_TIMEOUT_MS,
     maxRunMs: env.CATALYST_MAX_RUN_MS,
     detachedLimitMs: env.CATALYST_DETACHED_LIMIT_MS,
+    leaseMs: env.CATALYST_LEASE_MS,
     warmIdleMs: env.CATALYST_WARM_IDLE_MS,
     checkpointTimeoutMs: env.CATALYST_CHECKPOINT_TIMEOUT_MS,
     previewIdleMs: env.CATALYST_PREVIEW_IDLE_MS,

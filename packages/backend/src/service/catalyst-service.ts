@@ -57,6 +57,8 @@ export interface CatalystServiceOptions {
   maxRunMs: number;
   /** CATALYST_DETACHED_LIMIT_MS (run-launch.ts). */
   detachedLimitMs?: number;
+  /** CATALYST_LEASE_MS (run-launch.ts). */
+  leaseMs?: number;
   /** CATALYST_WARM_IDLE_MS: how long a session waits for the idea's next turn. */
   warmIdleMs?: number;
   /** CATALYST_WARM_PER_HOST: how many sessions wait per host (0: none; every turn starts its own process). */

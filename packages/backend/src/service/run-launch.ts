@@ -36,6 +36,8 @@ export interface RunLaunchOptions {
   maxRunMs: number;
   /** CATALYST_DETACHED_LIMIT_MS: a turn with no Catalyst attached is stopped on the host after this long. */
   detachedLimitMs?: number | undefined;
+  /** CATALYST_LEASE_MS: a session counts its Catalyst gone after this long without a heartbeat. */
+  leaseMs?: number | undefined;
   /** CATALYST_WARM_IDLE_MS: a session waits this long for its next turn. */
   warmIdleMs?: number | undefined;
   qa?: routing.QaSettings;
@@ -191,6 +193,7 @@ async function sessionInputFor(
     ...(context.options.detachedLimitMs === undefined
       ? {}
       : { detachedLimitMs: context.options.detachedLimitMs }),
+    ...(context.options.leaseMs === undefined ? {} : { leaseMs: context.options.leaseMs }),
     ...(context.options.warmIdleMs === undefined ? {} : { warmIdleMs: context.options.warmIdleMs }),
     ...(budget === undefined || budget.remainingUsd <= 0
       ? {}
