@@ -55,6 +55,31 @@ export default tseslint.config(
     },
   },
   {
+    // The service layer serves the HTTP and WebSocket edges (server/) and never reaches back into them: what it needs
+    // of them (a preview's HTTP server) comes through a port the composition root (app.ts) fills.
+    files: [
+      'packages/backend/src/service/**/*.ts',
+      'packages/backend/src/runs/**/*.ts',
+      'packages/backend/src/ideas/**/*.ts',
+      'packages/backend/src/host/**/*.ts',
+    ],
+    ignores: ['packages/backend/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' },
+            {
+              group: ['../server/*', '../../server/*'],
+              message: 'the server layer is an edge: nothing below it imports it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['packages/backend/src/core/**/*.ts'],
     ignores: ['packages/backend/src/core/**/*.test.ts'],
     rules: {

@@ -7,6 +7,7 @@ import { createSshHost } from './host/ssh/ssh-host.ts';
 import { createAuth } from './server/auth.ts';
 import { describeConfig, type Config, type HostEntry } from './server/config.ts';
 import { createHttpApp } from './server/http-app.ts';
+import { startPreviewProxy } from './server/preview-proxy.ts';
 import { openBrowserSessions } from './server/sessions-file.ts';
 import { resolveToken } from './server/token-file.ts';
 import { createWsHub } from './server/ws-hub.ts';
@@ -107,6 +108,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
       bind: config.bind,
       idleMs: config.previewIdleMs,
       isCatalystToken: (candidate) => auth.isValidToken(candidate),
+      startServer: startPreviewProxy,
     },
     warmPerHost: config.warmPerHost,
     qa: config.qa,

@@ -167,11 +167,11 @@ export class IdeaServiceDouble implements IdeaService {
     });
   }
 
-  latestAutopilot(id: string): Promise<AutopilotView> {
+  latestAutopilot(id: string): Promise<AutopilotView | null> {
     return settle(() => {
       this.calls.push(`latestAutopilot ${id}`);
       this.find(id);
-      throw new CatalystError('AUTOPILOT_NOT_FOUND', 'This idea has not had an autopilot.');
+      return null;
     });
   }
 

@@ -1,15 +1,28 @@
-import { ApiErrorBodySchema } from '@catalyst/protocol';
+import {
+  API,
+  ApiErrorBodySchema,
+  apiPath,
+  type Api,
+  type ApiRequest as RouteRequest,
+  type ApiResponse,
+  type ApiRoute,
+  type ApiRouteName,
+} from '@catalyst/protocol';
 import { z } from 'zod';
 import { CliError } from './cli-error.ts';
 
 /**
- * Catalyst's REST API (docs/protocol.md, "REST"), with the token as a Bearer header. Every answer is parsed with
- * the protocol's schema before use; an error answer becomes a CliError carrying the API's code and its sentence.
+ * Catalyst's REST API, route by route of the contract (protocol api-contract.ts), with the token as a Bearer header.
+ * Every answer is parsed with the route's schema before use; an error answer becomes a CliError carrying the API's
+ * code and its sentence.
  */
 export interface ApiClient {
   readonly url: string;
-  get<T>(path: string, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T>;
-  post<T>(path: string, schema: z.ZodType<T>, body?: unknown): Promise<T>;
+  call<N extends ApiRouteName>(
+    name: N,
+    request: RouteRequest<Api[N]>,
+    signal?: AbortSignal,
+  ): Promise<ApiResponse<Api[N]>>;
 }
 
 /**
@@ -19,29 +32,39 @@ export interface ApiClient {
 const LenientErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 export function createApiClient(url: string, token: string): ApiClient {
-  const call = async <T>(request: ApiRequest, schema: z.ZodType<T>): Promise<T> => {
-    const response = await send(url, token, request);
+  const send = async (route: ApiRoute, request: ApiRequest): Promise<unknown> => {
+    const response = await sendRequest(url, token, request);
     const text = await readBody(response, request);
     if (!response.ok) throw toApiError(response.status, text, request);
-    const parsed = schema.safeParse(parseJson(text));
+    if (route.response === undefined) return undefined;
+    const parsed = route.response.safeParse(parseJson(text));
     if (!parsed.success) throw unexpectedAnswer(request, z.prettifyError(parsed.error));
     return parsed.data;
   };
   return {
     url,
-    get: (path, schema, signal) => call({ method: 'GET', path, ...(signal ? { signal } : {}) }, schema),
-    post: (path, schema, body) => call({ method: 'POST', path, body }, schema),
+    async call(name, input, signal) {
+      const route: ApiRoute = API[name];
+      const { body } = input as { body?: unknown };
+      const request = {
+        method: route.method,
+        path: apiPath(route, input),
+        ...(body === undefined ? {} : { body }),
+        ...(signal === undefined ? {} : { signal }),
+      };
+      return (await send(route, request)) as ApiResponse<Api[typeof name]>;
+    },
   };
 }
 
 interface ApiRequest {
-  method: 'GET' | 'POST';
+  method: ApiRoute['method'];
   path: string;
   body?: unknown;
   signal?: AbortSignal;
 }
 
-async function send(url: string, token: string, request: ApiRequest): Promise<Response> {
+async function sendRequest(url: string, token: string, request: ApiRequest): Promise<Response> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   try {

@@ -1,4 +1,4 @@
-import { IDEA_ID_PATTERN, IdeaListResponseSchema, type IdeaId, type IdeaView } from '@catalyst/protocol';
+import { IDEA_ID_PATTERN, type IdeaId, type IdeaView } from '@catalyst/protocol';
 import type { ApiClient } from './api-client.ts';
 import { CliError } from './cli-error.ts';
 
@@ -8,7 +8,7 @@ import { CliError } from './cli-error.ts';
  */
 export async function resolveIdea(api: ApiClient, reference: string): Promise<IdeaId> {
   if (IDEA_ID_PATTERN.test(reference)) return reference;
-  const { ideas } = await api.get('/api/ideas', IdeaListResponseSchema);
+  const { ideas } = await api.call('listIdeas', {});
   return pickIdeaByTitle(ideas, reference).id;
 }
 
@@ -32,4 +32,9 @@ export function pickIdeaByTitle(ideas: readonly IdeaView[], reference: string): 
     'IDEA_AMBIGUOUS',
     `${String(matches.length)} ideas are titled “${wanted}”: give its id (${ids}).`,
   );
+}
+
+/** The seq of the idea's newest event (`GET /api/ideas/:id`): subscribing after it replays nothing. */
+export async function newestSeqOf(api: ApiClient, ideaId: IdeaId): Promise<number | undefined> {
+  return (await api.call('getIdea', { params: { id: ideaId } })).idea.lastSeq;
 }

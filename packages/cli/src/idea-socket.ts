@@ -18,7 +18,8 @@ import { CliError } from './cli-error.ts';
 export interface IdeaSocket {
   send: (frame: ClientFrame) => void;
   /** Replays the idea's history (ignored by the listeners that follow one run) and resolves once it is live. */
-  subscribe(ideaId: IdeaId): Promise<SubscribedFrame>;
+  /** `sinceSeq`: only the events after it are replayed (the idea's `lastSeq`: none, only what comes next). */
+  subscribe(ideaId: IdeaId, sinceSeq?: number): Promise<SubscribedFrame>;
   listen(listener: (frame: ServerFrame) => void): void;
   onUnreadable(listener: (sample: string) => void): void;
   /** Settles when the connection ends, by either side. */
@@ -70,11 +71,17 @@ function wrapSocket(socket: WebSocket): IdeaSocket {
     send: (frame) => {
       socket.send(JSON.stringify(frame));
     },
-    subscribe: (ideaId) => {
+    subscribe: (ideaId, sinceSeq) => {
       requests += 1;
       const requestId = `subscribe-${String(requests)}`;
       const subscribed = awaitSubscribed({ listeners, closed, requestId });
-      socket.send(JSON.stringify({ type: 'subscribe', ideaId, requestId } satisfies ClientFrame));
+      const frame: ClientFrame = {
+        type: 'subscribe',
+        ideaId,
+        requestId,
+        ...(sinceSeq === undefined ? {} : { sinceSeq }),
+      };
+      socket.send(JSON.stringify(frame));
       return subscribed;
     },
     listen: (listener) => listeners.push(listener),

@@ -70,3 +70,5 @@ export const AutopilotViewSchema = z.object({
 export type AutopilotView = z.infer<typeof AutopilotViewSchema>;
 
 export const AutopilotResponseSchema = z.object({ autopilot: AutopilotViewSchema });
+/** `GET /api/ideas/:id/autopilot`: null for an idea that never had one. */
+export const LatestAutopilotResponseSchema = z.object({ autopilot: AutopilotViewSchema.nullable() });

@@ -128,6 +128,11 @@ export const IdeaViewSchema = z.strictObject({
   error: z.string().optional(),
   /** The folder is on its host but its meta.json is missing or invalid: it cannot be opened, only deleted. */
   broken: z.literal(true).optional(),
+  /**
+   * The seq of the idea's newest event (`GET /api/ideas/:id` only, 0 before any): a client that subscribes with it
+   * as `sinceSeq` gets what comes after, without replaying the history first.
+   */
+  lastSeq: z.number().int().nonnegative().optional(),
 });
 export type IdeaView = z.infer<typeof IdeaViewSchema>;
 

@@ -93,6 +93,16 @@ export const QuestionTotalsSchema = z.strictObject({
 export type QuestionTotals = z.infer<typeof QuestionTotalsSchema>;
 const autopilotError = z.strictObject({ code: ErrorCodeSchema, message: z.string() });
 
+/** An AskUserQuestion waiting for an answer (protocol §8.3); `questionId` is the CLI's request id. */
+export const QuestionEventSchema = z.strictObject({
+  ...base,
+  type: z.literal('claude:question'),
+  questionId: z.string(),
+  questions: z.array(AskUserQuestionItemSchema),
+  askedAt: z.iso.datetime(),
+});
+export type QuestionEvent = z.infer<typeof QuestionEventSchema>;
+
 export const RelayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
     ...base,
@@ -158,14 +168,7 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
     source: ClaudeErrorSourceSchema,
     text: z.string(),
   }),
-  /** An AskUserQuestion waiting for an answer (protocol §8.3); `questionId` is the CLI's request id. */
-  z.strictObject({
-    ...base,
-    type: z.literal('claude:question'),
-    questionId: z.string(),
-    questions: z.array(AskUserQuestionItemSchema),
-    askedAt: z.iso.datetime(),
-  }),
+  QuestionEventSchema,
   z.strictObject({
     ...base,
     type: z.literal('claude:question_answered'),

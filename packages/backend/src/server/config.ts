@@ -6,7 +6,9 @@ import { ModelNameSchema } from '@catalyst/protocol';
 import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
+import type { HostEntry, LocalHostEntry, SshHostEntry } from '../host/host-entry.ts';
 import { DEFAULT_LEASE_MS } from '../host/wrapped-run.ts';
+import { DEFAULT_WARM_PER_HOST } from '../service/warm-sessions.ts';
 import {
   ClaudePathSchema,
   ConfigFileSchema,
@@ -39,8 +41,6 @@ export const DEFAULT_IDEAS_ROOT = '~/catalyst/ideas';
 export const DEFAULT_DETACHED_LIMIT_MS = 30 * 60_000;
 /** CATALYST_WARM_IDLE_MS: a conversation's pauses, not a night. */
 export const DEFAULT_WARM_IDLE_MS = 10 * 60_000;
-/** CATALYST_WARM_PER_HOST: each waiting claude holds memory on the VM. */
-export const DEFAULT_WARM_PER_HOST = 4;
 /** CATALYST_SESSION_DAYS: a browser's login lasts a month, then the login link or the token is asked again. */
 export const DEFAULT_SESSION_DAYS = 30;
 
@@ -161,28 +161,7 @@ const EnvSchema = z
 /** The one schema: the environment, and the hosts file's JSON when there is one. */
 export const ConfigSourcesSchema = z.object({ env: EnvSchema, file: ConfigFileSchema.optional() });
 
-export interface LocalHostEntry {
-  readonly name: string;
-  readonly kind: 'local';
-  /** The host's own `ideasRoot`, else CATALYST_IDEAS_ROOT. `~/` means the host user's home. */
-  readonly ideasRoot: string;
-  readonly claudePath?: string;
-}
-
-export interface SshHostEntry {
-  readonly name: string;
-  readonly kind: 'ssh';
-  readonly address: string;
-  readonly port: number;
-  readonly user: string;
-  readonly privateKeyPath: string;
-  /** A known_hosts line, already checked to parse. */
-  readonly hostKey: string;
-  readonly ideasRoot: string;
-  readonly claudePath?: string;
-}
-
-export type HostEntry = LocalHostEntry | SshHostEntry;
+export type { HostEntry, LocalHostEntry, SshHostEntry };
 
 export interface Config {
   readonly bind: string;

@@ -5,7 +5,6 @@ import type { Auth } from './auth.ts';
 import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
 import { createApiRouter } from './routes-api.ts';
 import { createLoginRouter } from './routes-login.ts';
-import { createSessionsRouter } from './routes-sessions.ts';
 
 /**
  * The HTTP side of Catalyst: `/login` (public; routes-login.ts), `/api/*` (token and origin checked before the body
@@ -54,8 +53,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     noStore,
     requireAuth(auth),
     express.json({ limit: JSON_BODY_LIMIT_BYTES }),
-    createSessionsRouter(auth, { secureCookie: options.secureCookie ?? false }),
-    createApiRouter(service),
+    createApiRouter(service, auth, { secureCookie: options.secureCookie ?? false }),
   );
   if (options.staticDir !== undefined) {
     app.use(express.static(options.staticDir), serveAppShell(options.staticDir));

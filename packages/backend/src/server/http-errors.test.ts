@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { INTERNAL_MESSAGE, statusForCode, toHttpError } from './http-errors.ts';
+import { statusForCode } from '@catalyst/protocol';
+import { INTERNAL_MESSAGE, toHttpError } from './http-errors.ts';
 
 describe('statusForCode', () => {
   it('maps the codes the edges meet', () => {

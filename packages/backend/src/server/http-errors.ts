@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@catalyst/protocol';
+import { statusForCode, type ErrorCode } from '@catalyst/protocol';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -25,45 +25,6 @@ export interface HttpError {
 
 export const JSON_BODY_LIMIT_BYTES = 256 * 1024;
 export const INTERNAL_MESSAGE = 'Something went wrong inside Catalyst; the details are in its log.';
-
-const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
-  INVALID_ARGUMENT: 400,
-  UNSAFE_ARGUMENT: 400,
-  INVALID_FRAME: 400,
-  COMMAND_TOO_LONG: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN_ORIGIN: 403,
-  IDEA_NOT_FOUND: 404,
-  HOST_NOT_FOUND: 404,
-  QUESTION_NOT_FOUND: 404,
-  PERMISSION_REQUEST_NOT_FOUND: 404,
-  RUN_NOT_FOUND: 404,
-  AUTOPILOT_NOT_FOUND: 404,
-  CHECKPOINT_NOT_FOUND: 404,
-  INVALID_PATH: 400,
-  PATH_NOT_FOUND: 404,
-  PREVIEW_NOT_CONFIGURED: 409,
-  PREVIEW_PORT_NOT_LISTENING: 404,
-  PORT_UNREACHABLE: 502,
-  RUN_IN_PROGRESS: 409,
-  NO_RUN: 409,
-  SESSION_BUSY: 409,
-  BUDGET_EXCEEDED: 409,
-  FRAME_TOO_LARGE: 413,
-  HOST_UNAVAILABLE: 503,
-  SSH_CONNECT_FAILED: 503,
-  SSH_AUTH_FAILED: 503,
-  SSH_HOST_KEY_MISMATCH: 503,
-  SSH_HOST_KEY_MISSING: 503,
-  CONNECTION_LOST: 503,
-  // The host took a file call but did not answer it in time (a FIFO's open(), a hung disk): a gateway's timeout.
-  HOST_TIMED_OUT: 504,
-};
-
-/** 500 for every code without a more precise status. */
-export function statusForCode(code: ErrorCode): number {
-  return STATUS_BY_CODE[code] ?? 500;
-}
 
 export function sendError(response: Response, error: HttpError): void {
   const body: ErrorBody = {

@@ -9,11 +9,11 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Logger } from 'pino';
 import { SESSION_KEY_HEADER } from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
 import { isSwitchingProtocols, locateHeadEnd, rewriteHead } from './answer-head.ts';
 import { cookieValues } from './auth.ts';
+import type { PreviewServer, PreviewServerOptions } from '../service/preview-server.ts';
 import { listenOnLoopbacks } from './preview-listen.ts';
 
 /**
@@ -55,36 +55,9 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-export interface PreviewProxyOptions {
-  /** The address to listen on: Catalyst's bind address. */
-  bind: string;
-  /** The target on the idea's host. */
-  port: number;
-  openUpstream: () => Promise<Duplex>;
-  /** Whether an `Authorization: Bearer` value is Catalyst's token (never passed on). */
-  isCatalystToken: (candidate: string) => boolean;
-  /** Every request and upgrade that holds the cookie: the preview is being viewed. */
-  onActivity: () => void;
-  logger: Logger;
-}
-
-export interface PreviewProxy {
-  /** The port this server listens on (Catalyst's machine). */
-  readonly listenPort: number;
-  /** Its own name, `p-<random>.localhost`: a site of its own in the browser. */
-  readonly hostName: string;
-  /**
-   * A fresh one-time path+query (`/.catalyst-preview/enter?ticket=…`), valid for a minute, under `origin` alone
-   * (the link's `http://host:port`).
-   */
-  mintEntry(origin: string): string;
-  /**
-   * WebSockets (dev servers' hot reload) and responses still streaming through it now: someone has the preview
-   * open.
-   */
-  inUse(): number;
-  close(): Promise<void>;
-}
+/** What a preview's server is given (service/preview-server.ts, the port it implements). */
+export type PreviewProxyOptions = PreviewServerOptions;
+export type PreviewProxy = PreviewServer;
 
 export async function startPreviewProxy(options: PreviewProxyOptions): Promise<PreviewProxy> {
   const secret = randomBytes(32).toString('base64url');

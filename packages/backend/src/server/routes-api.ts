@@ -1,31 +1,39 @@
+import { API, openApiDocument } from '@catalyst/protocol';
 import { Router } from 'express';
 import type { IdeaService } from '../service/idea-service.ts';
+import type { Auth } from './auth.ts';
+import { bindApi } from './api-binding.ts';
+import { fileHandlers } from './api-files.ts';
+import { ideaHandlers } from './api-ideas.ts';
+import { previewHandlers } from './api-previews.ts';
+import { runHandlers } from './api-runs.ts';
+import { sessionHandlers, type SessionRouteOptions } from './api-sessions.ts';
 import { sendError } from './http-errors.ts';
-import { createIdeasRouter } from './routes-ideas.ts';
-import { createRunsRouter } from './routes-runs.ts';
-import { createAutopilotsRouter } from './routes-autopilots.ts';
-import { createCheckpointsRouter } from './routes-checkpoints.ts';
-import { createPreviewsRouter } from './routes-previews.ts';
 
 /**
- * The REST API under /api, behind the token check (http-app.ts). Lists are wrapped (`{ ideas }`, `{ hosts }`,
- * `{ events }`) and a single idea comes as `{ idea }`, so a response can grow fields without breaking clients.
- * An unknown route answers 404 in the API's own error shape.
+ * The REST API under /api, behind the token check (http-app.ts): every route of the contract (protocol
+ * api-contract.ts), bound to the handlers of the capability it serves. Lists are wrapped (`{ ideas }`, `{ hosts }`,
+ * `{ events }`) and a single idea comes as `{ idea }`, so a response can grow fields without breaking clients. An
+ * unknown route answers 404 in the API's own error shape.
  */
 
-export function createApiRouter(service: IdeaService): Router {
+export function createApiRouter(service: IdeaService, auth: Auth, options: SessionRouteOptions): Router {
   const router = Router();
-  router.get('/health', (_request, response) => {
-    response.json({ ok: true });
-  });
-  router.get('/hosts', async (_request, response) => {
-    response.json({ hosts: await service.hosts() });
-  });
-  router.use('/ideas', createIdeasRouter(service));
-  router.use('/ideas', createCheckpointsRouter(service));
-  router.use('/ideas', createPreviewsRouter(service));
-  router.use('/runs', createRunsRouter(service));
-  router.use('/autopilots', createAutopilotsRouter(service));
+  const document = openApiDocument();
+  bindApi(
+    router,
+    API,
+    {
+      health: () => ({ ok: true as const }),
+      openapi: () => document,
+      ...sessionHandlers(auth, options),
+      ...ideaHandlers(service),
+      ...runHandlers(service),
+      ...fileHandlers(service),
+      ...previewHandlers(service),
+    },
+    '/api',
+  );
   router.use((request, response) => {
     sendError(response, {
       code: 'INVALID_ARGUMENT',

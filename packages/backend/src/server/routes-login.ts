@@ -14,7 +14,7 @@ import { serializeSessionCookie } from './login-session.ts';
  *   request line (no proxy access log, no server log). The server answers with the web app, which reads the
  *   fragment, drops it from the address bar and posts the token.
  * - `POST /login` `{ token }`: a valid token starts a session: the HttpOnly cookie, and `{ key }` in the answer for
- *   the page to keep; the session is listed, named after the browser (routes-sessions.ts). A wrong token gets 401
+ *   the page to keep; the session is listed, named after the browser (api-sessions.ts). A wrong token gets 401
  *   and no cookie; a foreign Origin 403.
  * - `GET /login?token=…`, the old link, is refused whatever the token (it would sit in a proxy's access log and
  *   the browser's history): the browser is sent to the login screen, which says how to log in.

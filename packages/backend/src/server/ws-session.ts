@@ -1,9 +1,9 @@
-import type { ClientFrame, ErrorFrame, ServerFrame } from '@catalyst/protocol';
+import { statusForCode, type ClientFrame, type ErrorFrame, type ServerFrame } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
 import { isCatalystError } from '../core/catalyst-error.ts';
 import type { IdeaService } from '../service/idea-service.ts';
-import { INTERNAL_MESSAGE, statusForCode } from './http-errors.ts';
+import { INTERNAL_MESSAGE } from './http-errors.ts';
 import { parseClientFrame } from './ws-frame-parse.ts';
 import { createSubscriptionSet, type SubscriptionSet } from './ws-subscriptions.ts';
 

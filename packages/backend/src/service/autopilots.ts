@@ -180,12 +180,9 @@ export class Autopilots {
   }
 
   /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND when it never had one. */
-  async latest(ideaId: string): Promise<AutopilotView> {
-    const view = await readAutopilotView(await this.#options.history(ideaId));
-    if (view === undefined) {
-      throw new CatalystError('AUTOPILOT_NOT_FOUND', 'This idea has not had an autopilot.');
-    }
-    return view;
+  /** The idea's current or last autopilot; null when it never had one. */
+  async latest(ideaId: string): Promise<AutopilotView | null> {
+    return (await readAutopilotView(await this.#options.history(ideaId))) ?? null;
   }
 
   async get(ideaId: string, autopilotId: string): Promise<AutopilotView> {

@@ -35,12 +35,12 @@ import { hostHolding, locateIdea } from './idea-lookup.ts';
 import { LiveSubscribers } from './live-subscribers.ts';
 import { launchRun, prewarm, type RunLaunchContext, type RunOverrides } from './run-launch.ts';
 import { Autopilots } from './autopilots.ts';
-import { WarmSessions } from './warm-sessions.ts';
+import { DEFAULT_WARM_PER_HOST, WarmSessions } from './warm-sessions.ts';
 import { Checkpoints } from './checkpoints.ts';
 import { ProjectFiles } from './project-files.ts';
 import { DEFAULT_PREVIEW_IDLE_MS, Previews } from './previews.ts';
 import { parseProjectPath } from '../core/project-path.ts';
-import { DEFAULT_WARM_PER_HOST } from '../server/config.ts';
+import type { StartPreviewServer } from './preview-server.ts';
 import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
 import { ideaOfSession } from './session-owners.ts';
 import { followedElsewhereMessage, isFollowedElsewhere, isHeardFrom } from './followed-elsewhere.ts';
@@ -69,7 +69,13 @@ export interface CatalystServiceOptions {
   /** Event histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdleHistories?: number;
   /** Previews (issue 14): where their servers listen, when they stop unused, what Catalyst's token is. */
-  previews?: { bind: string; idleMs?: number; isCatalystToken: (candidate: string) => boolean };
+  previews: {
+    bind: string;
+    idleMs?: number;
+    isCatalystToken: (candidate: string) => boolean;
+    /** Starts a preview's own HTTP server (server/preview-proxy.ts): the service starts none itself. */
+    startServer: StartPreviewServer;
+  };
 }
 
 /**
@@ -140,9 +146,10 @@ export class CatalystService implements IdeaService {
       logger: options.logger,
       locate: (id) => this.#locate(id),
       runTagOf: (id) => this.#runs.get(id)?.sessionId,
-      bind: options.previews?.bind ?? '127.0.0.1',
-      idleMs: options.previews?.idleMs ?? DEFAULT_PREVIEW_IDLE_MS,
-      isCatalystToken: options.previews?.isCatalystToken ?? (() => false),
+      bind: options.previews.bind,
+      idleMs: options.previews.idleMs ?? DEFAULT_PREVIEW_IDLE_MS,
+      isCatalystToken: options.previews.isCatalystToken,
+      startServer: options.previews.startServer,
     });
     this.#launching = {
       options,
@@ -167,7 +174,7 @@ export class CatalystService implements IdeaService {
 
   async getIdea(id: string): Promise<IdeaView> {
     const { host, meta } = await this.#locate(id);
-    return this.#view(id, host, meta);
+    return { ...this.#view(id, host, meta), lastSeq: (await this.#history(id)).newestEventSeq };
   }
 
   async createIdea(body: CreateIdeaBody): Promise<IdeaView> {
@@ -357,7 +364,7 @@ export class CatalystService implements IdeaService {
     return this.#autopilots.start(id, body);
   }
 
-  latestAutopilot(id: string): Promise<AutopilotView> {
+  latestAutopilot(id: string): Promise<AutopilotView | null> {
     checkIdeaId(id);
     return this.#autopilots.latest(id);
   }

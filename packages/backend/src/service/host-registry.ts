@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { Host } from '../host/host.ts';
 import { IdeaStore } from '../ideas/idea-store.ts';
-import type { HostEntry } from '../server/config.ts';
+import type { HostEntry } from '../host/host-entry.ts';
 
 /**
  * The configured hosts, each with its adapter (local or SSH, chosen by the composition root) and, once its home

@@ -85,7 +85,8 @@ export interface IdeaService {
   /** Starts an autopilot on the idea; RUN_IN_PROGRESS while it has a run or an autopilot. */
   startAutopilot(id: string, body: StartAutopilotBody): Promise<AutopilotView>;
   /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND when it never had one. */
-  latestAutopilot(id: string): Promise<AutopilotView>;
+  /** Null when the idea never had one. */
+  latestAutopilot(id: string): Promise<AutopilotView | null>;
   getAutopilot(autopilotId: string): Promise<AutopilotView>;
   /** Cancels its running step, and skips the rest; NO_RUN once it has ended. */
   cancelAutopilot(autopilotId: string): Promise<AutopilotView>;

@@ -11,7 +11,7 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import { createPreviewOutput, type PreviewOutput } from '../core/preview-output.ts';
 import { suggestFromPackageJson, suggestFromPyproject } from '../core/preview-suggestion.ts';
 import type { Host, RunHandle, RunOutcome } from '../host/host.ts';
-import { startPreviewProxy, type PreviewProxy } from '../server/preview-proxy.ts';
+import type { PreviewServer as PreviewProxy, StartPreviewServer } from './preview-server.ts';
 import type { HostRegistry } from './host-registry.ts';
 import { messageOf } from './idea-meta-changes.ts';
 import { createListenerGate, findListeners } from './preview-listener.ts';
@@ -43,6 +43,8 @@ export interface PreviewsOptions {
   /** CATALYST_PREVIEW_IDLE_MS. */
   idleMs: number;
   isCatalystToken: (candidate: string) => boolean;
+  /** Starts a preview's own HTTP server (the composition root's, server/preview-proxy.ts). */
+  startServer: StartPreviewServer;
 }
 
 export const DEFAULT_PREVIEW_IDLE_MS = 3_600_000;
@@ -338,7 +340,7 @@ export class Previews {
     target: { host: Host; port: number; tags: () => readonly string[] },
     onActivity: () => void,
   ): Promise<PreviewProxy> {
-    return startPreviewProxy({
+    return this.#options.startServer({
       bind: this.#options.bind,
       port: target.port,
       openUpstream: createListenerGate(target),

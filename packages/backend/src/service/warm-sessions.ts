@@ -3,6 +3,9 @@ import type { WarmProcess } from '../runs/run-driver.ts';
 import type { SessionProcess } from '../runs/session-process.ts';
 import { SESSION_LIFETIME_MS } from '../runs/session-spec.ts';
 
+/** CATALYST_WARM_PER_HOST: each waiting claude holds memory on the VM. */
+export const DEFAULT_WARM_PER_HOST = 4;
+
 /**
  * The idle claude processes of ideas, kept between turns (issue 11, warm turns): at most one per idea, at most
  * `perHost` per host (the least recently used is ended first; a running turn is never here, so never evicted).

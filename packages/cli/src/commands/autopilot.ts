@@ -1,4 +1,4 @@
-import { AutopilotResponseSchema, type IdeaId, type StartAutopilotBody } from '@catalyst/protocol';
+import type { IdeaId, StartAutopilotBody } from '@catalyst/protocol';
 import { startAutopilotWatcher, type AutopilotWatcher } from '../autopilot-watcher.ts';
 import { createCanceller } from '../canceller.ts';
 import { CliError } from '../cli-error.ts';
@@ -6,7 +6,7 @@ import type { Command } from '../command.ts';
 import type { CommandContext } from '../command-context.ts';
 import { ExitCode, exitCodeOfAutopilotState, type ExitCodeValue } from '../exit-codes.ts';
 import type { IdeaSocket } from '../idea-socket.ts';
-import { resolveIdea } from '../idea-ref.ts';
+import { newestSeqOf, resolveIdea } from '../idea-ref.ts';
 import { onlyStderr } from '../terminal.ts';
 
 type AutopilotCommand = Extract<Command, { kind: 'autopilot' }>;
@@ -23,7 +23,8 @@ export async function runAutopilot(
   const ideaId = await resolveIdea(context.api, command.idea);
   const socket = await context.openSocket();
   try {
-    await socket.subscribe(ideaId);
+    // From the idea's newest event: the autopilot starts only after this, so nothing of it comes before.
+    await socket.subscribe(ideaId, await newestSeqOf(context.api, ideaId));
     return await startAndWatch(context, { socket, ideaId, command });
   } finally {
     socket.close();
@@ -38,12 +39,12 @@ async function startAndWatch(context: CommandContext, target: Target): Promise<E
   const canceller = createCanceller({
     what: 'autopilot',
     terminal,
-    cancel: (id) => api.post(`/api/autopilots/${id}/cancel`, AutopilotResponseSchema),
+    cancel: (id) => api.call('cancelAutopilot', { params: { autopilotId: id } }),
   });
   interrupts.setHandler(canceller.request);
   try {
-    const path = `/api/ideas/${target.ideaId}/autopilot`;
-    const { autopilot } = await api.post(path, AutopilotResponseSchema, bodyOf(target.command));
+    const request = { params: { id: target.ideaId }, body: bodyOf(target.command) };
+    const { autopilot } = await api.call('startAutopilot', request);
     canceller.attach(autopilot.id);
     const ended = await Promise.race([watcher.follow(autopilot), canceller.gaveUp]);
     if (ended === 'gave_up') return ExitCode.cancelled;
@@ -77,7 +78,7 @@ function createWatcher(context: CommandContext, target: Target): AutopilotWatche
 }
 
 async function printFinalView(context: CommandContext, autopilotId: string): Promise<void> {
-  const final = await context.api.get(`/api/autopilots/${autopilotId}`, AutopilotResponseSchema);
+  const final = await context.api.call('getAutopilot', { params: { autopilotId } });
   context.terminal.out(`${JSON.stringify(final.autopilot, null, 2)}\n`);
 }
 

@@ -1,4 +1,4 @@
-import { IdeaListResponseSchema, IdeaResponseSchema, type CreateIdeaBodySchema } from '@catalyst/protocol';
+import type { CreateIdeaBodySchema } from '@catalyst/protocol';
 import type { z } from 'zod';
 import type { Command } from '../command.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -10,7 +10,7 @@ type NewCommand = Extract<Command, { kind: 'new' }>;
 
 /** `catalyst ideas`: GET /api/ideas as a table, or as the API's JSON with --json. */
 export async function listIdeas(context: CommandContext, command: IdeasCommand): Promise<ExitCodeValue> {
-  const list = await context.api.get('/api/ideas', IdeaListResponseSchema);
+  const list = await context.api.call('listIdeas', {});
   context.terminal.out(command.json ? `${JSON.stringify(list, null, 2)}\n` : formatIdeaTable(list.ideas));
   return ExitCode.completed;
 }
@@ -22,7 +22,7 @@ export async function createIdea(context: CommandContext, command: NewCommand): 
     ...(command.description === undefined ? {} : { description: command.description }),
     ...(command.host === undefined ? {} : { host: command.host }),
   };
-  const { idea } = await context.api.post('/api/ideas', IdeaResponseSchema, body);
+  const { idea } = await context.api.call('createIdea', { body });
   context.terminal.out(command.json ? `${JSON.stringify({ idea }, null, 2)}\n` : `${idea.id}\n`);
   return ExitCode.completed;
 }

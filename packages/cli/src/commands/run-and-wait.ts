@@ -1,4 +1,4 @@
-import { MAX_RUN_WAIT_MS, RunResponseSchema, type RunView } from '@catalyst/protocol';
+import { MAX_RUN_WAIT_MS, type RunView } from '@catalyst/protocol';
 import type { ApiClient } from '../api-client.ts';
 import type { Command } from '../command.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -40,8 +40,8 @@ export async function runAndWait(context: CommandContext, command: RunCommand): 
 /** Loops on the long poll; `latest` holds the newest view, for a client that stops waiting. */
 async function waitForEnd(api: ApiClient, latest: { run: RunView }, signal: AbortSignal): Promise<RunView> {
   while (latest.run.state === 'running') {
-    const path = `/api/runs/${latest.run.id}?waitMs=${String(MAX_RUN_WAIT_MS)}`;
-    latest.run = (await api.get(path, RunResponseSchema, signal)).run;
+    const request = { params: { runId: latest.run.id }, query: { waitMs: MAX_RUN_WAIT_MS } };
+    latest.run = (await api.call('getRun', request, signal)).run;
   }
   return latest.run;
 }

@@ -1,10 +1,4 @@
-import {
-  RunResponseSchema,
-  type IdeaId,
-  type RunMode,
-  type RunView,
-  type StartRunBody,
-} from '@catalyst/protocol';
+import { type IdeaId, type RunMode, type RunView, type StartRunBody } from '@catalyst/protocol';
 import type { ApiClient } from '../api-client.ts';
 import { createCanceller, type Canceller } from '../canceller.ts';
 import type { CommandContext } from '../command-context.ts';
@@ -15,7 +9,7 @@ export function createRunCanceller(context: CommandContext): Canceller {
   return createCanceller({
     what: 'run',
     terminal: context.terminal,
-    cancel: (runId) => context.api.post(`/api/runs/${runId}/cancel`, RunResponseSchema),
+    cancel: (runId) => context.api.call('cancelRun', { params: { runId } }),
   });
 }
 
@@ -30,5 +24,5 @@ export async function postRun(
     message: command.message,
     ...(command.budgetUsd === undefined ? {} : { maxBudgetUsd: command.budgetUsd }),
   };
-  return (await api.post(`/api/ideas/${ideaId}/runs`, RunResponseSchema, body)).run;
+  return (await api.call('startRun', { params: { id: ideaId }, body })).run;
 }

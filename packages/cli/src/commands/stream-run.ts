@@ -4,7 +4,7 @@ import type { Command } from '../command.ts';
 import type { CommandContext } from '../command-context.ts';
 import { ExitCode, exitCodeOfRunState, type ExitCodeValue } from '../exit-codes.ts';
 import type { IdeaSocket } from '../idea-socket.ts';
-import { resolveIdea } from '../idea-ref.ts';
+import { newestSeqOf, resolveIdea } from '../idea-ref.ts';
 import { startRunFollower } from '../run-follower.ts';
 import { createRunCanceller, postRun } from './run-start.ts';
 
@@ -18,7 +18,8 @@ export async function streamRun(context: CommandContext, command: StreamCommand)
   const ideaId = await resolveIdea(context.api, command.idea);
   const socket = await context.openSocket();
   try {
-    await socket.subscribe(ideaId);
+    // From the idea's newest event: the run is named only after this, so nothing of it comes before.
+    await socket.subscribe(ideaId, await newestSeqOf(context.api, ideaId));
     return await startAndFollow(context, { socket, ideaId, command });
   } finally {
     socket.close();

@@ -1,22 +1,14 @@
 import {
+  API,
   ApiErrorBodySchema,
-  AutopilotResponseSchema,
-  BrowserSessionListResponseSchema,
-  CheckpointDiffResponseSchema,
-  CheckpointListResponseSchema,
-  CheckpointRestoreResponseSchema,
-  FileContentResponseSchema,
-  FileHistoryResponseSchema,
-  FileListResponseSchema,
-  HostsResponseSchema,
-  IdeaListResponseSchema,
-  IdeaResponseSchema,
-  ListeningPortsResponseSchema,
+  apiPath,
   LoginResponseSchema,
-  PreviewLinkResponseSchema,
-  PreviewLogResponseSchema,
-  PreviewViewSchema,
   SESSION_KEY_HEADER,
+  type Api,
+  type ApiRequest,
+  type ApiResponse,
+  type ApiRoute,
+  type ApiRouteName,
   type AutopilotView,
   type BrowserSessionView,
   type CheckpointDiffResponse,
@@ -92,120 +84,123 @@ async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError('BAD_RESPONSE', `Catalyst answered ${response.status}.`, response.status);
 }
 
-const json = (body: unknown) => JSON.stringify(body);
-
-/** `/api/ideas/<id>/<rest>`, with the query's values encoded (an undefined one left out). */
-function ideaPath(ideaId: string, rest: string, query: Record<string, string | undefined> = {}): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, value);
-  const suffix = search.size === 0 ? '' : `?${search.toString()}`;
-  return `/api/ideas/${encodeURIComponent(ideaId)}/${rest}${suffix}`;
+/**
+ * One route of the contract (protocol api-contract.ts): its path built from the request's values, its body sent as
+ * JSON, its answer parsed with its schema.
+ */
+async function call<N extends ApiRouteName>(
+  name: N,
+  ...args: OptionalIfEmpty<ApiRequest<Api[N]>>
+): Promise<ApiResponse<Api[N]>> {
+  const route: ApiRoute = API[name];
+  const input = (args[0] ?? {}) as { params?: object; query?: object; body?: unknown };
+  const init: RequestInit = { method: route.method };
+  if (input.body !== undefined) init.body = JSON.stringify(input.body);
+  return request(apiPath(route, input), route.response as z.ZodType<ApiResponse<Api[N]>> | undefined, init);
 }
+
+/** A route with nothing to send is called with no request. */
+type OptionalIfEmpty<T> = object extends T ? [request?: T] : [request: T];
 
 export const api = {
   async listIdeas(): Promise<IdeaView[]> {
-    return (await request('/api/ideas', IdeaListResponseSchema)).ideas;
+    return (await call('listIdeas')).ideas;
   },
   async getIdea(id: string): Promise<IdeaView> {
-    return (await request(`/api/ideas/${encodeURIComponent(id)}`, IdeaResponseSchema)).idea;
+    return (await call('getIdea', { params: { id } })).idea;
   },
   async createIdea(body: CreateIdeaBody): Promise<IdeaView> {
-    return (await request('/api/ideas', IdeaResponseSchema, { method: 'POST', body: json(body) })).idea;
+    return (await call('createIdea', { body })).idea;
   },
   async updateIdea(id: string, body: UpdateIdeaBody): Promise<IdeaView> {
-    const path = `/api/ideas/${encodeURIComponent(id)}`;
-    return (await request(path, IdeaResponseSchema, { method: 'PATCH', body: json(body) })).idea;
+    return (await call('updateIdea', { params: { id }, body })).idea;
   },
   async deleteIdea(id: string): Promise<void> {
-    await request(`/api/ideas/${encodeURIComponent(id)}`, undefined, { method: 'DELETE' });
+    await call('deleteIdea', { params: { id } });
   },
-  /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND (404) when it never had one. */
-  async latestAutopilot(ideaId: string): Promise<AutopilotView> {
-    const path = `/api/ideas/${encodeURIComponent(ideaId)}/autopilot`;
-    return (await request(path, AutopilotResponseSchema)).autopilot;
+  /** The idea's current or last autopilot; null when it never had one. */
+  async latestAutopilot(ideaId: string): Promise<AutopilotView | null> {
+    return (await call('latestAutopilot', { params: { id: ideaId } })).autopilot;
   },
   async startAutopilot(ideaId: string, body: StartAutopilotBody): Promise<AutopilotView> {
-    const path = `/api/ideas/${encodeURIComponent(ideaId)}/autopilot`;
-    return (await request(path, AutopilotResponseSchema, { method: 'POST', body: json(body) })).autopilot;
+    return (await call('startAutopilot', { params: { id: ideaId }, body })).autopilot;
   },
   async cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
-    const path = `/api/autopilots/${encodeURIComponent(autopilotId)}/cancel`;
-    return (await request(path, AutopilotResponseSchema, { method: 'POST' })).autopilot;
+    return (await call('cancelAutopilot', { params: { autopilotId } })).autopilot;
   },
   /** The idea's checkpoints (issue 13), newest first. */
   async listCheckpoints(ideaId: string): Promise<CheckpointView[]> {
-    return (await request(ideaPath(ideaId, 'checkpoints'), CheckpointListResponseSchema)).checkpoints;
+    return (await call('listCheckpoints', { params: { id: ideaId } })).checkpoints;
   },
   /** What a checkpoint changed against its parent, as git's unified diff (cut, with `truncated`, past 2 MiB). */
   async checkpointDiff(ideaId: string, commit: string): Promise<CheckpointDiffResponse> {
-    const path = ideaPath(ideaId, `checkpoints/${encodeURIComponent(commit)}/diff`);
-    return request(path, CheckpointDiffResponseSchema);
+    return call('checkpointDiff', { params: { id: ideaId, commit } });
   },
   /** The project becomes what it was at `commit`; the restore's own checkpoint. RUN_IN_PROGRESS during a run. */
   async restoreCheckpoint(ideaId: string, commit: string): Promise<CheckpointView> {
-    const path = ideaPath(ideaId, `checkpoints/${encodeURIComponent(commit)}/restore`);
-    return (await request(path, CheckpointRestoreResponseSchema, { method: 'POST' })).checkpoint;
+    return (await call('restoreCheckpoint', { params: { id: ideaId, commit } })).checkpoint;
   },
   /** A directory of the project, relative to it (`''` is the project itself). */
   async listFiles(ideaId: string, path: string): Promise<FileListResponse> {
-    return request(ideaPath(ideaId, 'files', { path }), FileListResponseSchema);
+    return call('listFiles', { params: { id: ideaId }, query: { path } });
   },
   /** A file of the project now, or at the checkpoint `at`. */
   async fileContent(ideaId: string, path: string, at?: string): Promise<FileContentResponse> {
-    return request(ideaPath(ideaId, 'files/content', { path, at }), FileContentResponseSchema);
+    return call('fileContent', { params: { id: ideaId }, query: { path, at } });
   },
   /** The checkpoints that changed a file, newest first. */
   async fileHistory(ideaId: string, path: string): Promise<CheckpointView[]> {
-    return (await request(ideaPath(ideaId, 'files/history', { path }), FileHistoryResponseSchema))
-      .checkpoints;
+    return (await call('fileHistory', { params: { id: ideaId }, query: { path } })).checkpoints;
   },
   /** The idea's preview (issue 14); while it runs, with a fresh one-time link to it (each answer a new one). */
   async preview(ideaId: string): Promise<PreviewView> {
-    return request(ideaPath(ideaId, 'preview'), PreviewViewSchema);
+    return call('preview', { params: { id: ideaId } });
   },
   /** PREVIEW_NOT_CONFIGURED (409) until the idea has a preview command and port. */
   async startPreview(ideaId: string): Promise<PreviewView> {
-    return request(ideaPath(ideaId, 'preview/start'), PreviewViewSchema, { method: 'POST' });
+    return call('startPreview', { params: { id: ideaId } });
   },
   async stopPreview(ideaId: string): Promise<PreviewView> {
-    return request(ideaPath(ideaId, 'preview/stop'), PreviewViewSchema, { method: 'POST' });
+    return call('stopPreview', { params: { id: ideaId } });
   },
   /** What the preview's command printed, the newest 256 KiB of it. */
   async previewLog(ideaId: string): Promise<PreviewLogResponse> {
-    return request(ideaPath(ideaId, 'preview/log'), PreviewLogResponseSchema);
+    return call('previewLog', { params: { id: ideaId } });
   },
   /** The ports the idea's processes (a running build's, the preview's) listen on, on its host. */
   async listeningPorts(ideaId: string): Promise<ListeningPort[]> {
-    return (await request(ideaPath(ideaId, 'preview/ports'), ListeningPortsResponseSchema)).ports;
+    return (await call('listeningPorts', { params: { id: ideaId } })).ports;
   },
   /** A one-time link to a preview of a listed port; PREVIEW_PORT_NOT_LISTENING (404) for any other. */
   async previewPortLink(ideaId: string, port: number): Promise<PreviewLinkResponse> {
-    const path = ideaPath(ideaId, `preview/ports/${String(port)}/link`);
-    return request(path, PreviewLinkResponseSchema, { method: 'POST' });
+    return call('previewPortLink', { params: { id: ideaId, port } });
   },
   async hosts(): Promise<HostHealthView[]> {
-    return (await request('/api/hosts', HostsResponseSchema)).hosts;
+    return (await call('hosts')).hosts;
   },
   /** Swaps the token for a session (the cookie, and the key kept here); an ApiError with status 401 if refused. */
   async logIn(token: string): Promise<void> {
-    const answer = await request('/login', LoginResponseSchema, { method: 'POST', body: json({ token }) });
+    const answer = await request('/login', LoginResponseSchema, {
+      method: 'POST',
+      body: JSON.stringify({ token }),
+    });
     storeSessionKey(answer.key);
   },
   /** Resolves when the session is accepted; an ApiError with status 401 when it is missing or wrong. */
   async checkLogin(): Promise<void> {
-    await request('/api/health', undefined);
+    await call('health');
   },
   /** The signed-in browsers (issue 25), newest login first; this one is `current`. */
   async listSessions(): Promise<BrowserSessionView[]> {
-    return (await request('/api/sessions', BrowserSessionListResponseSchema)).sessions;
+    return (await call('listSessions')).sessions;
   },
   /** Signs a browser out, this one included (then its cookie is cleared too). */
   async endSession(id: string): Promise<void> {
-    await request(`/api/sessions/${encodeURIComponent(id)}`, undefined, { method: 'DELETE' });
+    await call('endSession', { params: { id } });
   },
   /** Ends this browser's session on the server and forgets its key. */
   async logOut(): Promise<void> {
-    await request('/api/logout', undefined, { method: 'POST' });
+    await call('logOut');
     clearSessionKey();
   },
 };

@@ -29,7 +29,8 @@ export function findLastAutopilotSeq(events: readonly RelayEvent[]): number | un
 /**
  * The idea's autopilot as the server sees it (`GET /api/ideas/:id/autopilot`), fetched again whenever an
  * `autopilot:*` event arrives on the idea's stream, so the view folds the events the way the server does rather
- * than a second time here. An idea whose history has no such event never had one: no request, so no 404.
+ * than a second time here. An idea whose history has no such event never had one: no request (the answer would be
+ * `{ autopilot: null }`).
  */
 export function useAutopilot(
   ideaId: string,
@@ -44,12 +45,12 @@ export function useAutopilot(
   const lastSeq = findLastAutopilotSeq(events);
 
   // Only the newest answer counts: a slow older one must not overwrite the view a start or a cancel returned.
-  const show = useCallback((next: Promise<AutopilotView>): Promise<boolean> => {
+  const show = useCallback((next: Promise<AutopilotView | null>): Promise<boolean> => {
     loads.current += 1;
     const load = loads.current;
     return next.then(
       (fresh) => {
-        if (load === loads.current) setView(fresh);
+        if (load === loads.current) setView(fresh ?? undefined);
         return true;
       },
       (caught: unknown) => {

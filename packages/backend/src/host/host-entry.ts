@@ -1,0 +1,27 @@
+/**
+ * A host as the configuration names it (server/config.ts reads it from the environment and the hosts file): the
+ * composition root makes a Host of it, the service's host registry keeps it.
+ */
+
+export interface LocalHostEntry {
+  readonly name: string;
+  readonly kind: 'local';
+  /** The host's own `ideasRoot`, else CATALYST_IDEAS_ROOT. `~/` means the host user's home. */
+  readonly ideasRoot: string;
+  readonly claudePath?: string;
+}
+
+export interface SshHostEntry {
+  readonly name: string;
+  readonly kind: 'ssh';
+  readonly address: string;
+  readonly port: number;
+  readonly user: string;
+  readonly privateKeyPath: string;
+  /** A known_hosts line, already checked to parse. */
+  readonly hostKey: string;
+  readonly ideasRoot: string;
+  readonly claudePath?: string;
+}
+
+export type HostEntry = LocalHostEntry | SshHostEntry;

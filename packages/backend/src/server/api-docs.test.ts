@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { API } from '@catalyst/protocol';
+import { describe, expect, it } from 'vitest';
+
+// docs/protocol.md's REST table lists exactly the routes of the contract (protocol api-contract.ts): a route added
+// or removed in one and not the other fails here.
+
+const protocolDoc = readFileSync(new URL('../../../../docs/protocol.md', import.meta.url), 'utf8');
+
+describe('docs/protocol.md', () => {
+  it('lists exactly the contract’s routes in its REST table', () => {
+    const documented = [...protocolDoc.matchAll(/^\| `(GET|POST|PATCH|DELETE) (\/api\/[^`?\s]+)/gm)].map(
+      (match) => `${match[1] ?? ''} ${match[2] ?? ''}`,
+    );
+    const declared = Object.values(API).map((route) => `${route.method} ${route.path}`);
+    expect([...documented].sort()).toEqual([...declared].sort());
+  });
+});

@@ -1,0 +1,561 @@
+import { z } from 'zod';
+import {
+  AutopilotIdSchema,
+  AutopilotResponseSchema,
+  LatestAutopilotResponseSchema,
+  StartAutopilotBodySchema,
+} from './autopilot.ts';
+import {
+  CheckpointDiffResponseSchema,
+  CheckpointListResponseSchema,
+  CheckpointRestoreResponseSchema,
+  FileContentResponseSchema,
+  FileHistoryResponseSchema,
+  FileListResponseSchema,
+} from './checkpoints.ts';
+import type { ErrorCode } from './error-codes.ts';
+import { CreateIdeaBodySchema, IdeaIdSchema, UpdateIdeaBodySchema } from './idea.ts';
+import {
+  ListeningPortsResponseSchema,
+  PreviewLinkResponseSchema,
+  PreviewLogResponseSchema,
+  PreviewPortSchema,
+  PreviewViewSchema,
+} from './previews.ts';
+import { QuestionEventSchema } from './relay-events.ts';
+import {
+  BrowserSessionIdSchema,
+  BrowserSessionListResponseSchema,
+  EventsResponseSchema,
+  HostsResponseSchema,
+  IdeaListResponseSchema,
+  IdeaResponseSchema,
+} from './rest.ts';
+import {
+  DEFAULT_RUN_LIST_LIMIT,
+  MAX_RUN_LIST_LIMIT,
+  MAX_RUN_WAIT_MS,
+  RunIdSchema,
+  RunListResponseSchema,
+  RunResponseSchema,
+  StartRunBodySchema,
+} from './runs.ts';
+
+/**
+ * Catalyst's REST API, every route declared once (issue 27): its method and path, what its path, query and body
+ * hold, what it answers and which error codes it may answer. The server binds its handlers from this list (a route
+ * without a handler, or a handler answering another shape, does not type-check: backend server/api-binding.ts); the
+ * web app and the `catalyst` command build their requests and parse the answers from it (no path written by hand);
+ * `GET /api/openapi.json` is generated from it (openapi.ts). Every answer that is not 2xx is `ApiErrorBody`.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** A path segment `:name`: its schema (from the URL's decoded text) and the sentence a bad one is refused with. */
+export interface PathParam<T = unknown> {
+  readonly schema: z.ZodType<T, string>;
+  readonly invalid: (text: string) => string;
+  readonly description: string;
+}
+
+export interface ApiRoute {
+  readonly method: HttpMethod;
+  /** Absolute, with `:name` segments: `/api/ideas/:id/runs`. */
+  readonly path: `/api/${string}`;
+  readonly summary: string;
+  readonly params?: Readonly<Record<string, PathParam>>;
+  /** The query string's values (text in, typed out). */
+  readonly query?: z.ZodType;
+  readonly body?: z.ZodType;
+  /** The success status; 204 answers no body. */
+  readonly status: 200 | 201 | 202 | 204;
+  readonly response?: z.ZodType;
+  /** What else it may answer, besides what every route may (UNAUTHORIZED, FORBIDDEN_ORIGIN, INTERNAL). */
+  readonly errors: readonly ErrorCode[];
+}
+
+const wholeNumber = (digits: number, what: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^\\d{1,${String(digits)}}$`), `must be ${what}`)
+    .transform(Number);
+
+/** `/api/ideas/:id/events`: the events after `sinceSeq`, oldest first. */
+export const DEFAULT_EVENTS_LIMIT = 1000;
+export const MAX_EVENTS_LIMIT = 10_000;
+export const EventsQuerySchema = z.strictObject({
+  sinceSeq: wholeNumber(15, 'a whole number').default(0),
+  limit: wholeNumber(15, 'a whole number')
+    .pipe(z.int().min(1).max(MAX_EVENTS_LIMIT))
+    .default(DEFAULT_EVENTS_LIMIT),
+});
+export const RunsQuerySchema = z.strictObject({
+  limit: wholeNumber(15, 'a whole number')
+    .pipe(z.int().min(1).max(MAX_RUN_LIST_LIMIT))
+    .default(DEFAULT_RUN_LIST_LIMIT),
+});
+export const RunWaitQuerySchema = z.strictObject({
+  waitMs: wholeNumber(6, 'a whole number of milliseconds').pipe(z.int().max(MAX_RUN_WAIT_MS)).default(0),
+});
+/** Paths are at most 4,096 bytes (the backend's core/project-path.ts); the query's bound only keeps junk out. */
+const ProjectPathSchema = z.string().max(16_384);
+export const FileListQuerySchema = z.strictObject({ path: ProjectPathSchema.default('') });
+export const FileContentQuerySchema = z.strictObject({
+  path: ProjectPathSchema,
+  at: z.string().max(64).optional(),
+});
+export const FileHistoryQuerySchema = z.strictObject({ path: ProjectPathSchema });
+
+export const HealthResponseSchema = z.object({ ok: z.literal(true) });
+export const QuestionListResponseSchema = z.object({ questions: z.array(QuestionEventSchema) });
+export const QuestionResponseSchema = z.object({ question: QuestionEventSchema });
+
+const ideaId: PathParam<string> = {
+  schema: IdeaIdSchema,
+  invalid: () =>
+    'The idea id in the URL is not valid: ids look like idea- followed by 16 lower-case letters and digits.',
+  description: 'idea-<16 lower-case letters and digits>',
+};
+const runId: PathParam<string> = {
+  schema: RunIdSchema,
+  invalid: () => 'The run id in the URL is not valid: run ids look like run-<16 letters and digits>-<uuid>.',
+  description: 'run-<the idea id’s 16 characters>-<uuid>',
+};
+const autopilotId: PathParam<string> = {
+  schema: AutopilotIdSchema,
+  invalid: () =>
+    'The autopilot id in the URL is not valid: autopilot ids look like ap-<16 letters and digits>-<uuid>.',
+  description: 'ap-<the idea id’s 16 characters>-<uuid>',
+};
+const sessionId: PathParam<string> = {
+  schema: BrowserSessionIdSchema,
+  invalid: () =>
+    'The session id in the URL is not valid: ids look like session- followed by 16 lower-case hex digits.',
+  description: 'session-<16 lower-case hex digits>',
+};
+/** Checked by the service: 400 when malformed, 404 when not one of the idea's checkpoints. */
+const commit: PathParam<string> = {
+  schema: z.string(),
+  invalid: () => 'The commit in the URL is not valid.',
+  description: 'a checkpoint’s commit (hex)',
+};
+const port: PathParam<number> = {
+  schema: z
+    .string()
+    .regex(/^\d{1,5}$/)
+    .transform(Number)
+    .pipe(PreviewPortSchema),
+  invalid: (text) => `${JSON.stringify(text)} is not a TCP port.`,
+  description: 'a TCP port, 1 to 65535',
+};
+
+/** Errors of any route that finds an idea by its id on its host. */
+const IDEA: readonly ErrorCode[] = [
+  'INVALID_ARGUMENT',
+  'IDEA_NOT_FOUND',
+  'HOST_UNAVAILABLE',
+  'HOST_TIMED_OUT',
+];
+
+export const API = {
+  health: {
+    method: 'GET',
+    path: '/api/health',
+    summary: 'Whether the token (or session) is accepted.',
+    status: 200,
+    response: HealthResponseSchema,
+    errors: [],
+  },
+  openapi: {
+    method: 'GET',
+    path: '/api/openapi.json',
+    summary: 'This API as an OpenAPI 3.1 document.',
+    status: 200,
+    response: z.record(z.string(), z.unknown()),
+    errors: [],
+  },
+  hosts: {
+    method: 'GET',
+    path: '/api/hosts',
+    summary: 'Every host: reachable or not, and its preflight (where claude is, its version, problems).',
+    status: 200,
+    response: HostsResponseSchema,
+    errors: [],
+  },
+  listSessions: {
+    method: 'GET',
+    path: '/api/sessions',
+    summary: 'The signed-in browsers, newest login first; the requesting one is `current`.',
+    status: 200,
+    response: BrowserSessionListResponseSchema,
+    errors: [],
+  },
+  endSession: {
+    method: 'DELETE',
+    path: '/api/sessions/:id',
+    summary: 'Signs that browser out (its cookie too when it is the requesting one).',
+    params: { id: sessionId },
+    status: 204,
+    errors: ['INVALID_ARGUMENT'],
+  },
+  logOut: {
+    method: 'POST',
+    path: '/api/logout',
+    summary: 'Signs the requesting browser out and clears its cookie; a Bearer client has no session to end.',
+    status: 204,
+    errors: ['INVALID_ARGUMENT'],
+  },
+  listIdeas: {
+    method: 'GET',
+    path: '/api/ideas',
+    summary: 'Every idea on every host, newest activity first.',
+    status: 200,
+    response: IdeaListResponseSchema,
+    errors: [],
+  },
+  createIdea: {
+    method: 'POST',
+    path: '/api/ideas',
+    summary: 'A new idea on a host (the default one unless named).',
+    body: CreateIdeaBodySchema,
+    status: 201,
+    response: IdeaResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND', 'HOST_UNAVAILABLE', 'HOST_TIMED_OUT'],
+  },
+  getIdea: {
+    method: 'GET',
+    path: '/api/ideas/:id',
+    summary: 'One idea.',
+    params: { id: ideaId },
+    status: 200,
+    response: IdeaResponseSchema,
+    errors: IDEA,
+  },
+  updateIdea: {
+    method: 'PATCH',
+    path: '/api/ideas/:id',
+    summary: 'Changes an idea’s title, description or policies.',
+    params: { id: ideaId },
+    body: UpdateIdeaBodySchema,
+    status: 200,
+    response: IdeaResponseSchema,
+    errors: IDEA,
+  },
+  deleteIdea: {
+    method: 'DELETE',
+    path: '/api/ideas/:id',
+    summary: 'Deletes an idea and its folder on its host.',
+    params: { id: ideaId },
+    status: 204,
+    errors: [...IDEA, 'RUN_IN_PROGRESS'],
+  },
+  events: {
+    method: 'GET',
+    path: '/api/ideas/:id/events',
+    summary: 'The idea’s history after `sinceSeq`, oldest first.',
+    params: { id: ideaId },
+    query: EventsQuerySchema,
+    status: 200,
+    response: EventsResponseSchema,
+    errors: IDEA,
+  },
+  startRun: {
+    method: 'POST',
+    path: '/api/ideas/:id/runs',
+    summary: 'Starts a chat or build run.',
+    params: { id: ideaId },
+    body: StartRunBodySchema,
+    status: 202,
+    response: RunResponseSchema,
+    errors: [...IDEA, 'RUN_IN_PROGRESS', 'BUDGET_EXCEEDED', 'SESSION_BUSY'],
+  },
+  listRuns: {
+    method: 'GET',
+    path: '/api/ideas/:id/runs',
+    summary: 'The idea’s runs, newest first.',
+    params: { id: ideaId },
+    query: RunsQuerySchema,
+    status: 200,
+    response: RunListResponseSchema,
+    errors: IDEA,
+  },
+  startAutopilot: {
+    method: 'POST',
+    path: '/api/ideas/:id/autopilot',
+    summary: 'Starts an autopilot: its steps run one after the other.',
+    params: { id: ideaId },
+    body: StartAutopilotBodySchema,
+    status: 202,
+    response: AutopilotResponseSchema,
+    errors: [...IDEA, 'RUN_IN_PROGRESS', 'BUDGET_EXCEEDED'],
+  },
+  latestAutopilot: {
+    method: 'GET',
+    path: '/api/ideas/:id/autopilot',
+    summary: 'The idea’s current or last autopilot; null when it never had one.',
+    params: { id: ideaId },
+    status: 200,
+    response: LatestAutopilotResponseSchema,
+    errors: IDEA,
+  },
+  listQuestions: {
+    method: 'GET',
+    path: '/api/ideas/:id/questions',
+    summary: 'The questions of the idea’s run still waiting for an answer.',
+    params: { id: ideaId },
+    status: 200,
+    response: QuestionListResponseSchema,
+    errors: IDEA,
+  },
+  getQuestion: {
+    method: 'GET',
+    path: '/api/ideas/:id/questions/:questionId',
+    summary: 'One question still waiting for an answer.',
+    params: {
+      id: ideaId,
+      questionId: {
+        schema: z.string(),
+        invalid: () => 'Not a question id.',
+        description: 'the question’s id',
+      } satisfies PathParam<string>,
+    },
+    status: 200,
+    response: QuestionResponseSchema,
+    errors: [...IDEA, 'QUESTION_NOT_FOUND'],
+  },
+  getRun: {
+    method: 'GET',
+    path: '/api/runs/:runId',
+    summary: 'A run; with `waitMs` the answer waits until the run ends or that long passes.',
+    params: { runId },
+    query: RunWaitQuerySchema,
+    status: 200,
+    response: RunResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'RUN_NOT_FOUND', 'HOST_UNAVAILABLE'],
+  },
+  cancelRun: {
+    method: 'POST',
+    path: '/api/runs/:runId/cancel',
+    summary: 'Cancels a run: Claude and everything it started on the host stop.',
+    params: { runId },
+    status: 202,
+    response: RunResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'RUN_NOT_FOUND', 'NO_RUN', 'HOST_UNAVAILABLE'],
+  },
+  getAutopilot: {
+    method: 'GET',
+    path: '/api/autopilots/:autopilotId',
+    summary: 'An autopilot.',
+    params: { autopilotId },
+    status: 200,
+    response: AutopilotResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'AUTOPILOT_NOT_FOUND', 'HOST_UNAVAILABLE'],
+  },
+  cancelAutopilot: {
+    method: 'POST',
+    path: '/api/autopilots/:autopilotId/cancel',
+    summary: 'Cancels an autopilot: the running step is cancelled, the rest skipped.',
+    params: { autopilotId },
+    status: 202,
+    response: AutopilotResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'AUTOPILOT_NOT_FOUND', 'NO_RUN', 'HOST_UNAVAILABLE'],
+  },
+  listCheckpoints: {
+    method: 'GET',
+    path: '/api/ideas/:id/checkpoints',
+    summary: 'The idea’s checkpoints, newest first.',
+    params: { id: ideaId },
+    status: 200,
+    response: CheckpointListResponseSchema,
+    errors: IDEA,
+  },
+  checkpointDiff: {
+    method: 'GET',
+    path: '/api/ideas/:id/checkpoints/:commit/diff',
+    summary: 'What a checkpoint changed against its parent, as a unified diff.',
+    params: { id: ideaId, commit },
+    status: 200,
+    response: CheckpointDiffResponseSchema,
+    errors: [...IDEA, 'CHECKPOINT_NOT_FOUND'],
+  },
+  restoreCheckpoint: {
+    method: 'POST',
+    path: '/api/ideas/:id/checkpoints/:commit/restore',
+    summary: 'The project becomes what it was at a checkpoint, recorded as a new one.',
+    params: { id: ideaId, commit },
+    status: 200,
+    response: CheckpointRestoreResponseSchema,
+    errors: [...IDEA, 'CHECKPOINT_NOT_FOUND', 'RUN_IN_PROGRESS'],
+  },
+  listFiles: {
+    method: 'GET',
+    path: '/api/ideas/:id/files',
+    summary: 'A directory of the project (`` is the project itself).',
+    params: { id: ideaId },
+    query: FileListQuerySchema,
+    status: 200,
+    response: FileListResponseSchema,
+    errors: [...IDEA, 'INVALID_PATH', 'PATH_NOT_FOUND'],
+  },
+  fileContent: {
+    method: 'GET',
+    path: '/api/ideas/:id/files/content',
+    summary: 'A file of the project, now or at a checkpoint (`at`).',
+    params: { id: ideaId },
+    query: FileContentQuerySchema,
+    status: 200,
+    response: FileContentResponseSchema,
+    errors: [...IDEA, 'INVALID_PATH', 'PATH_NOT_FOUND', 'CHECKPOINT_NOT_FOUND'],
+  },
+  fileHistory: {
+    method: 'GET',
+    path: '/api/ideas/:id/files/history',
+    summary: 'The checkpoints that changed a file, newest first.',
+    params: { id: ideaId },
+    query: FileHistoryQuerySchema,
+    status: 200,
+    response: FileHistoryResponseSchema,
+    errors: [...IDEA, 'INVALID_PATH'],
+  },
+  preview: {
+    method: 'GET',
+    path: '/api/ideas/:id/preview',
+    summary: 'The idea’s preview; while it runs, with a fresh one-time link to it.',
+    params: { id: ideaId },
+    status: 200,
+    response: PreviewViewSchema,
+    errors: IDEA,
+  },
+  startPreview: {
+    method: 'POST',
+    path: '/api/ideas/:id/preview/start',
+    summary: 'Starts the idea’s preview command.',
+    params: { id: ideaId },
+    status: 200,
+    response: PreviewViewSchema,
+    errors: [...IDEA, 'PREVIEW_NOT_CONFIGURED'],
+  },
+  stopPreview: {
+    method: 'POST',
+    path: '/api/ideas/:id/preview/stop',
+    summary: 'Stops the idea’s preview and everything it started.',
+    params: { id: ideaId },
+    status: 200,
+    response: PreviewViewSchema,
+    errors: IDEA,
+  },
+  previewLog: {
+    method: 'GET',
+    path: '/api/ideas/:id/preview/log',
+    summary: 'What the preview’s command printed, the newest 256 KiB.',
+    params: { id: ideaId },
+    status: 200,
+    response: PreviewLogResponseSchema,
+    errors: IDEA,
+  },
+  listeningPorts: {
+    method: 'GET',
+    path: '/api/ideas/:id/preview/ports',
+    summary: 'The TCP ports the idea’s running run and its preview listen on, on its host.',
+    params: { id: ideaId },
+    status: 200,
+    response: ListeningPortsResponseSchema,
+    errors: IDEA,
+  },
+  previewPortLink: {
+    method: 'POST',
+    path: '/api/ideas/:id/preview/ports/:port/link',
+    summary: 'A one-time link to a preview of a port the idea’s processes listen on.',
+    params: { id: ideaId, port },
+    status: 200,
+    response: PreviewLinkResponseSchema,
+    errors: [...IDEA, 'PREVIEW_PORT_NOT_LISTENING', 'PORT_UNREACHABLE'],
+  },
+} as const satisfies Record<string, ApiRoute>;
+
+export type Api = typeof API;
+export type ApiRouteName = keyof Api;
+
+type ParamsSpec<R> = R extends { params: infer P } ? P : Record<string, never>;
+/** What a client puts in the path: text (or a port's number), encoded by apiPath. */
+export type ApiParams<R> = { readonly [K in keyof ParamsSpec<R>]: string | number };
+/** The path's values as a handler gets them, parsed. */
+export type ApiParsedParams<R> = {
+  readonly [K in keyof ParamsSpec<R>]: ParamsSpec<R>[K] extends PathParam<infer T> ? T : never;
+};
+/** A client's query: each value as text or a number, an undefined one left out. */
+export type ApiQuery<R> = R extends { query: z.ZodType }
+  ? { readonly [K in keyof z.input<R['query']>]?: string | number | undefined }
+  : undefined;
+export type ApiParsedQuery<R> = R extends { query: z.ZodType } ? z.output<R['query']> : undefined;
+export type ApiBody<R> = R extends { body: z.ZodType } ? z.input<R['body']> : undefined;
+export type ApiParsedBody<R> = R extends { body: z.ZodType } ? z.output<R['body']> : undefined;
+/** What the route answers, as a client reads it (undefined for 204). */
+export type ApiResponse<R> = R extends { response: z.ZodType } ? z.output<R['response']> : undefined;
+/** What a handler returns for it: the response's input side (nothing for 204). */
+export type ApiAnswer<R> = R extends { response: z.ZodType } ? z.input<R['response']> : undefined;
+
+/** A request as a client sends it: the route's path values, query and body, each only when it has them. */
+export type ApiRequest<R> = (R extends { params: object }
+  ? { params: ApiParams<R> }
+  : { params?: undefined }) &
+  (R extends { query: z.ZodType } ? { query?: ApiQuery<R> } : { query?: undefined }) &
+  (R extends { body: z.ZodType } ? { body: ApiBody<R> } : { body?: undefined });
+
+/** The route's path with its values encoded, and the query's defined values appended. */
+export function apiPath(
+  route: ApiRoute,
+  request: { params?: object | undefined; query?: object | undefined } = {},
+): string {
+  const values = (request.params ?? {}) as Record<string, string | number>;
+  const path = route.path.replace(/:([A-Za-z]+)/g, (_segment, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`${route.method} ${route.path}: no value for :${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const search = new URLSearchParams();
+  const query = (request.query ?? {}) as Record<string, string | number | undefined>;
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) search.set(name, String(value));
+  }
+  return search.size === 0 ? path : `${path}?${search.toString()}`;
+}
+
+/** The HTTP status each error code is answered with; 500 for every code without a more precise one. */
+const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  INVALID_ARGUMENT: 400,
+  UNSAFE_ARGUMENT: 400,
+  INVALID_FRAME: 400,
+  COMMAND_TOO_LONG: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN_ORIGIN: 403,
+  IDEA_NOT_FOUND: 404,
+  HOST_NOT_FOUND: 404,
+  QUESTION_NOT_FOUND: 404,
+  PERMISSION_REQUEST_NOT_FOUND: 404,
+  RUN_NOT_FOUND: 404,
+  AUTOPILOT_NOT_FOUND: 404,
+  CHECKPOINT_NOT_FOUND: 404,
+  INVALID_PATH: 400,
+  PATH_NOT_FOUND: 404,
+  PREVIEW_NOT_CONFIGURED: 409,
+  PREVIEW_PORT_NOT_LISTENING: 404,
+  PORT_UNREACHABLE: 502,
+  RUN_IN_PROGRESS: 409,
+  NO_RUN: 409,
+  SESSION_BUSY: 409,
+  BUDGET_EXCEEDED: 409,
+  FRAME_TOO_LARGE: 413,
+  HOST_UNAVAILABLE: 503,
+  SSH_CONNECT_FAILED: 503,
+  SSH_AUTH_FAILED: 503,
+  SSH_HOST_KEY_MISMATCH: 503,
+  SSH_HOST_KEY_MISSING: 503,
+  CONNECTION_LOST: 503,
+  // The host took a file call but did not answer it in time (a FIFO's open(), a hung disk): a gateway's timeout.
+  HOST_TIMED_OUT: 504,
+};
+
+export function statusForCode(code: ErrorCode): number {
+  return STATUS_BY_CODE[code] ?? 500;
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { API, statusForCode, type ApiRoute } from './api-contract.ts';
+import type { ErrorCode } from './error-codes.ts';
+import { ApiErrorBodySchema } from './rest.ts';
+
+/**
+ * The API contract (api-contract.ts) as an OpenAPI 3.1 document, served at `GET /api/openapi.json`: every route with
+ * its path and query parameters, its body, its answer and the error codes it may answer, each schema as zod's JSON
+ * Schema (draft 2020-12, OpenAPI 3.1's own). Request parts are described as they are sent (text in a query), answers
+ * as they are read.
+ */
+
+type JsonSchema = Record<string, unknown>;
+
+/** What every route under /api may answer besides its own errors. */
+const EVERY_ROUTE: readonly ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN_ORIGIN', 'INTERNAL'];
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  return rest;
+}
+
+function parametersOf(route: ApiRoute): JsonSchema[] {
+  const path = Object.entries(route.params ?? {}).map(([name, param]) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: param.description,
+    schema: { type: 'string' },
+  }));
+  if (route.query === undefined) return path;
+  const query = jsonSchema(route.query, 'input');
+  const properties = (query['properties'] ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((query['required'] ?? []) as string[]);
+  return [
+    ...path,
+    ...Object.entries(properties).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: required.has(name),
+      schema,
+    })),
+  ];
+}
+
+function responsesOf(route: ApiRoute): Record<string, JsonSchema> {
+  const responses: Record<string, JsonSchema> = {};
+  responses[String(route.status)] =
+    route.response === undefined
+      ? { description: 'Done; no body.' }
+      : {
+          description: route.summary,
+          content: { 'application/json': { schema: jsonSchema(route.response, 'output') } },
+        };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...route.errors, ...EVERY_ROUTE]) {
+    const status = statusForCode(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: `error.code: ${[...new Set(codes)].join(', ')}`,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+    };
+  }
+  return responses;
+}
+
+/** `/api/ideas/:id` → `/api/ideas/{id}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z]+)/g, '{$1}');
+}
+
+export function openApiDocument(routes: Readonly<Record<string, ApiRoute>> = API): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const [name, route] of Object.entries(routes)) {
+    const operation: JsonSchema = {
+      operationId: name,
+      summary: route.summary,
+      parameters: parametersOf(route),
+      responses: responsesOf(route),
+    };
+    if (route.body !== undefined) {
+      operation['requestBody'] = {
+        required: true,
+        content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+      };
+    }
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Catalyst',
+      version: '1',
+      description:
+        'Ideas, chats and builds with Claude on your own VM. Authenticate with `Authorization: Bearer <token>`.',
+    },
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: { ApiError: jsonSchema(ApiErrorBodySchema, 'output') },
+    },
+  };
+}
