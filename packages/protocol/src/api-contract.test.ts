@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { API, apiPath, statusForCode, type ApiRoute } from './api-contract.ts';
 import { openApiDocument, openApiPath } from './openapi.ts';
+import { ClientFrameSchema } from './ws-frames.ts';
 
 const routes: [string, ApiRoute][] = Object.entries(API);
 
@@ -89,6 +90,14 @@ describe('the OpenAPI document', () => {
     ]);
     const operations = Object.values(document.paths).flatMap((methods) => Object.keys(methods));
     expect(operations).toHaveLength(routes.length);
+  });
+
+  it('describes the WebSocket’s frames, each client frame type among them', () => {
+    const document = openApiDocument() as { components: { schemas: Record<string, unknown> } };
+    const clientTypes = JSON.stringify(document.components.schemas['ClientFrame']);
+    for (const option of ClientFrameSchema.options)
+      expect(clientTypes).toContain(`"${option.shape.type.value}"`);
+    expect(JSON.stringify(document.components.schemas['ServerFrame'])).toContain('"subscribed"');
   });
 
   it('describes each error answer by the codes it may carry', () => {

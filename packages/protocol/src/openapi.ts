@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { API, statusForCode, type ApiRoute } from './api-contract.ts';
 import type { ErrorCode } from './error-codes.ts';
 import { ApiErrorBodySchema } from './rest.ts';
+import { ClientFrameSchema, ServerFrameSchema } from './ws-frames.ts';
 
 /**
  * The API contract (api-contract.ts) as an OpenAPI 3.1 document, served at `GET /api/openapi.json`: every route with
  * its path and query parameters, its body, its answer and the error codes it may answer, each schema as zod's JSON
  * Schema (draft 2020-12, OpenAPI 3.1's own). Request parts are described as they are sent (text in a query), answers
- * as they are read.
+ * as they are read. The WebSocket `/ws` is not a REST route: its frames are in the components (`ClientFrame`, what a
+ * client sends; `ServerFrame`, what it receives), named by `x-websocket`.
  */
 
 type JsonSchema = Record<string, unknown>;
@@ -101,7 +103,18 @@ export function openApiDocument(routes: Readonly<Record<string, ApiRoute>> = API
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { ApiError: jsonSchema(ApiErrorBodySchema, 'output') },
+      schemas: {
+        ApiError: jsonSchema(ApiErrorBodySchema, 'output'),
+        ClientFrame: jsonSchema(ClientFrameSchema, 'input'),
+        ServerFrame: jsonSchema(ServerFrameSchema, 'output'),
+      },
+    },
+    'x-websocket': {
+      path: '/ws',
+      description:
+        'JSON text frames, same authentication; the client sends ClientFrame, the server sends ServerFrame (docs/protocol.md).',
+      clientFrame: { $ref: '#/components/schemas/ClientFrame' },
+      serverFrame: { $ref: '#/components/schemas/ServerFrame' },
     },
   };
 }
