@@ -1,5 +1,5 @@
 import type { Api } from '@catalyst/protocol';
-import type { IdeaService } from '../service/idea-service.ts';
+import type { FilesPort } from '../service/idea-service.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
 /**
@@ -11,7 +11,7 @@ import type { ApiHandlers } from './api-binding.ts';
 type FileRoutes =
   'listCheckpoints' | 'checkpointDiff' | 'restoreCheckpoint' | 'listFiles' | 'fileContent' | 'fileHistory';
 
-export function fileHandlers(service: IdeaService): ApiHandlers<Pick<Api, FileRoutes>> {
+export function fileHandlers(service: FilesPort): ApiHandlers<Pick<Api, FileRoutes>> {
   return {
     listCheckpoints: async ({ params }) => ({ checkpoints: await service.listCheckpoints(params.id) }),
     checkpointDiff: ({ params }) => service.checkpointDiff(params.id, params.commit),

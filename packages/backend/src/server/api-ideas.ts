@@ -1,6 +1,6 @@
 import type { Api, QuestionEvent, RelayEvent } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
-import type { IdeaService } from '../service/idea-service.ts';
+import type { HostsPort, IdeasPort, RunsPort } from '../service/idea-service.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
 /** /api/ideas and /api/hosts: ideas, their history and the questions waiting in their runs. */
@@ -16,7 +16,9 @@ type IdeaRoutes =
   | 'listQuestions'
   | 'getQuestion';
 
-export function ideaHandlers(service: IdeaService): ApiHandlers<Pick<Api, IdeaRoutes>> {
+export function ideaHandlers(
+  service: IdeasPort & HostsPort & Pick<RunsPort, 'pendingPrompts'>,
+): ApiHandlers<Pick<Api, IdeaRoutes>> {
   return {
     hosts: async () => ({ hosts: await service.hosts() }),
     listIdeas: async () => ({ ideas: await service.listIdeas() }),

@@ -1,5 +1,5 @@
 import type { Api } from '@catalyst/protocol';
-import type { IdeaService } from '../service/idea-service.ts';
+import type { PreviewsPort } from '../service/idea-service.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { ApiHandlers } from './api-binding.ts';
 type PreviewRoutes =
   'preview' | 'startPreview' | 'stopPreview' | 'previewLog' | 'listeningPorts' | 'previewPortLink';
 
-export function previewHandlers(service: IdeaService): ApiHandlers<Pick<Api, PreviewRoutes>> {
+export function previewHandlers(service: PreviewsPort): ApiHandlers<Pick<Api, PreviewRoutes>> {
   return {
     preview: ({ params }, { request }) => service.preview(params.id, request.headers.host),
     startPreview: ({ params }, { request }) => service.startPreview(params.id, request.headers.host),

@@ -1,5 +1,5 @@
 import type { Api } from '@catalyst/protocol';
-import type { IdeaService } from '../service/idea-service.ts';
+import type { AutopilotsPort, RunsPort } from '../service/idea-service.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
 /**
@@ -17,7 +17,7 @@ type RunRoutes =
   | 'getAutopilot'
   | 'cancelAutopilot';
 
-export function runHandlers(service: IdeaService): ApiHandlers<Pick<Api, RunRoutes>> {
+export function runHandlers(service: RunsPort & AutopilotsPort): ApiHandlers<Pick<Api, RunRoutes>> {
   return {
     startRun: async ({ params, body }) => {
       const { mode, message, maxBudgetUsd } = body;

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { MAX_CLIENT_FRAME_BYTES } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { IdeaService } from '../service/idea-service.ts';
+import type { WsService } from '../service/idea-service.ts';
 import type { Auth } from './auth.ts';
 import { startWsSession, type WsSession } from './ws-session.ts';
 import { closeOnSignOut } from './ws-sign-out.ts';
@@ -28,7 +28,7 @@ const CLOSE_GRACE_MS = 1000;
 
 export interface WsHubOptions {
   server: Server;
-  service: IdeaService;
+  service: WsService;
   auth: Auth;
   logger: Logger;
   /** A client whose unsent bytes pass this is closed with 4008. */

@@ -2,7 +2,7 @@ import { statusForCode, type ClientFrame, type ErrorFrame, type ServerFrame } fr
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
 import { isCatalystError } from '../core/catalyst-error.ts';
-import type { IdeaService } from '../service/idea-service.ts';
+import type { WsService } from '../service/idea-service.ts';
 import { INTERNAL_MESSAGE } from './http-errors.ts';
 import { parseClientFrame } from './ws-frame-parse.ts';
 import { createSubscriptionSet, type SubscriptionSet } from './ws-subscriptions.ts';
@@ -18,7 +18,7 @@ export const SLOW_CLIENT_CLOSE_REASON = 'too slow: fell behind';
 
 export interface WsSessionOptions {
   socket: WebSocket;
-  service: IdeaService;
+  service: WsService;
   logger: Logger;
   maxBufferedBytes: number;
 }
@@ -131,7 +131,7 @@ function createSender(
 /** Success is silent: the run's own events (run:started, run:ended) reach every subscriber of the idea. */
 async function handleFrame(
   frame: ClientFrame,
-  context: { service: IdeaService; subscriptions: SubscriptionSet },
+  context: { service: WsService; subscriptions: SubscriptionSet },
 ): Promise<void> {
   switch (frame.type) {
     case 'subscribe':

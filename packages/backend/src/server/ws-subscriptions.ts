@@ -1,6 +1,6 @@
 import type { ClientFrame, IdeaId, ServerFrame, SubscribedFrame } from '@catalyst/protocol';
 import type { Logger } from 'pino';
-import type { IdeaListener, IdeaService, IdeaSubscription } from '../service/idea-service.ts';
+import type { IdeaListener, IdeaSubscription, WsService } from '../service/idea-service.ts';
 
 /**
  * One connection's subscriptions, at most one per idea. Subscribing an idea again replaces the previous
@@ -18,7 +18,7 @@ export interface SubscriptionSet {
 }
 
 export interface SubscriptionSetOptions {
-  service: IdeaService;
+  service: WsService;
   logger: Logger;
   /** Live frames (relay events and live-only text): past the session's buffer bound the client is dropped as too slow. */
   send: (frame: ServerFrame) => void;
@@ -92,7 +92,7 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
  * `lastSeq`, which is the newest event's.
  */
 async function replayHistory(
-  context: { service: IdeaService; sendPaced: (frame: ServerFrame) => Promise<void>; slot: Slot },
+  context: { service: WsService; sendPaced: (frame: ServerFrame) => Promise<void>; slot: Slot },
   frame: SubscribeFrame,
 ): Promise<{ replayedUpTo: number; isReset: boolean }> {
   const asked = frame.sinceSeq ?? 0;

@@ -44,7 +44,14 @@ export type IdeaListener = (frame: RelayEvent | LiveFrame) => void;
 /** A host as `GET /api/hosts` shows it (protocol rest.ts). */
 export type HostHealth = HostHealthView;
 
-export interface IdeaService {
+/**
+ * The service by capability: each edge (a group of REST handlers, the WebSocket session) depends on the ports it
+ * serves, so a test double of one is as small as that capability. `IdeaService` is all of them, which
+ * `CatalystService` implements today.
+ */
+
+/** Ideas and their history: what the list, an idea's page and a subscription read. */
+export interface IdeasPort {
   listIdeas(): Promise<IdeaView[]>;
   getIdea(id: string): Promise<IdeaView>;
   createIdea(body: CreateIdeaBody): Promise<IdeaView>;
@@ -64,6 +71,10 @@ export interface IdeaService {
    * their place among the live events; those that came before are not replayed.
    */
   subscribe(id: string, sinceSeq: number, listener: IdeaListener): Promise<IdeaSubscription>;
+}
+
+/** Runs: starting, following and stopping them, and the prompts (questions, permissions) they wait on. */
+export interface RunsPort {
   /** Starts a chat or build run; RUN_IN_PROGRESS (with the run's id in its details) when the idea has one. */
   startRun(
     id: string,
@@ -82,14 +93,28 @@ export interface IdeaService {
   listRuns(id: string, limit: number): Promise<RunView[]>;
   /** Stops that run: RUN_NOT_FOUND, or NO_RUN when it is not running here. */
   cancelRunById(runId: string): Promise<RunView>;
+  /** The prompts of the idea's run still waiting for a person (empty without a run). */
+  pendingPrompts(id: string): Promise<RelayEvent[]>;
+  /** QUESTION_NOT_FOUND (and nothing changes) unless the question is pending in the idea's run. */
+  answerQuestion(id: string, questionId: string, answers: SubmittedAnswers): Promise<void>;
+  dismissQuestion(id: string, questionId: string): Promise<void>;
+  /** PERMISSION_REQUEST_NOT_FOUND unless the request is pending in the idea's run. */
+  answerPermission(id: string, requestId: string, decision: PermissionDecision): Promise<void>;
+}
+
+/** Autopilots (issue 12): an idea's runs one after the other. */
+export interface AutopilotsPort {
   /** Starts an autopilot on the idea; RUN_IN_PROGRESS while it has a run or an autopilot. */
   startAutopilot(id: string, body: StartAutopilotBody): Promise<AutopilotView>;
-  /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND when it never had one. */
-  /** Null when the idea never had one. */
+  /** The idea's current or last autopilot; null when it never had one. */
   latestAutopilot(id: string): Promise<AutopilotView | null>;
   getAutopilot(autopilotId: string): Promise<AutopilotView>;
   /** Cancels its running step, and skips the rest; NO_RUN once it has ended. */
   cancelAutopilot(autopilotId: string): Promise<AutopilotView>;
+}
+
+/** Checkpoints and the project's files (issue 13). */
+export interface FilesPort {
   /** The idea's checkpoints, newest first (issue 13). */
   listCheckpoints(id: string): Promise<CheckpointView[]>;
   /** CHECKPOINT_NOT_FOUND unless `commit` is one of the idea's checkpoints; INVALID_ARGUMENT when malformed. */
@@ -102,6 +127,10 @@ export interface IdeaService {
   fileContent(id: string, path: string, at?: string): Promise<FileContentResponse>;
   /** The checkpoints that changed the file, newest first. */
   fileHistory(id: string, path: string): Promise<CheckpointView[]>;
+}
+
+/** Previews (issue 14): the idea's dev server, its log, and links to the ports its processes listen on. */
+export interface PreviewsPort {
   /** The idea's preview (issue 14); `requestHost` is the Host the API was reached at, for the link. */
   preview(id: string, requestHost?: string): Promise<PreviewView>;
   /** PREVIEW_NOT_CONFIGURED without a command and a port. */
@@ -111,12 +140,15 @@ export interface IdeaService {
   listeningPorts(id: string): Promise<ListeningPort[]>;
   /** PREVIEW_PORT_NOT_LISTENING unless a process of the idea listens on `port`. */
   previewPortLink(id: string, port: number, requestHost?: string): Promise<PreviewLinkResponse>;
-  hosts(): Promise<HostHealth[]>;
-  /** The prompts of the idea's run still waiting for a person (empty without a run). */
-  pendingPrompts(id: string): Promise<RelayEvent[]>;
-  /** QUESTION_NOT_FOUND (and nothing changes) unless the question is pending in the idea's run. */
-  answerQuestion(id: string, questionId: string, answers: SubmittedAnswers): Promise<void>;
-  dismissQuestion(id: string, questionId: string): Promise<void>;
-  /** PERMISSION_REQUEST_NOT_FOUND unless the request is pending in the idea's run. */
-  answerPermission(id: string, requestId: string, decision: PermissionDecision): Promise<void>;
 }
+
+/** The configured hosts, each reachable or not, with its preflight. */
+export interface HostsPort {
+  hosts(): Promise<HostHealth[]>;
+}
+
+export interface IdeaService
+  extends IdeasPort, RunsPort, AutopilotsPort, FilesPort, PreviewsPort, HostsPort {}
+
+/** What the WebSocket serves: subscriptions to ideas, and runs with their prompts. */
+export type WsService = IdeasPort & RunsPort;
