@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  CHECKPOINT_SCRIPT,
-  RESTORE_SCRIPT,
+  CHECKPOINT_GIT_SCRIPT,
   checkpointMessage,
   fileAtCommand,
   gitCommand,
@@ -132,6 +131,7 @@ describe('gitCommand', () => {
     const command = fileAtCommand('0123456789abcdef0123456789abcdef01234567', 'secret plans/launch.md', 1024);
     expect(command.argv.slice(3)).toEqual([
       'catalyst-git',
+      'file-at',
       '0123456789abcdef0123456789abcdef01234567',
       '1024',
     ]);
@@ -141,8 +141,8 @@ describe('gitCommand', () => {
   });
 
   it("keeps the person's words off every command line (ps shows them to every user): they go on stdin", () => {
-    for (const script of [CHECKPOINT_SCRIPT, RESTORE_SCRIPT]) {
-      const command = gitCommand(script, ['', '1'], message);
+    for (const action of ['checkpoint', 'restore'] as const) {
+      const command = gitCommand(action, ['', '1'], message);
       const wrapper = renderRunWrapper({
         argv: command.argv,
         cwd: '/home/someone/catalyst/ideas/idea-a/project',
@@ -154,7 +154,7 @@ describe('gitCommand', () => {
         expect(shown).not.toContain('launch');
         expect(shown).not.toContain('Tell nobody');
       }
-      expect(command.argv.slice(3)).toEqual(['catalyst-git', '', '1']);
+      expect(command.argv.slice(3)).toEqual(['catalyst-git', action, '', '1']);
       // One line a run takes on its stdin (RunHandle.writeLine): a JSON object without a newline.
       expect(command.input).toHaveLength(1);
       expect(command.input[0]).toMatch(/^\{[^\n]*\}$/);
@@ -167,8 +167,8 @@ describe('gitCommand', () => {
   });
 
   it('gives a command without a message no input', () => {
-    expect(gitCommand('true', ['a', 'b'])).toEqual({
-      argv: ['/bin/sh', '-c', 'true', 'catalyst-git', 'a', 'b'],
+    expect(gitCommand('diff', ['a', 'b', '9'])).toEqual({
+      argv: ['/bin/sh', '-c', CHECKPOINT_GIT_SCRIPT, 'catalyst-git', 'diff', 'a', 'b', '9'],
       input: [],
     });
   });

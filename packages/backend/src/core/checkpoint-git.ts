@@ -1,5 +1,6 @@
 import { MAX_CHECKPOINT_FILES, type CheckpointChange, type CheckpointKind } from '@catalyst/protocol';
 import { parseRawNumstat } from './git-diff-stat.ts';
+import { VM_SCRIPTS } from './vm-scripts.generated.ts';
 
 /**
  * The git commands of a checkpoint (issue 13), as `/bin/sh -c` scripts run on the host in the idea's `project/`
@@ -58,121 +59,14 @@ export const LEFT_OUT_FOLDERS = [
   '.cache',
   '.gradle',
 ];
-const ADD_ALL = `G add -A -- . ${LEFT_OUT_FOLDERS.map((name) => `':(exclude,glob)**/${name}/**'`).join(' ')}`;
-
-const PRELUDE = [
-  'set -u',
-  "command -v git >/dev/null 2>&1 || { echo '@@NOGIT'; exit 0; }",
-  'G() { git -c core.hooksPath=/dev/null -c commit.gpgsign=false -c core.fsmonitor=false -c gc.auto=0 ' +
-    '-c maintenance.auto=false -c core.quotepath=false -c advice.detachedHead=false "$@"; }',
-  'fail() { printf \'@@FAIL=%s\\n\' "$1"; exit 3; }',
-  // project/ replaced by a symlink (to ~, say) must not make Catalyst commit or restore elsewhere.
-  '[ "$(pwd -P)" = "$(cd "$GIT_CEILING_DIRECTORIES" && pwd -P)/project" ] || fail \'project/ is not a folder of its own\'',
-  // Catalyst's git runs only while the idea has no run, whose processes are all stopped: an index.lock now was left
-  // by a git that was killed, and would block every checkpoint.
-  "[ -f .git/index.lock ] && rm -f .git/index.lock && echo '@@STALELOCK'",
-  // The commit message: the first line of stdin, `{"octal":"<byte> <byte> …"}` (gitCommand), made into a printf
-  // format of `\ooo` escapes (POSIX printf has them; no `%` can be in it).
-  'read_message() {',
-  "  IFS= read -r cr_in || fail 'reading the commit message from stdin'",
-  '  cr_in=${cr_in#*:\\"}; cr_in=${cr_in%\\"*}',
-  "  case $cr_in in ''|*[!0-7\\ ]*) fail 'reading the commit message from stdin' ;; esac",
-  "  cr_msg=''",
-  '  for cr_o in $cr_in; do cr_msg="$cr_msg\\\\$cr_o"; done',
-  '}',
-  // What changed from $1 (a commit, or empty: the empty tree) to $2: one pass, --raw then --numstat, -z.
-  'stat_of() {',
-  '  cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
-  "  printf '@@STAT\\n'",
-  '  G diff-tree -r -z -M --raw --numstat --no-ext-diff --no-textconv "$cr_b" "$2" -- || fail "git diff-tree"',
-  '}',
-  // Commits the index on top of HEAD (none when unborn) with the message read_message read, without hooks or a
-  // porcelain's work: the commit is `cr_c`.
-  'commit_index() {',
-  "  cr_t=$(G write-tree) || fail 'git write-tree'",
-  "  cr_h=$(G rev-parse -q --verify HEAD) || cr_h=''",
-  '  if [ -n "$cr_h" ]; then',
-  '    cr_c=$(printf "$cr_msg\\n" | G commit-tree "$cr_t" -p "$cr_h") || fail \'git commit-tree\'',
-  '  else',
-  '    cr_c=$(printf "$cr_msg\\n" | G commit-tree "$cr_t") || fail \'git commit-tree\'',
-  '  fi',
-  '  G update-ref -m \'catalyst: checkpoint\' HEAD "$cr_c" "$cr_h" || fail \'git update-ref\'',
-  // A ref of its own: Claude's own reset or amend can leave the branch elsewhere, and gc never prunes it then.
-  '  G update-ref "refs/catalyst/$cr_c" "$cr_c" || fail \'git update-ref\'',
-  '}',
-];
-
 /**
- * A checkpoint: the commit message on stdin, `$1` the last checkpoint (empty for none), `$2` `1` to commit even when
- * nothing changed since `$1` (the idea's first checkpoint). `git init` only when `project/` has no `.git` of its
- * own. `@@LOSTBASE` when the repository no longer has `$1` (the change is then counted from nothing). Prints
- * `@@SAME` when there is nothing to record, else `@@COMMIT=` and what changed since `$1`.
+ * The script of every checkpoint command (packages/backend/vm/checkpoint-git.sh), one action each: `checkpoint`
+ * (`$1` the last checkpoint or empty, `$2` `1` to commit even when nothing changed; message on stdin), `restore` (`$1`
+ * the commit, `$2` the last checkpoint; message on stdin), `diff` (`$1` from or empty, `$2` to, `$3` the most bytes),
+ * `file-at` (`$1` the commit, `$2` the most bytes; the path on stdin). It prints `@@` lines (parseGitOutput).
  */
-export const CHECKPOINT_SCRIPT = [
-  ...PRELUDE,
-  'read_message',
-  "[ -e .git ] || { G init -q . >/dev/null || fail 'git init'; }",
-  // The last checkpoint is gone (Claude made a new repository): counted from nothing, and said so.
-  'if [ -n "$1" ] && ! G cat-file -e "$1^{commit}" 2>/dev/null; then set -- \'\' 1; echo \'@@LOSTBASE\'; fi',
-  `${ADD_ALL} || fail 'git add'`,
-  'if [ -n "$1" ] && [ "$2" != 1 ]; then',
-  "  cr_t=$(G write-tree) || fail 'git write-tree'",
-  '  [ "$cr_t" = "$(G rev-parse -q --verify "$1^{tree}")" ] && { echo \'@@SAME\'; exit 0; }',
-  'fi',
-  'commit_index',
-  'printf \'@@COMMIT=%s\\n\' "$cr_c"',
-  'stat_of "$1" "$cr_c"',
-].join('\n');
-
-/**
- * A restore: `project/` becomes exactly the tree of `$1` (files git tracks there; ignored files stay), recorded as a
- * new commit with the message on stdin; `$2` is the last checkpoint, which the change is counted against. The
- * caller makes a checkpoint of changes made outside a build first, so nothing is lost.
- */
-export const RESTORE_SCRIPT = [
-  ...PRELUDE,
-  'read_message',
-  "[ -e .git ] || fail 'project/ has no git repository'",
-  'G cat-file -e "$1^{commit}" 2>/dev/null || { echo \'@@NOTFOUND\'; exit 0; }',
-  `${ADD_ALL} || fail 'git add'`,
-  'G read-tree -u --reset "$1" || fail \'git read-tree\'',
-  'commit_index',
-  'printf \'@@COMMIT=%s\\n\' "$cr_c"',
-  'stat_of "$2" "$cr_c"',
-].join('\n');
-
-/** The unified diff from `$1` (empty: the empty tree) to `$2`, cut after `$3` bytes (binary files only named). */
-export const DIFF_SCRIPT = [
-  ...PRELUDE,
-  "[ -e .git ] || fail 'project/ has no git repository'",
-  'cr_b=$1; [ -n "$cr_b" ] || cr_b=$(G hash-object -t tree /dev/null) || fail "git hash-object"',
-  // Checked before the pipe, whose status is head's.
-  'G cat-file -e "$cr_b" 2>/dev/null && G cat-file -e "$2" 2>/dev/null || { echo \'@@NOTFOUND\'; exit 0; }',
-  "printf '@@DIFF\\n'",
-  // The prefixes pinned: a repository's own diff.noprefix or diff.mnemonicPrefix would change them.
-  'G diff --no-ext-diff --no-textconv --no-color --src-prefix=a/ --dst-prefix=b/ -M "$cr_b" "$2" -- | head -c "$3"',
-].join('\n');
-
-/**
- * A file at a commit: `$1` the commit, `$2` its path in the tree (no leading `./`), `$3` the most bytes wanted.
- * `@@MISSING` when the commit has no such path, `@@TYPE=` when it is no file, else `@@SIZE=` and (when at most `$3`
- * bytes) `@@DATA` followed by the bytes.
- */
-export const FILE_AT_SCRIPT = [
-  ...PRELUDE,
-  "[ -e .git ] || fail 'project/ has no git repository'",
-  // The file's path comes on stdin like a commit message (a name can say as much as a message: never in argv); the
-  // `x` keeps a path's trailing newlines from the command substitution.
-  'read_message',
-  'cr_p=$(printf "$cr_msg"; printf x); cr_p=${cr_p%x}',
-  'cr_t=$(G cat-file -t "$1:$cr_p" 2>/dev/null) || { echo \'@@MISSING\'; exit 0; }',
-  '[ "$cr_t" = blob ] || { printf \'@@TYPE=%s\\n\' "$cr_t"; exit 0; }',
-  'cr_s=$(G cat-file -s "$1:$cr_p") || fail \'git cat-file -s\'',
-  'printf \'@@SIZE=%s\\n\' "$cr_s"',
-  '[ "$cr_s" -le "$2" ] || exit 0',
-  "printf '@@DATA\\n'",
-  'G cat-file blob "$1:$cr_p"',
-].join('\n');
+export const CHECKPOINT_GIT_SCRIPT = VM_SCRIPTS['checkpoint-git'];
+export type GitAction = 'checkpoint' | 'restore' | 'diff' | 'file-at';
 
 /** A checkpoint command: the argv of `/bin/sh -c` and the lines its stdin gets. */
 export interface GitCommand {
@@ -181,20 +75,20 @@ export interface GitCommand {
 }
 
 /**
- * `message` (for the scripts that commit, and FILE_AT_SCRIPT's path) goes on stdin as one JSON line, its UTF-8
- * bytes in octal, which a POSIX shell turns back into bytes without any tool (read_message); `args` are the
- * script's positional arguments, which `ps` shows every user of the VM: commits and numbers only.
+ * `message` (for the actions that commit, and `file-at`'s path) goes on stdin as one JSON line, its UTF-8 bytes in
+ * octal, which a POSIX shell turns back into bytes without any tool (read_message); `args` are the action's
+ * positional arguments, which `ps` shows every user of the VM: commits and numbers only.
  */
-export function gitCommand(script: string, args: readonly string[], message?: string): GitCommand {
-  const argv = ['/bin/sh', '-c', script, 'catalyst-git', ...args];
+export function gitCommand(action: GitAction, args: readonly string[], message?: string): GitCommand {
+  const argv = ['/bin/sh', '-c', CHECKPOINT_GIT_SCRIPT, 'catalyst-git', action, ...args];
   if (message === undefined) return { argv, input: [] };
   const octal = [...Buffer.from(message, 'utf8')].map((byte) => byte.toString(8).padStart(3, '0'));
   return { argv, input: [JSON.stringify({ octal: octal.join(' ') })] };
 }
 
-/** FILE_AT_SCRIPT for `path` (project-relative, checked) at `commit`: the path on stdin, never in argv. */
+/** `file-at` for `path` (project-relative, checked) at `commit`: the path on stdin, never in argv. */
 export function fileAtCommand(commit: string, path: string, maxBytes: number): GitCommand {
-  return gitCommand(FILE_AT_SCRIPT, [commit, String(maxBytes)], path);
+  return gitCommand('file-at', [commit, String(maxBytes)], path);
 }
 
 /** What a checkpoint command printed, read: its `@@KEY=value` lines before the data, and the data's bytes. */

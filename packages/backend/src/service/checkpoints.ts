@@ -12,10 +12,7 @@ import {
 } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import {
-  CHECKPOINT_SCRIPT,
-  DIFF_SCRIPT,
   fileAtCommand,
-  RESTORE_SCRIPT,
   checkpointEnv,
   checkpointMessage,
   gitCommand,
@@ -130,7 +127,7 @@ export class Checkpoints {
     const checkpoint = await this.find(history, commit);
     const result = await this.#git(
       id,
-      gitCommand(DIFF_SCRIPT, [checkpoint.parent ?? '', checkpoint.commit, String(MAX_DIFF_BYTES + 1)]),
+      gitCommand('diff', [checkpoint.parent ?? '', checkpoint.commit, String(MAX_DIFF_BYTES + 1)]),
     );
     const output = this.#expect(result, 'git diff');
     if (output.lines.has('NOTFOUND')) {
@@ -162,7 +159,7 @@ export class Checkpoints {
     const result = await this.#git(
       id,
       gitCommand(
-        RESTORE_SCRIPT,
+        'restore',
         [target.commit, meta.checkpoint ?? ''],
         checkpointMessage(`Restore to ${target.commit.slice(0, 12)}`, undefined),
       ),
@@ -221,7 +218,7 @@ export class Checkpoints {
       const result = await this.#git(
         id,
         gitCommand(
-          CHECKPOINT_SCRIPT,
+          'checkpoint',
           [base ?? '', base === undefined ? '1' : '0'],
           checkpointMessage(what.what, what.message, what.runId),
         ),
