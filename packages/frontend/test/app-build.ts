@@ -29,7 +29,7 @@ const CACHE_PREFIX = 'catalyst-web-build-';
 const COMPLETE = '.complete';
 /** Builds of other content older than this are removed when a new one is kept. */
 const STALE_MS = 3_600_000;
-/** A build takes well under a minute here; a lock older than this was left by a builder that died. */
+/** A build takes well under a minute here; a lock without a builder's pid older than this was left behind. */
 const LOCK_STALE_MS = 5 * 60_000;
 
 export async function buildApp(): Promise<TempDir> {
@@ -38,14 +38,14 @@ export async function buildApp(): Promise<TempDir> {
   if (await isComplete(kept)) return keptDir(kept);
   const lock = `${kept}.lock`;
   while (!(await takeLock(lock))) {
-    // Another worker builds the same content: wait for it, or take over a lock its builder left behind.
-    await waitUntil(async () => (await isComplete(kept)) || !(await isFresh(lock)), {
+    // Another worker builds the same content: wait for it, or take over a lock whose builder has gone.
+    await waitUntil(async () => (await isComplete(kept)) || !(await isHeld(lock)), {
       timeoutMs: LOCK_STALE_MS + 10_000,
       intervalMs: 250,
       what: `the web app build in another test worker (${lock})`,
     });
     if (await isComplete(kept)) return keptDir(kept);
-    await rm(lock, { recursive: true, force: true });
+    await takeOver(lock);
   }
   try {
     if (!(await isComplete(kept))) await buildInto(kept);
@@ -56,32 +56,63 @@ export async function buildApp(): Promise<TempDir> {
   return keptDir(kept);
 }
 
-/** mkdir is atomic: exactly one of the workers that try at once makes the folder. */
+/** mkdir is atomic: exactly one of the workers that try at once makes the folder; it then names its builder. */
 async function takeLock(lock: string): Promise<boolean> {
-  return mkdir(lock).then(
+  const isMade = await mkdir(lock).then(
     () => true,
     (error: unknown) => {
       if (error instanceof Error && 'code' in error && error.code === 'EEXIST') return false;
       throw error;
     },
   );
+  if (isMade) await writeFile(join(lock, 'pid'), String(process.pid));
+  return isMade;
 }
 
-async function isFresh(lock: string): Promise<boolean> {
+/**
+ * Whether a builder still holds the lock: its process lives (a run cut short by Ctrl-C leaves a lock behind, whose
+ * builder is gone). A lock without its pid yet was made a moment ago; past LOCK_STALE_MS it counts as left behind.
+ */
+async function isHeld(lock: string): Promise<boolean> {
+  const pid = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
+  if (Number.isInteger(pid) && pid > 0) return isAlive(pid);
   const info = await stat(lock).catch(() => undefined);
   return info !== undefined && Date.now() - info.mtimeMs < LOCK_STALE_MS;
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+}
+
+/** Moves a lock left behind out of the way: rename is atomic, so of two waiters only one takes it over. */
+async function takeOver(lock: string): Promise<void> {
+  const aside = `${lock}.${String(process.pid)}.left`;
+  if (
+    await rename(lock, aside).then(
+      () => true,
+      () => false,
+    )
+  )
+    await rm(aside, { recursive: true, force: true });
+}
+
+/** Builds beside the kept folder and moves it in place; a complete build already there is never replaced. */
 async function buildInto(kept: string): Promise<void> {
   const outDir = `${kept}.${String(process.pid)}.tmp`;
   try {
     await viteBuild(outDir);
     await writeFile(join(outDir, COMPLETE), '');
-    await rm(kept, { recursive: true, force: true });
-    await rename(outDir, kept);
-  } catch (error) {
+    if (!(await isComplete(kept))) {
+      await rm(kept, { recursive: true, force: true });
+      await rename(outDir, kept);
+    }
+  } finally {
     await rm(outDir, { recursive: true, force: true });
-    throw error;
   }
 }
 
@@ -142,7 +173,7 @@ async function removeStaleBuilds(kept: string): Promise<void> {
   const dir = sharedTmpDir();
   for (const name of await readdir(dir)) {
     const path = join(dir, name);
-    if (!name.startsWith(CACHE_PREFIX) || path.startsWith(kept)) continue;
+    if (!name.startsWith(CACHE_PREFIX) || path === kept || path === `${kept}.lock`) continue;
     const info = await stat(path).catch(() => undefined);
     if (info !== undefined && now - info.mtimeMs > STALE_MS) await rm(path, { recursive: true, force: true });
   }

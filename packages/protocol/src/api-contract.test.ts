@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { API, apiPath, statusForCode, type ApiRoute } from './api-contract.ts';
+import { API, apiPath, statusForCode, type Api, type ApiRequest, type ApiRoute } from './api-contract.ts';
 import { openApiDocument, openApiPath } from './openapi.ts';
 import { ClientFrameSchema } from './ws-frames.ts';
 
@@ -52,8 +52,24 @@ describe('apiPath', () => {
     expect(apiPath(API.listIdeas)).toBe('/api/ideas');
   });
 
-  it('refuses a path value left out', () => {
+  it('refuses a path value left out, and one that a URL would resolve away (. or ..)', () => {
     expect(() => apiPath(API.getIdea, { params: {} })).toThrow(/no value for :id/);
+    const idea = 'idea-0123456789abcdef';
+    expect(() => apiPath(API.getQuestion, { params: { id: idea, questionId: '..' } })).toThrow(/is \.\./);
+    expect(() => apiPath(API.getQuestion, { params: { id: idea, questionId: '.' } })).toThrow(/is \./);
+  });
+
+  it('types a client’s request: a required query value cannot be left out (checked by tsc -b)', () => {
+    const params = { id: 'idea-0123456789abcdef' };
+    // @ts-expect-error a file's content needs its path
+    const withoutPath: ApiRequest<Api['fileContent']> = { params };
+    const withPath: ApiRequest<Api['fileContent']> = { params, query: { path: 'a.txt' } };
+    const optional: ApiRequest<Api['events']> = { params };
+    expect([withoutPath, withPath, optional].map((request) => request.params)).toEqual([
+      params,
+      params,
+      params,
+    ]);
   });
 });
 

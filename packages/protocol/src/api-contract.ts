@@ -6,6 +6,7 @@ import {
   StartAutopilotBodySchema,
 } from './autopilot.ts';
 import {
+  CommitIdSchema,
   CheckpointDiffResponseSchema,
   CheckpointListResponseSchema,
   CheckpointRestoreResponseSchema,
@@ -72,6 +73,12 @@ export interface ApiRoute {
   readonly response?: z.ZodType;
   /** What else it may answer, besides what every route may (UNAUTHORIZED, FORBIDDEN_ORIGIN, INTERNAL). */
   readonly errors: readonly ErrorCode[];
+  /** An error answered with another status than its code's own (statusForCode), and when. */
+  readonly otherStatuses?: readonly {
+    readonly code: ErrorCode;
+    readonly status: number;
+    readonly when: string;
+  }[];
 }
 
 const wholeNumber = (digits: number, what: string) =>
@@ -84,7 +91,7 @@ const wholeNumber = (digits: number, what: string) =>
 export const DEFAULT_EVENTS_LIMIT = 1000;
 export const MAX_EVENTS_LIMIT = 10_000;
 export const EventsQuerySchema = z.strictObject({
-  sinceSeq: wholeNumber(15, 'a whole number').default(0),
+  sinceSeq: wholeNumber(15, 'a whole number').pipe(z.int().min(0)).default(0),
   limit: wholeNumber(15, 'a whole number')
     .pipe(z.int().min(1).max(MAX_EVENTS_LIMIT))
     .default(DEFAULT_EVENTS_LIMIT),
@@ -95,7 +102,9 @@ export const RunsQuerySchema = z.strictObject({
     .default(DEFAULT_RUN_LIST_LIMIT),
 });
 export const RunWaitQuerySchema = z.strictObject({
-  waitMs: wholeNumber(6, 'a whole number of milliseconds').pipe(z.int().max(MAX_RUN_WAIT_MS)).default(0),
+  waitMs: wholeNumber(6, 'a whole number of milliseconds')
+    .pipe(z.int().min(0).max(MAX_RUN_WAIT_MS))
+    .default(0),
 });
 /** Paths are at most 4,096 bytes (the backend's core/project-path.ts); the query's bound only keeps junk out. */
 const ProjectPathSchema = z.string().max(16_384);
@@ -133,11 +142,11 @@ const sessionId: PathParam<string> = {
     'The session id in the URL is not valid: ids look like session- followed by 16 lower-case hex digits.',
   description: 'session-<16 lower-case hex digits>',
 };
-/** Checked by the service: 400 when malformed, 404 when not one of the idea's checkpoints. */
+/** A full commit id; the service answers 404 when it is not one of the idea's checkpoints. */
 const commit: PathParam<string> = {
-  schema: z.string(),
-  invalid: () => 'The commit in the URL is not valid.',
-  description: 'a checkpoint’s commit (hex)',
+  schema: CommitIdSchema,
+  invalid: () => 'A checkpoint is named by its full commit id: 40 (or 64) hex digits.',
+  description: 'a checkpoint’s full commit id: 40 (or 64) hex digits',
 };
 const port: PathParam<number> = {
   schema: z
@@ -149,13 +158,19 @@ const port: PathParam<number> = {
   description: 'a TCP port, 1 to 65535',
 };
 
-/** Errors of any route that finds an idea by its id on its host. */
-const IDEA: readonly ErrorCode[] = [
-  'INVALID_ARGUMENT',
-  'IDEA_NOT_FOUND',
+/** What any route that reaches a host may answer: the host down, unreachable, refusing, or too slow. */
+const HOST: readonly ErrorCode[] = [
   'HOST_UNAVAILABLE',
   'HOST_TIMED_OUT',
+  'SSH_CONNECT_FAILED',
+  'SSH_AUTH_FAILED',
+  'SSH_HOST_KEY_MISMATCH',
+  'SSH_HOST_KEY_MISSING',
+  'CONNECTION_LOST',
+  'FILE_ERROR',
 ];
+/** Errors of any route that finds an idea by its id on its host. */
+const IDEA: readonly ErrorCode[] = ['INVALID_ARGUMENT', 'IDEA_NOT_FOUND', ...HOST];
 
 export const API = {
   health: {
@@ -197,6 +212,7 @@ export const API = {
     params: { id: sessionId },
     status: 204,
     errors: ['INVALID_ARGUMENT'],
+    otherStatuses: [{ code: 'INVALID_ARGUMENT', status: 404, when: 'no such signed-in browser' }],
   },
   logOut: {
     method: 'POST',
@@ -220,7 +236,7 @@ export const API = {
     body: CreateIdeaBodySchema,
     status: 201,
     response: IdeaResponseSchema,
-    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND', 'HOST_UNAVAILABLE', 'HOST_TIMED_OUT'],
+    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND', ...HOST],
   },
   getIdea: {
     method: 'GET',
@@ -267,7 +283,7 @@ export const API = {
     body: StartRunBodySchema,
     status: 202,
     response: RunResponseSchema,
-    errors: [...IDEA, 'RUN_IN_PROGRESS', 'BUDGET_EXCEEDED', 'SESSION_BUSY'],
+    errors: [...IDEA, 'RUN_IN_PROGRESS', 'BUDGET_EXCEEDED', 'SESSION_BUSY', 'RUN_START_FAILED'],
   },
   listRuns: {
     method: 'GET',
@@ -314,7 +330,7 @@ export const API = {
     params: {
       id: ideaId,
       questionId: {
-        schema: z.string(),
+        schema: z.string().min(1).max(200),
         invalid: () => 'Not a question id.',
         description: 'the question’s id',
       } satisfies PathParam<string>,
@@ -331,7 +347,7 @@ export const API = {
     query: RunWaitQuerySchema,
     status: 200,
     response: RunResponseSchema,
-    errors: ['INVALID_ARGUMENT', 'RUN_NOT_FOUND', 'HOST_UNAVAILABLE'],
+    errors: ['INVALID_ARGUMENT', 'RUN_NOT_FOUND', ...HOST],
   },
   cancelRun: {
     method: 'POST',
@@ -340,7 +356,7 @@ export const API = {
     params: { runId },
     status: 202,
     response: RunResponseSchema,
-    errors: ['INVALID_ARGUMENT', 'RUN_NOT_FOUND', 'NO_RUN', 'HOST_UNAVAILABLE'],
+    errors: ['INVALID_ARGUMENT', 'RUN_NOT_FOUND', 'NO_RUN', ...HOST],
   },
   getAutopilot: {
     method: 'GET',
@@ -349,7 +365,7 @@ export const API = {
     params: { autopilotId },
     status: 200,
     response: AutopilotResponseSchema,
-    errors: ['INVALID_ARGUMENT', 'AUTOPILOT_NOT_FOUND', 'HOST_UNAVAILABLE'],
+    errors: ['INVALID_ARGUMENT', 'AUTOPILOT_NOT_FOUND', ...HOST],
   },
   cancelAutopilot: {
     method: 'POST',
@@ -358,7 +374,7 @@ export const API = {
     params: { autopilotId },
     status: 202,
     response: AutopilotResponseSchema,
-    errors: ['INVALID_ARGUMENT', 'AUTOPILOT_NOT_FOUND', 'NO_RUN', 'HOST_UNAVAILABLE'],
+    errors: ['INVALID_ARGUMENT', 'AUTOPILOT_NOT_FOUND', 'NO_RUN', ...HOST],
   },
   listCheckpoints: {
     method: 'GET',
@@ -376,7 +392,7 @@ export const API = {
     params: { id: ideaId, commit },
     status: 200,
     response: CheckpointDiffResponseSchema,
-    errors: [...IDEA, 'CHECKPOINT_NOT_FOUND'],
+    errors: [...IDEA, 'CHECKPOINT_NOT_FOUND', 'CHECKPOINT_FAILED'],
   },
   restoreCheckpoint: {
     method: 'POST',
@@ -385,7 +401,7 @@ export const API = {
     params: { id: ideaId, commit },
     status: 200,
     response: CheckpointRestoreResponseSchema,
-    errors: [...IDEA, 'CHECKPOINT_NOT_FOUND', 'RUN_IN_PROGRESS'],
+    errors: [...IDEA, 'CHECKPOINT_NOT_FOUND', 'CHECKPOINT_FAILED', 'RUN_IN_PROGRESS'],
   },
   listFiles: {
     method: 'GET',
@@ -405,7 +421,7 @@ export const API = {
     query: FileContentQuerySchema,
     status: 200,
     response: FileContentResponseSchema,
-    errors: [...IDEA, 'INVALID_PATH', 'PATH_NOT_FOUND', 'CHECKPOINT_NOT_FOUND'],
+    errors: [...IDEA, 'INVALID_PATH', 'PATH_NOT_FOUND', 'CHECKPOINT_NOT_FOUND', 'CHECKPOINT_FAILED'],
   },
   fileHistory: {
     method: 'GET',
@@ -485,7 +501,7 @@ export type ApiParsedParams<R> = {
 };
 /** A client's query: each value as text or a number, an undefined one left out. */
 export type ApiQuery<R> = R extends { query: z.ZodType }
-  ? { readonly [K in keyof z.input<R['query']>]?: string | number | undefined }
+  ? { readonly [K in keyof z.input<R['query']>]: z.input<R['query']>[K] | number }
   : undefined;
 export type ApiParsedQuery<R> = R extends { query: z.ZodType } ? z.output<R['query']> : undefined;
 export type ApiBody<R> = R extends { body: z.ZodType } ? z.input<R['body']> : undefined;
@@ -499,7 +515,11 @@ export type ApiAnswer<R> = R extends { response: z.ZodType } ? z.input<R['respon
 export type ApiRequest<R> = (R extends { params: object }
   ? { params: ApiParams<R> }
   : { params?: undefined }) &
-  (R extends { query: z.ZodType } ? { query?: ApiQuery<R> } : { query?: undefined }) &
+  (R extends { query: z.ZodType }
+    ? object extends ApiQuery<R>
+      ? { query?: ApiQuery<R> }
+      : { query: ApiQuery<R> }
+    : { query?: undefined }) &
   (R extends { body: z.ZodType } ? { body: ApiBody<R> } : { body?: undefined });
 
 /** The route's path with its values encoded, and the query's defined values appended. */
@@ -511,6 +531,9 @@ export function apiPath(
   const path = route.path.replace(/:([A-Za-z]+)/g, (_segment, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${route.method} ${route.path}: no value for :${name}`);
+    // A URL resolves `.` and `..` segments even when encoded: one would name another route.
+    if (value === '.' || value === '..')
+      throw new Error(`${route.method} ${route.path}: :${name} is ${value}`);
     return encodeURIComponent(String(value));
   });
   const search = new URLSearchParams();

@@ -31,9 +31,12 @@ function parametersOf(route: ApiRoute): JsonSchema[] {
     schema: { type: 'string' },
   }));
   if (route.query === undefined) return path;
-  const query = jsonSchema(route.query, 'input');
-  const properties = (query['properties'] ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((query['required'] ?? []) as string[]);
+  // Which values may be left out, from the side a client sends; what each means (an integer in bounds, its
+  // default), from the side the server reads: the text's pattern alone would say neither.
+  const sent = jsonSchema(route.query, 'input');
+  const read = jsonSchema(route.query, 'output');
+  const properties = (read['properties'] ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((sent['required'] ?? []) as string[]);
   return [
     ...path,
     ...Object.entries(properties).map(([name, schema]) => ({
@@ -54,11 +57,12 @@ function responsesOf(route: ApiRoute): Record<string, JsonSchema> {
           description: route.summary,
           content: { 'application/json': { schema: jsonSchema(route.response, 'output') } },
         };
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...route.errors, ...EVERY_ROUTE]) {
-    const status = statusForCode(code);
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
+  const byStatus = new Map<number, string[]>();
+  const add = (status: number, what: string) => byStatus.set(status, [...(byStatus.get(status) ?? []), what]);
+  for (const code of [...route.errors, ...EVERY_ROUTE]) add(statusForCode(code), code);
+  for (const other of route.otherStatuses ?? []) add(other.status, `${other.code} (${other.when})`);
+  // A body over the limit (256 KiB) is refused before any route sees it.
+  if (route.body !== undefined) add(413, 'INVALID_ARGUMENT (a body over 256 KiB)');
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
       description: `error.code: ${[...new Set(codes)].join(', ')}`,

@@ -1,5 +1,6 @@
 import { commandFailure, runHostCommand } from '../host/host-command.ts';
 import type { Host } from '../host/host.ts';
+import { VM_SCRIPTS } from '../core/vm-scripts.generated.ts';
 
 /**
  * An idea's data is its host user's alone, even on a VM other people log in to (issue 25, finding 3): the ideas
@@ -11,29 +12,11 @@ export const PRIVATE_DIR = { mode: 0o700 };
 export const PRIVATE_FILE = { mode: 0o600 };
 
 /**
- * Folders and files an older Catalyst made with the umask's modes (0755, 0644), made private: the root (`$1`),
- * each idea folder in it, and the files directly in each (not `project/`). Group and others lose every permission
- * (`go-rwx`: 0755 becomes 0700, 0644 0600); the owner's own bits stay as they are, so tightening never makes
- * writable what was read-only. Symlinks are left alone (chmod would
- * follow them), and so is a root that is missing or not a real directory. Every chmod is tried; a failure (a file
- * of another user) is named on stderr and the exit status is 1.
+ * Makes folders and files an older Catalyst made with the umask's modes private: group and others lose every
+ * permission of the root (`$1`), each idea folder in it and the files directly in each (packages/backend/vm/
+ * tighten-ideas.sh). Exit status 1 when a chmod failed (named on stderr).
  */
-export const TIGHTEN_SCRIPT = [
-  'set -u',
-  '[ -d "$1" ] && [ ! -L "$1" ] || exit 0',
-  'cd "$1" || exit 1',
-  'cr_rc=0',
-  'chmod go-rwx . || cr_rc=1',
-  'for cr_d in idea-*; do',
-  '  [ -d "$cr_d" ] && [ ! -L "$cr_d" ] || continue',
-  '  chmod go-rwx "$cr_d" || cr_rc=1',
-  '  for cr_f in "$cr_d"/* "$cr_d"/.[!.]* "$cr_d"/..?*; do',
-  '    [ -f "$cr_f" ] && [ ! -L "$cr_f" ] || continue',
-  '    chmod go-rwx "$cr_f" || cr_rc=1',
-  '  done',
-  'done',
-  'exit "$cr_rc"',
-].join('\n');
+export const TIGHTEN_SCRIPT = VM_SCRIPTS['tighten-ideas'];
 
 /** Makes the ideas under `root` on the host private (TIGHTEN_SCRIPT): Catalyst does it at start-up. */
 export async function tightenIdeaModes(host: Host, root: string): Promise<void> {

@@ -124,6 +124,12 @@ describe('bindApi', () => {
       // @ts-expect-error a handler answering another shape
       makeThing: () => ({ made: 5 }),
     };
+    const silent: ApiHandlers<typeof contract> = {
+      ...handlers,
+      // @ts-expect-error a route with an answer whose handler answers nothing
+      getThing: () => undefined,
+    };
+    expect(Object.keys(silent)).toHaveLength(3);
     expect(Object.keys(missing)).toEqual(['getThing', 'makeThing']);
     expect(Object.keys(wrongShape)).toHaveLength(3);
   });

@@ -29,11 +29,11 @@ export interface HttpExchange {
   readonly response: Response;
 }
 
-/** A 204 route's handler returns nothing (undefined). */
+/** A route's handler: it returns the route's answer, and nothing for a 204 route (only there). */
 export type ApiHandler<R> = (
   input: ApiInput<R>,
   http: HttpExchange,
-) => Promise<ApiAnswer<R> | undefined> | ApiAnswer<R> | undefined;
+) => R extends { status: 204 } ? Promise<unknown> | undefined : Promise<ApiAnswer<R>> | ApiAnswer<R>;
 export type ApiHandlers<C> = { readonly [K in keyof C]: ApiHandler<C[K]> };
 
 const METHODS: Readonly<Record<HttpMethod, 'get' | 'post' | 'patch' | 'delete'>> = {

@@ -119,9 +119,10 @@ const EnvSchema = z
     }),
     /**
      * A session on the VM counts its Catalyst gone after this long without a heartbeat (a third of it apart); the
-     * detached limit runs from then. Shorter finds a lost Catalyst sooner and costs more heartbeats.
+     * detached limit runs from then. Shorter finds a lost Catalyst sooner and costs more heartbeats. At most 5 min:
+     * the start-up sweep takes a run whose heartbeat is 10 min old for one nobody follows (SWEEP_STALE_MS).
      */
-    CATALYST_LEASE_MS: wholeNumber({ min: 1_000, max: 10 * 60_000, fallback: DEFAULT_LEASE_MS }),
+    CATALYST_LEASE_MS: wholeNumber({ min: 1_000, max: 5 * 60_000, fallback: DEFAULT_LEASE_MS }),
     /** A session waits this long for the idea's next turn, then its claude exits. */
     CATALYST_WARM_IDLE_MS: wholeNumber({ min: 1_000, max: 24 * 60 * 60_000, fallback: DEFAULT_WARM_IDLE_MS }),
     /** How many sessions wait for a next turn per host (0: none; every turn starts its own claude). */

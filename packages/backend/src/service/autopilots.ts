@@ -179,7 +179,6 @@ export class Autopilots {
     if (this.#running.get(ideaId) === running) this.#running.delete(ideaId);
   }
 
-  /** The idea's current or last autopilot; AUTOPILOT_NOT_FOUND when it never had one. */
   /** The idea's current or last autopilot; null when it never had one. */
   async latest(ideaId: string): Promise<AutopilotView | null> {
     return (await readAutopilotView(await this.#options.history(ideaId))) ?? null;
