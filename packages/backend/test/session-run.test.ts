@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTempDir, startTcpProxy, stopAllSshd, waitUntil } from '@catalyst/testkit';
 import type { Host, RunLimits } from '../src/host/host.ts';
@@ -19,9 +20,19 @@ import { createSharedSshd, findSessionProcesses, sshHostConfig, sshHostSetup } f
 // wrapper's, and a lost connection that only detaches it.
 
 const getSshd = createSharedSshd();
+/** The folders the runs below work in, in a test user's home: removed at the end. */
+const scratchDirs: string[] = [];
+
 afterAll(async () => {
   await stopAllSshd();
+  await Promise.all(scratchDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
+
+function scratchIn(home: string): string {
+  const dir = `${home}/session-run-${randomBytes(4).toString('hex')}`;
+  scratchDirs.push(dir);
+  return dir;
+}
 
 /** The host, with runs in sessions; killRun stops the session (it claims `cancel` first). */
 function inSessions(host: Host): Host {
@@ -70,7 +81,7 @@ async function expectReadOnAfter(
   limits?: RunLimits,
 ): Promise<void> {
   const events: ConnectionEvent[] = [];
-  const scratch = `${home}/session-run-${randomBytes(4).toString('hex')}`;
+  const scratch = scratchIn(home);
   await host.mkdirp(scratch);
   // Then it waits for its input to end: a re-attach is the only way the run can end.
   const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done; cat >/dev/null';
@@ -163,7 +174,7 @@ describe('a run that waits for a channel on a busy host', () => {
     const sshd = await getSshd();
     const pool = { maxConnections: 1, maxRunsPerConnection: 1 };
     const host = createSshHost(sshHostConfig(sshd, 'bash', { pool }), { killGraceMs: 1000 });
-    const scratch = `${sshd.users.bash.home}/session-run-${randomBytes(4).toString('hex')}`;
+    const scratch = scratchIn(sshd.users.bash.home);
     await host.mkdirp(scratch);
     const limits = { leaseMs: 2_000, detachedMs: 2_000 };
     // The first holds the only run channel for 5 s, past the lease (its heartbeat keeps it alive).
