@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { longRunningCommand, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import { useServiceFixture } from './service-harness.ts';
@@ -30,7 +31,16 @@ describe('a build when the connection to the VM drops', () => {
     // The VM's sshd session processes die, as when the network drops: every channel of this backend is gone.
     for (const pid of await findSessionProcesses(fixture.sshd)) process.kill(pid, 'SIGKILL');
 
-    const events = await client.untilEnded(started);
+    // Should it never end, say how far it got (the frames' types), not only that the test timed out.
+    const giveUp = new AbortController();
+    const events = await Promise.race([
+      client.untilEnded(started).finally(() => {
+        giveUp.abort();
+      }),
+      delay(100_000, undefined, { signal: giveUp.signal }).then(() => {
+        throw new Error(`no run:ended; the frames so far: ${client.frames.map((f) => f.type).join(', ')}`);
+      }),
+    ]);
     const types = events.map((event) => event.type);
     expect(types).toContain('run:detached');
     expect(types.indexOf('run:attached')).toBeGreaterThan(types.indexOf('run:detached'));
@@ -43,7 +53,9 @@ describe('a build when the connection to the VM drops', () => {
     expect(events.filter((event) => event.type === 'claude:result')).toHaveLength(1);
     await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
     client.close();
-  });
+    // A re-attach refused while the killed attachment still holds the session waits for it to go stale (16 s) with a
+    // growing backoff (1, 2, 4, 8, 16 s): on a busy host that alone can take half a minute.
+  }, 120_000);
 
   it('a session that ended while no Catalyst followed it is removed at the next start', async () => {
     const host = createSshHost(sshHostConfig(fixture.sshd, 'bash'));
