@@ -7,12 +7,11 @@ import type {
   HttpMethod,
 } from '@catalyst/protocol';
 import type { Request, Response, Router } from 'express';
-import { CatalystError } from '../core/catalyst-error.ts';
-import { parseBody, parseQuery } from './request-parsing.ts';
+import { parseBody, parsePathValue, parseQuery } from './request-parsing.ts';
 
 /**
  * Binds the handlers of the API contract (protocol api-contract.ts) to an express router: each route's path values,
- * query and body are parsed with the contract's schemas before its handler runs (a failure is INVALID_ARGUMENT in a
+ * query and body are parsed with the contract's schemas (request-parsing.ts) before its handler runs (a failure is INVALID_ARGUMENT in a
  * sentence), and its answer goes out with the contract's status. The handlers object must have one handler per
  * route, each returning that route's response shape: a missing or wrong one does not type-check.
  */
@@ -78,10 +77,7 @@ export function bindApi<C extends Readonly<Record<string, ApiRoute>>>(
 function parseParams(route: ApiRoute, values: Record<string, string>): Record<string, unknown> {
   const parsed: Record<string, unknown> = {};
   for (const [name, param] of Object.entries(route.params ?? {})) {
-    const text = values[name] ?? '';
-    const result = param.schema.safeParse(text);
-    if (!result.success) throw new CatalystError('INVALID_ARGUMENT', param.invalid(text));
-    parsed[name] = result.data;
+    parsed[name] = parsePathValue(param, values[name] ?? '');
   }
   return parsed;
 }

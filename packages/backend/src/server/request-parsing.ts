@@ -1,4 +1,4 @@
-import { IdeaIdSchema, type IdeaId } from '@catalyst/protocol';
+import type { PathParam } from '@catalyst/protocol';
 import type { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { summarizeIssues } from './issue-summary.ts';
@@ -9,21 +9,13 @@ import { summarizeIssues } from './issue-summary.ts';
  */
 
 /**
- * An id from a URL, checked against its schema: `../x`, an encoded slash or a NUL never reaches the service (or a
- * path on a host). `sentence` says what such an id looks like.
+ * A value from a URL's path, checked against its route's schema (protocol api-contract.ts): `../x`, an encoded slash
+ * or a NUL never reaches the service (or a path on a host). A bad one is refused with the route's sentence.
  */
-export function parseUrlId(schema: z.ZodType<string>, value: unknown, sentence: string): string {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new CatalystError('INVALID_ARGUMENT', sentence);
+export function parsePathValue<T>(param: PathParam<T>, text: string): T {
+  const parsed = param.schema.safeParse(text);
+  if (!parsed.success) throw new CatalystError('INVALID_ARGUMENT', param.invalid(text));
   return parsed.data;
-}
-
-export function parseIdeaId(value: unknown): IdeaId {
-  return parseUrlId(
-    IdeaIdSchema,
-    value,
-    'The idea id in the URL is not valid: ids look like idea- followed by 16 lower-case letters and digits.',
-  );
 }
 
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {

@@ -19,13 +19,14 @@ import { sendError } from './http-errors.ts';
 
 export function createApiRouter(service: IdeaService, auth: Auth, options: SessionRouteOptions): Router {
   const router = Router();
-  const document = openApiDocument();
+  // Made on the first request for it, not at every start (about 25 ms of JSON Schema).
+  let document: ReturnType<typeof openApiDocument> | undefined;
   bindApi(
     router,
     API,
     {
       health: () => ({ ok: true as const }),
-      openapi: () => document,
+      openapi: () => (document ??= openApiDocument()),
       ...sessionHandlers(auth, options),
       ...ideaHandlers(service),
       ...runHandlers(service),
