@@ -1,3 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root, with a trailing `/`. */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the generated module lives, from the repository's root. */
 export const VM_SCRIPTS_MODULE = 'packages/backend/src/core/vm-scripts.generated.ts';
 
@@ -21,4 +26,14 @@ export function renderVmScripts(files: Readonly<Record<string, string>>): string
     '} as const;',
     '',
   ].join('\n');
+}
+
+/** The `.sh` files of packages/backend/vm, by name. */
+export function readVmScriptFiles(): Record<string, string> {
+  const folder = `${REPO_ROOT}packages/backend/vm`;
+  return Object.fromEntries(
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.sh'))
+      .map((name) => [name, readFileSync(`${folder}/${name}`, 'utf8')]),
+  );
 }

@@ -3,19 +3,11 @@
 // packages/backend/src/core/vm-scripts.generated.ts, each as a string without its comment lines (a script travels
 // as an argument of `sh -c`). `--check` only says whether that module is what the files make now (the unit tests
 // check it too). Run it after editing a .sh file: `pnpm vm-scripts`.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { renderVmScripts, VM_SCRIPTS_MODULE } from './vm-scripts-render.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { readVmScriptFiles, renderVmScripts, REPO_ROOT, VM_SCRIPTS_MODULE } from './vm-scripts-render.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const folder = `${root}packages/backend/vm`;
-const target = `${root}${VM_SCRIPTS_MODULE}`;
-const files = Object.fromEntries(
-  readdirSync(folder)
-    .filter((name) => name.endsWith('.sh'))
-    .map((name) => [name, readFileSync(`${folder}/${name}`, 'utf8')]),
-);
-const rendered = renderVmScripts(files);
+const target = `${REPO_ROOT}${VM_SCRIPTS_MODULE}`;
+const rendered = renderVmScripts(readVmScriptFiles());
 const current = readFileSync(target, { encoding: 'utf8', flag: 'a+' });
 if (process.argv.includes('--check')) {
   if (current !== rendered) {

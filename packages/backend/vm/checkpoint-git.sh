@@ -65,9 +65,10 @@ commit_index() {
   G update-ref "refs/catalyst/$cr_c" "$cr_c" || fail 'git update-ref'
 }
 
-# Everything but installed dependencies and caches (LEFT_OUT_FOLDERS in core/checkpoint-git.ts: a test keeps the two
-# lists the same), which a restore should not bring back and whose thousands of files would swamp a checkpoint.
-# Exclude pathspecs, so git does not even walk into them; .gitignore is respected.
+# Everything but installed dependencies and caches, even where the project's .gitignore does not leave them out:
+# a restore should not bring them back (they are reinstalled) and their thousands of files would swamp a checkpoint
+# (`npm install` without a .gitignore). Exclude pathspecs, so git does not even walk into them; .gitignore is
+# respected.
 add_all() {
   G add -A -- . ':(exclude,glob)**/node_modules/**' ':(exclude,glob)**/.venv/**' ':(exclude,glob)**/venv/**' \
     ':(exclude,glob)**/__pycache__/**' ':(exclude,glob)**/.pytest_cache/**' ':(exclude,glob)**/.mypy_cache/**' \

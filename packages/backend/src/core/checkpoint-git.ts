@@ -40,26 +40,6 @@ export function checkpointEnv(path: string, ideaDir: string): Record<string, str
 }
 
 /**
- * Folders a checkpoint leaves out even where the project's `.gitignore` does not: installed dependencies and caches,
- * which a restore should not bring back (they are reinstalled) and whose thousands of files would swamp a
- * checkpoint (`npm install` without a `.gitignore`). Exclude pathspecs, so git does not even walk into them.
- */
-export const LEFT_OUT_FOLDERS = [
-  'node_modules',
-  '.venv',
-  'venv',
-  '__pycache__',
-  '.pytest_cache',
-  '.mypy_cache',
-  '.ruff_cache',
-  '.next',
-  '.nuxt',
-  '.turbo',
-  '.parcel-cache',
-  '.cache',
-  '.gradle',
-];
-/**
  * The script of every checkpoint command (packages/backend/vm/checkpoint-git.sh), one action each: `checkpoint`
  * (`$1` the last checkpoint or empty, `$2` `1` to commit even when nothing changed; message on stdin), `restore` (`$1`
  * the commit, `$2` the last checkpoint; message on stdin), `diff` (`$1` from or empty, `$2` to, `$3` the most bytes),
