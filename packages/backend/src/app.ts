@@ -11,10 +11,10 @@ import { startPreviewProxy } from './server/preview-proxy.ts';
 import { openBrowserSessions } from './server/sessions-file.ts';
 import { resolveToken } from './server/token-file.ts';
 import { createWsHub } from './server/ws-hub.ts';
-import { CatalystService } from './service/catalyst-service.ts';
 import { HostRegistry } from './service/host-registry.ts';
 import { sweepHosts } from './service/host-sweep.ts';
 import { IdeaIndex } from './service/idea-index.ts';
+import { wireServices, type WiredServices } from './wire-services.ts';
 
 /**
  * The composition root: picks the adapters the config names, and wires the service to the HTTP and WebSocket
@@ -41,7 +41,8 @@ export interface RunningCatalyst {
   readonly port: number;
   readonly token: string;
   readonly isTokenGenerated: boolean;
-  readonly service: CatalystService;
+  /** The service, capability by capability (service/ports.ts). */
+  readonly services: WiredServices;
   /** Settles (never rejects) once the start-up sweep of every host is done (service/host-sweep.ts). */
   readonly swept: Promise<void>;
   /**
@@ -94,7 +95,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const auth = createAuth({ token, allowedOrigins, sessions });
-  const service = new CatalystService({
+  const services = wireServices({
     hosts,
     index,
     logger,
@@ -115,19 +116,16 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   });
   // In the background: an unreachable host must not hold up the start. The runs an earlier Catalyst left going
   // in sessions on the hosts are taken up (a browser that opens their idea first has them taken up then).
-  const swept = Promise.all([
-    sweepHosts(hosts, logger),
-    service.takeUpSessions().then(() => service.resumeAutopilots()),
-  ]).then(() => undefined);
+  const swept = Promise.all([sweepHosts(hosts, logger), services.takeUp()]).then(() => undefined);
   const app = createHttpApp({
-    service,
+    services,
     auth,
     logger,
     secureCookie: config.publicUrl?.startsWith('https:') ?? false,
     ...(options.staticDir ? { staticDir: options.staticDir } : {}),
   });
   const server = createServer(app);
-  const hub = createWsHub({ server, service, auth, logger });
+  const hub = createWsHub({ server, services, auth, logger });
   const port = await listen(server, config.port, config.bind);
   const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
   logger.info({ config: describeConfig(config), port }, 'catalyst listening');
@@ -136,10 +134,10 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     port,
     token,
     isTokenGenerated: generated,
-    service,
+    services,
     swept,
     async close(closing = {}) {
-      await service.shutdown(closing);
+      await services.shutdown(closing);
       await hub.close();
       await new Promise<void>((resolve) =>
         server.close(() => {

@@ -155,7 +155,7 @@ describe('ideas over REST', () => {
     expect(noHost.status).toBe(404);
     expect((await errorOf(noHost)).code).toBe('HOST_NOT_FOUND');
 
-    harness.service.hosts = () => Promise.reject(new Error('secret detail at /srv/internal.ts:12'));
+    harness.services.hosts.hosts = () => Promise.reject(new Error('secret detail at /srv/internal.ts:12'));
     const broken = await api('/api/hosts');
     expect(broken.status).toBe(500);
     const error = await errorOf(broken);

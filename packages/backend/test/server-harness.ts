@@ -4,7 +4,8 @@ import { pino } from 'pino';
 import { createAuth } from '../src/server/auth.ts';
 import { createHttpApp } from '../src/server/http-app.ts';
 import { createWsHub, type WsHub } from '../src/server/ws-hub.ts';
-import { IdeaServiceDouble } from './server-idea-double.ts';
+import type { IdeasDouble } from './server-idea-double.ts';
+import { createServiceDoubles, type ServiceDoubles } from './server-service-doubles.ts';
 
 /**
  * The real edges on 127.0.0.1, port 0: express app and WebSocket hub on one http.Server, over the in-memory
@@ -18,7 +19,10 @@ export interface ServerHarness {
   readonly wsUrl: string;
   /** `127.0.0.1:<port>`, what a browser on the app's page sends as Host. */
   readonly host: string;
-  readonly service: IdeaServiceDouble;
+  /** Ideas and runs, in memory (the double most edge tests drive). */
+  readonly service: IdeasDouble;
+  /** Every capability's double, as the edges get them. */
+  readonly services: ServiceDoubles;
   readonly hub: WsHub;
   readonly logs: string[];
   close(): Promise<void>;
@@ -34,13 +38,14 @@ export interface HarnessOptions {
 export async function startServer(options: HarnessOptions = {}): Promise<ServerHarness> {
   const logs: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(line) });
-  const service = new IdeaServiceDouble();
+  const services = createServiceDoubles();
+  const service = services.ideas;
   const auth = createAuth({ token: TEST_TOKEN, allowedOrigins: options.allowedOrigins ?? [] });
   const staticDir = options.staticDir === undefined ? {} : { staticDir: options.staticDir };
-  const server = createServer(createHttpApp({ service, auth, logger, ...staticDir }));
+  const server = createServer(createHttpApp({ services, auth, logger, ...staticDir }));
   const hub = createWsHub({
     server,
-    service,
+    services,
     auth,
     logger,
     ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
@@ -53,6 +58,7 @@ export async function startServer(options: HarnessOptions = {}): Promise<ServerH
     wsUrl: `ws://${host}/ws`,
     host,
     service,
+    services,
     hub,
     logs,
     async close() {

@@ -1,17 +1,8 @@
 import { IdeaMetaSchema } from '@catalyst/protocol';
 import type {
-  CheckpointDiffResponse,
-  CheckpointView,
-  FileContentResponse,
-  FileListResponse,
-  AutopilotView,
   CreateIdeaBody,
   IdeaView,
   LiveFrame,
-  ListeningPort,
-  PreviewLinkResponse,
-  PreviewLogResponse,
-  PreviewView,
   RelayEvent,
   RelayEventDraft,
   RunMode,
@@ -19,10 +10,10 @@ import type {
   UpdateIdeaBody,
 } from '@catalyst/protocol';
 import { CatalystError } from '../src/core/catalyst-error.ts';
-import type { HostHealth, IdeaListener, IdeaService, IdeaSubscription } from '../src/service/idea-service.ts';
+import type { IdeaListener, IdeasPort, IdeaSubscription, RunsPort } from '../src/service/ports.ts';
 
 /**
- * An in-memory IdeaService for the edge tests: it keeps the port's promises (replay then live, in seq order, no
+ * Ideas and runs in memory for the edge tests (the other capabilities: server-service-doubles.ts): it keeps the port's promises (replay then live, in seq order, no
  * gap; RUN_IN_PROGRESS, NO_RUN, IDEA_NOT_FOUND, HOST_NOT_FOUND) and records every call, so a test can prove the
  * edges refused something without calling the service at all. A test may replace a method on the instance to
  * make it fail or wait.
@@ -38,13 +29,13 @@ interface StoredIdea {
 }
 
 /** Runs `work` as an async method would: a throw becomes a rejection, never a synchronous exception. */
-function settle<T>(work: () => T): Promise<T> {
+export function settle<T>(work: () => T): Promise<T> {
   return new Promise((resolve) => {
     resolve(work());
   });
 }
 
-export class IdeaServiceDouble implements IdeaService {
+export class IdeasDouble implements IdeasPort, RunsPort {
   /** `method id …` per call, in order. */
   readonly calls: string[] = [];
   private readonly ideas = new Map<string, StoredIdea>();
@@ -159,36 +150,6 @@ export class IdeaServiceDouble implements IdeaService {
     });
   }
 
-  startAutopilot(id: string): Promise<AutopilotView> {
-    return settle(() => {
-      this.calls.push(`startAutopilot ${id}`);
-      this.find(id);
-      throw new CatalystError('RUN_IN_PROGRESS', 'The double runs no autopilots.');
-    });
-  }
-
-  latestAutopilot(id: string): Promise<AutopilotView | null> {
-    return settle(() => {
-      this.calls.push(`latestAutopilot ${id}`);
-      this.find(id);
-      return null;
-    });
-  }
-
-  getAutopilot(autopilotId: string): Promise<AutopilotView> {
-    return settle(() => {
-      this.calls.push(`getAutopilot ${autopilotId}`);
-      throw new CatalystError('AUTOPILOT_NOT_FOUND', `There is no autopilot ${autopilotId}.`);
-    });
-  }
-
-  cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
-    return settle(() => {
-      this.calls.push(`cancelAutopilot ${autopilotId}`);
-      throw new CatalystError('AUTOPILOT_NOT_FOUND', `There is no autopilot ${autopilotId}.`);
-    });
-  }
-
   cancelRun(id: string): Promise<void> {
     return settle(() => {
       this.calls.push(`cancelRun ${id}`);
@@ -222,109 +183,6 @@ export class IdeaServiceDouble implements IdeaService {
     return settle(() => {
       this.calls.push(`answerPermission ${id} ${requestId}`);
       throw new CatalystError('PERMISSION_REQUEST_NOT_FOUND', 'That request is not waiting for an answer.');
-    });
-  }
-
-  listCheckpoints(id: string): Promise<CheckpointView[]> {
-    return settle(() => {
-      this.calls.push(`listCheckpoints ${id}`);
-      this.find(id);
-      return [];
-    });
-  }
-
-  checkpointDiff(id: string, commit: string): Promise<CheckpointDiffResponse> {
-    return this.#noCheckpoint(`checkpointDiff ${id} ${commit}`, id, commit);
-  }
-
-  restoreCheckpoint(id: string, commit: string): Promise<CheckpointView> {
-    return this.#noCheckpoint(`restoreCheckpoint ${id} ${commit}`, id, commit);
-  }
-
-  #noCheckpoint(call: string, id: string, commit: string): Promise<never> {
-    return settle(() => {
-      this.calls.push(call);
-      this.find(id);
-      throw new CatalystError('CHECKPOINT_NOT_FOUND', `${commit} is not one of this idea's checkpoints.`);
-    });
-  }
-
-  listFiles(id: string, path: string): Promise<FileListResponse> {
-    return settle(() => {
-      this.calls.push(`listFiles ${id} ${path}`);
-      this.find(id);
-      return { path, entries: [] };
-    });
-  }
-
-  fileContent(id: string, path: string, at?: string): Promise<FileContentResponse> {
-    return settle(() => {
-      this.calls.push(`fileContent ${id} ${path} ${at ?? ''}`);
-      this.find(id);
-      return { path, size: 0, text: '' };
-    });
-  }
-
-  fileHistory(id: string, path: string): Promise<CheckpointView[]> {
-    return settle(() => {
-      this.calls.push(`fileHistory ${id} ${path}`);
-      this.find(id);
-      return [];
-    });
-  }
-
-  preview(id: string, requestHost?: string): Promise<PreviewView> {
-    return settle(() => {
-      this.calls.push(`preview ${id} ${String(requestHost)}`);
-      this.find(id);
-      return { state: 'stopped' as const, command: null, port: null };
-    });
-  }
-
-  startPreview(id: string): Promise<PreviewView> {
-    return settle(() => {
-      this.calls.push(`startPreview ${id}`);
-      this.find(id);
-      throw new CatalystError('PREVIEW_NOT_CONFIGURED', 'no preview command');
-    });
-  }
-
-  stopPreview(id: string): Promise<PreviewView> {
-    return settle(() => {
-      this.calls.push(`stopPreview ${id}`);
-      this.find(id);
-      return { state: 'stopped' as const, command: null, port: null };
-    });
-  }
-
-  previewLog(id: string): Promise<PreviewLogResponse> {
-    return settle(() => {
-      this.calls.push(`previewLog ${id}`);
-      this.find(id);
-      return { text: '', isCut: false };
-    });
-  }
-
-  listeningPorts(id: string): Promise<ListeningPort[]> {
-    return settle(() => {
-      this.calls.push(`listeningPorts ${id}`);
-      this.find(id);
-      return [];
-    });
-  }
-
-  previewPortLink(id: string, port: number): Promise<PreviewLinkResponse> {
-    return settle(() => {
-      this.calls.push(`previewPortLink ${id} ${port}`);
-      this.find(id);
-      throw new CatalystError('PREVIEW_PORT_NOT_LISTENING', `nothing on ${port}`);
-    });
-  }
-
-  hosts(): Promise<HostHealth[]> {
-    return settle(() => {
-      this.calls.push('hosts');
-      return [{ name: 'local', label: 'this machine', isDefault: true, reachable: true }];
     });
   }
 
@@ -396,7 +254,8 @@ export class IdeaServiceDouble implements IdeaService {
     });
   }
 
-  private find(id: string): StoredIdea {
+  /** The idea, or IDEA_NOT_FOUND: what every capability of the double checks first. */
+  find(id: string): StoredIdea {
     const idea = this.ideas.get(id);
     if (idea === undefined) throw new CatalystError('IDEA_NOT_FOUND', `There is no idea ${id}.`);
     return idea;

@@ -96,7 +96,7 @@ describe('accessibility (axe, WCAG 2.1 A and AA)', () => {
       await page.getByRole('form', { name: 'New idea' }).waitFor();
       await expectAccessible(page, 'ideas list new idea form');
 
-      await service.catalyst.service.cancelRun(running.id);
+      await service.catalyst.services.runs.cancelRun(running.id);
       await client.untilEnded(started);
     } finally {
       client.close();

@@ -152,10 +152,10 @@ export function useBrowserSuite(): BrowserSuite {
  * with their titles. Polls: the service announces a run's end only to subscribers.
  */
 async function cancelLeftoverRuns(fixture: ServiceFixture): Promise<string[]> {
-  const service = fixture.service.catalyst.service;
-  const running = (await service.listIdeas()).filter((idea) => idea.running);
-  await Promise.all(running.map((idea) => service.cancelRun(idea.id)));
-  await waitUntil(async () => (await service.listIdeas()).every((idea) => !idea.running), {
+  const { ideas, runs } = fixture.service.catalyst.services;
+  const running = (await ideas.listIdeas()).filter((idea) => idea.running);
+  await Promise.all(running.map((idea) => runs.cancelRun(idea.id)));
+  await waitUntil(async () => (await ideas.listIdeas()).every((idea) => !idea.running), {
     timeoutMs: 15_000,
     what: 'the leftover runs to end',
   });

@@ -1,5 +1,5 @@
 import type { Api } from '@catalyst/protocol';
-import type { FilesPort } from '../service/idea-service.ts';
+import type { FilesPort } from '../service/ports.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
 /**
@@ -11,18 +11,18 @@ import type { ApiHandlers } from './api-binding.ts';
 type FileRoutes =
   'listCheckpoints' | 'checkpointDiff' | 'restoreCheckpoint' | 'listFiles' | 'fileContent' | 'fileHistory';
 
-export function fileHandlers(service: FilesPort): ApiHandlers<Pick<Api, FileRoutes>> {
+export function fileHandlers(files: FilesPort): ApiHandlers<Pick<Api, FileRoutes>> {
   return {
-    listCheckpoints: async ({ params }) => ({ checkpoints: await service.listCheckpoints(params.id) }),
-    checkpointDiff: ({ params }) => service.checkpointDiff(params.id, params.commit),
+    listCheckpoints: async ({ params }) => ({ checkpoints: await files.listCheckpoints(params.id) }),
+    checkpointDiff: ({ params }) => files.checkpointDiff(params.id, params.commit),
     restoreCheckpoint: async ({ params }) => ({
-      checkpoint: await service.restoreCheckpoint(params.id, params.commit),
+      checkpoint: await files.restoreCheckpoint(params.id, params.commit),
     }),
-    listFiles: ({ params, query }) => service.listFiles(params.id, query.path),
-    fileContent: ({ params, query }) => service.fileContent(params.id, query.path, query.at),
+    listFiles: ({ params, query }) => files.listFiles(params.id, query.path),
+    fileContent: ({ params, query }) => files.fileContent(params.id, query.path, query.at),
     fileHistory: async ({ params, query }) => ({
       path: query.path,
-      checkpoints: await service.fileHistory(params.id, query.path),
+      checkpoints: await files.fileHistory(params.id, query.path),
     }),
   };
 }

@@ -1,6 +1,6 @@
 import type { Api, QuestionEvent, RelayEvent } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
-import type { HostsPort, IdeasPort, RunsPort } from '../service/idea-service.ts';
+import type { Services } from '../service/ports.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
 /** /api/ideas and /api/hosts: ideas, their history and the questions waiting in their runs. */
@@ -16,26 +16,28 @@ type IdeaRoutes =
   | 'listQuestions'
   | 'getQuestion';
 
-export function ideaHandlers(
-  service: IdeasPort & HostsPort & Pick<RunsPort, 'pendingPrompts'>,
-): ApiHandlers<Pick<Api, IdeaRoutes>> {
+export function ideaHandlers({
+  ideas,
+  hosts,
+  runs,
+}: Pick<Services, 'ideas' | 'hosts' | 'runs'>): ApiHandlers<Pick<Api, IdeaRoutes>> {
   return {
-    hosts: async () => ({ hosts: await service.hosts() }),
-    listIdeas: async () => ({ ideas: await service.listIdeas() }),
-    createIdea: async ({ body }) => ({ idea: await service.createIdea(body) }),
-    getIdea: async ({ params }) => ({ idea: await service.getIdea(params.id) }),
-    updateIdea: async ({ params, body }) => ({ idea: await service.updateIdea(params.id, body) }),
+    hosts: async () => ({ hosts: await hosts.hosts() }),
+    listIdeas: async () => ({ ideas: await ideas.listIdeas() }),
+    createIdea: async ({ body }) => ({ idea: await ideas.createIdea(body) }),
+    getIdea: async ({ params }) => ({ idea: await ideas.getIdea(params.id) }),
+    updateIdea: async ({ params, body }) => ({ idea: await ideas.updateIdea(params.id, body) }),
     deleteIdea: async ({ params }) => {
-      await service.deleteIdea(params.id);
+      await ideas.deleteIdea(params.id);
     },
     events: async ({ params, query }) => ({
-      events: await service.history(params.id, query.sinceSeq, query.limit),
+      events: await ideas.history(params.id, query.sinceSeq, query.limit),
     }),
     listQuestions: async ({ params }) => ({
-      questions: questionsOf(await service.pendingPrompts(params.id)),
+      questions: questionsOf(await runs.pendingPrompts(params.id)),
     }),
     getQuestion: async ({ params }) => {
-      const questions = questionsOf(await service.pendingPrompts(params.id));
+      const questions = questionsOf(await runs.pendingPrompts(params.id));
       const question = questions.find((q) => q.questionId === params.questionId);
       if (question === undefined) {
         throw new CatalystError('QUESTION_NOT_FOUND', 'That question is not waiting for an answer.');

@@ -1,5 +1,5 @@
 import type { Api } from '@catalyst/protocol';
-import type { PreviewsPort } from '../service/idea-service.ts';
+import type { PreviewsPort } from '../service/ports.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
 /**
@@ -10,14 +10,14 @@ import type { ApiHandlers } from './api-binding.ts';
 type PreviewRoutes =
   'preview' | 'startPreview' | 'stopPreview' | 'previewLog' | 'listeningPorts' | 'previewPortLink';
 
-export function previewHandlers(service: PreviewsPort): ApiHandlers<Pick<Api, PreviewRoutes>> {
+export function previewHandlers(previews: PreviewsPort): ApiHandlers<Pick<Api, PreviewRoutes>> {
   return {
-    preview: ({ params }, { request }) => service.preview(params.id, request.headers.host),
-    startPreview: ({ params }, { request }) => service.startPreview(params.id, request.headers.host),
-    stopPreview: ({ params }, { request }) => service.stopPreview(params.id, request.headers.host),
-    previewLog: ({ params }) => service.previewLog(params.id),
-    listeningPorts: async ({ params }) => ({ ports: await service.listeningPorts(params.id) }),
+    preview: ({ params }, { request }) => previews.preview(params.id, request.headers.host),
+    startPreview: ({ params }, { request }) => previews.startPreview(params.id, request.headers.host),
+    stopPreview: ({ params }, { request }) => previews.stopPreview(params.id, request.headers.host),
+    previewLog: ({ params }) => previews.previewLog(params.id),
+    listeningPorts: async ({ params }) => ({ ports: await previews.listeningPorts(params.id) }),
     previewPortLink: ({ params }, { request }) =>
-      service.previewPortLink(params.id, params.port, request.headers.host),
+      previews.previewPortLink(params.id, params.port, request.headers.host),
   };
 }

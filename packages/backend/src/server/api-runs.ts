@@ -1,5 +1,5 @@
 import type { Api } from '@catalyst/protocol';
-import type { AutopilotsPort, RunsPort } from '../service/idea-service.ts';
+import type { Services } from '../service/ports.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
 /**
@@ -17,21 +17,26 @@ type RunRoutes =
   | 'getAutopilot'
   | 'cancelAutopilot';
 
-export function runHandlers(service: RunsPort & AutopilotsPort): ApiHandlers<Pick<Api, RunRoutes>> {
+export function runHandlers({
+  runs,
+  autopilots,
+}: Pick<Services, 'runs' | 'autopilots'>): ApiHandlers<Pick<Api, RunRoutes>> {
   return {
     startRun: async ({ params, body }) => {
       const { mode, message, maxBudgetUsd } = body;
-      const { runId } = await service.startRun(params.id, mode, message, { maxBudgetUsd });
-      return { run: await service.getRun(runId) };
+      const { runId } = await runs.startRun(params.id, mode, message, { maxBudgetUsd });
+      return { run: await runs.getRun(runId) };
     },
-    listRuns: async ({ params, query }) => ({ runs: await service.listRuns(params.id, query.limit) }),
-    getRun: async ({ params, query }) => ({ run: await service.getRun(params.runId, query.waitMs) }),
-    cancelRun: async ({ params }) => ({ run: await service.cancelRunById(params.runId) }),
+    listRuns: async ({ params, query }) => ({ runs: await runs.listRuns(params.id, query.limit) }),
+    getRun: async ({ params, query }) => ({ run: await runs.getRun(params.runId, query.waitMs) }),
+    cancelRun: async ({ params }) => ({ run: await runs.cancelRunById(params.runId) }),
     startAutopilot: async ({ params, body }) => ({
-      autopilot: await service.startAutopilot(params.id, body),
+      autopilot: await autopilots.startAutopilot(params.id, body),
     }),
-    latestAutopilot: async ({ params }) => ({ autopilot: await service.latestAutopilot(params.id) }),
-    getAutopilot: async ({ params }) => ({ autopilot: await service.getAutopilot(params.autopilotId) }),
-    cancelAutopilot: async ({ params }) => ({ autopilot: await service.cancelAutopilot(params.autopilotId) }),
+    latestAutopilot: async ({ params }) => ({ autopilot: await autopilots.latestAutopilot(params.id) }),
+    getAutopilot: async ({ params }) => ({ autopilot: await autopilots.getAutopilot(params.autopilotId) }),
+    cancelAutopilot: async ({ params }) => ({
+      autopilot: await autopilots.cancelAutopilot(params.autopilotId),
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { IdeaService } from '../service/idea-service.ts';
+import type { Services } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
 import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
 import { createApiRouter } from './routes-api.ts';
@@ -12,7 +12,7 @@ import { createLoginRouter } from './routes-login.ts';
  */
 
 export interface HttpAppOptions {
-  service: IdeaService;
+  services: Services;
   auth: Auth;
   logger: Logger;
   /** The built frontend; it holds no secret, so it is served without the token (the page then logs in). */
@@ -36,7 +36,7 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export function createHttpApp(options: HttpAppOptions): Express {
-  const { service, auth, logger } = options;
+  const { services, auth, logger } = options;
   const app = express();
   app.disable('x-powered-by');
   app.use(setSecurityHeaders, logRequests(logger));
@@ -53,7 +53,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     noStore,
     requireAuth(auth),
     express.json({ limit: JSON_BODY_LIMIT_BYTES }),
-    createApiRouter(service, auth, { secureCookie: options.secureCookie ?? false }),
+    createApiRouter(services, auth, { secureCookie: options.secureCookie ?? false }),
   );
   if (options.staticDir !== undefined) {
     app.use(express.static(options.staticDir), serveAppShell(options.staticDir));

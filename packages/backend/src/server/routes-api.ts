@@ -1,6 +1,6 @@
 import { API, openApiDocument } from '@catalyst/protocol';
 import { Router } from 'express';
-import type { IdeaService } from '../service/idea-service.ts';
+import type { Services } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
 import { bindApi } from './api-binding.ts';
 import { fileHandlers } from './api-files.ts';
@@ -17,7 +17,7 @@ import { sendError } from './http-errors.ts';
  * unknown route answers 404 in the API's own error shape.
  */
 
-export function createApiRouter(service: IdeaService, auth: Auth, options: SessionRouteOptions): Router {
+export function createApiRouter(services: Services, auth: Auth, options: SessionRouteOptions): Router {
   const router = Router();
   // Made on the first request for it, not at every start (about 25 ms of JSON Schema).
   let document: ReturnType<typeof openApiDocument> | undefined;
@@ -28,10 +28,10 @@ export function createApiRouter(service: IdeaService, auth: Auth, options: Sessi
       health: () => ({ ok: true as const }),
       openapi: () => (document ??= openApiDocument()),
       ...sessionHandlers(auth, options),
-      ...ideaHandlers(service),
-      ...runHandlers(service),
-      ...fileHandlers(service),
-      ...previewHandlers(service),
+      ...ideaHandlers(services),
+      ...runHandlers(services),
+      ...fileHandlers(services.files),
+      ...previewHandlers(services.previews),
     },
     '/api',
   );

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { MAX_CLIENT_FRAME_BYTES } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { WsService } from '../service/idea-service.ts';
+import type { WsServices } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
 import { startWsSession, type WsSession } from './ws-session.ts';
 import { closeOnSignOut } from './ws-sign-out.ts';
@@ -28,7 +28,7 @@ const CLOSE_GRACE_MS = 1000;
 
 export interface WsHubOptions {
   server: Server;
-  service: WsService;
+  services: WsServices;
   auth: Auth;
   logger: Logger;
   /** A client whose unsent bytes pass this is closed with 4008. */
@@ -105,7 +105,7 @@ function createUpgradeHandler(context: {
 
 /** The hub's connections and their heartbeat. */
 function createSessions(options: WsHubOptions) {
-  const { service, logger } = options;
+  const { services, logger } = options;
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   const sessions = new Map<WebSocket, WsSession>();
   let connectionCount = 0;
@@ -118,7 +118,7 @@ function createSessions(options: WsHubOptions) {
     accept: (socket: WebSocket): void => {
       connectionCount += 1;
       const child = logger.child({ connection: connectionCount });
-      sessions.set(socket, startWsSession({ socket, service, logger: child, maxBufferedBytes }));
+      sessions.set(socket, startWsSession({ socket, services, logger: child, maxBufferedBytes }));
       socket.once('close', (code: number) => {
         sessions.delete(socket);
         child.info({ code }, 'websocket closed');

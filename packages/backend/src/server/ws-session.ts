@@ -2,7 +2,7 @@ import { statusForCode, type ClientFrame, type ErrorFrame, type ServerFrame } fr
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
 import { isCatalystError } from '../core/catalyst-error.ts';
-import type { WsService } from '../service/idea-service.ts';
+import type { RunsPort, WsServices } from '../service/ports.ts';
 import { INTERNAL_MESSAGE } from './http-errors.ts';
 import { parseClientFrame } from './ws-frame-parse.ts';
 import { createSubscriptionSet, type SubscriptionSet } from './ws-subscriptions.ts';
@@ -18,7 +18,7 @@ export const SLOW_CLIENT_CLOSE_REASON = 'too slow: fell behind';
 
 export interface WsSessionOptions {
   socket: WebSocket;
-  service: WsService;
+  services: WsServices;
   logger: Logger;
   maxBufferedBytes: number;
 }
@@ -29,7 +29,7 @@ export interface WsSession {
 }
 
 export function startWsSession(options: WsSessionOptions): WsSession {
-  const { socket, service, logger } = options;
+  const { socket, services, logger } = options;
   const send = createSender({
     ...options,
     onFellBehind: () => {
@@ -37,7 +37,7 @@ export function startWsSession(options: WsSessionOptions): WsSession {
     },
   });
   const sendPaced = createPacedSender(socket);
-  const subscriptions = createSubscriptionSet({ service, logger, send, sendPaced });
+  const subscriptions = createSubscriptionSet({ ideas: services.ideas, logger, send, sendPaced });
 
   socket.on('message', (data: RawData, isBinary: boolean) => {
     const parsed = parseClientFrame(toBuffer(data), isBinary);
@@ -45,7 +45,7 @@ export function startWsSession(options: WsSessionOptions): WsSession {
       send(parsed.error);
       return;
     }
-    handleFrame(parsed.frame, { service, subscriptions }).catch((error: unknown) => {
+    handleFrame(parsed.frame, { runs: services.runs, subscriptions }).catch((error: unknown) => {
       send(toErrorFrame(error, parsed.frame, logger));
     });
   });
@@ -131,7 +131,7 @@ function createSender(
 /** Success is silent: the run's own events (run:started, run:ended) reach every subscriber of the idea. */
 async function handleFrame(
   frame: ClientFrame,
-  context: { service: WsService; subscriptions: SubscriptionSet },
+  context: { runs: RunsPort; subscriptions: SubscriptionSet },
 ): Promise<void> {
   switch (frame.type) {
     case 'subscribe':
@@ -142,19 +142,19 @@ async function handleFrame(
       return;
     case 'chat':
     case 'build':
-      await context.service.startRun(frame.ideaId, frame.type, frame.message);
+      await context.runs.startRun(frame.ideaId, frame.type, frame.message);
       return;
     case 'cancel':
-      await context.service.cancelRun(frame.ideaId);
+      await context.runs.cancelRun(frame.ideaId);
       return;
     case 'answer':
-      await context.service.answerQuestion(frame.ideaId, frame.questionId, frame.answers);
+      await context.runs.answerQuestion(frame.ideaId, frame.questionId, frame.answers);
       return;
     case 'dismiss':
-      await context.service.dismissQuestion(frame.ideaId, frame.questionId);
+      await context.runs.dismissQuestion(frame.ideaId, frame.questionId);
       return;
     case 'permission':
-      await context.service.answerPermission(frame.ideaId, frame.requestId, {
+      await context.runs.answerPermission(frame.ideaId, frame.requestId, {
         decision: frame.decision,
         message: frame.message,
         remember: frame.remember,

@@ -1,6 +1,6 @@
 import type { ClientFrame, IdeaId, ServerFrame, SubscribedFrame } from '@catalyst/protocol';
 import type { Logger } from 'pino';
-import type { IdeaListener, IdeaSubscription, WsService } from '../service/idea-service.ts';
+import type { IdeaListener, IdeaSubscription, IdeasPort } from '../service/ports.ts';
 
 /**
  * One connection's subscriptions, at most one per idea. Subscribing an idea again replaces the previous
@@ -18,7 +18,7 @@ export interface SubscriptionSet {
 }
 
 export interface SubscriptionSetOptions {
-  service: WsService;
+  ideas: IdeasPort;
   logger: Logger;
   /** Live frames (relay events and live-only text): past the session's buffer bound the client is dropped as too slow. */
   send: (frame: ServerFrame) => void;
@@ -36,7 +36,7 @@ interface Slot {
 }
 
 export function createSubscriptionSet(options: SubscriptionSetOptions): SubscriptionSet {
-  const { service, logger, send, sendPaced } = options;
+  const { ideas, logger, send, sendPaced } = options;
   const slots = new Map<IdeaId, Slot>();
   const drop = (ideaId: IdeaId, slot: Slot): void => {
     slot.active = false;
@@ -55,13 +55,13 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
     const listener: IdeaListener = (frame) => {
       if (slot.active) send(frame);
     };
-    const replay = replayHistory({ service, sendPaced, slot }, frame);
+    const replay = replayHistory({ ideas, sendPaced, slot }, frame);
     const { replayedUpTo, isReset } = await replay.catch((error: unknown) => {
       drop(frame.ideaId, slot);
       throw error;
     });
     if (!isActive(slot)) return;
-    const subscription = await service
+    const subscription = await ideas
       .subscribe(frame.ideaId, replayedUpTo, listener)
       .catch((error: unknown) => {
         drop(frame.ideaId, slot);
@@ -92,15 +92,15 @@ export function createSubscriptionSet(options: SubscriptionSetOptions): Subscrip
  * `lastSeq`, which is the newest event's.
  */
 async function replayHistory(
-  context: { service: WsService; sendPaced: (frame: ServerFrame) => Promise<void>; slot: Slot },
+  context: { ideas: IdeasPort; sendPaced: (frame: ServerFrame) => Promise<void>; slot: Slot },
   frame: SubscribeFrame,
 ): Promise<{ replayedUpTo: number; isReset: boolean }> {
   const asked = frame.sinceSeq ?? 0;
-  const isReset = asked > 0 && asked > (await context.service.lastSeq(frame.ideaId));
+  const isReset = asked > 0 && asked > (await context.ideas.lastSeq(frame.ideaId));
   let since = isReset ? 0 : asked;
   for (;;) {
     // Each page is a bounded ranged read (event-history.ts); only an empty page means the end.
-    const page = await context.service.history(frame.ideaId, since, REPLAY_PAGE_EVENTS);
+    const page = await context.ideas.history(frame.ideaId, since, REPLAY_PAGE_EVENTS);
     for (const event of page) {
       if (!context.slot.active) return { replayedUpTo: since, isReset };
       await context.sendPaced(event);

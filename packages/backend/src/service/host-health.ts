@@ -1,5 +1,5 @@
 import type { HostRegistry } from './host-registry.ts';
-import type { HostHealth } from './idea-service.ts';
+import type { HostHealth } from './ports.ts';
 import { messageOf } from './idea-meta-changes.ts';
 
 /**

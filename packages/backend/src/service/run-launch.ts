@@ -25,7 +25,7 @@ import type { LiveSubscribers } from './live-subscribers.ts';
 import * as routing from './prompt-routing.ts';
 
 /**
- * The run start path of the service (catalyst-service.ts claims the idea first): the idea's status, the run driver
+ * The run start path of the service (runs-capability.ts claims the idea first): the idea's status, the run driver
  * wired to the idea's history, its subscribers and its meta.json, and the bookkeeping when the run ends.
  */
 

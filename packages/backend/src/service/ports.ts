@@ -46,8 +46,8 @@ export type HostHealth = HostHealthView;
 
 /**
  * The service by capability: each edge (a group of REST handlers, the WebSocket session) depends on the ports it
- * serves, so a test double of one is as small as that capability. `IdeaService` is all of them, which
- * `CatalystService` implements today.
+ * serves, so a test double of one is as small as that capability. Each port has its own module
+ * (`*-capability.ts`), wired in the composition root (wire-services.ts).
  */
 
 /** Ideas and their history: what the list, an idea's page and a subscription read. */
@@ -147,8 +147,15 @@ export interface HostsPort {
   hosts(): Promise<HostHealth[]>;
 }
 
-export interface IdeaService
-  extends IdeasPort, RunsPort, AutopilotsPort, FilesPort, PreviewsPort, HostsPort {}
+/** Every capability, as the composition root hands them to the edges. */
+export interface Services {
+  ideas: IdeasPort;
+  runs: RunsPort;
+  autopilots: AutopilotsPort;
+  files: FilesPort;
+  previews: PreviewsPort;
+  hosts: HostsPort;
+}
 
 /** What the WebSocket serves: subscriptions to ideas, and runs with their prompts. */
-export type WsService = IdeasPort & RunsPort;
+export type WsServices = Pick<Services, 'ideas' | 'runs'>;

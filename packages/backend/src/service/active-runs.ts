@@ -1,0 +1,57 @@
+import { ideaOfRunId } from '@catalyst/protocol';
+import { CatalystError } from '../core/catalyst-error.ts';
+import type { ActiveRun } from '../runs/run-driver.ts';
+
+/**
+ * One run per idea: what each capability asks before it touches an idea's project (a run, a delete, a restore all
+ * hold the idea's place here while they work), and whether Catalyst is shutting down. Shared by the capabilities
+ * the composition root wires (wire-services.ts); none of them keeps a map of its own.
+ */
+export class ActiveRuns {
+  readonly #runs = new Map<string, ActiveRun>();
+  #isStopping = false;
+
+  has(id: string): boolean {
+    return this.#runs.has(id);
+  }
+
+  get(id: string): ActiveRun | undefined {
+    return this.#runs.get(id);
+  }
+
+  /** The idea's place, held until `release`: a run's claim, or a delete's or a restore's (run-claim.ts). */
+  hold(id: string, run: ActiveRun): void {
+    this.#runs.set(id, run);
+  }
+
+  release(id: string): void {
+    this.#runs.delete(id);
+  }
+
+  all(): ActiveRun[] {
+    return [...this.#runs.values()];
+  }
+
+  /** A method, not a field: it is read again after an await, when shutdown may have begun meanwhile. */
+  isStopping(): boolean {
+    return this.#isStopping;
+  }
+
+  beginStopping(): void {
+    this.#isStopping = true;
+  }
+
+  /** HOST_UNAVAILABLE once shutdown has begun: nothing new starts then. */
+  refuseWhenStopping(): void {
+    if (this.#isStopping) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
+  }
+
+  /** RUN_IN_PROGRESS (with the run's id when it is a run) while the idea's place is held. */
+  refuseWhenBusy(id: string, message: string): void {
+    const busy = this.#runs.get(id);
+    if (busy === undefined) return;
+    throw new CatalystError('RUN_IN_PROGRESS', message, {
+      details: ideaOfRunId(busy.runId) === undefined ? {} : { runId: busy.runId },
+    });
+  }
+}

@@ -1,0 +1,204 @@
+import type { Logger } from 'pino';
+import { ActiveRuns } from './service/active-runs.ts';
+import { Autopilots } from './service/autopilots.ts';
+import { AutopilotsCapability } from './service/autopilots-capability.ts';
+import { Checkpoints } from './service/checkpoints.ts';
+import { FilesCapability } from './service/files-capability.ts';
+import { checkHosts } from './service/host-health.ts';
+import type { HostRegistry } from './service/host-registry.ts';
+import { IdeaHistories } from './service/idea-histories.ts';
+import type { IdeaIndex } from './service/idea-index.ts';
+import { locateIdea } from './service/idea-lookup.ts';
+import { IdeasCapability } from './service/ideas-capability.ts';
+import { LiveSubscribers } from './service/live-subscribers.ts';
+import type { Services } from './service/ports.ts';
+import type { StartPreviewServer } from './service/preview-server.ts';
+import { DEFAULT_PREVIEW_IDLE_MS, Previews } from './service/previews.ts';
+import { PreviewsCapability } from './service/previews-capability.ts';
+import { ProjectFiles } from './service/project-files.ts';
+import type { QaSettings } from './service/prompt-routing.ts';
+import type { RunLaunchContext } from './service/run-launch.ts';
+import { RunsCapability } from './service/runs-capability.ts';
+import { takeUpSessions } from './service/session-takeup.ts';
+import { DEFAULT_WARM_PER_HOST, WarmSessions } from './service/warm-sessions.ts';
+
+/**
+ * The composition root's wiring of the service, capability by capability (service/ports.ts): what they share
+ * (the ideas' histories and live subscribers, the one run per idea, the warm sessions) is made here once and
+ * handed to each capability that needs it; nothing else holds the whole service.
+ */
+
+export interface ServiceOptions {
+  hosts: HostRegistry;
+  index: IdeaIndex;
+  logger: Logger;
+  inactivityTimeoutMs: number;
+  maxRunMs: number;
+  /** CATALYST_DETACHED_LIMIT_MS (run-launch.ts). */
+  detachedLimitMs?: number;
+  /** CATALYST_LEASE_MS (run-launch.ts). */
+  leaseMs?: number;
+  /** CATALYST_WARM_IDLE_MS: how long a session waits for the idea's next turn. */
+  warmIdleMs?: number;
+  /** CATALYST_WARM_PER_HOST: how many sessions wait per host (0: none; every turn starts its own process). */
+  warmPerHost?: number;
+  qa?: QaSettings;
+  /** How long a checkpoint's git may take (checkpoints.ts). */
+  checkpointTimeoutMs?: number;
+  /** Event histories kept open with no subscriber and no run (history-cache.ts). */
+  maxIdleHistories?: number;
+  /** Previews (issue 14): where their servers listen, when they stop unused, what Catalyst's token is. */
+  previews: {
+    bind: string;
+    idleMs?: number;
+    isCatalystToken: (candidate: string) => boolean;
+    /** Starts a preview's own HTTP server (server/preview-proxy.ts): the service starts none itself. */
+    startServer: StartPreviewServer;
+  };
+}
+
+export interface WiredServices extends Services {
+  /**
+   * At start, in the background: the runs an earlier Catalyst left going in sessions on the hosts are taken up,
+   * then the autopilots it left running go on. Never rejects.
+   */
+  takeUp(): Promise<void>;
+  /**
+   * Stops accepting runs and flushes every history. The running runs are cancelled, or, with `keepRuns` (a
+   * restart, an update), let go of: Claude goes on in its session on the host and the next Catalyst takes it up.
+   */
+  shutdown(options?: { keepRuns?: boolean }): Promise<void>;
+}
+
+export function wireServices(options: ServiceOptions): WiredServices {
+  const { hosts, logger } = options;
+  const active = new ActiveRuns();
+  const live = new LiveSubscribers();
+  const locate = (id: string) => locateIdea(options, id);
+  // The capabilities below call one another only once a request comes, by then all of them exist.
+  const histories: IdeaHistories = new IdeaHistories({
+    hosts,
+    logger,
+    hostOf: async (id) => (await locate(id)).host,
+    // An autopilot between two steps keeps its history open too: it writes the next step's events.
+    isRunning: (id) => active.has(id) || autopilots.runningOn(id) !== undefined,
+    takeUp: (id, history) => (run) => runs.takeUp(id, history, run),
+    maxIdle: options.maxIdleHistories,
+  });
+  const warm = new WarmSessions({
+    perHost: options.warmPerHost ?? DEFAULT_WARM_PER_HOST,
+    maxTurnMs: options.maxRunMs,
+    logger,
+  });
+  const checkpoints = new Checkpoints({
+    hosts,
+    logger,
+    locate,
+    ...(options.checkpointTimeoutMs === undefined ? {} : { timeoutMs: options.checkpointTimeoutMs }),
+  });
+  const previewEngine = new Previews({
+    hosts,
+    logger,
+    locate,
+    runTagOf: (id) => active.get(id)?.sessionId,
+    bind: options.previews.bind,
+    idleMs: options.previews.idleMs ?? DEFAULT_PREVIEW_IDLE_MS,
+    isCatalystToken: options.previews.isCatalystToken,
+    startServer: options.previews.startServer,
+  });
+  const launching: RunLaunchContext = {
+    options,
+    warm,
+    checkpoints,
+    histories,
+    live,
+    locate,
+    release: (id) => {
+      active.release(id);
+      histories.evictIdle();
+    },
+  };
+  const runs: RunsCapability = new RunsCapability({
+    active,
+    launching,
+    logger,
+    autopilotOn: (id) => autopilots.runningOn(id),
+    warmPerHost: options.warmPerHost,
+  });
+  const autopilots: Autopilots = new Autopilots({
+    launch: (id, mode, message, overrides) => runs.launch(id, mode, message, overrides),
+    history: (id) => histories.get(id),
+    isRunning: (id) => active.has(id),
+    activeRun: (id) => active.get(id),
+    mark: async (id, autopilotId) => {
+      const store = await hosts.store((await locate(id)).host);
+      await store.update(id, (meta) => {
+        const { autopilotId: _running, ...rest } = meta;
+        return autopilotId === undefined ? rest : { ...rest, autopilotId };
+      });
+    },
+    logger,
+  });
+  const autopilotControl = new AutopilotsCapability({ autopilots, active, hosts, logger });
+  return {
+    ideas: new IdeasCapability({
+      hosts,
+      index: options.index,
+      logger,
+      active,
+      histories,
+      live,
+      prewarm: (id) => {
+        runs.prewarm(id);
+      },
+      stopAllOf: async (id) => {
+        await warm.stop(id);
+        await previewEngine.forget(id);
+      },
+    }),
+    runs,
+    autopilots: autopilotControl,
+    files: new FilesCapability({
+      checkpoints,
+      files: new ProjectFiles({ hosts, locate, checkpoints }),
+      active,
+      histories,
+      locate,
+      autopilotOn: (id) => autopilots.runningOn(id),
+      restartPreview: (id) => previewEngine.restartIfRunning(id),
+    }),
+    previews: new PreviewsCapability(previewEngine, locate),
+    hosts: { hosts: () => checkHosts(hosts) },
+    takeUp: async () => {
+      await takeUpSessions({ hosts, histories, active, warm, logger });
+      await autopilotControl.resumeLeftRunning();
+    },
+    shutdown: (closing = {}) =>
+      shutdownServices({ active, autopilots, warm, previewEngine, histories }, closing.keepRuns === true),
+  };
+}
+
+/** WiredServices.shutdown: nothing new starts; runs are let go of (`keepRuns`) or cancelled; then the rest ends. */
+async function shutdownServices(
+  parts: {
+    active: ActiveRuns;
+    autopilots: Autopilots;
+    warm: WarmSessions;
+    previewEngine: Previews;
+    histories: IdeaHistories;
+  },
+  keepRuns: boolean,
+): Promise<void> {
+  parts.active.beginStopping();
+  const stoppingAutopilots = parts.autopilots.stop({ keepRuns });
+  const going = parts.active.all();
+  for (const run of going) {
+    if (keepRuns && run.detach !== undefined) run.detach();
+    else run.cancel();
+  }
+  await Promise.allSettled(going.map((run) => run.ended));
+  await stoppingAutopilots;
+  await parts.warm.endAll();
+  await parts.previewEngine.stopAll();
+  await parts.histories.closeAll();
+}

@@ -1,0 +1,210 @@
+import type {
+  AutopilotView,
+  CheckpointDiffResponse,
+  CheckpointView,
+  FileContentResponse,
+  FileListResponse,
+  ListeningPort,
+  PreviewLinkResponse,
+  PreviewLogResponse,
+  PreviewView,
+} from '@catalyst/protocol';
+import { CatalystError } from '../src/core/catalyst-error.ts';
+import type {
+  AutopilotsPort,
+  FilesPort,
+  HostHealth,
+  HostsPort,
+  PreviewsPort,
+  Services,
+} from '../src/service/ports.ts';
+import { IdeasDouble, settle } from './server-idea-double.ts';
+
+/**
+ * The capabilities besides ideas and runs, in memory for the edge tests: each as small as its port, each checking
+ * the idea in the ideas double first and recording its calls in the same list, in order.
+ */
+
+export interface ServiceDoubles extends Services {
+  ideas: IdeasDouble;
+  runs: IdeasDouble;
+  hosts: HostsDouble;
+}
+
+export function createServiceDoubles(): ServiceDoubles {
+  const ideas = new IdeasDouble();
+  return {
+    ideas,
+    runs: ideas,
+    autopilots: new AutopilotsDouble(ideas),
+    files: new FilesDouble(ideas),
+    previews: new PreviewsDouble(ideas),
+    hosts: new HostsDouble(ideas),
+  };
+}
+
+class AutopilotsDouble implements AutopilotsPort {
+  readonly #ideas: IdeasDouble;
+
+  constructor(ideas: IdeasDouble) {
+    this.#ideas = ideas;
+  }
+
+  startAutopilot(id: string): Promise<AutopilotView> {
+    return settle(() => {
+      this.#ideas.calls.push(`startAutopilot ${id}`);
+      this.#ideas.find(id);
+      throw new CatalystError('RUN_IN_PROGRESS', 'The double runs no autopilots.');
+    });
+  }
+
+  latestAutopilot(id: string): Promise<AutopilotView | null> {
+    return settle(() => {
+      this.#ideas.calls.push(`latestAutopilot ${id}`);
+      this.#ideas.find(id);
+      return null;
+    });
+  }
+
+  getAutopilot(autopilotId: string): Promise<AutopilotView> {
+    return settle(() => {
+      this.#ideas.calls.push(`getAutopilot ${autopilotId}`);
+      throw new CatalystError('AUTOPILOT_NOT_FOUND', `There is no autopilot ${autopilotId}.`);
+    });
+  }
+
+  cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
+    return settle(() => {
+      this.#ideas.calls.push(`cancelAutopilot ${autopilotId}`);
+      throw new CatalystError('AUTOPILOT_NOT_FOUND', `There is no autopilot ${autopilotId}.`);
+    });
+  }
+}
+
+class FilesDouble implements FilesPort {
+  readonly #ideas: IdeasDouble;
+
+  constructor(ideas: IdeasDouble) {
+    this.#ideas = ideas;
+  }
+
+  listCheckpoints(id: string): Promise<CheckpointView[]> {
+    return settle(() => {
+      this.#ideas.calls.push(`listCheckpoints ${id}`);
+      this.#ideas.find(id);
+      return [];
+    });
+  }
+
+  checkpointDiff(id: string, commit: string): Promise<CheckpointDiffResponse> {
+    return this.#noCheckpoint(`checkpointDiff ${id} ${commit}`, id, commit);
+  }
+
+  restoreCheckpoint(id: string, commit: string): Promise<CheckpointView> {
+    return this.#noCheckpoint(`restoreCheckpoint ${id} ${commit}`, id, commit);
+  }
+
+  #noCheckpoint(call: string, id: string, commit: string): Promise<never> {
+    return settle(() => {
+      this.#ideas.calls.push(call);
+      this.#ideas.find(id);
+      throw new CatalystError('CHECKPOINT_NOT_FOUND', `${commit} is not one of this idea's checkpoints.`);
+    });
+  }
+
+  listFiles(id: string, path: string): Promise<FileListResponse> {
+    return settle(() => {
+      this.#ideas.calls.push(`listFiles ${id} ${path}`);
+      this.#ideas.find(id);
+      return { path, entries: [] };
+    });
+  }
+
+  fileContent(id: string, path: string, at?: string): Promise<FileContentResponse> {
+    return settle(() => {
+      this.#ideas.calls.push(`fileContent ${id} ${path} ${at ?? ''}`);
+      this.#ideas.find(id);
+      return { path, size: 0, text: '' };
+    });
+  }
+
+  fileHistory(id: string, path: string): Promise<CheckpointView[]> {
+    return settle(() => {
+      this.#ideas.calls.push(`fileHistory ${id} ${path}`);
+      this.#ideas.find(id);
+      return [];
+    });
+  }
+}
+
+class PreviewsDouble implements PreviewsPort {
+  readonly #ideas: IdeasDouble;
+
+  constructor(ideas: IdeasDouble) {
+    this.#ideas = ideas;
+  }
+
+  preview(id: string, requestHost?: string): Promise<PreviewView> {
+    return settle(() => {
+      this.#ideas.calls.push(`preview ${id} ${String(requestHost)}`);
+      this.#ideas.find(id);
+      return { state: 'stopped' as const, command: null, port: null };
+    });
+  }
+
+  startPreview(id: string): Promise<PreviewView> {
+    return settle(() => {
+      this.#ideas.calls.push(`startPreview ${id}`);
+      this.#ideas.find(id);
+      throw new CatalystError('PREVIEW_NOT_CONFIGURED', 'no preview command');
+    });
+  }
+
+  stopPreview(id: string): Promise<PreviewView> {
+    return settle(() => {
+      this.#ideas.calls.push(`stopPreview ${id}`);
+      this.#ideas.find(id);
+      return { state: 'stopped' as const, command: null, port: null };
+    });
+  }
+
+  previewLog(id: string): Promise<PreviewLogResponse> {
+    return settle(() => {
+      this.#ideas.calls.push(`previewLog ${id}`);
+      this.#ideas.find(id);
+      return { text: '', isCut: false };
+    });
+  }
+
+  listeningPorts(id: string): Promise<ListeningPort[]> {
+    return settle(() => {
+      this.#ideas.calls.push(`listeningPorts ${id}`);
+      this.#ideas.find(id);
+      return [];
+    });
+  }
+
+  previewPortLink(id: string, port: number): Promise<PreviewLinkResponse> {
+    return settle(() => {
+      this.#ideas.calls.push(`previewPortLink ${id} ${port}`);
+      this.#ideas.find(id);
+      throw new CatalystError('PREVIEW_PORT_NOT_LISTENING', `nothing on ${port}`);
+    });
+  }
+}
+
+/** A test may replace `hosts` on the instance to make it fail. */
+export class HostsDouble implements HostsPort {
+  readonly #ideas: IdeasDouble;
+
+  constructor(ideas: IdeasDouble) {
+    this.#ideas = ideas;
+  }
+
+  hosts(): Promise<HostHealth[]> {
+    return settle(() => {
+      this.#ideas.calls.push('hosts');
+      return [{ name: 'local', label: 'this machine', isDefault: true, reachable: true }];
+    });
+  }
+}
