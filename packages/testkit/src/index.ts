@@ -11,3 +11,4 @@ export * from './questions.ts';
 export * from './tcp-proxy.ts';
 export * from './free-port.ts';
 export * from './worker.ts';
+export * from './ssh-keygen.ts';

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { ServerHostKeyAlgorithm } from 'ssh2';
 import { CatalystError } from '../../core/catalyst-error.ts';
+import { ALGORITHMS_BY_KEY_TYPE, isHostKeyType, type HostKeyType } from './config/host-key-algorithms.ts';
+import { fingerprintOf } from './config/host-key-fingerprint.ts';
 
 /**
  * The host key Catalyst accepts for one VM, from a known_hosts line. The check compares the raw key blob, never a
@@ -8,20 +9,8 @@ import { CatalystError } from '../../core/catalyst-error.ts';
  * returns a Promise or any other non-undefined value (ssh-field-notes.md §6).
  */
 
-/**
- * The signature algorithms ssh2 may negotiate for each key type. Pinning `algorithms.serverHostKey` to these
- * stops a server with several host keys from presenting another type than the pinned one (§6). An RSA key is
- * stored as `ssh-rsa` but signs with SHA-2; OpenSSH ≥ 8.8 refuses SHA-1 `ssh-rsa` signatures.
- */
-const ALGORITHMS_BY_KEY_TYPE = {
-  'ssh-ed25519': ['ssh-ed25519'],
-  'ecdsa-sha2-nistp256': ['ecdsa-sha2-nistp256'],
-  'ecdsa-sha2-nistp384': ['ecdsa-sha2-nistp384'],
-  'ecdsa-sha2-nistp521': ['ecdsa-sha2-nistp521'],
-  'ssh-rsa': ['rsa-sha2-512', 'rsa-sha2-256'],
-} as const satisfies Record<string, readonly ServerHostKeyAlgorithm[]>;
-
-export type HostKeyType = keyof typeof ALGORITHMS_BY_KEY_TYPE;
+export type { HostKeyType } from './config/host-key-algorithms.ts';
+export { fingerprintOf } from './config/host-key-fingerprint.ts';
 
 export interface HostKeyPin {
   readonly keyType: HostKeyType;
@@ -43,10 +32,6 @@ export function hostKeyHowTo(address: string, port: number): string {
   return `get it with \`ssh-keyscan -p ${port} -t ed25519 ${address}\`, check its fingerprint against \`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub\` run on the VM, and set hostKey to the line ssh-keyscan printed`;
 }
 
-export function fingerprintOf(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-
 /**
  * Accepts `[host]:port type base64 [comment]`, `host type base64`, or a bare `type base64` (a `.pub` file). The
  * host field is not matched: the pin is configured per host already. `@cert-authority` and `@revoked` lines are
@@ -54,14 +39,14 @@ export function fingerprintOf(blob: Buffer): string {
  */
 export function parseKnownHostsLine(line: string): HostKeyPin {
   const fields = line.trim().split(/\s+/);
-  const keyAt = fields.findIndex((field) => field in ALGORITHMS_BY_KEY_TYPE);
+  const keyAt = fields.findIndex((field) => isHostKeyType(field));
   const keyType = fields[keyAt];
   const encoded = fields[keyAt + 1];
   if (
     fields[0]?.startsWith('@') === true ||
     keyAt < 0 ||
     keyAt > 1 ||
-    !isKeyType(keyType) ||
+    !isHostKeyType(keyType) ||
     encoded === undefined
   ) {
     throw invalidLine(
@@ -104,10 +89,6 @@ export function hostKeyMismatchError(options: {
       'If the VM was reinstalled or its keys rotated, confirm the new key on the VM and update hostKey; otherwise someone may be intercepting the connection',
     { cause: options.cause, details: { host: label, expected: pin.fingerprint, presented } },
   );
-}
-
-function isKeyType(value: string | undefined): value is HostKeyType {
-  return value !== undefined && value in ALGORITHMS_BY_KEY_TYPE;
 }
 
 /** An SSH public key blob starts with its type as an SSH string: uint32 length, then ASCII (RFC 4253 §6.6). */
