@@ -17,36 +17,46 @@ interface BlobReader {
   isAtEnd(): boolean;
 }
 
-/** Each known type: its label and how to read the fields after the type name, giving the key's size in bits. */
-const KEY_LAYOUTS: Record<string, { label: string; readBits: (reader: BlobReader) => number | undefined }> = {
-  'ssh-ed25519': { label: 'ED25519', readBits: (reader) => readEd25519Bits(reader) },
-  'sk-ssh-ed25519@openssh.com': {
-    label: 'ED25519-SK',
-    readBits: (reader) => withApplication(reader, readEd25519Bits(reader)),
-  },
-  'ssh-rsa': { label: 'RSA', readBits: (reader) => readRsaBits(reader) },
-  'ssh-dss': { label: 'DSA', readBits: (reader) => readDsaBits(reader) },
-  'ecdsa-sha2-nistp256': { label: 'ECDSA', readBits: (reader) => readEcdsaBits(reader, 'nistp256') },
-  'ecdsa-sha2-nistp384': { label: 'ECDSA', readBits: (reader) => readEcdsaBits(reader, 'nistp384') },
-  'ecdsa-sha2-nistp521': { label: 'ECDSA', readBits: (reader) => readEcdsaBits(reader, 'nistp521') },
-  'sk-ecdsa-sha2-nistp256@openssh.com': {
-    label: 'ECDSA-SK',
-    readBits: (reader) => withApplication(reader, readEcdsaBits(reader, 'nistp256')),
-  },
-};
-
-const CURVE_BITS: Record<string, number> = { nistp256: 256, nistp384: 384, nistp521: 521 };
-
-export function isKnownKeyType(keyType: string): boolean {
-  return Object.hasOwn(KEY_LAYOUTS, keyType);
+interface KeyLayout {
+  readonly label: string;
+  readonly readBits: (reader: BlobReader) => number | undefined;
 }
+
+/**
+ * Each known type: its label and how to read the fields after the type name, giving the key's size in bits. A Map,
+ * so a blob naming its type `constructor` or `__proto__` finds nothing rather than Object's prototype.
+ */
+const KEY_LAYOUTS = new Map<string, KeyLayout>(
+  Object.entries({
+    'ssh-ed25519': { label: 'ED25519', readBits: readEd25519Bits },
+    'sk-ssh-ed25519@openssh.com': {
+      label: 'ED25519-SK',
+      readBits: (reader) => withApplication(reader, readEd25519Bits(reader)),
+    },
+    'ssh-rsa': { label: 'RSA', readBits: readRsaBits },
+    'ssh-dss': { label: 'DSA', readBits: readDsaBits },
+    'ecdsa-sha2-nistp256': { label: 'ECDSA', readBits: (reader) => readEcdsaBits(reader, 'nistp256') },
+    'ecdsa-sha2-nistp384': { label: 'ECDSA', readBits: (reader) => readEcdsaBits(reader, 'nistp384') },
+    'ecdsa-sha2-nistp521': { label: 'ECDSA', readBits: (reader) => readEcdsaBits(reader, 'nistp521') },
+    'sk-ecdsa-sha2-nistp256@openssh.com': {
+      label: 'ECDSA-SK',
+      readBits: (reader) => withApplication(reader, readEcdsaBits(reader, 'nistp256')),
+    },
+  } satisfies Record<string, KeyLayout>),
+);
+
+const CURVE_BITS = new Map([
+  ['nistp256', 256],
+  ['nistp384', 384],
+  ['nistp521', 521],
+]);
 
 /** The key's description, or why the blob is not a key OpenSSH would read. */
 export function describeHostKeyBlob(blob: Buffer): HostKeyDescription | string {
   const reader = createBlobReader(blob);
   const keyType = reader.readString()?.toString('latin1');
   if (keyType === undefined) return 'the key does not start with its type';
-  const layout = KEY_LAYOUTS[keyType];
+  const layout = KEY_LAYOUTS.get(keyType);
   if (layout === undefined) return describeUnknownType(keyType);
   const bits = layout.readBits(reader);
   if (bits === undefined || !reader.isAtEnd()) return `the ${keyType} key is truncated or malformed`;
@@ -99,7 +109,7 @@ function readDsaBits(reader: BlobReader): number | undefined {
 function readEcdsaBits(reader: BlobReader, curve: string): number | undefined {
   const named = reader.readString()?.toString('latin1');
   const point = reader.readString();
-  return named === curve && point !== undefined && point.length > 0 ? CURVE_BITS[curve] : undefined;
+  return named === curve && point !== undefined && point.length > 0 ? CURVE_BITS.get(curve) : undefined;
 }
 
 /** `BN_num_bits` of an SSH mpint: big-endian, a leading zero byte only to keep it positive. */

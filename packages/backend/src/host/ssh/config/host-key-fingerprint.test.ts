@@ -54,6 +54,8 @@ describe('fingerprints and key descriptions', () => {
       [Buffer.concat([ed25519, Buffer.from([0])]), /truncated or malformed/],
       [blobOf(['ecdsa-sha2-nistp256', 'nistp384', Buffer.alloc(97, 4)]), /truncated or malformed/],
       [blobOf(['ssh-foo', 'x']), /"ssh-foo" is not a key type OpenSSH knows/],
+      [blobOf(['constructor', 'x']), /"constructor" is not a key type OpenSSH knows/],
+      [blobOf(['__proto__', 'x']), /"__proto__" is not a key type OpenSSH knows/],
       [blobOf(['ssh-ed25519-cert-v01@openssh.com', 'x']), /host certificate, which Catalyst cannot check/],
       [Buffer.from([0, 0, 0]), /does not start with its type/],
     ];

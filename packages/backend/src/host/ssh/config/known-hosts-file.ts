@@ -42,10 +42,10 @@ export interface KnownHosts {
   readonly problems: readonly KnownHostsProblem[];
 }
 
-const MARKERS: Readonly<Record<string, KnownHostsMarker>> = {
-  '@cert-authority': 'cert-authority',
-  '@revoked': 'revoked',
-};
+const MARKERS = new Map<string, KnownHostsMarker>([
+  ['@cert-authority', 'cert-authority'],
+  ['@revoked', 'revoked'],
+]);
 /** check_markers copies the marker into a 32-byte buffer: "@" alone or 32 characters and more are invalid. */
 const MAX_MARKER_LENGTH = 31;
 
@@ -91,7 +91,7 @@ function readMarker(content: string): { marker: KnownHostsMarker; rest: string }
   const space = content.indexOf(' ');
   const end = space >= 0 ? space : content.indexOf('\t');
   const word = end < 0 ? content : content.slice(0, end);
-  const marker = end > 1 && end <= MAX_MARKER_LENGTH ? MARKERS[word] : undefined;
+  const marker = end > 1 && end <= MAX_MARKER_LENGTH ? MARKERS.get(word) : undefined;
   if (marker === undefined) return `${JSON.stringify(word.slice(0, 40))} is not @cert-authority or @revoked`;
   const rest = content.slice(end).replace(/^[ \t]+/, '');
   if (rest.startsWith('@')) return 'only one marker is allowed on a line';
