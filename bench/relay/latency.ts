@@ -41,7 +41,7 @@ export async function measureLatency(
   cleanup: Cleanup,
   say: Say,
 ): Promise<LatencyFigures> {
-  const connection = await openSshConnection(parseSshHostConfig(site.hostConfig));
+  const connection = await openSshConnection(await parseSshHostConfig(site.hostConfig).route());
   cleanup.add('close the raw SSH connection', () => {
     connection.end();
     return Promise.resolve();

@@ -119,14 +119,14 @@ async function bareFirstByte(connection: SshConnection, started = performance.no
 
 async function measureBareStarts(config: SshHostConfig): Promise<{ pooled: number; fresh: number }> {
   const settings = parseSshHostConfig(config);
-  const warm = await openSshConnection(settings);
+  const warm = await openSshConnection(await settings.route());
   const pooled: number[] = [];
   for (let i = 0; i < STARTS; i++) pooled.push(await bareFirstByte(warm));
   warm.end();
   const fresh: number[] = [];
   for (let i = 0; i < STARTS; i++) {
     const started = performance.now();
-    const connection = await openSshConnection(settings);
+    const connection = await openSshConnection(await settings.route());
     fresh.push(await bareFirstByte(connection, started));
     connection.end();
   }
@@ -135,7 +135,7 @@ async function measureBareStarts(config: SshHostConfig): Promise<{ pooled: numbe
 
 async function measureThroughput(config: SshHostConfig): Promise<{ raw: number; wrapper: number }> {
   // Both warm: one connection for the raw execs, one host (pooled connection) for the wrapped runs.
-  const connection = await openSshConnection(parseSshHostConfig(config));
+  const connection = await openSshConnection(await parseSshHostConfig(config).route());
   const host = createSshHost(config);
   const raw: number[] = [];
   const wrapper: number[] = [];

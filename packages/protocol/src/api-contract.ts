@@ -166,6 +166,8 @@ const HOST: readonly ErrorCode[] = [
   'SSH_AUTH_FAILED',
   'SSH_HOST_KEY_MISMATCH',
   'SSH_HOST_KEY_MISSING',
+  'SSH_HOST_KEY_UNKNOWN',
+  'SSH_HOST_KEY_REVOKED',
   'CONNECTION_LOST',
   'FILE_ERROR',
 ];
@@ -574,6 +576,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   SSH_AUTH_FAILED: 503,
   SSH_HOST_KEY_MISMATCH: 503,
   SSH_HOST_KEY_MISSING: 503,
+  SSH_HOST_KEY_UNKNOWN: 503,
+  SSH_HOST_KEY_REVOKED: 503,
   CONNECTION_LOST: 503,
   // The host took a file call but did not answer it in time (a FIFO's open(), a hung disk): a gateway's timeout.
   HOST_TIMED_OUT: 504,

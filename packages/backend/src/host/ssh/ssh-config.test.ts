@@ -7,10 +7,13 @@ const GOOD = 'AAAAC3NzaC1lZDI1NTE5AAAAIMGa4OtGleqrET8eznCgDjphZt625Bb8Uva8HFlMu8
 describe('parseSshHostConfig', () => {
   const base = { address: 'vm.example', user: 'dev', privateKeyPath: '/keys/id' };
 
-  it('fills in the pool and timing defaults', () => {
+  it('fills in the pool and timing defaults', async () => {
     const settings = parseSshHostConfig({ ...base, hostKey: `vm.example ssh-ed25519 ${GOOD}` });
     expect(settings.label).toBe('dev@vm.example:22');
-    expect(settings.auth).toEqual({ kind: 'key', privateKeyPath: '/keys/id' });
+    const { target, jumps } = await settings.route();
+    expect(jumps).toEqual([]);
+    expect(target).toMatchObject({ hostName: 'vm.example', port: 22, user: 'dev' });
+    expect(target.identities).toEqual({ files: ['/keys/id'], areDefaultFiles: false, identitiesOnly: true });
     expect(settings.pool).toMatchObject({
       maxRunsPerConnection: 8,
       maxConnections: 4,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CatalystError } from '../../core/catalyst-error.ts';
-import { hostKeyHowTo, parseKnownHostsLine, type HostKeyPin } from './host-key-pin.ts';
+import { hostKeyHowTo, parseKnownHostsLine } from './host-key-pin.ts';
+import type { SshIdentities } from './ssh-auth.ts';
+import type { SshHop, SshRoute } from './ssh-route.ts';
 
 /**
  * One SSH host as configured: where, who, how to authenticate, which host key to trust, and the pool's limits.
@@ -53,16 +55,11 @@ export type SshHostConfig = z.input<typeof SshHostConfigSchema>;
 export type SshPoolLimits = z.output<typeof PoolLimitsSchema>;
 export type SshTiming = z.output<typeof TimingSchema>;
 
-export type SshAuth = { kind: 'key'; privateKeyPath: string } | { kind: 'agent'; socket: string };
-
 export interface SshHostSettings {
   /** `user@address:port`, for logs and error messages. */
   readonly label: string;
-  readonly address: string;
-  readonly port: number;
-  readonly user: string;
-  readonly auth: SshAuth;
-  readonly pin: HostKeyPin;
+  /** The route of a new connection (ssh-route.ts). */
+  route(): Promise<SshRoute>;
   readonly claudePath?: string;
   readonly pool: SshPoolLimits;
   readonly timing: SshTiming;
@@ -89,21 +86,37 @@ export function parseSshHostConfig(input: unknown): SshHostSettings {
       { details: { host: label } },
     );
   }
-  return {
+  const hop: SshHop = {
     label,
-    address: config.address,
+    hostName: config.address,
     port: config.port,
     user: config.user,
-    auth: toAuth(config),
-    pin: parseKnownHostsLine(config.hostKey),
+    identities: identitiesOf(config),
+    hostKey: { kind: 'pinned', pin: parseKnownHostsLine(config.hostKey) },
+    readyTimeoutMs: config.timing.readyTimeoutMs,
+    keepaliveIntervalMs: config.timing.keepaliveIntervalMs,
+    keepaliveCountMax: config.timing.keepaliveCountMax,
+  };
+  const route: SshRoute = { target: hop, jumps: [], ignored: [] };
+  return {
+    label,
+    route: () => Promise.resolve(route),
     ...(config.claudePath === undefined ? {} : { claudePath: config.claudePath }),
     pool: config.pool,
     timing: config.timing,
   };
 }
 
-function toAuth(config: { privateKeyPath?: string | undefined; agentSocket?: string | undefined }): SshAuth {
-  if (config.privateKeyPath !== undefined) return { kind: 'key', privateKeyPath: config.privateKeyPath };
-  if (config.agentSocket !== undefined) return { kind: 'agent', socket: config.agentSocket };
+/** A key file named in the hosts file is the only identity offered; an agent offers all of its keys. */
+function identitiesOf(config: {
+  privateKeyPath?: string | undefined;
+  agentSocket?: string | undefined;
+}): SshIdentities {
+  if (config.privateKeyPath !== undefined) {
+    return { files: [config.privateKeyPath], areDefaultFiles: false, identitiesOnly: true };
+  }
+  if (config.agentSocket !== undefined) {
+    return { files: [], areDefaultFiles: false, agentSocket: config.agentSocket, identitiesOnly: false };
+  }
   throw new CatalystError('INVALID_ARGUMENT', 'set exactly one of privateKeyPath and agentSocket');
 }

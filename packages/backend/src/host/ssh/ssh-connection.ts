@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
-import { CatalystError } from '../../core/catalyst-error.ts';
-import { createHostKeyCheck, hostKeyMismatchError, type HostKeyCheck } from './host-key-pin.ts';
-import type { SshHostSettings } from './ssh-config.ts';
+import type { Duplex } from 'node:stream';
+import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
+import { CatalystError, isCatalystError } from '../../core/catalyst-error.ts';
 import { classifyConnectError, describeError } from './ssh-errors.ts';
+import { connectHop, type OpenHop } from './ssh-hop.ts';
+import { proxyCommandFailure, spawnProxyCommand } from './ssh-proxy-command.ts';
+import type { SshHop, SshRoute } from './ssh-route.ts';
 
 /**
  * One authenticated ssh2 Client. Opening a channel never throws: it says whether the channel opened, the server
@@ -36,104 +37,89 @@ export interface SshConnection {
 
 let nextConnectionId = 1;
 
-/** One handshake; rejects with SSH_CONNECT_FAILED (details.retryable), SSH_AUTH_FAILED or SSH_HOST_KEY_MISMATCH. */
-export async function openSshConnection(settings: SshHostSettings): Promise<SshConnection> {
-  const check = createHostKeyCheck(settings.pin);
-  const config = { ...(await credentialsOf(settings)), ...connectConfigOf(settings, check) };
-  const client = new Client();
-  const { ready, lost } = watchClient(client, settings, check);
-  try {
-    client.connect(config);
-  } catch (error) {
-    // ssh2 parses the private key inside connect() and throws on a bad one.
-    ready.catch(() => undefined);
-    client.end();
-    throw new CatalystError(
-      'SSH_AUTH_FAILED',
-      `cannot use the private key for ${settings.label}: ${describeError(error)}`,
-      {
-        cause: error,
-        details: { host: settings.label },
-      },
-    );
-  }
-  // Without TCP_NODELAY each exec round trip waits ~40 ms on Nagle plus delayed ACK (§8); the socket exists now.
-  client.setNoDelay(true);
-  await ready;
-  return wrapClient(client, settings.label, lost);
-}
-
-function connectConfigOf(settings: SshHostSettings, check: HostKeyCheck): ConnectConfig {
-  return {
-    host: settings.address,
-    port: settings.port,
-    username: settings.user,
-    readyTimeout: settings.timing.readyTimeoutMs,
-    keepaliveInterval: settings.timing.keepaliveIntervalMs,
-    keepaliveCountMax: settings.timing.keepaliveCountMax,
-    hostVerifier: check.verify,
-    algorithms: { serverHostKey: check.algorithms },
-  };
-}
-
-async function credentialsOf(settings: SshHostSettings): Promise<ConnectConfig> {
-  if (settings.auth.kind === 'agent') return { agent: settings.auth.socket };
-  try {
-    return { privateKey: await readFile(settings.auth.privateKeyPath) };
-  } catch (error) {
-    throw new CatalystError(
-      'SSH_AUTH_FAILED',
-      `cannot read the private key ${settings.auth.privateKeyPath} for ${settings.label}: ${describeError(error)}`,
-      { cause: error, details: { host: settings.label, privateKeyPath: settings.auth.privateKeyPath } },
-    );
-  }
-}
-
 /**
- * A permanent 'error' listener: after a failed connect ssh2 can emit a second 'error' (e.g. `Connection lost
- * before handshake` after a ready timeout), which would crash a process that used once('error') (§5, §10.6).
+ * One connection along the route (ssh-route.ts): the ProxyCommand started, each jump host's handshake and a
+ * forward from it to the next hop, then the target's handshake. Rejects as connectHop does, the failure of a jump
+ * host naming it; whatever was opened is closed again. Closing the connection closes the jumps and the command.
  */
-function watchClient(
-  client: Client,
-  settings: SshHostSettings,
-  check: HostKeyCheck,
-): { ready: Promise<void>; lost: Promise<string> } {
-  let lastError: unknown;
-  let isReady = false;
-  let failConnect: (error: CatalystError) => void = () => undefined;
-  const ready = new Promise<void>((resolve, reject) => {
-    client.once('ready', () => {
-      isReady = true;
-      resolve();
-    });
-    failConnect = reject;
-  });
-  const lost = new Promise<string>((resolve) => {
-    client.on('close', () => {
-      if (!isReady)
-        failConnect(connectFailure(settings, check, lastError ?? new Error('closed before ready')));
-      resolve(lastError === undefined ? 'the SSH connection closed' : describeError(lastError));
-    });
-  });
-  client.on('error', (error: unknown) => {
-    lastError ??= error;
-    if (!isReady) {
-      failConnect(connectFailure(settings, check, error));
-      client.end();
+export async function openSshConnection(route: SshRoute): Promise<SshConnection> {
+  const opened: OpenHop[] = [];
+  const proxy = route.proxyCommand === undefined ? undefined : spawnProxyCommand(route.proxyCommand);
+  const endAll = () => {
+    for (const hop of opened) hop.client.end();
+    proxy?.stop();
+  };
+  let sock: Duplex | undefined = proxy?.sock;
+  const hops = [...route.jumps, route.target];
+  for (const [index, hop] of hops.entries()) {
+    try {
+      const open = await connectHop(hop, sock);
+      opened.push(open);
+      const next = hops[index + 1];
+      if (next !== undefined) sock = await forwardTo(open.client, hop, next);
+    } catch (error) {
+      endAll();
+      const failure = hopFailure(hop, hop === route.target ? undefined : route.target, error);
+      throw proxy !== undefined && index === 0 && route.proxyCommand !== undefined
+        ? proxyCommandFailure(proxy, route.proxyCommand, failure)
+        : failure;
+    }
+  }
+  const [target] = opened.slice(-1);
+  if (target === undefined) throw new CatalystError('INTERNAL', 'a route without a target');
+  // The target's close is the connection's loss (a jump that goes closes the target's socket too); read as it
+  // settles, not a tick later: a channel that closes asks at once whether the connection is gone (ssh-raw-channel.ts).
+  for (const hop of opened) void hop.lost.then(endAll);
+  const { lost } = target;
+  return wrapClient(target.client, route.target.label, { lost, end: endAll });
+}
+
+/** A direct-tcpip channel from a jump host to the next hop, by name: the jump resolves it, as `ssh -W` does. */
+function forwardTo(client: Client, jump: SshHop, next: SshHop): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    try {
+      client.forwardOut('127.0.0.1', 0, next.hostName, next.port, (error, channel) => {
+        if (error === undefined) resolve(channel);
+        else reject(jumpRefusal(jump, next, error));
+      });
+    } catch (error) {
+      reject(jumpRefusal(jump, next, error));
     }
   });
-  return { ready, lost };
 }
 
-function connectFailure(settings: SshHostSettings, check: HostKeyCheck, error: unknown): CatalystError {
-  const presented = check.refusedFingerprint();
-  if (presented !== undefined) {
-    return hostKeyMismatchError({ label: settings.label, pin: settings.pin, presented, cause: error });
-  }
-  return classifyConnectError(error, settings.label);
+function jumpRefusal(jump: SshHop, next: SshHop, error: unknown): CatalystError {
+  const reason = describeError(error).replace('(SSH) Channel open failure: ', '');
+  const isProhibited = typeof error === 'object' && error !== null && 'reason' in error && error.reason === 1;
+  return new CatalystError(
+    'SSH_CONNECT_FAILED',
+    isProhibited
+      ? `the jump host ${jump.label} does not allow forwarding (AllowTcpForwarding), so it cannot reach ${next.label}`
+      : `the jump host ${jump.label} could not reach ${next.hostName}:${next.port} (${reason})`,
+    { cause: error, details: { host: jump.label, retryable: false } },
+  );
 }
 
-function wrapClient(client: Client, label: string, lost: Promise<string>): SshConnection {
+/** A failure at a jump host says so, with the same code: the person fixes the jump, not the target. */
+function hopFailure(hop: SshHop, target: SshHop | undefined, error: unknown): CatalystError {
+  const failure = isCatalystError(error) ? error : classifyConnectError(error, hop.label);
+  if (target === undefined || failure.message.startsWith('the jump host')) return failure;
+  return new CatalystError(
+    failure.code,
+    `through the jump host ${hop.label} to ${target.label}: ${failure.message}`,
+    {
+      cause: failure,
+      details: { ...failure.details, jumpHost: hop.label },
+    },
+  );
+}
+
+function wrapClient(
+  client: Client,
+  label: string,
+  route: { lost: Promise<string>; end: () => void },
+): SshConnection {
+  const { lost } = route;
   let isOpen = true;
   void lost.then(() => (isOpen = false));
   return {
@@ -146,6 +132,7 @@ function wrapClient(client: Client, label: string, lost: Promise<string>): SshCo
     forwardOut: (address, port) => openForward(client, address, port),
     end: () => {
       client.end();
+      route.end();
     },
   };
 }

@@ -45,7 +45,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
   const settings = parseSshHostConfig(config);
   const pool = createSshPool({
     label: settings.label,
-    connect: () => openSshConnection(settings),
+    connect: async () => openSshConnection(await settings.route()),
     limits: settings.pool,
   });
   const openRun = createSshOpenRawChannel(pool, 'run');
