@@ -31,6 +31,10 @@ export const ErrorCodeSchema = z.enum([
   'SSH_HOST_KEY_MISMATCH',
   'SSH_HOST_KEY_UNKNOWN',
   'SSH_HOST_KEY_REVOKED',
+  // An ~/.ssh/config (or a file it includes) that OpenSSH would refuse, named by file and line.
+  'SSH_CONFIG_INVALID',
+  // An ~/.ssh/config that asks for something Catalyst does not do (Match exec without the opt-in, ~otheruser).
+  'SSH_CONFIG_UNSUPPORTED',
   'CONNECTION_LOST',
   'HOST_TIMED_OUT',
   'IDEA_NOT_FOUND',
