@@ -1,0 +1,76 @@
+import { isValidHostnameArg, isValidRemoteUser } from './ssh-command-line-names.ts';
+import { invalidConfigError, type ConfigPosition } from './ssh-config-errors.ts';
+import type { JumpState, OptionState } from './ssh-config-options.ts';
+import { formatJumpSpec, parseJumpSpec, type JumpSpec } from './ssh-jump-spec.ts';
+
+/**
+ * ProxyJump as OpenSSH 9.2 reads it (readconf.c parse_jump).
+ */
+
+interface JumpLine {
+  readonly isActive: boolean;
+  readonly at: ConfigPosition | undefined;
+  /** From the command line (`-J`): host and user names are checked for shell metacharacters. */
+  readonly isStrict?: boolean;
+}
+
+/**
+ * Applies one ProxyJump value. ProxyJump and ProxyCommand compete, whichever is obtained first winning; `none` only
+ * blocks later ProxyJump lines. (Debian's 9.2p1 carries 10.3's rule here: stock 9.2 let a ProxyJump, even `none`,
+ * block every later ProxyCommand, and the installed ssh -G says otherwise.)
+ */
+export function applyProxyJump(state: OptionState, raw: string, line: JumpLine): void {
+  if (raw.toLowerCase() === 'none') {
+    if (line.isActive && state.jump === undefined) state.jump = { kind: 'none' };
+    return;
+  }
+  // parse_jump cuts at the first `#` anywhere, not only at the start of a word.
+  const text = (raw.split('#')[0] ?? '').trimEnd();
+  const specs = text.split(',').map(parseJumpSpec);
+  const last = specs[specs.length - 1];
+  if (last === undefined || specs.includes(undefined)) {
+    throw invalidConfigError(line.at, `Invalid ProxyJump "${raw}"`);
+  }
+  if (line.isStrict === true)
+    refuseUnsafeHops(
+      specs.filter((spec) => spec !== undefined),
+      raw,
+    );
+  if (!line.isActive || state.proxyCommand !== undefined || state.jump !== undefined) return;
+  const comma = text.lastIndexOf(',');
+  state.jump = { kind: 'hops', last, earlier: comma > 0 ? text.slice(0, comma) : undefined };
+  // As in ssh: a ProxyJump stores ProxyCommand "none", so no later ProxyCommand line applies.
+  state.proxyCommand = { value: 'none', at: line.at };
+}
+
+function refuseUnsafeHops(specs: readonly JumpSpec[], raw: string): void {
+  for (const spec of specs) {
+    if (!isValidHostnameArg(spec.host) || (spec.user !== undefined && !isValidRemoteUser(spec.user))) {
+      throw invalidConfigError(undefined, `Invalid ProxyJump "${raw}": invalid host or user name`);
+    }
+  }
+}
+
+/** The ProxyJump value as `ssh -G` prints it, or undefined for none. */
+export function formatProxyJump(jump: JumpState | undefined): string | undefined {
+  if (jump === undefined || jump.kind === 'none') return undefined;
+  return `${jump.earlier === undefined ? '' : `${jump.earlier},`}${formatJumpSpec(jump.last)}`;
+}
+
+/** The hops of a ProxyJump value, first hop first; [] for `none`. Throws SSH_CONFIG_INVALID for a bad hop. */
+export function parseProxyJump(value: string): JumpSpec[] {
+  if (value.toLowerCase() === 'none') return [];
+  return value.split(',').map((piece) => {
+    const spec = parseJumpSpec(piece);
+    if (spec === undefined) throw invalidConfigError(undefined, `Invalid ProxyJump "${value}"`);
+    return spec;
+  });
+}
+
+/** What a hop's own `ssh` is given on its command line, which wins over its config like -l, -p and -J. */
+export interface HopOverrides {
+  readonly user?: string;
+  readonly port?: number;
+  /** The hops before this one, as `-J`: it overrides the hop's own ProxyJump and ProxyCommand. */
+  readonly proxyJump?: string;
+}
