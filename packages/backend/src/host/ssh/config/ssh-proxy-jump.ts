@@ -2,9 +2,11 @@ import { isValidHostnameArg, isValidRemoteUser } from './ssh-command-line-names.
 import { invalidConfigError, type ConfigPosition } from './ssh-config-errors.ts';
 import type { JumpState, OptionState } from './ssh-config-options.ts';
 import { formatJumpSpec, parseJumpSpec, type JumpSpec } from './ssh-jump-spec.ts';
+import type { ResolvedSshConfig } from './resolved-ssh-config.ts';
 
 /**
- * ProxyJump as OpenSSH 9.2 reads it (readconf.c parse_jump).
+ * ProxyJump as OpenSSH 9.2 reads it (readconf.c parse_jump) and follows it (ssh.c builds
+ * `ssh [-l user] [-p port] [-J earlier,hops] -W [%h]:%p lasthop`): each hop is an ssh of its own.
  */
 
 interface JumpLine {
@@ -73,4 +75,46 @@ export interface HopOverrides {
   readonly port?: number;
   /** The hops before this one, as `-J`: it overrides the hop's own ProxyJump and ProxyCommand. */
   readonly proxyJump?: string;
+}
+export type ResolveHop = (alias: string, overrides: HopOverrides) => Promise<ResolvedSshConfig>;
+
+/**
+ * The hosts to go through to reach `target`, in dialling order: the first is reached directly or by its own
+ * ProxyCommand, each next one through the one before. Each hop is resolved as its own alias (its Host and Match
+ * blocks, User, IdentityFile, known_hosts); only the first hop's own ProxyJump applies, recursively.
+ */
+export async function expandJumpChain(
+  target: ResolvedSshConfig,
+  resolveHop: ResolveHop,
+): Promise<ResolvedSshConfig[]> {
+  return expandFrom(target, resolveHop, []);
+}
+
+async function expandFrom(
+  target: ResolvedSshConfig,
+  resolveHop: ResolveHop,
+  visiting: readonly string[],
+): Promise<ResolvedSshConfig[]> {
+  if (target.proxyJump === undefined) return [];
+  const specs = parseProxyJump(target.proxyJump);
+  const hops: ResolvedSshConfig[] = [];
+  for (const [index, spec] of specs.entries()) {
+    const key = formatJumpSpec(spec);
+    if (visiting.includes(key)) throw invalidConfigError(undefined, `jump host loop via ${spec.host}`);
+    const earlier = specs.slice(0, index).map(formatJumpSpec).join(',');
+    hops.push(await resolveHop(spec.host, toOverrides(spec, earlier)));
+  }
+  const first = hops[0];
+  if (first === undefined) return [];
+  const keys = specs.map(formatJumpSpec);
+  const before = await expandFrom(first, resolveHop, [...visiting, ...keys]);
+  return [...before, ...hops];
+}
+
+function toOverrides(spec: JumpSpec, earlier: string): HopOverrides {
+  return {
+    ...(spec.user === undefined ? {} : { user: spec.user }),
+    ...(spec.port === undefined ? {} : { port: spec.port }),
+    ...(earlier === '' ? {} : { proxyJump: earlier }),
+  };
 }
