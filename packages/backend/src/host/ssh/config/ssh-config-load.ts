@@ -77,7 +77,9 @@ async function loadConfigFile(
 async function checkPermissions(sources: SshConfigSources, request: LoadRequest): Promise<void> {
   const { uid, mode } = await sources.stat(request.path);
   if ((uid !== 0 && uid !== sources.localUser.uid) || (mode & 0o022) !== 0) {
-    // Someone else could write lines (a ProxyCommand) into it, so ssh refuses the whole config.
+    // Someone else could write lines (a ProxyCommand) into it, so ssh refuses the whole config. Debian's ssh also
+    // accepts a group-writable file whose group has the owner as only member; that needs the group database, so
+    // Catalyst keeps upstream's stricter rule.
     throw invalidConfigError(request.includedFrom, `Bad owner or permissions on ${request.path}`);
   }
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -166,5 +166,44 @@ describe('resolveSshConfig agrees with ssh -G (OpenSSH 9.2)', () => {
       resolveSshConfig(alias, createLocalSshConfigSources(env), { configFile: file }),
     ]);
     expect(describeResolved(resolved)).toEqual(describeOpenSsh(fields, alias));
+  });
+});
+
+/**
+ * Configs both must refuse; the file is written to ~/.ssh/refused.conf (and refused-inc.conf, mode 0666: Debian's
+ * ssh accepts a group-writable file whose group is the owner's own, a patch Catalyst does not follow).
+ */
+const REFUSED = [
+  { what: 'an unknown keyword', text: 'Host x\n  UseKeychain yes\n', message: 'Bad configuration option' },
+  {
+    what: 'a group-writable include',
+    text: 'Include refused-inc.conf\n',
+    message: 'Bad owner or permissions',
+  },
+  {
+    what: 'an include loop',
+    text: 'Include refused.conf\n',
+    message: 'Too many recursive configuration includes',
+  },
+  { what: 'an unknown token', text: 'UserKnownHostsFile ~/%x\n', message: 'unknown token %x' },
+  { what: 'a ProxyJump with a path', text: 'ProxyJump ssh://h/x\n', message: 'Invalid ProxyJump' },
+  { what: 'port 0', text: 'Port 0\n', message: "Bad port '0'" },
+  { what: '"all" with more', text: 'Match all host x\n', message: 'cannot be combined' },
+];
+
+describe('resolveSshConfig refuses what ssh -G refuses', () => {
+  it.each(REFUSED)('$what', async ({ text, message }) => {
+    const file = join(home, '.ssh', 'refused.conf');
+    await writeFile(file, text, { mode: 0o644 });
+    await writeFile(join(home, '.ssh', 'refused-inc.conf'), 'Port 2\n');
+    await chmod(join(home, '.ssh', 'refused-inc.conf'), 0o666);
+    const exitCode = await run('ssh', ['-G', '-F', file, 'x'], { env }).then(
+      () => 0,
+      (error: unknown) => (error instanceof Error && 'code' in error ? error.code : 'unknown'),
+    );
+    expect(exitCode).toBe(255);
+    await expect(
+      resolveSshConfig('x', createLocalSshConfigSources(env), { configFile: file }),
+    ).rejects.toThrow(message);
   });
 });

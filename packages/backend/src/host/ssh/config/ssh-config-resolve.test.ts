@@ -44,6 +44,21 @@ describe('resolveSshConfig errors', () => {
     expect(error.message).toBe(`${CONFIG} line 1: Too many recursive configuration includes`);
   });
 
+  it('reads files included from a block that does not apply, for their errors only', async () => {
+    const files = (extra: string) => ({
+      [CONFIG]: 'Host other\n  Include extra\n',
+      '/home/ann/.ssh/extra': extra,
+    });
+    await expect(
+      resolveSshConfig('web', sources(files('Port 2\nHost *\n  Port 3\n'))),
+    ).resolves.toMatchObject({
+      port: 22,
+    });
+    await expect(resolveSshConfig('web', sources(files('Bogus 1\n')))).rejects.toThrow(
+      '/home/ann/.ssh/extra line 1: Bad configuration option: bogus',
+    );
+  });
+
   it('refuses an included file that is group-writable or someone else’s, and a bad ~/.ssh/config', async () => {
     const included = '/home/ann/.ssh/extra';
     const withExtra = (file: { uid?: number; mode?: number }) =>
