@@ -22,7 +22,12 @@ import { applyProxyJump } from './ssh-proxy-jump.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type OptionKeyword = Exclude<ResolvedKeyword, 'host' | 'match' | 'include'>;
-type Handler = (state: OptionState, line: SshConfigLine, isActive: boolean, env: Env) => void;
+/** Whether the line applies (the value is checked either way), and the environment for IdentityAgent's check. */
+export interface LineContext {
+  readonly isActive: boolean;
+  readonly env: Env;
+}
+type Handler = (state: OptionState, line: SshConfigLine, context: LineContext) => void;
 
 /** ssh_config's caps on identity and certificate files (SSH_MAX_IDENTITY_FILES, SSH_MAX_CERTIFICATE_FILES). */
 const MAX_KEY_FILES = 100;
@@ -36,7 +41,7 @@ function setFirst<K extends keyof OptionState>(state: OptionState, field: K, val
 
 const firstString =
   (field: ScalarField): Handler =>
-  (state, line, isActive) => {
+  (state, line, { isActive }) => {
     const value = readOnlyArg(line);
     if (isActive) setFirst(state, field, value);
   };
@@ -66,7 +71,7 @@ function setFileList(list: Sourced[], line: SshConfigLine, isActive: boolean): v
 }
 
 /** IdentityAgent is checked as it is read: `${VAR}` must be set, a legacy `$VAR` well formed. */
-function setIdentityAgent(state: OptionState, line: SshConfigLine, isActive: boolean, env: Env): void {
+function setIdentityAgent(state: OptionState, line: SshConfigLine, { isActive, env }: LineContext): void {
   const value = readOnlyArg(line);
   expandPercentAndDollar(value, { tokens: undefined, env }, line.at);
   if (value.startsWith('$') && !value.startsWith('${') && !isValidEnvName(value.slice(1))) {
@@ -75,58 +80,58 @@ function setIdentityAgent(state: OptionState, line: SshConfigLine, isActive: boo
   if (isActive) setFirst(state, 'identityAgent', { value, at: line.at });
 }
 
-function setProxyCommand(state: OptionState, line: SshConfigLine, isActive: boolean): void {
+function setProxyCommand(state: OptionState, line: SshConfigLine, { isActive }: LineContext): void {
   if (isActive) setFirst(state, 'proxyCommand', { value: readRawRest(line), at: line.at });
 }
 
 const HANDLERS: Readonly<Record<OptionKeyword, Handler>> = {
-  hostname: (state, line, isActive) => {
+  hostname: (state, line, { isActive }) => {
     const value = readOnlyArg(line);
     if (isActive) setFirst(state, 'hostname', { value, at: line.at });
   },
   user: firstString('user'),
   hostkeyalias: firstString('hostKeyAlias'),
   ignoreunknown: firstString('ignoreUnknown'),
-  port: (state, line, isActive) => {
+  port: (state, line, { isActive }) => {
     const value = readOnlyArg(line);
     const port = /^\d{1,5}$/.test(value) ? Number(value) : 0;
     if (port < 1 || port > 65_535) throw invalidConfigError(line.at, `Bad port '${value}'.`);
     if (isActive) setFirst(state, 'port', port);
   },
-  identityfile: (state, line, isActive) => {
+  identityfile: (state, line, { isActive }) => {
     addKeyFile(state.identityFiles, line, isActive);
   },
-  certificatefile: (state, line, isActive) => {
+  certificatefile: (state, line, { isActive }) => {
     addKeyFile(state.certificateFiles, line, isActive);
   },
-  identitiesonly: (state, line, isActive) => {
+  identitiesonly: (state, line, { isActive }) => {
     const value = readFlag(line);
     if (isActive) setFirst(state, 'identitiesOnly', value);
   },
   identityagent: setIdentityAgent,
   proxycommand: setProxyCommand,
-  proxyjump: (state, line, isActive) => {
+  proxyjump: (state, line, { isActive }) => {
     applyProxyJump(state, readRawRest(line), { isActive, at: line.at });
   },
-  connecttimeout: (state, line, isActive) => {
+  connecttimeout: (state, line, { isActive }) => {
     const value = readTime(line);
     if (isActive) setFirst(state, 'connectTimeout', value);
   },
-  serveraliveinterval: (state, line, isActive) => {
+  serveraliveinterval: (state, line, { isActive }) => {
     const value = readTime(line);
     if (isActive) setFirst(state, 'serverAliveInterval', value);
   },
-  serveralivecountmax: (state, line, isActive) => {
+  serveralivecountmax: (state, line, { isActive }) => {
     const value = readInteger(line);
     if (isActive) setFirst(state, 'serverAliveCountMax', value);
   },
-  userknownhostsfile: (state, line, isActive) => {
+  userknownhostsfile: (state, line, { isActive }) => {
     setFileList(state.userKnownHostsFiles, line, isActive);
   },
-  globalknownhostsfile: (state, line, isActive) => {
+  globalknownhostsfile: (state, line, { isActive }) => {
     setFileList(state.globalKnownHostsFiles, line, isActive);
   },
-  stricthostkeychecking: (state, line, isActive) => {
+  stricthostkeychecking: (state, line, { isActive }) => {
     const value = readStrictHostKeyChecking(line);
     if (isActive) setFirst(state, 'strictHostKeyChecking', value);
   },
@@ -140,14 +145,15 @@ function recordOther(state: OptionState, name: string, line: SshConfigLine): voi
 }
 
 /** Applies one line other than Host, Match and Include. Throws SSH_CONFIG_INVALID as ssh would refuse it. */
-export function applyOptionLine(state: OptionState, line: SshConfigLine, isActive: boolean, env: Env): void {
+export function applyOptionLine(state: OptionState, line: SshConfigLine, context: LineContext): void {
+  const { isActive } = context;
   const keyword = classifyKeyword(line.keyword);
   switch (keyword.kind) {
     case 'resolved':
       if (keyword.name === 'host' || keyword.name === 'match' || keyword.name === 'include') {
         throw new Error(`${keyword.name} lines are not options`);
       }
-      HANDLERS[keyword.name](state, line, isActive, env);
+      HANDLERS[keyword.name](state, line, context);
       return;
     case 'other':
       if (isActive) recordOther(state, keyword.name, line);

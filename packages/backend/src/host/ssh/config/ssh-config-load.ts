@@ -91,7 +91,7 @@ async function loadIncludes(
 ): Promise<LoadedConfigFile[]> {
   const files: LoadedConfigFile[] = [];
   for (const arg of line.args) {
-    const pattern = includePattern(sources, line, arg, parent.isUserConfig);
+    const pattern = includePattern(sources, arg, { at: line.at, isUserConfig: parent.isUserConfig });
     for (const path of await sources.glob(pattern)) {
       const request = {
         ...parent,
@@ -110,17 +110,17 @@ async function loadIncludes(
 /** The glob pattern one Include argument stands for, anchored and with its `~` expanded. */
 function includePattern(
   sources: SshConfigSources,
-  line: SshConfigLine,
   arg: string,
-  isUserConfig: boolean,
+  include: { readonly at: ConfigPosition; readonly isUserConfig: boolean },
 ): string {
-  if (arg === '') throw invalidConfigError(line.at, 'keyword include empty argument');
-  if (arg.startsWith('~') && !isUserConfig) throw invalidConfigError(line.at, `bad include path ${arg}.`);
+  const { at, isUserConfig } = include;
+  if (arg === '') throw invalidConfigError(at, 'keyword include empty argument');
+  if (arg.startsWith('~') && !isUserConfig) throw invalidConfigError(at, `bad include path ${arg}.`);
   const anchored =
     arg.startsWith('/') || arg.startsWith('~')
       ? arg
       : `${isUserConfig ? USER_CONFIG_DIR : SYSTEM_CONFIG_DIR}${arg}`;
-  return expandGlobTilde(sources, anchored, line.at);
+  return expandGlobTilde(sources, anchored, at);
 }
 
 /**

@@ -130,8 +130,7 @@ function describeOpenSsh(fields: Map<string, string[]>, alias: string) {
   };
   const expand = (option: ExpandableOption) => (value: string) => expandOptionValue(option, value, context);
   const list = (key: string) => (one(key) === 'none' ? [] : (one(key)?.split(' ') ?? []));
-  const proxyCommand = one('proxycommand');
-  const timeout = one('connecttimeout');
+  const [proxyCommand, timeout] = [one('proxycommand'), one('connecttimeout')];
   return {
     user,
     hostname: one('hostname'),

@@ -60,8 +60,9 @@ function refuseUnsafeNames(alias: string, user: string | undefined): void {
 function applyOverrides(state: OptionState, overrides: HopOverrides | undefined): void {
   if (overrides?.user !== undefined) state.user = overrides.user;
   if (overrides?.port !== undefined) state.port = overrides.port;
-  if (overrides?.proxyJump !== undefined)
+  if (overrides?.proxyJump !== undefined) {
     applyProxyJump(state, overrides.proxyJump, { isActive: true, at: undefined, isStrict: true });
+  }
 }
 
 /** HostName with %h (the name typed) expanded, lowercased unless it is an address, as ssh.c does. */
@@ -140,7 +141,7 @@ async function walkFile(file: LoadedConfigFile, walk: Walk, block: BlockState): 
       walk.wantsFinalPass ||= result.wantsFinalPass;
       block.isActive = !block.isNeverMatch && result.isMatch;
     } else {
-      applyOptionLine(context.state, line, block.isActive, context.sources.env);
+      applyOptionLine(context.state, line, { isActive: block.isActive, env: context.sources.env });
     }
   }
 }

@@ -5,32 +5,29 @@
 
 /** match_pattern: the whole of `text` against one pattern, case-sensitively. */
 export function matchPattern(text: string, pattern: string): boolean {
-  return matchFrom(text, 0, pattern, 0);
-}
-
-function matchFrom(text: string, at: number, pattern: string, from: number): boolean {
-  let t = at;
-  let p = from;
-  for (;;) {
-    if (p === pattern.length) return t === text.length;
-    if (pattern.charAt(p) === '*') {
-      while (pattern.charAt(p) === '*') p++;
-      if (p === pattern.length) return true;
-      const next = pattern.charAt(p);
-      for (; t < text.length; t++) {
-        if (next === '?' || text.charAt(t) === next) {
+  const matchFrom = (from: number, patternFrom: number): boolean => {
+    let t = from;
+    let p = patternFrom;
+    for (;;) {
+      if (p === pattern.length) return t === text.length;
+      if (pattern.charAt(p) === '*') {
+        while (pattern.charAt(p) === '*') p++;
+        if (p === pattern.length) return true;
+        const next = pattern.charAt(p);
+        for (; t < text.length; t++) {
           // A literal next character is consumed here, as match.c's shortcut does; `?` retries from t.
-          if (next === '?' ? matchFrom(text, t, pattern, p) : matchFrom(text, t + 1, pattern, p + 1))
-            return true;
+          if (next === '?' && matchFrom(t, p)) return true;
+          if (next !== '?' && text.charAt(t) === next && matchFrom(t + 1, p + 1)) return true;
         }
+        return false;
       }
-      return false;
+      if (t === text.length) return false;
+      if (pattern.charAt(p) !== '?' && pattern.charAt(p) !== text.charAt(t)) return false;
+      t++;
+      p++;
     }
-    if (t === text.length) return false;
-    if (pattern.charAt(p) !== '?' && pattern.charAt(p) !== text.charAt(t)) return false;
-    t++;
-    p++;
-  }
+  };
+  return matchFrom(0, 0);
 }
 
 /** Longer subpatterns than match.c's 1024-byte buffer holds make the whole list fail to match, as there. */

@@ -76,49 +76,39 @@ export function expandPercentAndDollar(
   rule: PercentDollar,
   at: ConfigPosition | undefined,
 ): string {
+  const fail = (sentence: string) => invalidConfigError(at, sentence);
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const char = text.charAt(i);
     if (rule.env !== undefined && char === '$' && text.charAt(i + 1) === '{') {
       const end = text.indexOf('}', i + 2);
-      out += readEnv(text.slice(i + 2, end < 0 ? undefined : end), end < 0, rule.env, at);
+      if (end < 0) throw fail(`environment variable "${text.slice(i)}" is missing its closing "}"`);
+      out += readEnv(text.slice(i + 2, end), rule.env, fail);
       i = end;
-      continue;
-    }
-    if (char !== '%' || rule.tokens === undefined) {
+    } else if (char !== '%' || rule.tokens === undefined) {
       out += char;
-      continue;
+    } else {
+      const key = text.charAt(++i);
+      if (key === '') throw fail(`"${text}" ends with a lone %`);
+      if (key !== '%' && !Object.hasOwn(rule.tokens, key)) throw fail(`unknown token %${key} in "${text}"`);
+      out += key === '%' ? '%' : valueOf(rule.tokens, key);
     }
-    i++;
-    const key = text.charAt(i);
-    if (key === '%') out += '%';
-    else if (key === '') throw invalidConfigError(at, `"${text}" ends with a lone %`);
-    else out += lookUpToken(key, rule.tokens, text, at);
   }
   return out;
 }
 
 function readEnv(
   name: string,
-  isUnclosed: boolean,
   env: Readonly<Record<string, string | undefined>>,
-  at: ConfigPosition | undefined,
+  fail: (sentence: string) => Error,
 ): string {
-  if (isUnclosed)
-    throw invalidConfigError(at, `environment variable "\${${name}" is missing its closing "}"`);
-  if (name === '') throw invalidConfigError(at, 'zero-length environment variable "${}"');
+  if (name === '') throw fail('zero-length environment variable "${}"');
   const value = env[name];
-  if (value === undefined) throw invalidConfigError(at, `environment variable \${${name}} has no value`);
+  if (value === undefined) throw fail(`environment variable \${${name}} has no value`);
   return value;
 }
 
-function lookUpToken(
-  key: string,
-  tokens: Partial<Record<string, string>>,
-  text: string,
-  at: ConfigPosition | undefined,
-) {
-  if (!Object.hasOwn(tokens, key)) throw invalidConfigError(at, `unknown token %${key} in "${text}"`);
+function valueOf(tokens: Partial<Record<string, string>>, key: string): string {
   const value = tokens[key];
   if (value === undefined) throw new Error(`token %${key} accepted without a value`);
   return value;
