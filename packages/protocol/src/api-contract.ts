@@ -168,6 +168,8 @@ const HOST: readonly ErrorCode[] = [
   'SSH_HOST_KEY_MISSING',
   'SSH_HOST_KEY_UNKNOWN',
   'SSH_HOST_KEY_REVOKED',
+  'SSH_CONFIG_INVALID',
+  'SSH_CONFIG_UNSUPPORTED',
   'CONNECTION_LOST',
   'FILE_ERROR',
 ];
@@ -578,6 +580,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   SSH_HOST_KEY_MISSING: 503,
   SSH_HOST_KEY_UNKNOWN: 503,
   SSH_HOST_KEY_REVOKED: 503,
+  SSH_CONFIG_INVALID: 503,
+  SSH_CONFIG_UNSUPPORTED: 503,
   CONNECTION_LOST: 503,
   // The host took a file call but did not answer it in time (a FIFO's open(), a hung disk): a gateway's timeout.
   HOST_TIMED_OUT: 504,

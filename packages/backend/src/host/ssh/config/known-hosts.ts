@@ -1,7 +1,7 @@
 import { fingerprintOf } from './host-key-fingerprint.ts';
 import type { KnownHosts, KnownHostsEntry, KnownHostsLocation } from './known-hosts-file.ts';
 import { doesHashedNameMatch } from './known-hosts-hash.ts';
-import { lowercaseAscii, matchHostnamePatterns } from './known-hosts-patterns.ts';
+import { asciiLowercase, matchHostname } from './ssh-patterns.ts';
 
 /**
  * What known_hosts says about a presented host key, decided as ssh decides it (hostfile.c
@@ -39,8 +39,8 @@ export function computeKnownHostsName(options: {
   hostKeyAlias?: string | undefined;
 }): string {
   const { hostName, port, hostKeyAlias } = options;
-  if (hostKeyAlias !== undefined) return lowercaseAscii(hostKeyAlias);
-  const host = lowercaseAscii(hostName);
+  if (hostKeyAlias !== undefined) return asciiLowercase(hostKeyAlias);
+  const host = asciiLowercase(hostName);
   return port === 22 || port === 0 ? host : `[${host}]:${port}`;
 }
 
@@ -49,11 +49,11 @@ export function computeKnownHostsName(options: {
  * more: ssh only ever looks up lowercase names, and a hashed name never matches another case.
  */
 export function findKnownHostsEntries(knownHosts: KnownHosts, name: string): KnownHostsEntry[] {
-  const lookup = lowercaseAscii(name);
+  const lookup = asciiLowercase(name);
   return knownHosts.entries.filter((entry) =>
     entry.names.kind === 'hashed'
       ? doesHashedNameMatch(entry.names.hashed, lookup)
-      : matchHostnamePatterns(lookup, entry.names.patterns) === 'matched',
+      : matchHostname(lookup, entry.names.patterns) === 1,
   );
 }
 
