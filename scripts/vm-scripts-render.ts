@@ -5,17 +5,49 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the generated module lives, from the repository's root. */
 export const VM_SCRIPTS_MODULE = 'packages/backend/src/core/vm-scripts.generated.ts';
+/** The scripts' folder, from the repository's root: scripts in it, shared fragments in its `lib/`. */
+export const VM_SCRIPTS_FOLDER = 'packages/backend/vm';
+
+// `. ./lib/<name>.sh`, alone on its line, right after `# shellcheck source=lib/<name>.sh` (so shellcheck follows it
+// from the script's folder, .shellcheckrc's source-path=SCRIPTDIR).
+const INCLUDE = /^\. \.\/(lib\/[a-z0-9-]+\.sh)$/;
+const COMMENT_OR_BLANK = /^\s*(#|$)/;
 
 /**
- * The generated module's text for the given `.sh` files (name → content): one constant, each script keyed by its
- * file name without `.sh`, its comment-only and blank lines left out. A script must not hold a line starting with
- * `#` inside a quoted string (none does; shellcheck would not see the difference).
+ * A script's lines with every include replaced by the fragment's own lines (fragments may include others; each is
+ * taken once per script, so a fragment included twice is there once).
+ */
+function expandIncludes(
+  name: string,
+  files: Readonly<Record<string, string>>,
+  included: Set<string> = new Set(),
+): string[] {
+  const lines = (files[name] ?? '').split('\n');
+  return lines.flatMap((line, index) => {
+    const target = INCLUDE.exec(line)?.[1];
+    if (target === undefined) return [line];
+    if (lines[index - 1] !== `# shellcheck source=${target}`) {
+      throw new Error(`${name}: \`${line}\` needs \`# shellcheck source=${target}\` on the line before it`);
+    }
+    if (files[target] === undefined) throw new Error(`${name}: no fragment ${target} to include`);
+    if (included.has(target)) return [];
+    included.add(target);
+    return expandIncludes(target, files, included);
+  });
+}
+
+/**
+ * The generated module's text for the given files (path in the scripts' folder → content): one constant, each
+ * script (`<name>.sh`, not the `lib/` fragments) keyed by its name without `.sh`, its includes replaced by the
+ * fragments and its comment-only and blank lines left out. A script must not hold a line starting with `#` inside
+ * a quoted string (none does; shellcheck would not see the difference).
  */
 export function renderVmScripts(files: Readonly<Record<string, string>>): string {
   const entries = Object.keys(files)
+    .filter((name) => !name.includes('/'))
     .sort()
     .map((name) => {
-      const lines = (files[name] ?? '').split('\n').filter((line) => !/^\s*(#|$)/.test(line));
+      const lines = expandIncludes(name, files).filter((line) => !COMMENT_OR_BLANK.test(line));
       return `  ${JSON.stringify(name.replace(/\.sh$/, ''))}: ${JSON.stringify(`${lines.join('\n')}\n`)},`;
     });
   return [
@@ -28,12 +60,15 @@ export function renderVmScripts(files: Readonly<Record<string, string>>): string
   ].join('\n');
 }
 
-/** The `.sh` files of packages/backend/vm, by name. */
+/** The `.sh` files of packages/backend/vm and of its `lib/`, by path in that folder (`run-kill.sh`, `lib/stop.sh`). */
 export function readVmScriptFiles(): Record<string, string> {
-  const folder = `${REPO_ROOT}packages/backend/vm`;
-  return Object.fromEntries(
-    readdirSync(folder)
+  const folder = `${REPO_ROOT}${VM_SCRIPTS_FOLDER}`;
+  const read = (sub: string) =>
+    readdirSync(`${folder}/${sub}`)
       .filter((name) => name.endsWith('.sh'))
-      .map((name) => [name, readFileSync(`${folder}/${name}`, 'utf8')]),
-  );
+      .map((name) => {
+        const path = sub === '' ? name : `${sub}/${name}`;
+        return [path, readFileSync(`${folder}/${path}`, 'utf8')] as const;
+      });
+  return Object.fromEntries([...read(''), ...read('lib')]);
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '@catalyst/testkit';
 import { renderKillScript, renderRunWrapper, renderSweepScript } from '../src/core/run-wrapper.ts';
+import { renderShellCallArgv } from '../src/core/shell-quote.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { tortureJob, expectTortureRunning } from './host-cleanup.ts';
 import {
@@ -41,23 +42,28 @@ afterEach(async () => {
 describe.each(SHELLS)('the wrapper scripts under %s', (shell) => {
   it.each([
     ['wrapper', renderRunWrapper({ ...wrapperOptions, argv: ['claude', '-p'], env: { A: "it's" } })],
+    ['watchdog', renderRunWrapper({ ...wrapperOptions, argv: ['claude'] }).args[5] ?? ''],
     ['kill script', renderKillScript({ graceSeconds: 5 })],
     ['sweep script', renderSweepScript({ staleSeconds: 90, graceSeconds: 5 })],
-  ])('the %s parses', (_what, script) => {
+  ])('the %s parses', (_what, call) => {
+    const script = typeof call === 'string' ? call : call.script;
     const result = spawnSync(shell, ['-n', '-c', script], { encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   });
 
   it('a job that opens its stdin late still gets input ended at once (the FIFO opens rendezvous)', async () => {
-    const script = renderRunWrapper({ ...wrapperOptions, argv: ['sh', '-c', 'cat; echo done'] });
-    // Fault injection: delay the job's open of its FIFO until long after the watchdog has read `e`.
-    const delayed = script.replace(
-      /^\(\n([\s\S]*?)\n\) <"\$cr_run\/stdin" 3<&- &$/m,
-      '{ sleep 1; (\n$1\n) <"$cr_run/stdin"; } 3<&- &',
-    );
-    expect(delayed).not.toBe(script);
-    const child = spawn(shell, ['-c', delayed], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // Fault injection: the job opens its FIFO a second late, long after the watchdog has read `e`.
+    const call = renderRunWrapper({
+      ...wrapperOptions,
+      argv: ['sh', '-c', 'cat; echo done'],
+      testDelayFifoOpenSeconds: 1,
+    });
+    const startedAt = Date.now();
+    const child = spawn(shell, renderShellCallArgv(call), {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     runTags.push(TAG);
     child.stdin.write(`${TAG}\ne\n`);
     let stdout = '';
@@ -66,6 +72,8 @@ describe.each(SHELLS)('the wrapper scripts under %s', (shell) => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     child.stdin.destroy();
+    // The delay took effect: the job could not have read its EOF before it.
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
     expect(stdout).toContain('done\n');
     expect(stderr).toContain('@@catalyst-run ended reason=exit code=0');
     expect(code).toBe(0);
@@ -90,7 +98,7 @@ describe('the sweep script', () => {
     let output = '';
     await waitUntil(
       () => {
-        output = spawnSync('/bin/sh', ['-c', sweep], { encoding: 'utf8' }).stdout;
+        output = spawnSync('/bin/sh', renderShellCallArgv(sweep), { encoding: 'utf8' }).stdout;
         return output.includes(handle.runTag);
       },
       { timeoutMs: 5000, intervalMs: 250, what: 'the sweep to stop the run' },

@@ -150,7 +150,7 @@ describe('gitCommand', () => {
         graceSeconds: 1,
         maxRuntimeSeconds: 60,
       });
-      for (const shown of [...command.argv, wrapper]) {
+      for (const shown of [...command.argv, wrapper.script, ...wrapper.args]) {
         expect(shown).not.toContain('launch');
         expect(shown).not.toContain('Tell nobody');
       }

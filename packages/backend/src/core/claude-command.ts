@@ -207,12 +207,28 @@ export function renderCdLine(cwd: string): string {
  */
 export function renderEnvExports(env: Readonly<Record<string, string>>): string[] {
   return Object.entries(env).map(([name, value]) => {
-    assertShellSafe(name, 'environment variable name');
-    if (!ENV_NAME_PATTERN.test(name) || RESERVED_ENV_NAMES.has(name)) {
-      throw new CatalystError('UNSAFE_ARGUMENT', `invalid environment variable name ${JSON.stringify(name)}`);
-    }
+    assertEnvName(name);
     return `export ${name}=${quoteShellArg(value)}`;
   });
+}
+
+/**
+ * One `NAME=value` word per variable, for a script that exports its arguments (`export "$1"`: the run wrapper, the
+ * session supervisor). The same checks as renderEnvExports; the same warning: values are on a command line.
+ */
+export function renderEnvAssignments(env: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env).map(([name, value]) => {
+    assertEnvName(name);
+    assertShellSafe(value, 'environment variable value');
+    return `${name}=${value}`;
+  });
+}
+
+function assertEnvName(name: string): void {
+  assertShellSafe(name, 'environment variable name');
+  if (!ENV_NAME_PATTERN.test(name) || RESERVED_ENV_NAMES.has(name)) {
+    throw new CatalystError('UNSAFE_ARGUMENT', `invalid environment variable name ${JSON.stringify(name)}`);
+  }
 }
 
 /** The POSIX sh script: cd, exports, then `exec` so the CLI replaces the shell and receives its signals directly. */

@@ -49,14 +49,41 @@ export function renderShellCommand(argv: readonly string[]): string {
 }
 
 /**
+ * A script of packages/backend/vm (core/vm-scripts.generated.ts) with its positional arguments, run as
+ * `<shell> -c <script> <name> <args…>`: what a host runs, locally as that argv, over SSH through
+ * wrapForAnyLoginShell. The arguments are shown by `ps` to every user of the host: never a secret, a run tag or a
+ * person's words (those go on stdin).
+ */
+export interface ShellCall {
+  readonly script: string;
+  /** `$0`, for the shell's own error messages. */
+  readonly name: string;
+  readonly args: readonly string[];
+}
+
+/** A ShellCall whose every argument can travel byte-exact (assertShellSafe: UNSAFE_ARGUMENT otherwise). */
+export function createShellCall(script: string, name: string, args: readonly string[] = []): ShellCall {
+  assertShellSafe(script, 'shell script');
+  for (const arg of args) assertShellSafe(arg, 'shell argument');
+  return { script, name, args: [...args] };
+}
+
+/** The arguments of a shell binary that runs `call`: `-c <script> <name> <args…>`. */
+export function renderShellCallArgv(call: ShellCall): string[] {
+  return ['-c', call.script, call.name, ...call.args];
+}
+
+/**
  * Wraps a POSIX sh script so that bash, dash, zsh and fish all run it identically as `<shell> -c <string>`: the
  * only text the login shell parses is fixed and the payload uses the base64 alphabet, inert in every shell
  * (ssh-field-notes.md §9: plain nested single quotes break under fish). Note `$(…)` drops trailing newlines, which
- * is harmless for a script.
+ * is harmless for a script. A ShellCall's arguments come first in the payload as `set -- '<arg>'…`, each
+ * single-quoted (quoteShellArg), so the script finds them in `$1`… as under `sh -c`; only `$0` is `/bin/sh`.
  */
-export function wrapForAnyLoginShell(script: string): string {
-  assertShellSafe(script, 'shell script');
-  const payload = Buffer.from(script, 'utf8').toString('base64');
+export function wrapForAnyLoginShell(script: string | ShellCall): string {
+  const text = typeof script === 'string' ? script : renderWithArguments(script);
+  assertShellSafe(text, 'shell script');
+  const payload = Buffer.from(text, 'utf8').toString('base64');
   const wrapped = `exec /bin/sh -c 'eval "$(echo ${payload} | base64 -d)"'`;
   if (wrapped.length > MAX_WRAPPED_COMMAND_BYTES) {
     throw new CatalystError(
@@ -67,4 +94,9 @@ export function wrapForAnyLoginShell(script: string): string {
     );
   }
   return wrapped;
+}
+
+function renderWithArguments(call: ShellCall): string {
+  if (call.args.length === 0) return call.script;
+  return `set -- ${call.args.map(quoteShellArg).join(' ')}\n${call.script}`;
 }

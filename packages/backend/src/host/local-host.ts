@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { CatalystError } from '../core/catalyst-error.ts';
+import { renderShellCallArgv } from '../core/shell-quote.ts';
 import {
   parseSweepOutput,
   renderKillScript,
@@ -62,9 +63,9 @@ export function runnerEnvironment(source: NodeJS.ProcessEnv = process.env): Node
 }
 
 function openLocalChannel(shell: string): OpenRawChannel {
-  return (script) =>
+  return (call) =>
     new Promise<RawChannel>((resolve, reject) => {
-      const child = spawn(shell, ['-c', script], {
+      const child = spawn(shell, renderShellCallArgv(call), {
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
         // Node's stdio pipes are socketpairs, and bash takes a socket on stdin for rshd: a top-level bash then
@@ -103,8 +104,8 @@ function openLocalChannel(shell: string): OpenRawChannel {
 }
 
 async function killLocalRun(shell: string, runTag: string, graceMs: number): Promise<void> {
-  const script = renderKillScript({ graceSeconds: graceMs / 1000 });
-  const result = await runLocalCommand(shell, ['-c', script], {
+  const call = renderKillScript({ graceSeconds: graceMs / 1000 });
+  const result = await runLocalCommand(shell, renderShellCallArgv(call), {
     timeoutMs: graceMs + KILL_SCRIPT_SLACK_MS,
     env: runnerEnvironment(),
     input: renderRunTagLine(runTag),
@@ -121,8 +122,8 @@ async function killLocalRun(shell: string, runTag: string, graceMs: number): Pro
 }
 
 async function sweepLocalRuns(shell: string, graceMs: number): Promise<string[]> {
-  const script = renderSweepScript({ staleSeconds: SWEEP_STALE_MS / 1000, graceSeconds: graceMs / 1000 });
-  const result = await runLocalCommand(shell, ['-c', script], {
+  const call = renderSweepScript({ staleSeconds: SWEEP_STALE_MS / 1000, graceSeconds: graceMs / 1000 });
+  const result = await runLocalCommand(shell, renderShellCallArgv(call), {
     timeoutMs: SWEEP_TIMEOUT_MS,
     env: runnerEnvironment(),
   });

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { ShellCall } from '../core/shell-quote.ts';
 
 /**
  * What each adapter opens for a run, before the shared run logic (wrapped-run.ts) takes over: a process running
@@ -25,8 +26,9 @@ export interface RawChannel {
 }
 
 /**
- * Opens a channel running `script` (a POSIX sh script, from renderRunWrapper) with `/bin/sh`: locally
- * `/bin/sh -c <script>` in a new session; over SSH `wrapForAnyLoginShell(script)`, no pty. Rejects with a
- * CatalystError when the channel cannot be opened (its code becomes the run's start_failed code when it is one).
+ * Opens a channel running `call` (a script of packages/backend/vm with its arguments, from renderRunWrapper and the
+ * like) with `/bin/sh`: locally `/bin/sh -c <script> <name> <args…>` in a new session; over SSH
+ * `wrapForAnyLoginShell(call)`, no pty. Rejects with a CatalystError when the channel cannot be opened (its code
+ * becomes the run's start_failed code when it is one).
  */
-export type OpenRawChannel = (script: string) => Promise<RawChannel>;
+export type OpenRawChannel = (call: ShellCall) => Promise<RawChannel>;

@@ -10,6 +10,7 @@ import {
   type SessionLimits,
 } from '../core/vm-session-shell.ts';
 import { createSessionStderrFilter, stripMarker, type SessionTrailer } from '../core/session-stderr.ts';
+import { createShellCall } from '../core/shell-quote.ts';
 import { createChunkQueue } from './chunk-queue.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
 import { runControlScript } from './ssh/ssh-control-command.ts';
@@ -126,7 +127,7 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
   const live = new Set<SessionAttachment>();
   let isClosed = false;
   const control = async (script: string, what: string, input: string) => {
-    const result = await runControlScript(openControl, script, {
+    const result = await runControlScript(openControl, createShellCall(script, 'catalyst-session'), {
       timeoutMs: CONTROL_TIMEOUT_MS,
       what,
       input,
@@ -218,7 +219,7 @@ async function attachSession(
   const script = renderAttach(options.offsets, staleAfterMs(heartbeatMs) / 1000, {
     awaitStart: options.awaitStart,
   });
-  const channel = await open(script);
+  const channel = await open(createShellCall(script, 'catalyst-attach'));
   // A refused or ended attach script stops reading: a late heartbeat then fails (EPIPE); `ended` tells the rest.
   channel.stdin.on('error', () => undefined);
   channel.stdin.write(renderSessionIdLine(sessionId));

@@ -55,8 +55,9 @@ async function start(options: WrappedRunOptions = {}, limits = {}) {
   const channel = createFakeChannel();
   let script = '';
   const handle = await startWrappedRun(
-    (text) => {
-      script = text;
+    (call) => {
+      // All a command line shows in `ps`: the script and its arguments.
+      script = [call.script, call.name, ...call.args].join('\n');
       return Promise.resolve(channel);
     },
     { argv: ['claude', '-p'], cwd: '/srv/p', limits },

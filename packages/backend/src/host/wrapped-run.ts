@@ -110,7 +110,7 @@ export async function startWrappedRun(
   const runTag = options.tag ?? createRunTag();
   const limits = resolveRunLimits(spec.limits);
   const tagLine = renderRunTagLine(runTag);
-  const script = renderRunWrapper({
+  const call = renderRunWrapper({
     argv: spec.argv,
     cwd: spec.cwd,
     ...(spec.env === undefined ? {} : { env: spec.env }),
@@ -121,7 +121,7 @@ export async function startWrappedRun(
   });
   let channel;
   try {
-    channel = await open(script);
+    channel = await open(call);
   } catch (error) {
     return createFailedRun(runTag, startFailureOf(error));
   }

@@ -1,5 +1,6 @@
 import { CatalystError } from '../../core/catalyst-error.ts';
 import type { Readable } from 'node:stream';
+import type { ShellCall } from '../../core/shell-quote.ts';
 import type { OpenRawChannel, RawChannelEnd } from '../raw-channel.ts';
 
 /**
@@ -18,10 +19,10 @@ const OUTPUT_LIMIT = 64 * 1024;
 
 export async function runControlScript(
   open: OpenRawChannel,
-  script: string,
+  call: ShellCall,
   options: { timeoutMs: number; what: string; input?: string },
 ): Promise<ControlResult> {
-  const channel = await open(script);
+  const channel = await open(call);
   // A script that exits without reading its stdin makes the write fail (EPIPE locally); its end tells the rest.
   channel.stdin.on('error', () => undefined);
   // Input (the kill script's run tag) goes on stdin: a command line is visible in `ps` to every user of the VM.

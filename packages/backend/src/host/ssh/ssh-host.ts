@@ -111,8 +111,7 @@ function forgetOnFailure<T>(promise: Promise<T>, forget: () => void): Promise<T>
  * restart). It is the cleanup itself, so it runs as is, not under the wrapper.
  */
 async function killSshRun(open: OpenRawChannel, runTag: string, graceMs: number): Promise<void> {
-  const script = renderKillScript({ graceSeconds: graceMs / 1000 });
-  const result = await runControlScript(open, script, {
+  const result = await runControlScript(open, renderKillScript({ graceSeconds: graceMs / 1000 }), {
     timeoutMs: graceMs + KILL_SCRIPT_SLACK_MS,
     what: `the kill script for run ${runTag}`,
     input: renderRunTagLine(runTag),
@@ -130,8 +129,8 @@ async function killSshRun(open: OpenRawChannel, runTag: string, graceMs: number)
 
 /** The sweep (renderSweepScript) on a control channel: stops this user's runs whose watchdog is gone. */
 async function sweepSshRuns(open: OpenRawChannel, graceMs: number): Promise<string[]> {
-  const script = renderSweepScript({ staleSeconds: SWEEP_STALE_MS / 1000, graceSeconds: graceMs / 1000 });
-  const result = await runControlScript(open, script, {
+  const call = renderSweepScript({ staleSeconds: SWEEP_STALE_MS / 1000, graceSeconds: graceMs / 1000 });
+  const result = await runControlScript(open, call, {
     timeoutMs: SWEEP_TIMEOUT_MS,
     what: 'the sweep script',
   });

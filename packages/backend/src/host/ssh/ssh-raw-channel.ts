@@ -7,13 +7,13 @@ import type { ChannelKind, SshPool } from './ssh-pool.ts';
 
 /**
  * The SSH half of a run: the wrapper script in an ssh2 exec channel, no pty (ssh-field-notes.md §2), sent as
- * `exec /bin/sh -c 'eval "$(echo <base64> | base64 -d)"'` so that bash, dash, zsh and fish all run it alike
- * (§9). The exit status comes from the channel's 'exit'; the run is over at 'close', after stdout has drained.
+ * `exec /bin/sh -c 'eval "$(echo <base64> | base64 -d)"'` (its arguments set first inside the payload) so that
+ * bash, dash, zsh and fish all run it alike (§9). The exit status comes from the channel's 'exit'; the run is over at 'close', after stdout has drained.
  */
 
 export function createSshOpenRawChannel(pool: SshPool, kind: ChannelKind = 'run'): OpenRawChannel {
-  return async (script) => {
-    const command = wrapForAnyLoginShell(script);
+  return async (call) => {
+    const command = wrapForAnyLoginShell(call);
     const via: { connection?: SshConnection } = {};
     const channel = await pool.open(kind, (connection) => {
       via.connection = connection;

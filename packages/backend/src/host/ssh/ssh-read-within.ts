@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { CatalystError } from '../../core/catalyst-error.ts';
+import { createShellCall } from '../../core/shell-quote.ts';
 import {
   parseReadWithinOutput,
   renderReadWithinScript,
@@ -29,7 +30,9 @@ export async function readWithinOverSsh(
   const marker = randomBytes(12).toString('hex');
   const deadline = startDeadline(where, limits);
   try {
-    const channel = await deadline.open(open(renderReadWithinScript(request, marker)));
+    const channel = await deadline.open(
+      open(createShellCall(renderReadWithinScript(request, marker), 'catalyst-read')),
+    );
     channel.stdin.on('error', () => undefined);
     channel.stdin.end();
     const stdout = collect(channel.stdout, request.maxBytes + LISTING_BYTES);

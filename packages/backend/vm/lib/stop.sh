@@ -1,0 +1,102 @@
+# shellcheck shell=sh
+# Stopping a run by its tag (ssh-field-notes.md §3a, §3b): included by the run wrapper, its watchdog, the kill and
+# sweep scripts and every session script. Plain sh for dash and bash alike: no `local`, no arrays, no `$'…'`,
+# `kill -SIG -PGID` (dash rejects `--` and `-s`, §3a). Every name starts with `cr_` so nothing collides with the
+# job's environment. The including script sets `cr_tag` (the run tag, or a session's id), `cr_polls` (the grace
+# period in 0.1 s polls) and, for cr_claim, `cr_run` (the run dir).
+# shellcheck disable=SC2154
+
+# One grep over every environ (-z -x: the whole NUL-separated entry, so a longer tag never matches); zombies have an
+# empty environ and drop out by themselves. Excludes the caller, as the field notes do.
+cr_tagged() {
+  # /proc/<pid>/environ paths: no spaces to split wrongly.
+  # shellcheck disable=SC2013
+  for cr_f in $(grep -laszxF "CATALYST_RUN_TAG=$cr_tag" /proc/[0-9]*/environ 2>/dev/null); do
+    cr_p=${cr_f#/proc/}
+    cr_p=${cr_p%/environ}
+    [ "$cr_p" = "$$" ] || printf '%s\n' "$cr_p"
+  done
+}
+# The fields of /proc/$1/stat after the command's name (which may hold spaces and parentheses) into cr_sf, with
+# builtins only: the state first, then ppid, pgrp, … (field 3 of proc(5) on).
+cr_stat() {
+  cr_sf=
+  read -r cr_sf 2>/dev/null <"/proc/$1/stat" || return 1
+  cr_sf=${cr_sf##*) }
+}
+# Whether pid $1 is still this run's, not a process that took over a pid written down before (pid reuse, a reboot:
+# issue 25, item 5): it carries the tag (CATALYST_RUN_TAG after the job's exec; `cr_tag=` in the environment of a
+# session's supervisor and its forks, the job's subshell before its exec among them), or it is a child of this very
+# shell (the wrapper's job before its exec; a zombie not yet reaped).
+cr_ours() {
+  grep -qszxF -e "CATALYST_RUN_TAG=$cr_tag" -e "cr_tag=$cr_tag" "/proc/$1/environ" && return 0
+  cr_stat "$1" || return 1
+  # The fields, split on spaces on purpose.
+  # shellcheck disable=SC2086
+  set -- $cr_sf
+  [ "$2" = "$$" ]
+}
+# Group $1 is the run's: its leader is ours, or one of the tagged pids ($2…) is in it (a group id is not handed out
+# again while the group has a member).
+cr_group_ours() {
+  cr_g=$1
+  shift
+  cr_ours "$cr_g" && return 0
+  for cr_p in "$@"; do
+    cr_stat "$cr_p" || continue
+    # shellcheck disable=SC2086
+    set -- $cr_sf
+    [ "$3" = "$cr_g" ] && return 0
+  done
+  return 1
+}
+# $1 the signal, $2 the job's pid (before it execs, its subshell does not carry the tag yet), $3 its group; the pid
+# and the group only when they are still the run's.
+cr_signal() {
+  cr_pids=$(cr_tagged)
+  cr_job_pid=
+  [ -z "$2" ] || ! cr_ours "$2" || cr_job_pid=$2
+  # The pids, split on purpose.
+  # shellcheck disable=SC2086
+  [ -z "$cr_pids$cr_job_pid" ] || kill "-$1" $cr_pids $cr_job_pid 2>/dev/null
+  # shellcheck disable=SC2086
+  [ -z "$3" ] || ! cr_group_ours "$3" $cr_pids || kill "-$1" "-$3" 2>/dev/null
+}
+# TERM, poll every 0.1 s for at most cr_polls polls while tagged processes remain, then KILL the set.
+cr_stop() {
+  cr_signal TERM "$1" "$2"
+  cr_i=0
+  while [ "$cr_i" -lt "$cr_polls" ] && [ -n "$(cr_tagged)" ]; do
+    sleep 0.1
+    cr_i=$((cr_i + 1))
+  done
+  cr_signal KILL "$1" "$2"
+}
+# The first stopper wins (ln is atomic and fails when the reason exists); a reader never sees a half-written reason.
+# If the run dir is gone there is nothing to claim, so the caller stops anyway. The claim is written with noclobber
+# (O_EXCL), so it never follows a symlink nor overwrites anything.
+cr_claim() {
+  (set -C; printf '%s\n' "$1" >"$cr_run/claim-$1") 2>/dev/null || return 0
+  ln "$cr_run/claim-$1" "$cr_run/reason" 2>/dev/null
+}
+# Every root and run dir is used only when it is a real directory owned by us, never a symlink; a root is then made
+# 0700 (issue 16, item 2: on a shared VM another user can create /tmp/catalyst-runs-<uid> first, or plant
+# <root>/<tag> in it). Inside a root of ours that is 0700 nobody but us (and root) can add an entry, so an owned run
+# dir there was made by us, with `mkdir -m 700`.
+cr_own_dir() {
+  [ -d "$1" ] && [ ! -h "$1" ] && [ -O "$1" ]
+}
+cr_own_root() {
+  cr_own_dir "$1" && chmod 700 "$1" 2>/dev/null
+}
+# RUN_TAG_PATTERN (core/run-wrapper.ts) in builtins only: the tag never goes to a helper's argv.
+cr_is_tag() {
+  case $1 in '' | *[!a-z0-9-]*) return 1 ;; esac
+  [ "${#1}" -ge 8 ] && [ "${#1}" -le 64 ]
+}
+# The pid written in file $1, if it is one.
+cr_pid_in() {
+  cr_v=
+  read -r cr_v 2>/dev/null <"$1"
+  case $cr_v in '' | *[!0-9]*) ;; *) printf '%s' "$cr_v" ;; esac
+}
