@@ -212,7 +212,7 @@ export async function reapRuns(
   });
 }
 
-/** The local wrapper's run directory (run-wrapper-shell.ts, MAKE_RUN_DIR: the first root, under $TMPDIR). */
+/** The local wrapper's run directory (vm/lib/run-dir.sh, cr_make_run: the first root, under $TMPDIR). */
 export async function hasLocalRunDir(runTag: string): Promise<boolean> {
   const root = `${process.env['TMPDIR'] ?? '/tmp'}/catalyst-runs-${String(process.getuid?.() ?? 0)}`;
   return access(`${root}/${runTag}`).then(

@@ -10,7 +10,7 @@ import {
   type SessionLimits,
 } from '../core/vm-session-shell.ts';
 import { createSessionStderrFilter, stripMarker, type SessionTrailer } from '../core/session-stderr.ts';
-import { createShellCall } from '../core/shell-quote.ts';
+import type { ShellCall } from '../core/shell-quote.ts';
 import { createChunkQueue } from './chunk-queue.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
 import { runControlScript } from './ssh/ssh-control-command.ts';
@@ -126,8 +126,8 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
   const openControl = options.openControl ?? open;
   const live = new Set<SessionAttachment>();
   let isClosed = false;
-  const control = async (script: string, what: string, input: string) => {
-    const result = await runControlScript(openControl, createShellCall(script, 'catalyst-session'), {
+  const control = async (call: ShellCall, what: string, input: string) => {
+    const result = await runControlScript(openControl, call, {
       timeoutMs: CONTROL_TIMEOUT_MS,
       what,
       input,
@@ -136,8 +136,8 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
   };
   return {
     async start(spec) {
-      const script = renderSessionStart(spec, options.shell);
-      const result = await control(script, 'starting a session', renderSessionIdLine(spec.sessionId));
+      const call = renderSessionStart(spec, options.shell);
+      const result = await control(call, 'starting a session', renderSessionIdLine(spec.sessionId));
       if (result.code === 0 && result.stdout.includes(`${ATTACH_MARKER} started`)) return;
       if (result.code === DISK_FULL_EXIT) {
         throw new CatalystError(
@@ -216,10 +216,10 @@ async function attachSession(
   },
 ): Promise<SessionAttachment> {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  const script = renderAttach(options.offsets, staleAfterMs(heartbeatMs) / 1000, {
+  const call = renderAttach(options.offsets, staleAfterMs(heartbeatMs) / 1000, {
     awaitStart: options.awaitStart,
   });
-  const channel = await open(createShellCall(script, 'catalyst-attach'));
+  const channel = await open(call);
   // A refused or ended attach script stops reading: a late heartbeat then fails (EPIPE); `ended` tells the rest.
   channel.stdin.on('error', () => undefined);
   channel.stdin.write(renderSessionIdLine(sessionId));
