@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isCatalystError } from './catalyst-error.ts';
 import { parseReadWithinOutput, renderReadWithinScript } from './read-within-shell.ts';
+import { wrapForAnyLoginShell } from './shell-quote.ts';
 
 const MARKER = 'a1b2c3d4e5f6a7b8';
 const request = { root: '/home/u/ideas/idea-1/project', path: 'src/main.ts', maxBytes: 100 };
@@ -93,10 +94,16 @@ describe('parseReadWithinOutput', () => {
 });
 
 describe('renderReadWithinScript', () => {
-  it('quotes the paths, and refuses a bad marker or byte count', () => {
-    const script = renderReadWithinScript({ root: "/r/it's", path: '$(id)', maxBytes: 5 }, MARKER);
-    expect(script).toContain(`cr_root='/r/it'\\''s'`);
-    expect(script).toContain(`cr_rel='$(id)'`);
+  it('passes the paths as they are, and refuses a bad marker or byte count', () => {
+    const call = renderReadWithinScript({ root: "/r/it's", path: '$(id)', maxBytes: 5 }, MARKER);
+    expect(call.args).toEqual([MARKER, "/r/it's", '$(id)', '5']);
+    expect(call.script.split('\n').slice(0, 2)).toEqual([
+      'cr_mark=$1 cr_root=$2 cr_rel=$3 cr_max=$4',
+      `printf '%s\\0' "$cr_mark"`,
+    ]);
+    // Over SSH each is single-quoted inside the payload (quoteShellArg).
+    const payload = /echo ([A-Za-z0-9+/=]+) \| base64 -d/.exec(wrapForAnyLoginShell(call))?.[1] ?? '';
+    expect(Buffer.from(payload, 'base64').toString('utf8')).toContain(`'/r/it'\\''s' '$(id)' '5'\n`);
     expect(() => renderReadWithinScript(request, 'x; rm -rf ~')).toThrow();
     expect(() => renderReadWithinScript({ ...request, maxBytes: -1 }, MARKER)).toThrow();
   });

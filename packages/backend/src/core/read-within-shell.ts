@@ -1,23 +1,13 @@
 import { CatalystError } from './catalyst-error.ts';
-import { quoteShellArg } from './shell-quote.ts';
+import { createShellCall, type ShellCall } from './shell-quote.ts';
+import { VM_SCRIPTS } from './vm-scripts.generated.ts';
 
 /**
- * Reading a project's file or folder in one step on the host (issue 25, findings 2 and 10): one POSIX sh script
- * resolves the path, checks it stays inside the root, and reads what it checked, so nothing on the VM can swap a
- * folder for a symlink between a check and a read made in separate round trips. Anything but a regular file or a
- * directory (a FIFO, a socket, a device) is reported and never opened: an open() of a FIFO waits for a writer.
- *
- * How: `cd -P` into a directory pins it (the shell's cwd is that directory, whatever its path becomes), and
- * `pwd -P` then says where it really is; the last name is tested with lstat (`[ -h ]`, `[ -f ]`, `[ -d ]`) and a
- * file is read by GNU dd with O_NOFOLLOW|O_NONBLOCK, so a name swapped after the test is neither followed (no
- * symlink out) nor waited on (a FIFO opens at once, and its inode then differs: exit 4). Only root can make a
- * device node, so in a project's directory the swap has nothing else to offer. A listing is GNU find's, which
- * lstats and never opens an entry. Plain sh for dash and bash: no `local`, no arrays, no `$'…'`.
- *
- * Output on stdout after `marker` (a login shell's rc files may print before the script runs, ssh-field-notes.md
- * §9), fields ending in NUL: `err` and a reason (missing, denied, root, outside, changed), or `ok`,
- * a kind and the real path inside the root, then per kind: `file` its `inode/size/mtime` and its first bytes;
- * `dir` one `type/size/mtime/name` field per entry; `other` its type (`stat -c %F`).
+ * Reading a project's file or folder in one step on the host (issue 25, findings 2 and 10): the POSIX sh script
+ * packages/backend/vm/read-within.sh resolves the path, checks it stays inside the root, and reads what it checked,
+ * so nothing on the VM can swap a folder for a symlink between a check and a read made in separate round trips.
+ * Anything but a regular file or a directory (a FIFO, a socket, a device) is reported and never opened. How, and
+ * what it prints, is written in the script; this module renders its arguments and reads its output.
  */
 
 export interface ReadWithinRequest {
@@ -45,73 +35,11 @@ export type ReadWithinResult =
   /** `root`: the root is a symlink or no directory; `outside`: the path leads out; `changed`: it moved meanwhile. */
   | { kind: 'refused'; reason: 'root' | 'outside' | 'changed' };
 
-const READ_WITHIN_BODY = `
-cr_say() { printf '%s\\0' "$@"; }
-cr_done() { printf '%s\\0%s\\0' "$cr_mark" "$1"; exit 0; }
-cr_end() { cr_say "$@"; cr_done 0; }
-cr_here() { cr_h=$(pwd -P && echo /) && cr_h=\${cr_h%?/}; }
-cr_name=\${cr_root##*/}
-cd -P -- "\${cr_root%/*}/" 2>/dev/null || cr_end err missing
-cr_here
-cr_parent=\${cr_h%/}
-if ! cd -P -- "./$cr_name" 2>/dev/null; then
-  [ -d "./$cr_name" ] && cr_end err denied
-  [ -e "./$cr_name" ] && cr_end err root
-  cr_end err missing
-fi
-cr_here
-cr_top=$cr_h
-[ "$cr_top" = "$cr_parent/$cr_name" ] || cr_end err root
-cr_real=$cr_top
-if [ -n "$cr_rel" ]; then
-  if ! cr_real=$(readlink -e -- "./$cr_rel" && echo /); then
-    [ -e "./$cr_rel" ] && cr_end err changed
-    cr_end err missing
-  fi
-  cr_real=\${cr_real%?/}
-fi
-case $cr_real in
-  "$cr_top") cr_in= ;;
-  "$cr_top"/*) cr_in=\${cr_real#"$cr_top"/} ;;
-  *) cr_end err outside ;;
-esac
-cr_base=.
-if [ -n "$cr_in" ]; then
-  cd -P -- "\${cr_real%/*}/" 2>/dev/null || cr_end err changed
-  cr_here
-  [ "$cr_h" = "\${cr_real%/*}" ] || cr_end err changed
-  cr_base=./\${cr_real##*/}
-fi
-if [ -h "$cr_base" ]; then
-  cr_end err changed
-elif [ -d "$cr_base" ]; then
-  cd -P -- "$cr_base" 2>/dev/null || cr_end err denied
-  cr_here
-  [ "$cr_h" = "$cr_real" ] || cr_end err changed
-  [ -r . ] && [ -x . ] || cr_end err denied
-  cr_say ok dir "$cr_in"
-  find . -mindepth 1 -maxdepth 1 -printf '%y/%s/%T@/%P\\0'
-  cr_done $?
-elif [ -f "$cr_base" ]; then
-  [ -r "$cr_base" ] || cr_end err denied
-  cr_st=$(stat -c '%i/%s/%Y' -- "$cr_base") || cr_end err changed
-  cr_say ok file "$cr_in" "$cr_st"
-  dd if="$cr_base" iflag=nofollow,nonblock,count_bytes bs=65536 count="$cr_max" status=none || cr_done dd
-  [ "$(stat -c %i -- "$cr_base" 2>/dev/null)" = "\${cr_st%%/*}" ] || cr_done changed
-  cr_done 0
-else
-  [ -e "$cr_base" ] || cr_end err changed
-  cr_end ok other "$cr_in" "$(stat -c %F -- "$cr_base" 2>/dev/null)"
-fi
-`;
-// cr_here: pwd -P, keeping a name's trailing newline (a `$(…)` drops it; the `/` after it is cut off again).
-// The root: its parent resolved, then its own name entered; if that name is a symlink, pwd -P is elsewhere.
-// readlink -e: every part must exist; a dangling symlink is missing (there now: it changed meanwhile). The real path is then entered as a
-// directory plus a last name, each checked again where it is, so a change since readlink is `changed`.
-// dd: count_bytes makes count a byte count; nonblock is no-op on a regular file; exit 3 is a failed read.
-
-/** `marker`: random per call (letters and digits), the start of the script's own output. */
-export function renderReadWithinScript(request: ReadWithinRequest, marker: string): string {
+/**
+ * The script and its arguments: `<marker> <root> <path> <most bytes>`. `marker`: random per call (letters and
+ * digits), the start of the script's own output.
+ */
+export function renderReadWithinScript(request: ReadWithinRequest, marker: string): ShellCall {
   if (!Number.isSafeInteger(request.maxBytes) || request.maxBytes < 0) {
     throw new CatalystError(
       'INVALID_ARGUMENT',
@@ -119,14 +47,12 @@ export function renderReadWithinScript(request: ReadWithinRequest, marker: strin
     );
   }
   if (!/^[A-Za-z0-9]{8,64}$/.test(marker)) throw new CatalystError('INVALID_ARGUMENT', 'a bad output marker');
-  return [
-    `cr_mark=${marker}`,
-    `printf '%s\\0' "$cr_mark"`,
-    `cr_root=${quoteShellArg(request.root)}`,
-    `cr_rel=${quoteShellArg(request.path)}`,
-    `cr_max=${String(request.maxBytes)}`,
-    READ_WITHIN_BODY,
-  ].join('\n');
+  return createShellCall(VM_SCRIPTS['read-within'], 'catalyst-read', [
+    marker,
+    request.root,
+    request.path,
+    String(request.maxBytes),
+  ]);
 }
 
 /**

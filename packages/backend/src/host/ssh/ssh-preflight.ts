@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { quoteShellArg } from '../../core/shell-quote.ts';
+import { VM_SCRIPTS } from '../../core/vm-scripts.generated.ts';
 import { NO_GIT_WARNING, type Preflight } from '../host.ts';
 import { describeOutcome, parseProbeLines, runProbe, type StartRun } from './ssh-probe.ts';
 
@@ -22,50 +22,23 @@ export interface SshPreflightResult {
   isConclusive: boolean;
 }
 
-// flock and tail: the session a run lives in on the host (core/vm-session-shell.ts).
-const WRAPPER_TOOLS = ['setsid', 'base64', 'mkfifo', 'grep', 'stat', 'sleep', 'flock', 'tail'];
-const KNOWN_LOCATIONS = [
-  '"$HOME/.local/bin/claude"',
-  '"$HOME/.claude/local/claude"',
-  '"$HOME/.npm-global/bin/claude"',
-  '"$HOME/.volta/bin/claude"',
-  '"$HOME/.bun/bin/claude"',
-  '/usr/local/bin/claude',
-];
-const NVM_GLOB = '"$HOME"/.nvm/versions/node/*/bin/claude';
-
-function renderSurveyScript(claudePath: string | undefined): string {
-  const configured =
-    claudePath === undefined
-      ? []
-      : [`[ -f ${quoteShellArg(claudePath)} ] && [ -x ${quoteShellArg(claudePath)} ] && echo '@@CONFIG=ok'`];
-  return [
-    `printf '@@PATH=%s\\n' "$PATH"`,
-    `printf '@@SHELL=%s\\n' "$SHELL"`,
-    ...configured,
-    `cr_c=$(command -v claude 2>/dev/null) && printf '@@CMD=%s\\n' "$cr_c"`,
-    `for cr_p in ${KNOWN_LOCATIONS.join(' ')}; do [ -f "$cr_p" ] && [ -x "$cr_p" ] && printf '@@KNOWN=%s\\n' "$cr_p"; done`,
-    `for cr_p in ${NVM_GLOB}; do [ -f "$cr_p" ] && [ -x "$cr_p" ] && printf '@@NVM=%s\\n' "$cr_p"; done`,
-    `[ -r /proc/self/environ ] || echo '@@MISSING=/proc'`,
-    `for cr_t in ${WRAPPER_TOOLS.join(' ')}; do command -v "$cr_t" >/dev/null 2>&1 || printf '@@MISSING=%s\\n' "$cr_t"; done`,
-    "command -v git >/dev/null 2>&1 || echo '@@NOGIT=1'",
-    'exit 0',
-  ].join('\n');
+/**
+ * The survey (packages/backend/vm/preflight-survey.sh: `@@` lines) with the configured claude path, or '' for none,
+ * as its argument; the job's argv, so the run wrapper runs it.
+ */
+function surveyArgv(claudePath: string | undefined): string[] {
+  return ['/bin/sh', '-c', VM_SCRIPTS['preflight-survey'], 'catalyst-preflight', claudePath ?? ''];
 }
 
-/** Works in bash, zsh and fish (§9); `-i` in a session without a tty only complains on stderr. */
-const LOGIN_SHELL_SCRIPT = [
-  `cr_p=$("$SHELL" -lic 'echo "@@PATH=$PATH"' </dev/null 2>/dev/null | sed -n 's/^@@PATH=//p' | tail -n 1)`,
-  `cr_c=$(PATH=$cr_p; command -v claude 2>/dev/null) && printf '@@CMD=%s\\n' "$cr_c"`,
-  'exit 0',
-].join('\n');
+/** packages/backend/vm/login-path.sh: `@@CMD=` where the login+interactive shell finds claude. */
+const LOGIN_PATH_ARGV = ['/bin/sh', '-c', VM_SCRIPTS['login-path'], 'catalyst-login-path'];
 
 type Found = Pick<Preflight, 'claudePath' | 'foundVia'> & { problem?: string };
 
 export async function runSshPreflight(options: SshPreflightOptions): Promise<SshPreflightResult> {
   const survey = await runProbe(
     options.startRun,
-    { argv: ['/bin/sh', '-c', renderSurveyScript(options.claudePath)] },
+    { argv: surveyArgv(options.claudePath) },
     options.timeoutMs,
   );
   if (survey.outcome.kind !== 'exited' || survey.outcome.code !== 0) {
@@ -110,11 +83,7 @@ async function findClaude(options: SshPreflightOptions, lines: Map<string, strin
   if (known !== undefined) return { claudePath: known, foundVia: 'known-location' };
   const shell = lines.get('SHELL')?.[0] ?? '';
   if (shell !== '') {
-    const login = await runProbe(
-      options.startRun,
-      { argv: ['/bin/sh', '-c', LOGIN_SHELL_SCRIPT] },
-      options.timeoutMs,
-    );
+    const login = await runProbe(options.startRun, { argv: LOGIN_PATH_ARGV }, options.timeoutMs);
     const viaLogin = parseProbeLines(login.stdout)
       .get('CMD')
       ?.find((candidate) => candidate.startsWith('/'));

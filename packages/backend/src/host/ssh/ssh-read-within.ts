@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { CatalystError } from '../../core/catalyst-error.ts';
-import { createShellCall } from '../../core/shell-quote.ts';
 import {
   parseReadWithinOutput,
   renderReadWithinScript,
@@ -30,9 +29,7 @@ export async function readWithinOverSsh(
   const marker = randomBytes(12).toString('hex');
   const deadline = startDeadline(where, limits);
   try {
-    const channel = await deadline.open(
-      open(createShellCall(renderReadWithinScript(request, marker), 'catalyst-read')),
-    );
+    const channel = await deadline.open(open(renderReadWithinScript(request, marker)));
     channel.stdin.on('error', () => undefined);
     channel.stdin.end();
     const stdout = collect(channel.stdout, request.maxBytes + LISTING_BYTES);
