@@ -1,5 +1,6 @@
 import { MAX_CHECKPOINT_FILES, type CheckpointChange, type CheckpointKind } from '@catalyst/protocol';
 import { parseRawNumstat } from './git-diff-stat.ts';
+import { parseMarkerLine, VM_MARKERS, type VmMarkerName } from './vm-markers.ts';
 import { VM_SCRIPTS } from './vm-scripts.generated.ts';
 
 /**
@@ -43,7 +44,7 @@ export function checkpointEnv(path: string, ideaDir: string): Record<string, str
  * The script of every checkpoint command (packages/backend/vm/checkpoint-git.sh), one action each: `checkpoint`
  * (`$1` the last checkpoint or empty, `$2` `1` to commit even when nothing changed; message on stdin), `restore` (`$1`
  * the commit, `$2` the last checkpoint; message on stdin), `diff` (`$1` from or empty, `$2` to, `$3` the most bytes),
- * `file-at` (`$1` the commit, `$2` the most bytes; the path on stdin). It prints `@@` lines (parseGitOutput).
+ * `file-at` (`$1` the commit, `$2` the most bytes; the path on stdin). It prints `@@` lines (readScriptOutput).
  */
 export const CHECKPOINT_GIT_SCRIPT = VM_SCRIPTS['checkpoint-git'];
 export type GitAction = 'checkpoint' | 'restore' | 'diff' | 'file-at';
@@ -73,24 +74,28 @@ export function fileAtCommand(commit: string, path: string, maxBytes: number): G
 
 /** What a checkpoint command printed, read: its `@@KEY=value` lines before the data, and the data's bytes. */
 export interface ScriptOutput {
-  lines: Map<string, string>;
+  /** By marker (core/vm-markers.ts): its value, or '' for one without. */
+  lines: Map<VmMarkerName, string>;
   /** The bytes after the `@@STAT`, `@@DIFF` or `@@DATA` line (empty when there was none). */
   data: Buffer;
   hasData: boolean;
 }
 
-const DATA_MARKERS = ['@@STAT\n', '@@DIFF\n', '@@DATA\n'];
+const DATA_MARKERS: ReadonlySet<VmMarkerName> = new Set([VM_MARKERS.stat, VM_MARKERS.diff, VM_MARKERS.data]);
 
 export function readScriptOutput(stdout: Buffer): ScriptOutput {
-  const lines = new Map<string, string>();
+  const lines = new Map<VmMarkerName, string>();
   let offset = 0;
   while (offset < stdout.length) {
     const end = stdout.indexOf(0x0a, offset);
     if (end === -1) break;
-    const line = stdout.subarray(offset, end + 1).toString('utf8');
-    if (DATA_MARKERS.includes(line)) return { lines, data: stdout.subarray(end + 1), hasData: true };
-    const match = /^@@([A-Z]+)(?:=(.*))?\n$/s.exec(line);
-    if (match !== null) lines.set(match[1] ?? '', match[2] ?? '');
+    const marker = parseMarkerLine(stdout.subarray(offset, end + 1).toString('utf8'));
+    if (marker !== undefined && marker.words.length === 0 && marker.fields.size === 0) {
+      if (marker.value === undefined && DATA_MARKERS.has(marker.name)) {
+        return { lines, data: stdout.subarray(end + 1), hasData: true };
+      }
+      lines.set(marker.name, marker.value ?? '');
+    }
     offset = end + 1;
   }
   return { lines, data: Buffer.alloc(0), hasData: false };

@@ -7,9 +7,10 @@
  */
 
 import type { RunOutcome } from './run-outcome.ts';
+import { isMarkerShape, markerText, parseMarkerLine, VM_MARKERS } from './vm-markers.ts';
 
-export const START_MARKER = '@@catalyst-run started';
-export const END_MARKER = '@@catalyst-run ended';
+export const START_MARKER = markerText(VM_MARKERS.run, 'started');
+export const END_MARKER = markerText(VM_MARKERS.run, 'ended');
 
 export const TRAILER_REASONS = [
   'exit',
@@ -49,7 +50,6 @@ const PREAMBLE_LIMIT = 8 * 1024;
 const MARKER_TAIL_LIMIT = 32;
 // A trailer line is about 50 bytes; a longer candidate is the job's own output and is released.
 const TRAILER_LIMIT = 128;
-const TRAILER_PATTERN = /^@@catalyst-run ended reason=([a-z_]+) code=(\d{1,3})\n?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 const encoder = new TextEncoder();
 
@@ -68,10 +68,12 @@ function isTrailerReason(value: string): value is TrailerReason {
 
 /** `@@catalyst-run ended reason=… code=…` (with or without its `\n`) → the trailer, or undefined. */
 export function parseTrailerLine(line: string): RunTrailer | undefined {
-  const match = TRAILER_PATTERN.exec(line);
-  const reason = match?.[1];
-  const code = match?.[2];
-  if (reason === undefined || code === undefined || !isTrailerReason(reason)) return undefined;
+  const marker = parseMarkerLine(line);
+  if (!isMarkerShape(marker, VM_MARKERS.run, { words: ['ended'], keys: ['reason', 'code'] }))
+    return undefined;
+  const reason = marker.fields.get('reason') ?? '';
+  const code = marker.fields.get('code') ?? '';
+  if (!/^\d{1,3}$/.test(code) || !isTrailerReason(reason)) return undefined;
   return { reason, code: Number(code) };
 }
 
@@ -118,8 +120,10 @@ function findMarker(data: Uint8Array, needle: Uint8Array): MarkerMatch | undefin
       if (data.length - tailStart <= MARKER_TAIL_LIMIT) return { at };
       continue;
     }
-    const pid = utf8.decode(data.subarray(tailStart, newline));
-    if (/^\d+$/.test(pid)) return { at, next: newline + 1, pid: Number(pid) };
+    const marker = parseMarkerLine(utf8.decode(data.subarray(at, newline)));
+    const pid = marker?.fields.get('pid') ?? '';
+    const isStart = isMarkerShape(marker, VM_MARKERS.run, { words: ['started'], keys: ['tag', 'pid'] });
+    if (isStart && /^\d+$/.test(pid)) return { at, next: newline + 1, pid: Number(pid) };
   }
   return undefined;
 }

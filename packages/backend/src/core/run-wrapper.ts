@@ -1,6 +1,7 @@
 import { CatalystError } from './catalyst-error.ts';
 import { renderEnvAssignments } from './claude-command.ts';
 import { createShellCall, type ShellCall } from './shell-quote.ts';
+import { isMarkerShape, parseMarkerLine, VM_MARKERS } from './vm-markers.ts';
 import { VM_SCRIPTS } from './vm-scripts.generated.ts';
 
 /**
@@ -134,12 +135,12 @@ export function renderSweepScript(options: SweepScriptOptions): ShellCall {
   ]);
 }
 
-const SWEEP_LINE = /^@@catalyst-sweep stopped tag=([a-z0-9-]{8,64})$/;
-
-/** The tags a sweep script reports as stopped, from its stdout. */
+/** The tags a sweep script reports as stopped (`@@catalyst-sweep stopped tag=<tag>` lines), from its stdout. */
 export function parseSweepOutput(stdout: string): string[] {
   return stdout.split('\n').flatMap((line) => {
-    const match = SWEEP_LINE.exec(line);
-    return match?.[1] === undefined ? [] : [match[1]];
+    const marker = parseMarkerLine(line);
+    const tag = marker?.fields.get('tag') ?? '';
+    const isStopped = isMarkerShape(marker, VM_MARKERS.sweep, { words: ['stopped'], keys: ['tag'] });
+    return isStopped && RUN_TAG_PATTERN.test(tag) ? [tag] : [];
   });
 }

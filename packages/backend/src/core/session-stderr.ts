@@ -1,5 +1,5 @@
 import { findTrailerStart } from './run-markers.ts';
-import { ATTACH_MARKER, SESSION_END_MARKER } from './vm-session-shell.ts';
+import { isMarkerShape, markerText, parseMarkerLine, VM_MARKERS } from './vm-markers.ts';
 
 /**
  * The reader's half of the attach script's streams (vm-session-shell.ts renders the other half): A prints
@@ -8,7 +8,21 @@ import { ATTACH_MARKER, SESSION_END_MARKER } from './vm-session-shell.ts';
  */
 
 const EMPTY = Buffer.alloc(0);
-const TRAILER_PATTERN = new RegExp(`^\\n${SESSION_END_MARKER} code=(\\d{1,3}) reason=([a-z_]{1,32})\\n?$`);
+/** The start marker, on stdout and on stderr. */
+export const ATTACH_START_LINE = `${markerText(VM_MARKERS.attach, 'start')}\n`;
+const SESSION_END_MARKER = markerText(VM_MARKERS.sessionEnd);
+
+/** What was held back, when it is exactly A's trailer: `\n@@catalyst-session-end code=<n> reason=<why>\n`. */
+function parseSessionTrailer(held: Buffer): SessionTrailer | undefined {
+  const text = held.toString('latin1');
+  if (!text.startsWith('\n')) return undefined;
+  const marker = parseMarkerLine(text.slice(1));
+  if (!isMarkerShape(marker, VM_MARKERS.sessionEnd, { keys: ['code', 'reason'] })) return undefined;
+  const code = marker.fields.get('code') ?? '';
+  const reason = marker.fields.get('reason') ?? '';
+  if (!/^\d{1,3}$/.test(code) || !/^[a-z_]{1,32}$/.test(reason)) return undefined;
+  return { code: Number(code), reason };
+}
 
 /**
  * Drops the bytes of `marker` at the very start of a stream (and anything before it: rc-file noise). Until the
@@ -53,7 +67,7 @@ export interface SessionStderrFilter {
  * wrapper's reader's own findTrailerStart, core/run-markers.ts).
  */
 export function createSessionStderrFilter(): SessionStderrFilter {
-  const strip = stripMarker(`${ATTACH_MARKER} start\n`);
+  const strip = stripMarker(ATTACH_START_LINE);
   let held = EMPTY;
   let trailer: SessionTrailer | undefined;
   return {
@@ -66,9 +80,8 @@ export function createSessionStderrFilter(): SessionStderrFilter {
       return data.subarray(0, cut);
     },
     flush() {
-      const match = TRAILER_PATTERN.exec(held.toString('latin1'));
-      const rest = match === null ? held : EMPTY;
-      if (match !== null) trailer = { code: Number(match[1]), reason: match[2] ?? 'exit' };
+      trailer = parseSessionTrailer(held);
+      const rest = trailer === undefined ? held : EMPTY;
       held = EMPTY;
       return rest;
     },

@@ -15,9 +15,6 @@ import { VM_SCRIPTS } from './vm-scripts.generated.ts';
  * This module renders their arguments. The session id travels on stdin (renderSessionIdLine), never in argv.
  */
 
-export const SESSION_END_MARKER = '@@catalyst-session-end';
-export const ATTACH_MARKER = '@@catalyst-attach';
-
 export interface SessionLimits {
   /** Idle with a backend attached: stdin is closed after this long without a turn. */
   warmIdleSeconds: number;

@@ -1,6 +1,7 @@
 import { access, constants, readdir } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { markerText, parseMarkerLine, VM_MARKERS } from '../core/vm-markers.ts';
 import { NO_GIT_WARNING, type Preflight } from './host.ts';
 import { runLocalCommand } from './local-command.ts';
 
@@ -73,12 +74,14 @@ async function findViaLoginShell(
 ): Promise<string | undefined> {
   const shell = options.loginShell ?? env['SHELL'] ?? userInfo().shell ?? '/bin/sh';
   const timeoutMs = options.loginShellTimeoutMs ?? DEFAULT_LOGIN_SHELL_TIMEOUT_MS;
-  const result = await runLocalCommand(shell, ['-lic', 'echo "@@PATH=$PATH"'], { timeoutMs, env }).catch(
-    () => undefined,
-  );
-  const line = result?.stdout.split('\n').find((candidate) => candidate.startsWith('@@PATH='));
-  if (line === undefined) return undefined;
-  const dirs = line.slice('@@PATH='.length).split(delimiter).filter(isAbsolute);
+  const echo = `echo "${markerText(VM_MARKERS.path)}=$PATH"`;
+  const result = await runLocalCommand(shell, ['-lic', echo], { timeoutMs, env }).catch(() => undefined);
+  const path = result?.stdout
+    .split('\n')
+    .map(parseMarkerLine)
+    .find((marker) => marker?.name === VM_MARKERS.path && marker.value !== undefined)?.value;
+  if (path === undefined) return undefined;
+  const dirs = path.split(delimiter).filter(isAbsolute);
   return firstExecutable(dirs.map((dir) => join(dir, 'claude')));
 }
 

@@ -1,6 +1,5 @@
 import { CatalystError } from '../core/catalyst-error.ts';
 import {
-  ATTACH_MARKER,
   LIST_SESSIONS,
   REMOVE_SESSION,
   renderAttach,
@@ -9,7 +8,13 @@ import {
   renderSessionStop,
   type SessionLimits,
 } from '../core/vm-session-shell.ts';
-import { createSessionStderrFilter, stripMarker, type SessionTrailer } from '../core/session-stderr.ts';
+import {
+  ATTACH_START_LINE,
+  createSessionStderrFilter,
+  stripMarker,
+  type SessionTrailer,
+} from '../core/session-stderr.ts';
+import { isMarkerShape, parseMarkerLine, VM_MARKERS } from '../core/vm-markers.ts';
 import type { ShellCall } from '../core/shell-quote.ts';
 import { createChunkQueue } from './chunk-queue.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
@@ -138,7 +143,7 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
     async start(spec) {
       const call = renderSessionStart(spec, options.shell);
       const result = await control(call, 'starting a session', renderSessionIdLine(spec.sessionId));
-      if (result.code === 0 && result.stdout.includes(`${ATTACH_MARKER} started`)) return;
+      if (result.code === 0 && hasStarted(result.stdout)) return;
       if (result.code === DISK_FULL_EXIT) {
         throw new CatalystError(
           'HOST_DISK_FULL',
@@ -186,6 +191,14 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
   };
 }
 
+/** The start script's `@@catalyst-attach started`, on a line of its own or after rc-file noise that lacks a newline. */
+function hasStarted(stdout: string): boolean {
+  return stdout.split('\n').some((line) => {
+    const marker = parseMarkerLine(line.slice(Math.max(0, line.indexOf('@@'))));
+    return isMarkerShape(marker, VM_MARKERS.attach, { words: ['started'] });
+  });
+}
+
 function parseSessionLine(line: string): VmSessionInfo[] {
   const match = /^([a-z0-9-]{8,64}) ([01]) (\d+) (\d+) (-|\d+) (?:code=(\d+) reason=(\S+)|-)$/.exec(line);
   if (match === null) return [];
@@ -230,7 +243,7 @@ async function attachSession(
   const stderr = queue(channel.stderr);
   let markReady: (isReady: boolean) => void = () => undefined;
   const ready = new Promise<boolean>((resolve) => (markReady = resolve));
-  const outMarker = stripMarker(`${ATTACH_MARKER} start\n`, () => {
+  const outMarker = stripMarker(ATTACH_START_LINE, () => {
     markReady(true);
   });
   const errFilter = createSessionStderrFilter();

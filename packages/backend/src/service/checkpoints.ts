@@ -20,6 +20,7 @@ import {
   readScriptOutput,
   type GitCommand,
 } from '../core/checkpoint-git.ts';
+import { VM_MARKERS } from '../core/vm-markers.ts';
 import { commandFailure, runHostCommand, type HostCommandResult } from '../host/host-command.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import { READ_BYTES, SCAN_BYTES } from '../runs/run-views.ts';
@@ -130,7 +131,7 @@ export class Checkpoints {
       gitCommand('diff', [checkpoint.parent ?? '', checkpoint.commit, String(MAX_DIFF_BYTES + 1)]),
     );
     const output = this.#expect(result, 'git diff');
-    if (output.lines.has('NOTFOUND')) {
+    if (output.lines.has(VM_MARKERS.notFound)) {
       throw new CatalystError(
         'CHECKPOINT_NOT_FOUND',
         `${commit} is no longer in the project's repository (was project/.git replaced?).`,
@@ -165,7 +166,7 @@ export class Checkpoints {
       ),
     );
     const output = this.#expect(result, 'the restore');
-    if (output.lines.has('NOTFOUND')) {
+    if (output.lines.has(VM_MARKERS.notFound)) {
       throw new CatalystError('CHECKPOINT_NOT_FOUND', `${commit} is no longer in the project's repository.`);
     }
     const made = this.#commitOf(output.lines);
@@ -191,17 +192,17 @@ export class Checkpoints {
     const checkpoint = await this.find(history, commit);
     const result = await this.#git(id, fileAtCommand(checkpoint.commit, path, MAX_FILE_TEXT_BYTES));
     const output = this.#expect(result, 'git cat-file');
-    if (output.lines.has('MISSING')) {
+    if (output.lines.has(VM_MARKERS.missing)) {
       throw new CatalystError('PATH_NOT_FOUND', `${path} is not in checkpoint ${commit.slice(0, 12)}.`);
     }
-    const type = output.lines.get('TYPE');
+    const type = output.lines.get(VM_MARKERS.type);
     if (type !== undefined) {
       throw new CatalystError(
         'INVALID_PATH',
         `${path} is a ${type === 'tree' ? 'directory' : type}, not a file.`,
       );
     }
-    const size = Number(output.lines.get('SIZE'));
+    const size = Number(output.lines.get(VM_MARKERS.size));
     if (!Number.isSafeInteger(size)) throw new CatalystError('CHECKPOINT_FAILED', 'git printed no file size');
     return output.hasData ? { size, data: output.data } : { size };
   }
@@ -224,17 +225,17 @@ export class Checkpoints {
         ),
       );
       const output = this.#expect(result, 'the checkpoint');
-      if (output.lines.has('NOGIT')) {
+      if (output.lines.has(VM_MARKERS.noGit)) {
         await this.#sayNoGit(host, id, meta, history);
         return;
       }
-      if (output.lines.has('SAME')) return;
+      if (output.lines.has(VM_MARKERS.same)) return;
       const commit = this.#commitOf(output.lines);
       // The commit is made: it is the next build's base even if what it changed cannot be counted.
       await this.#save(host, id, commit);
       const change: CheckpointChange = this.#readChange(result, output.data, {
         commit,
-        parent: output.lines.has('LOSTBASE') ? null : (base ?? null),
+        parent: output.lines.has(VM_MARKERS.lostBase) ? null : (base ?? null),
         kind: what.kind,
       });
       history.append({
@@ -307,14 +308,14 @@ export class Checkpoints {
   }
 
   #commitOf(lines: Map<string, string>): string {
-    return CommitIdSchema.parse(lines.get('COMMIT'));
+    return CommitIdSchema.parse(lines.get(VM_MARKERS.commit));
   }
 
   /** The script's output when it exited 0; otherwise (or `@@FAIL`) a CHECKPOINT_FAILED. */
   #expect(result: HostCommandResult, what: string) {
     const output = readScriptOutput(result.stdout);
-    if (output.lines.has('NOGIT') && !ok(result)) throw noGit();
-    const failed = output.lines.get('FAIL');
+    if (output.lines.has(VM_MARKERS.noGit) && !ok(result)) throw noGit();
+    const failed = output.lines.get(VM_MARKERS.fail);
     if (failed !== undefined) {
       const lastLine = result.stderrTail.trim().split('\n').at(-1) ?? '';
       throw new CatalystError(
@@ -326,7 +327,7 @@ export class Checkpoints {
       );
     }
     if (!ok(result)) throw commandFailure(what, result, 'CHECKPOINT_FAILED');
-    if (output.lines.has('STALELOCK')) {
+    if (output.lines.has(VM_MARKERS.staleLock)) {
       this.#options.logger.warn(
         { what },
         'removed a stale .git/index.lock a killed git had left in project/',

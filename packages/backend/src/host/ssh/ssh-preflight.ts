@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { VM_MARKERS } from '../../core/vm-markers.ts';
 import { VM_SCRIPTS } from '../../core/vm-scripts.generated.ts';
 import { NO_GIT_WARNING, type Preflight } from '../host.ts';
 import { describeOutcome, parseProbeLines, runProbe, type StartRun } from './ssh-probe.ts';
@@ -46,11 +47,11 @@ export async function runSshPreflight(options: SshPreflightOptions): Promise<Ssh
     return { preflight: { path: '', canRunWrapper: false, problems: [problem] }, isConclusive: false };
   }
   const lines = parseProbeLines(survey.stdout);
-  const path = lines.get('PATH')?.[0] ?? '';
+  const path = lines.get(VM_MARKERS.path)?.[0] ?? '';
   const found = await findClaude(options, lines);
   const version =
     found.claudePath === undefined ? undefined : await readVersion(options, found.claudePath, path);
-  const missing = lines.get('MISSING') ?? [];
+  const missing = lines.get(VM_MARKERS.missing) ?? [];
   const problems = [
     ...(found.problem === undefined ? [] : [found.problem]),
     ...(missing.length === 0 ? [] : [`the run wrapper needs ${missing.join(', ')}, which is missing`]),
@@ -64,28 +65,30 @@ export async function runSshPreflight(options: SshPreflightOptions): Promise<Ssh
     path,
     canRunWrapper: missing.length === 0,
     problems,
-    ...(lines.has('NOGIT') ? { warnings: [NO_GIT_WARNING] } : {}),
+    ...(lines.has(VM_MARKERS.noGit) ? { warnings: [NO_GIT_WARNING] } : {}),
   };
   return { preflight, isConclusive: true };
 }
 
 async function findClaude(options: SshPreflightOptions, lines: Map<string, string[]>): Promise<Found> {
   if (options.claudePath !== undefined) {
-    if (lines.has('CONFIG')) return { claudePath: options.claudePath, foundVia: 'config' };
+    if (lines.has(VM_MARKERS.config)) return { claudePath: options.claudePath, foundVia: 'config' };
     return {
       problem: `the configured claude path ${options.claudePath} is not an executable file on the VM`,
     };
   }
-  const onPath = lines.get('CMD')?.find((candidate) => candidate.startsWith('/'));
+  const onPath = lines.get(VM_MARKERS.cmd)?.find((candidate) => candidate.startsWith('/'));
   if (onPath !== undefined) return { claudePath: onPath, foundVia: 'path' };
-  const newestNvm = (lines.get('NVM') ?? []).sort((a, b) => b.localeCompare(a, 'en', { numeric: true }))[0];
-  const known = lines.get('KNOWN')?.[0] ?? newestNvm;
+  const newestNvm = (lines.get(VM_MARKERS.nvm) ?? []).sort((a, b) =>
+    b.localeCompare(a, 'en', { numeric: true }),
+  )[0];
+  const known = lines.get(VM_MARKERS.known)?.[0] ?? newestNvm;
   if (known !== undefined) return { claudePath: known, foundVia: 'known-location' };
-  const shell = lines.get('SHELL')?.[0] ?? '';
+  const shell = lines.get(VM_MARKERS.shell)?.[0] ?? '';
   if (shell !== '') {
     const login = await runProbe(options.startRun, { argv: LOGIN_PATH_ARGV }, options.timeoutMs);
     const viaLogin = parseProbeLines(login.stdout)
-      .get('CMD')
+      .get(VM_MARKERS.cmd)
       ?.find((candidate) => candidate.startsWith('/'));
     if (viaLogin !== undefined) return { claudePath: viaLogin, foundVia: 'login-shell' };
   }

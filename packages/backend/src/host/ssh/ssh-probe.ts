@@ -1,3 +1,4 @@
+import { parseMarkerLine, type VmMarkerName } from '../../core/vm-markers.ts';
 import type { RunHandle, RunOutcome, RunSpec } from '../host.ts';
 
 /**
@@ -41,14 +42,13 @@ export async function runProbe(
   }
 }
 
-/** `@@KEY=value` lines of a probe's stdout, by key, in order. */
-export function parseProbeLines(stdout: string): Map<string, string[]> {
-  const found = new Map<string, string[]>();
+/** `@@KEY=value` lines of a probe's stdout (core/vm-markers.ts), by marker, in order. */
+export function parseProbeLines(stdout: string): Map<VmMarkerName, string[]> {
+  const found = new Map<VmMarkerName, string[]>();
   for (const line of stdout.split('\n')) {
-    const match = /^@@([A-Z]+)=(.*)$/.exec(line);
-    const [, key, value] = match ?? [];
-    if (key === undefined || value === undefined) continue;
-    found.set(key, [...(found.get(key) ?? []), value]);
+    const marker = parseMarkerLine(line);
+    if (marker?.value === undefined) continue;
+    found.set(marker.name, [...(found.get(marker.name) ?? []), marker.value]);
   }
   return found;
 }
