@@ -11,6 +11,7 @@ import {
 } from '../src/core/claude-command.ts';
 import {
   MAX_WRAPPED_COMMAND_BYTES,
+  createShellCall,
   findUnsafeCharacter,
   quoteShellArg,
   renderShellCommand,
@@ -138,8 +139,13 @@ async function expectAllShellsRoundTrip(strings: readonly string[]): Promise<voi
   const runs = chunkBySize(strings).flatMap((chunk) => {
     const script = renderShellCommand([...PRINT_ARGS, ...chunk]);
     const wrapped = wrapForAnyLoginShell(script);
+    // The same strings as the positional arguments of a VM script (a ShellCall: `set -- …` inside the payload).
+    const call = wrapForAnyLoginShell(
+      createShellCall(`exec ${renderShellCommand(PRINT_ARGS)} "$@"`, 'x', chunk),
+    );
     return [
       ...LOGIN_SHELLS.map((shell) => expectArgvRoundTrip({ shell, command: wrapped }, chunk)),
+      ...LOGIN_SHELLS.map((shell) => expectArgvRoundTrip({ shell, command: call }, chunk)),
       ...SCRIPT_SHELLS.map((shell) => expectArgvRoundTrip({ shell, command: script, argv0: 'sh' }, chunk)),
     ];
   });
