@@ -54,25 +54,33 @@ export interface RunningCatalyst {
 
 export function createHostFromEntry(
   entry: HostEntry,
-  bundledClaudePath?: string,
-  fileTimeoutMs?: number,
+  places: { bundledClaudePath?: string | undefined; fileTimeoutMs?: number | undefined; configDir: string },
 ): Host {
   if (entry.kind === 'local') {
     return createLocalHost({
       ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
-      ...(bundledClaudePath === undefined ? {} : { bundledClaudePath }),
+      ...(places.bundledClaudePath === undefined ? {} : { bundledClaudePath: places.bundledClaudePath }),
     });
+  }
+  const claudePath = entry.claudePath === undefined ? {} : { claudePath: entry.claudePath };
+  const options = places.fileTimeoutMs === undefined ? {} : { fileTimeoutMs: places.fileTimeoutMs };
+  const { connect } = entry;
+  if (connect.via === 'fields') {
+    const { address, port, user, privateKeyPath, hostKey } = connect;
+    return createSshHost({ address, port, user, privateKeyPath, hostKey, ...claudePath }, options);
   }
   return createSshHost(
     {
-      address: entry.address,
-      port: entry.port,
-      user: entry.user,
-      privateKeyPath: entry.privateKeyPath,
-      hostKey: entry.hostKey,
-      ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
+      sshAlias: connect.alias,
+      // Keys a person confirmed in Catalyst, never written into their own known_hosts (docs/security.md).
+      knownHostsFile: join(places.configDir, 'known_hosts'),
+      ...(connect.configFile === undefined ? {} : { sshConfigFile: connect.configFile }),
+      ...(connect.user === undefined ? {} : { user: connect.user }),
+      ...(connect.port === undefined ? {} : { port: connect.port }),
+      ...(connect.hostKey === undefined ? {} : { hostKey: connect.hostKey }),
+      ...claudePath,
     },
-    fileTimeoutMs === undefined ? {} : { fileTimeoutMs },
+    options,
   );
 }
 
@@ -83,7 +91,12 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'));
   const createHost =
     options.createHost ??
-    ((entry: HostEntry) => createHostFromEntry(entry, options.bundledClaudePath, config.fileTimeoutMs));
+    ((entry: HostEntry) =>
+      createHostFromEntry(entry, {
+        bundledClaudePath: options.bundledClaudePath,
+        fileTimeoutMs: config.fileTimeoutMs,
+        configDir: config.configDir,
+      }));
   const hosts = new HostRegistry(config.hosts, config.defaultHost, createHost);
   // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
   const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];

@@ -100,20 +100,20 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     // A short handshake timeout, so the silent server's failure takes a second rather than a minute.
     createHost: (entry: HostEntry) =>
-      entry.kind === 'ssh'
+      entry.kind === 'ssh' && entry.connect.via === 'fields'
         ? createSshHost(
             {
-              address: entry.address,
-              port: entry.port,
-              user: entry.user,
-              privateKeyPath: entry.privateKeyPath,
-              hostKey: entry.hostKey,
+              address: entry.connect.address,
+              port: entry.connect.port,
+              user: entry.connect.user,
+              privateKeyPath: entry.connect.privateKeyPath,
+              hostKey: entry.connect.hostKey,
               timing: { readyTimeoutMs: 300 },
               pool: { connectBackoffMs: 10 },
             },
             {},
           )
-        : createHostFromEntry(entry),
+        : createHostFromEntry(entry, { configDir: dir.path }),
   });
 });
 

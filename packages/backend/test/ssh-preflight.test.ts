@@ -1,7 +1,7 @@
 import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { claudeVersion, installSharedClaude, stopAllSshd, type SshdUser } from '@catalyst/testkit';
-import type { SshHostConfig } from '../src/host/ssh/ssh-config.ts';
+import type { SshFieldsHostConfig } from '../src/host/ssh/ssh-config.ts';
 import { createSshHost, type SshHost } from '../src/host/ssh/ssh-host.ts';
 import { createSharedSshd, sshHostConfig, type TestUser } from './ssh-test-kit.ts';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
   await stopAllSshd();
 });
 
-async function openHost(user: TestUser, overrides: Partial<SshHostConfig> = {}): Promise<SshHost> {
+async function openHost(user: TestUser, overrides: Partial<SshFieldsHostConfig> = {}): Promise<SshHost> {
   const host = createSshHost(sshHostConfig(await getSshd(), user, overrides));
   hosts.push(host);
   return host;

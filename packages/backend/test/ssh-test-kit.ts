@@ -9,7 +9,7 @@ import {
   type SshdHandle,
   type SshdUsers,
 } from '@catalyst/testkit';
-import type { SshHostConfig } from '../src/host/ssh/ssh-config.ts';
+import type { SshFieldsHostConfig, SshHostConfig } from '../src/host/ssh/ssh-config.ts';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import type { BackendFixtureInput, HostCleanupContext, HostCleanupSetup } from './host-cleanup.ts';
 import { scanLocalProcesses } from './host-test-kit.ts';
@@ -33,8 +33,8 @@ export function createSharedSshd(): () => Promise<SshdHandle> {
 export function sshHostConfig(
   sshd: SshdHandle,
   user: TestUser,
-  overrides: Partial<SshHostConfig> = {},
-): SshHostConfig {
+  overrides: Partial<SshFieldsHostConfig> = {},
+): SshFieldsHostConfig {
   return {
     address: sshd.host,
     port: sshd.port,

@@ -14,14 +14,30 @@ export interface LocalHostEntry {
 export interface SshHostEntry {
   readonly name: string;
   readonly kind: 'ssh';
-  readonly address: string;
-  readonly port: number;
-  readonly user: string;
-  readonly privateKeyPath: string;
-  /** A known_hosts line, already checked to parse. */
-  readonly hostKey: string;
+  readonly connect: SshConnectEntry;
   readonly ideasRoot: string;
   readonly claudePath?: string;
 }
+
+/** How to reach an SSH host: field by field with a pinned key, or as `ssh <alias>` would. */
+export type SshConnectEntry =
+  | {
+      readonly via: 'fields';
+      readonly address: string;
+      readonly port: number;
+      readonly user: string;
+      readonly privateKeyPath: string;
+      /** A known_hosts line, already checked to parse. */
+      readonly hostKey: string;
+    }
+  | {
+      readonly via: 'ssh-config';
+      readonly alias: string;
+      /** Like `ssh -F`; ~/.ssh/config and /etc/ssh/ssh_config otherwise. */
+      readonly configFile?: string;
+      readonly user?: string;
+      readonly port?: number;
+      readonly hostKey?: string;
+    };
 
 export type HostEntry = LocalHostEntry | SshHostEntry;

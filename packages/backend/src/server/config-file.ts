@@ -44,19 +44,67 @@ const LocalHostFileSchema = z.strictObject({
   ideasRoot: IdeasRootSchema.optional(),
 });
 
-const SshHostFileSchema = z.strictObject({
-  name: HostNameSchema,
-  kind: z.literal('ssh'),
-  address: z.string().regex(/^[^\s/]{1,255}$/, 'must be a host name or an IP address'),
-  port: z.int().min(1).max(65_535).default(22),
-  user: z.string().regex(/^[^\s]{1,64}$/, 'must be a user name without spaces'),
-  /** On the machine that runs Catalyst; `~/` is expanded by loadConfig. */
-  privateKeyPath: z.string().regex(/^(~\/|\/)/, 'must be absolute or start with ~/'),
-  /** One known_hosts line, as `ssh-keyscan` prints it: Catalyst never trusts a key on first use. */
-  hostKey: knownHostsLine,
-  claudePath: ClaudePathSchema.optional(),
-  ideasRoot: IdeasRootSchema.optional(),
-});
+/**
+ * An SSH host, given either by its alias in ~/.ssh/config (`sshAlias`: address, user, keys, jump hosts and
+ * known_hosts as `ssh <alias>` has them; `user` and `port` here win like `ssh -l`/`-p`) or field by field (address,
+ * user, privateKeyPath and hostKey, the key pinned).
+ */
+const SshHostFileSchema = z
+  .strictObject({
+    name: HostNameSchema,
+    kind: z.literal('ssh'),
+    sshAlias: z
+      .string()
+      .regex(/^[^\s'"`$;&|<>\\]{1,255}$/, 'must be a Host alias of ~/.ssh/config')
+      .optional(),
+    /** Like `ssh -F`: another file than ~/.ssh/config; `~/` is expanded by loadConfig. */
+    sshConfigFile: z
+      .string()
+      .regex(/^(~\/|\/)/, 'must be absolute or start with ~/')
+      .optional(),
+    address: z
+      .string()
+      .regex(/^[^\s/]{1,255}$/, 'must be a host name or an IP address')
+      .optional(),
+    port: z.int().min(1).max(65_535).optional(),
+    user: z
+      .string()
+      .regex(/^[^\s]{1,64}$/, 'must be a user name without spaces')
+      .optional(),
+    /** On the machine that runs Catalyst; `~/` is expanded by loadConfig. */
+    privateKeyPath: z
+      .string()
+      .regex(/^(~\/|\/)/, 'must be absolute or start with ~/')
+      .optional(),
+    /** One known_hosts line, as `ssh-keyscan` prints it: Catalyst never trusts a key on first use. */
+    hostKey: knownHostsLine.optional(),
+    claudePath: ClaudePathSchema.optional(),
+    ideasRoot: IdeasRootSchema.optional(),
+  })
+  .superRefine((host, ctx) => {
+    const fields = ['address', 'user', 'privateKeyPath', 'hostKey'] as const;
+    if (host.sshAlias !== undefined) {
+      for (const field of ['address', 'privateKeyPath'] as const) {
+        if (host[field] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [field],
+            message: `comes from ~/.ssh/config when sshAlias is set`,
+          });
+      }
+      return;
+    }
+    if (host.sshConfigFile !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['sshConfigFile'], message: 'needs sshAlias' });
+    for (const field of fields) {
+      if (host[field] === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: 'is required without sshAlias (or name the host by its ~/.ssh/config alias with sshAlias)',
+        });
+    }
+  });
 
 export const ConfigFileSchema = z
   .strictObject({

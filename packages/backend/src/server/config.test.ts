@@ -214,15 +214,69 @@ describe('loadConfig', () => {
       {
         name: 'vm',
         kind: 'ssh',
-        address: 'vm.example',
-        port: 22,
-        user: 'dev',
-        privateKeyPath: '/home/alice/.ssh/vm_ed25519',
-        hostKey: HOST_KEY,
+        connect: {
+          via: 'fields',
+          address: 'vm.example',
+          port: 22,
+          user: 'dev',
+          privateKeyPath: '/home/alice/.ssh/vm_ed25519',
+          hostKey: HOST_KEY,
+        },
         ideasRoot: '~/catalyst/ideas',
         claudePath: '/home/dev/.local/bin/claude',
       },
     ]);
+  });
+
+  it('reads an SSH host named by its ~/.ssh/config alias, user and port winning like ssh -l and -p', () => {
+    const file = {
+      hosts: [
+        { name: 'devbox', kind: 'ssh', sshAlias: 'devbox' },
+        {
+          name: 'other',
+          kind: 'ssh',
+          sshAlias: 'db.internal',
+          sshConfigFile: '~/ssh.conf',
+          user: 'ops',
+          port: 2200,
+        },
+      ],
+    };
+    const config = loadConfig({ CATALYST_CONFIG_FILE: '/etc/catalyst.json' }, withFile(file));
+    expect(config.hosts.map((host) => host.kind === 'ssh' && host.connect)).toEqual([
+      { via: 'ssh-config', alias: 'devbox' },
+      {
+        via: 'ssh-config',
+        alias: 'db.internal',
+        configFile: '/home/alice/ssh.conf',
+        user: 'ops',
+        port: 2200,
+      },
+    ]);
+  });
+
+  it('refuses an SSH host with neither an alias nor its fields, or with both, saying which field', () => {
+    const error = configError(() =>
+      loadConfig(
+        { CATALYST_CONFIG_FILE: '/etc/catalyst.json' },
+        withFile({
+          hosts: [
+            { name: 'a', kind: 'ssh', address: 'vm' },
+            { name: 'b', kind: 'ssh', sshAlias: 'b', address: 'vm', privateKeyPath: '/k' },
+            { name: 'c', kind: 'ssh', sshAlias: 'c;rm -rf /' },
+          ],
+        }),
+      ),
+    );
+    for (const part of [
+      'hosts[0].user: is required without sshAlias',
+      'hosts[0].hostKey: is required without sshAlias',
+      'hosts[1].address: comes from ~/.ssh/config when sshAlias is set',
+      'hosts[1].privateKeyPath: comes from ~/.ssh/config when sshAlias is set',
+      'hosts[2].sshAlias: must be a Host alias of ~/.ssh/config',
+    ]) {
+      expect(error.message).toContain(part);
+    }
   });
 
   it('reports the file’s problems together with the environment’s', () => {

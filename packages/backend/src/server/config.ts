@@ -6,7 +6,7 @@ import { ModelNameSchema } from '@catalyst/protocol';
 import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
-import type { HostEntry, LocalHostEntry, SshHostEntry } from '../host/host-entry.ts';
+import type { HostEntry, LocalHostEntry, SshConnectEntry, SshHostEntry } from '../host/host-entry.ts';
 import { DEFAULT_LEASE_MS } from '../host/wrapped-run.ts';
 import { DEFAULT_WARM_PER_HOST } from '../service/warm-sessions.ts';
 import {
@@ -286,16 +286,31 @@ function toHosts(file: ConfigFile | undefined, env: Sources['env'], places: Plac
       ...(claudePath === undefined ? {} : { claudePath }),
     };
     if (host.kind === 'local') return { ...shared, kind: 'local' };
-    return {
-      ...shared,
-      kind: 'ssh',
-      address: host.address,
-      port: host.port,
-      user: host.user,
-      privateKeyPath: toLocalPath(host.privateKeyPath, places),
-      hostKey: host.hostKey,
-    };
+    return { ...shared, kind: 'ssh', connect: toConnectEntry(host, places) };
   });
+}
+
+/** The schema has checked which fields are there (config-file.ts): an alias, or all four fields. */
+function toConnectEntry(host: Extract<ConfigFileHost, { kind: 'ssh' }>, places: Places): SshConnectEntry {
+  const { address, user, privateKeyPath, hostKey } = host;
+  if (host.sshAlias !== undefined) {
+    return {
+      via: 'ssh-config',
+      alias: host.sshAlias,
+      ...(host.sshConfigFile === undefined ? {} : { configFile: toLocalPath(host.sshConfigFile, places) }),
+      ...(user === undefined ? {} : { user }),
+      ...(host.port === undefined ? {} : { port: host.port }),
+      ...(hostKey === undefined ? {} : { hostKey }),
+    };
+  }
+  if (address === undefined || user === undefined || privateKeyPath === undefined || hostKey === undefined) {
+    throw new CatalystError(
+      'CONFIG_INVALID',
+      `host ${host.name}: set sshAlias, or address, user, privateKeyPath and hostKey`,
+    );
+  }
+  const path = toLocalPath(privateKeyPath, places);
+  return { via: 'fields', address, port: host.port ?? 22, user, privateKeyPath: path, hostKey };
 }
 
 function toLocalPath(path: string, places: Places): string {
@@ -311,9 +326,11 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...rest,
     token: token === undefined ? 'from the token file' : 'set by CATALYST_TOKEN',
     hosts: hosts.map((host) =>
-      host.kind === 'ssh'
-        ? `${host.name} (ssh ${host.user}@${host.address}:${host.port})`
-        : `${host.name} (local)`,
+      host.kind === 'local'
+        ? `${host.name} (local)`
+        : host.connect.via === 'fields'
+          ? `${host.name} (ssh ${host.connect.user}@${host.connect.address}:${host.connect.port})`
+          : `${host.name} (ssh ${host.connect.alias} from ${host.connect.configFile ?? '~/.ssh/config'})`,
     ),
   };
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CatalystError } from '../../core/catalyst-error.ts';
 import { hostKeyHowTo, parseKnownHostsLine } from './host-key-pin.ts';
+import { PoolLimitsSchema, TimingSchema, type SshPoolLimits, type SshTiming } from './ssh-limits.ts';
+import { parseSshAliasConfig, type SshAliasHostConfig } from './ssh-alias-config.ts';
 import type { SshIdentities } from './ssh-auth.ts';
 import type { SshHop, SshRoute } from './ssh-route.ts';
 
@@ -8,31 +10,6 @@ import type { SshHop, SshRoute } from './ssh-route.ts';
  * One SSH host as configured: where, who, how to authenticate, which host key to trust, and the pool's limits.
  * Parsed strictly (we own this shape); a missing host key is refused rather than trusted on first use.
  */
-
-const positiveInt = (fallback: number, max: number) => z.int().min(1).max(max).default(fallback);
-
-const PoolLimitsSchema = z.strictObject({
-  /** Long runs per connection: sshd's MaxSessions defaults to 10, and 2 stay free for SFTP and kills (§4). */
-  maxRunsPerConnection: positiveInt(8, 64),
-  maxConnections: positiveInt(4, 32),
-  /** Below MaxStartups' 10 unauthenticated connections, past which sshd drops new ones at random (§4). */
-  maxHandshakes: positiveInt(3, 10),
-  connectAttempts: positiveInt(3, 10),
-  connectBackoffMs: z.int().min(0).max(60_000).default(250),
-  idleMs: z
-    .int()
-    .min(0)
-    .default(5 * 60_000),
-});
-
-const TimingSchema = z.strictObject({
-  readyTimeoutMs: positiveInt(20_000, 600_000),
-  /** 15 s × 3 detects a dead server in 45–60 s; ssh2's default (0) never does (§5). */
-  keepaliveIntervalMs: z.int().min(0).default(15_000),
-  keepaliveCountMax: positiveInt(3, 100),
-  /** For preflight's short commands, e.g. a login shell asked for its PATH. */
-  probeTimeoutMs: positiveInt(15_000, 600_000),
-});
 
 export const SshHostConfigSchema = z
   .strictObject({
@@ -51,9 +28,11 @@ export const SshHostConfigSchema = z
     message: 'set exactly one of privateKeyPath and agentSocket',
   });
 
-export type SshHostConfig = z.input<typeof SshHostConfigSchema>;
-export type SshPoolLimits = z.output<typeof PoolLimitsSchema>;
-export type SshTiming = z.output<typeof TimingSchema>;
+/** A host given field by field. */
+export type SshFieldsHostConfig = z.input<typeof SshHostConfigSchema>;
+export type SshHostConfig = SshFieldsHostConfig | SshAliasHostConfig;
+
+export type { SshPoolLimits, SshTiming };
 
 export interface SshHostSettings {
   /** `user@address:port`, for logs and error messages. */
@@ -65,8 +44,12 @@ export interface SshHostSettings {
   readonly timing: SshTiming;
 }
 
-/** Throws INVALID_ARGUMENT listing every problem at once, or SSH_HOST_KEY_MISSING with how to get the key. */
+/**
+ * A host given field by field, or by its ~/.ssh/config alias (ssh-alias-config.ts). Throws INVALID_ARGUMENT listing
+ * every problem at once, or SSH_HOST_KEY_MISSING with how to get the key.
+ */
 export function parseSshHostConfig(input: unknown): SshHostSettings {
+  if (typeof input === 'object' && input !== null && 'sshAlias' in input) return parseSshAliasConfig(input);
   const parsed = SshHostConfigSchema.safeParse(input);
   if (!parsed.success) {
     throw new CatalystError(

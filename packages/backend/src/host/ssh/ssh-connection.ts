@@ -61,7 +61,7 @@ export async function openSshConnection(route: SshRoute): Promise<SshConnection>
       endAll();
       const failure = hopFailure(hop, hop === route.target ? undefined : route.target, error);
       throw proxy !== undefined && index === 0 && route.proxyCommand !== undefined
-        ? proxyCommandFailure(proxy, route.proxyCommand, failure)
+        ? await proxyCommandFailure(proxy, route.proxyCommand, failure)
         : failure;
     }
   }

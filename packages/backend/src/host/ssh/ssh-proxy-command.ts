@@ -19,6 +19,8 @@ export interface ProxyCommandStream {
   stderrTail(): string;
   /** Set once the command has exited: how, in words. */
   exitDescription(): string | undefined;
+  /** Resolves once the command has exited and its stderr is read, or after `withinMs`, whichever comes first. */
+  settled(withinMs: number): Promise<void>;
   stop(): void;
 }
 
@@ -38,6 +40,11 @@ export function spawnProxyCommand(command: string): ProxyCommandStream {
   child.on('exit', (code, signal) => {
     exit = signal === null ? `exited with code ${String(code)}` : `was ended by ${signal}`;
   });
+  const closed = new Promise<void>((resolve) => {
+    child.once('close', () => {
+      resolve();
+    });
+  });
   const sock = Duplex.from({ readable: child.stdout, writable: child.stdin });
   // A write after the command exited must not become an uncaught EPIPE: the connection's close reports it.
   sock.on('error', () => undefined);
@@ -46,6 +53,8 @@ export function spawnProxyCommand(command: string): ProxyCommandStream {
     sock,
     stderrTail: () => stderr.toString('utf8').trim(),
     exitDescription: () => spawnError ?? exit,
+    settled: (withinMs) =>
+      Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, withinMs).unref())]),
     stop: () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGHUP');
@@ -54,12 +63,16 @@ export function spawnProxyCommand(command: string): ProxyCommandStream {
   };
 }
 
-/** The sentence for a connection through a ProxyCommand that failed: what the command said and how it ended. */
-export function proxyCommandFailure(
+/**
+ * The sentence for a connection through a ProxyCommand that failed: what the command said and how it ended. The
+ * connection sees the command's stdout end before the process's exit is reported, so that is awaited (briefly).
+ */
+export async function proxyCommandFailure(
   proxy: ProxyCommandStream,
   command: string,
   failure: CatalystError,
-): CatalystError {
+): Promise<CatalystError> {
+  await proxy.settled(1000);
   const exit = proxy.exitDescription();
   const stderr = proxy.stderrTail();
   if (exit === undefined && stderr === '') return failure;
