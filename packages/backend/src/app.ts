@@ -14,6 +14,7 @@ import { createWsHub } from './server/ws-hub.ts';
 import { HostRegistry } from './service/host-registry.ts';
 import { sweepHosts } from './service/host-sweep.ts';
 import { IdeaIndex } from './service/idea-index.ts';
+import { AppHostsStore, appendKnownHost, entryOfAppHost } from './service/app-hosts-store.ts';
 import { wireServices, type WiredServices } from './wire-services.ts';
 
 /**
@@ -97,7 +98,8 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
         fileTimeoutMs: config.fileTimeoutMs,
         configDir: config.configDir,
       }));
-  const hosts = new HostRegistry(config.hosts, config.defaultHost, createHost);
+  const appHosts = await openAppHosts(config, logger);
+  const hosts = new HostRegistry([...config.hosts, ...appHosts.entries], appHosts.defaultHost, createHost);
   // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
   const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
   const sessions = await openBrowserSessions({
@@ -126,6 +128,15 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     },
     warmPerHost: config.warmPerHost,
     qa: config.qa,
+    appHosts: {
+      store: appHosts.store,
+      records: appHosts.records,
+      knownHosts: {
+        path: appHosts.knownHostsPath,
+        append: (line) => appendKnownHost(appHosts.knownHostsPath, line),
+      },
+      defaults: appHosts.defaults,
+    },
   });
   // In the background: an unreachable host must not hold up the start. The runs an earlier Catalyst left going
   // in sessions on the hosts are taken up (a browser that opens their idea first has them taken up then).
@@ -160,6 +171,48 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
       await hosts.close();
       await sessions.close();
     },
+  };
+}
+
+/**
+ * The hosts added in the app (service/app-hosts-store.ts), beside those of CATALYST_CONFIG_FILE: one whose name the
+ * file took since is left out, with a warning; the default is the app's choice if it still names a host.
+ */
+async function openAppHosts(config: Config, logger: Logger) {
+  const store = new AppHostsStore(join(config.configDir, 'added-hosts.json'));
+  const file = await store.read();
+  const taken = new Set(config.hosts.map((host) => host.name));
+  const records = file.hosts.filter((record) => {
+    if (!taken.has(record.name)) return true;
+    logger.warn(
+      { host: record.name },
+      'a host added in the app has the name of one in CATALYST_CONFIG_FILE: left out',
+    );
+    return false;
+  });
+  const defaults = {
+    ideasRoot: config.ideasRoot,
+    ...(config.claudePath === undefined ? {} : { claudePath: config.claudePath }),
+    ...(config.sshConfigFile === undefined ? {} : { sshConfigFile: config.sshConfigFile }),
+  };
+  const entries = records.flatMap((record) => {
+    try {
+      return [entryOfAppHost(record, defaults)];
+    } catch (error) {
+      logger.warn({ host: record.name, err: error }, 'a host added in the app cannot be read: left out');
+      return [];
+    }
+  });
+  const names = new Set([...taken, ...entries.map((entry) => entry.name)]);
+  const defaultHost =
+    file.defaultHost !== undefined && names.has(file.defaultHost) ? file.defaultHost : config.defaultHost;
+  return {
+    store,
+    records,
+    entries,
+    defaultHost,
+    defaults,
+    knownHostsPath: join(config.configDir, 'known_hosts'),
   };
 }
 

@@ -4,8 +4,9 @@ import { Autopilots } from './service/autopilots.ts';
 import { AutopilotsCapability } from './service/autopilots-capability.ts';
 import { Checkpoints } from './service/checkpoints.ts';
 import { FilesCapability } from './service/files-capability.ts';
-import { checkHosts } from './service/host-health.ts';
 import type { HostRegistry } from './service/host-registry.ts';
+import { HostsCapability, type HostsCapabilityOptions } from './service/hosts-capability.ts';
+import { createLocalSshConfigSources } from './host/ssh/config/ssh-config-files.ts';
 import { IdeaHistories } from './service/idea-histories.ts';
 import type { IdeaIndex } from './service/idea-index.ts';
 import { locateIdea } from './service/idea-lookup.ts';
@@ -47,6 +48,8 @@ export interface ServiceOptions {
   checkpointTimeoutMs?: number;
   /** Event histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdleHistories?: number;
+  /** The hosts added in the app (issue 28): their file, as read at start, and where confirmed keys go. */
+  appHosts: Pick<HostsCapabilityOptions, 'store' | 'records' | 'knownHosts' | 'defaults'>;
   /** Previews (issue 14): where their servers listen, when they stop unused, what Catalyst's token is. */
   previews: {
     bind: string;
@@ -168,7 +171,20 @@ export function wireServices(options: ServiceOptions): WiredServices {
       restartPreview: (id) => previewEngine.restartIfRunning(id),
     }),
     previews: new PreviewsCapability(previewEngine, locate),
-    hosts: { hosts: () => checkHosts(hosts) },
+    hosts: new HostsCapability({
+      registry: hosts,
+      ...options.appHosts,
+      sources: () => createLocalSshConfigSources(process.env),
+      isBusy: (hostName) => active.ids().some((id) => options.index.hostOf(id) === hostName),
+      countIdeas: async (hostName) => {
+        try {
+          return (await (await hosts.store(hostName)).list()).length;
+        } catch {
+          return options.index.idsOn(hostName).length;
+        }
+      },
+      logger,
+    }),
     takeUp: async () => {
       await takeUpSessions({ hosts, histories, active, warm, logger });
       await autopilotControl.resumeLeftRunning();

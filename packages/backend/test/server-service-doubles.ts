@@ -1,4 +1,8 @@
 import type {
+  AddHostBody,
+  HostCheckView,
+  HostEntryView,
+  SshAliasesResponse,
   AutopilotView,
   CheckpointDiffResponse,
   CheckpointView,
@@ -205,6 +209,44 @@ export class HostsDouble implements HostsPort {
     return settle(() => {
       this.#ideas.calls.push('hosts');
       return [{ name: 'local', label: 'this machine', isDefault: true, reachable: true }];
+    });
+  }
+
+  /** The double's one host comes from the config file: nothing about it may change. */
+  addHost(body: AddHostBody): Promise<HostEntryView> {
+    return this.#readOnly(`addHost ${body.name}`, body.name === 'local' ? 'HOST_EXISTS' : 'INVALID_ARGUMENT');
+  }
+
+  updateHost(name: string): Promise<HostEntryView> {
+    return this.#readOnly(`updateHost ${name}`);
+  }
+
+  deleteHost(name: string): Promise<void> {
+    return this.#readOnly(`deleteHost ${name}`);
+  }
+
+  checkHost(name: string): Promise<HostCheckView> {
+    return this.#readOnly(`checkHost ${name}`);
+  }
+
+  trustHostKey(name: string): Promise<HostCheckView> {
+    return this.#readOnly(`trustHostKey ${name}`);
+  }
+
+  sshAliases(): Promise<SshAliasesResponse> {
+    return settle(() => {
+      this.#ideas.calls.push('sshAliases');
+      return { aliases: [] };
+    });
+  }
+
+  #readOnly(
+    call: string,
+    code: 'HOST_READ_ONLY' | 'HOST_EXISTS' | 'INVALID_ARGUMENT' = 'HOST_READ_ONLY',
+  ): Promise<never> {
+    return settle(() => {
+      this.#ideas.calls.push(call);
+      throw new CatalystError(code, 'The double’s hosts cannot change.');
     });
   }
 }

@@ -15,6 +15,16 @@ import {
   FileListResponseSchema,
 } from './checkpoints.ts';
 import type { ErrorCode } from './error-codes.ts';
+import {
+  AddHostBodySchema,
+  DeleteHostQuerySchema,
+  HostCheckResponseSchema,
+  HostEntryResponseSchema,
+  HostNameSchema,
+  SshAliasesResponseSchema,
+  TrustHostKeyBodySchema,
+  UpdateHostBodySchema,
+} from './hosts.ts';
 import { CreateIdeaBodySchema, IdeaIdSchema, UpdateIdeaBodySchema } from './idea.ts';
 import {
   ListeningPortsResponseSchema,
@@ -143,6 +153,12 @@ const sessionId: PathParam<string> = {
   description: 'session-<16 lower-case hex digits>',
 };
 /** A full commit id; the service answers 404 when it is not one of the idea's checkpoints. */
+const hostName: PathParam<string> = {
+  schema: HostNameSchema,
+  invalid: () =>
+    'The host name in the URL is not valid: names are 1–63 lower-case letters, digits and dashes.',
+  description: 'a host name: lower-case letters, digits and dashes',
+};
 const commit: PathParam<string> = {
   schema: CommitIdSchema,
   invalid: () => 'A checkpoint is named by its full commit id: 40 (or 64) hex digits.',
@@ -199,6 +215,66 @@ export const API = {
     summary: 'Every host: reachable or not, and its preflight (where claude is, its version, problems).',
     status: 200,
     response: HostsResponseSchema,
+    errors: [],
+  },
+  addHost: {
+    method: 'POST',
+    path: '/api/hosts',
+    summary:
+      'Adds an SSH host by its ~/.ssh/config alias or as user@host[:port]; kept in Catalyst’s config dir, used at once. Check it next.',
+    body: AddHostBodySchema,
+    status: 201,
+    response: HostEntryResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'HOST_EXISTS', 'SSH_CONFIG_INVALID', 'SSH_CONFIG_UNSUPPORTED'],
+  },
+  updateHost: {
+    method: 'PATCH',
+    path: '/api/hosts/:name',
+    summary:
+      'Changes a host added in the app (its target, ideas root, claude path), or makes it the default.',
+    params: { name: hostName },
+    body: UpdateHostBodySchema,
+    status: 200,
+    response: HostEntryResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND', 'HOST_READ_ONLY', 'RUN_IN_PROGRESS', 'SSH_CONFIG_INVALID'],
+  },
+  deleteHost: {
+    method: 'DELETE',
+    path: '/api/hosts/:name',
+    summary:
+      'Removes a host added in the app; one that holds ideas only with `confirm=true` (the ideas stay on the VM).',
+    params: { name: hostName },
+    query: DeleteHostQuerySchema,
+    status: 204,
+    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND', 'HOST_READ_ONLY', 'HOST_HAS_IDEAS', 'RUN_IN_PROGRESS'],
+  },
+  checkHost: {
+    method: 'POST',
+    path: '/api/hosts/:name/check',
+    summary:
+      'Checks a host step by step: resolve, connect (each jump), host key, authentication, claude, logged in, tools, disk.',
+    params: { name: hostName },
+    status: 200,
+    response: HostCheckResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND'],
+  },
+  trustHostKey: {
+    method: 'POST',
+    path: '/api/hosts/:name/trust',
+    summary:
+      'Confirms the host key the last check found known nowhere, by its fingerprint as the VM’s console shows it; writes it to Catalyst’s own known_hosts and checks again.',
+    params: { name: hostName },
+    body: TrustHostKeyBodySchema,
+    status: 200,
+    response: HostCheckResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND', 'SSH_HOST_KEY_MISMATCH', 'SSH_HOST_KEY_UNKNOWN'],
+  },
+  sshAliases: {
+    method: 'GET',
+    path: '/api/ssh-config/aliases',
+    summary: 'The Host aliases of ~/.ssh/config on the machine running Catalyst, to add a host by.',
+    status: 200,
+    response: SshAliasesResponseSchema,
     errors: [],
   },
   listSessions: {
@@ -582,6 +658,9 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   SSH_HOST_KEY_REVOKED: 503,
   SSH_CONFIG_INVALID: 503,
   SSH_CONFIG_UNSUPPORTED: 503,
+  HOST_EXISTS: 409,
+  HOST_READ_ONLY: 409,
+  HOST_HAS_IDEAS: 409,
   CONNECTION_LOST: 503,
   // The host took a file call but did not answer it in time (a FIFO's open(), a hung disk): a gateway's timeout.
   HOST_TIMED_OUT: 504,

@@ -40,6 +40,10 @@ export const ErrorCodeSchema = z.enum([
   'IDEA_NOT_FOUND',
   'HOST_NOT_FOUND',
   'HOST_UNAVAILABLE',
+  // Hosts managed in the app (issue 28): a name taken, a host from CATALYST_CONFIG_FILE, a host that holds ideas.
+  'HOST_EXISTS',
+  'HOST_READ_ONLY',
+  'HOST_HAS_IDEAS',
   'RUN_IN_PROGRESS',
   'NO_RUN',
   'RUN_NOT_FOUND',

@@ -18,5 +18,6 @@ export * from './ws-frames.ts';
 export * from './rest.ts';
 export * from './runs.ts';
 export * from './autopilot.ts';
+export * from './hosts.ts';
 export * from './api-contract.ts';
 export * from './openapi.ts';

@@ -43,6 +43,10 @@ export const HostHealthSchema = z.object({
   name: z.string(),
   label: z.string(),
   isDefault: z.boolean(),
+  /** `app`: added in the app (issue 28), changeable there; `file`: from CATALYST_CONFIG_FILE. */
+  source: z.enum(['app', 'file']).optional(),
+  /** For a host added in the app: the alias or user@host[:port] it was added as. */
+  target: z.string().optional(),
   reachable: z.boolean(),
   preflight: PreflightSchema.optional(),
   error: z.string().optional(),

@@ -7,6 +7,7 @@ import {
   renderCdLine,
   renderClaudeLoginShellCommand,
   renderClaudeScript,
+  renderEnvAssignments,
   renderEnvExports,
 } from './claude-command.ts';
 import type { ClaudeCommandOptionsInput } from './claude-command.ts';
@@ -203,6 +204,8 @@ describe('renderClaudeScript', () => {
 
   it('re-checks env names and cwd when given a hand-made command', () => {
     expect(captureCatalystError(() => renderEnvExports({ 'X;id': 'v' })).code).toBe('UNSAFE_ARGUMENT');
+    // The VM scripts' own variables: a job's `cr_i` would reset the wrapper's export loop.
+    expect(captureCatalystError(() => renderEnvAssignments({ cr_i: '5' })).code).toBe('UNSAFE_ARGUMENT');
     expect(captureCatalystError(() => renderCdLine('relative')).code).toBe('INVALID_ARGUMENT');
     const handMade = { argv: ['claude'], cwd: '/w', env: { OK: 'a\0' } };
     expect(captureCatalystError(() => renderClaudeScript(handMade)).code).toBe('UNSAFE_ARGUMENT');

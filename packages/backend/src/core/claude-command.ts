@@ -226,7 +226,8 @@ export function renderEnvAssignments(env: Readonly<Record<string, string>>): str
 
 function assertEnvName(name: string): void {
   assertShellSafe(name, 'environment variable name');
-  if (!ENV_NAME_PATTERN.test(name) || RESERVED_ENV_NAMES.has(name)) {
+  // `cr_…` are the VM scripts' own variables (packages/backend/vm): one in a job's env would overwrite them.
+  if (!ENV_NAME_PATTERN.test(name) || RESERVED_ENV_NAMES.has(name) || name.startsWith('cr_')) {
     throw new CatalystError('UNSAFE_ARGUMENT', `invalid environment variable name ${JSON.stringify(name)}`);
   }
 }

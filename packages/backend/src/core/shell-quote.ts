@@ -52,7 +52,8 @@ export function renderShellCommand(argv: readonly string[]): string {
  * A script of packages/backend/vm (core/vm-scripts.generated.ts) with its positional arguments, run as
  * `<shell> -c <script> <name> <args…>`: what a host runs, locally as that argv, over SSH through
  * wrapForAnyLoginShell. The arguments are shown by `ps` to every user of the host: never a secret, a run tag or a
- * person's words (those go on stdin).
+ * message (those go on stdin); a project path (read-within.sh's) is no more visible there than in the script text
+ * it used to be part of.
  */
 export interface ShellCall {
   readonly script: string;

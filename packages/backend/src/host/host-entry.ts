@@ -15,6 +15,8 @@ export interface SshHostEntry {
   readonly name: string;
   readonly kind: 'ssh';
   readonly connect: SshConnectEntry;
+  /** Added in the app (kept in Catalyst's config dir, issue 28), as this alias or user@host[:port]. */
+  readonly addedAs?: string;
   readonly ideasRoot: string;
   readonly claudePath?: string;
 }

@@ -186,6 +186,19 @@ export interface Host extends HostFiles {
   sweepRuns(): Promise<string[]>;
   /** Closes connections; running runs end as their wrapper's lease lapses or their stdin closes. */
   close(): Promise<void>;
+  /**
+   * How a new connection would go (an SSH host named by its ~/.ssh/config alias, issue 28): the target and the jump
+   * hosts before it, as labels, and what of the person's ssh_config Catalyst does not honour. Absent for a host
+   * that has no such route (the local one).
+   */
+  describeRoute?(): Promise<HostRoute>;
+}
+
+export interface HostRoute {
+  readonly target: string;
+  readonly jumps: readonly string[];
+  readonly proxyCommand?: string | undefined;
+  readonly ignored: readonly string[];
 }
 
 export type HostError = CatalystError;

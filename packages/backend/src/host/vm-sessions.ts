@@ -193,10 +193,14 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
 
 /** The start script's `@@catalyst-attach started`, on a line of its own or after rc-file noise that lacks a newline. */
 function hasStarted(stdout: string): boolean {
-  return stdout.split('\n').some((line) => {
-    const marker = parseMarkerLine(line.slice(Math.max(0, line.indexOf('@@'))));
-    return isMarkerShape(marker, VM_MARKERS.attach, { words: ['started'] });
-  });
+  // From every `@@` of the line: rc-file noise before the marker may hold one too.
+  return stdout.split('\n').some((line) =>
+    line.split('@@').some((_part, index, parts) => {
+      if (index === 0) return false;
+      const marker = parseMarkerLine(`@@${parts.slice(index).join('@@')}`);
+      return isMarkerShape(marker, VM_MARKERS.attach, { words: ['started'] });
+    }),
+  );
 }
 
 function parseSessionLine(line: string): VmSessionInfo[] {

@@ -3,10 +3,9 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import type { Services } from '../service/ports.ts';
 import type { ApiHandlers } from './api-binding.ts';
 
-/** /api/ideas and /api/hosts: ideas, their history and the questions waiting in their runs. */
+/** /api/ideas: ideas, their history and the questions waiting in their runs. */
 
 type IdeaRoutes =
-  | 'hosts'
   | 'listIdeas'
   | 'createIdea'
   | 'getIdea'
@@ -18,11 +17,9 @@ type IdeaRoutes =
 
 export function ideaHandlers({
   ideas,
-  hosts,
   runs,
-}: Pick<Services, 'ideas' | 'hosts' | 'runs'>): ApiHandlers<Pick<Api, IdeaRoutes>> {
+}: Pick<Services, 'ideas' | 'runs'>): ApiHandlers<Pick<Api, IdeaRoutes>> {
   return {
-    hosts: async () => ({ hosts: await hosts.hosts() }),
     listIdeas: async () => ({ ideas: await ideas.listIdeas() }),
     createIdea: async ({ body }) => ({ idea: await ideas.createIdea(body) }),
     getIdea: async ({ params }) => ({ idea: await ideas.getIdea(params.id) }),

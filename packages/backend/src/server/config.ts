@@ -107,6 +107,8 @@ const EnvSchema = z
     CATALYST_TOKEN: TokenSchema.optional(),
     CATALYST_CONFIG_DIR: LocalPathSchema.optional(),
     CATALYST_CONFIG_FILE: LocalPathSchema.optional(),
+    /** Like `ssh -F`: the ssh_config for hosts added in the app; ~/.ssh/config then /etc/ssh/ssh_config otherwise. */
+    CATALYST_SSH_CONFIG_FILE: LocalPathSchema.optional(),
     CATALYST_IDEAS_ROOT: present.pipe(IdeasRootSchema).default(DEFAULT_IDEAS_ROOT),
     CATALYST_CLAUDE_PATH: present.pipe(ClaudePathSchema).optional(),
     CLAUDE_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 24 * 60 * 60_000, fallback: 600_000 }),
@@ -177,6 +179,8 @@ export interface Config {
   readonly defaultHost: string;
   readonly ideasRoot: string;
   readonly claudePath?: string;
+  /** CATALYST_SSH_CONFIG_FILE: the ssh_config hosts added in the app are resolved with (`ssh -F`). */
+  readonly sshConfigFile?: string;
   readonly claudeTimeoutMs: number;
   readonly maxRunMs: number;
   readonly detachedLimitMs: number;
@@ -260,6 +264,9 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     defaultHost: file?.defaultHost ?? first.name,
     ideasRoot: env.CATALYST_IDEAS_ROOT,
     ...(env.CATALYST_CLAUDE_PATH === undefined ? {} : { claudePath: env.CATALYST_CLAUDE_PATH }),
+    ...(env.CATALYST_SSH_CONFIG_FILE === undefined
+      ? {}
+      : { sshConfigFile: toLocalPath(env.CATALYST_SSH_CONFIG_FILE, places) }),
     claudeTimeoutMs: env.CLAUDE_TIMEOUT_MS,
     maxRunMs: env.CATALYST_MAX_RUN_MS,
     detachedLimitMs: env.CATALYST_DETACHED_LIMIT_MS,

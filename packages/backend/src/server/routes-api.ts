@@ -4,6 +4,7 @@ import type { Services } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
 import { bindApi } from './api-binding.ts';
 import { fileHandlers } from './api-files.ts';
+import { hostHandlers } from './api-hosts.ts';
 import { ideaHandlers } from './api-ideas.ts';
 import { previewHandlers } from './api-previews.ts';
 import { runHandlers } from './api-runs.ts';
@@ -29,6 +30,7 @@ export function createApiRouter(services: Services, auth: Auth, options: Session
       openapi: () => (document ??= openApiDocument()),
       ...sessionHandlers(auth, options),
       ...ideaHandlers(services),
+      ...hostHandlers(services.hosts),
       ...runHandlers(services),
       ...fileHandlers(services.files),
       ...previewHandlers(services.previews),

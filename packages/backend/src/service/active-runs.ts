@@ -28,6 +28,11 @@ export class ActiveRuns {
     this.#runs.delete(id);
   }
 
+  /** The ideas whose place is held. */
+  ids(): string[] {
+    return [...this.#runs.keys()];
+  }
+
   all(): ActiveRun[] {
     return [...this.#runs.values()];
   }

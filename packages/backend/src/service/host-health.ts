@@ -10,7 +10,14 @@ import { messageOf } from './idea-meta-changes.ts';
 export function checkHosts(hosts: HostRegistry): Promise<HostHealth[]> {
   return Promise.all(
     hosts.all().map(async (registered) => {
-      const base = { name: registered.name, label: registered.host.label, isDefault: registered.isDefault };
+      const addedAs = registered.entry.kind === 'ssh' ? registered.entry.addedAs : undefined;
+      const base = {
+        name: registered.name,
+        label: registered.host.label,
+        isDefault: registered.isDefault,
+        source: addedAs === undefined ? ('file' as const) : ('app' as const),
+        ...(addedAs === undefined ? {} : { target: addedAs }),
+      };
       try {
         await registered.host.homeDir();
         return { ...base, reachable: true, preflight: await registered.host.preflight() };

@@ -19,20 +19,15 @@ export class HostRegistry {
   readonly #hosts = new Map<string, RegisteredHost>();
   readonly #stores = new Map<string, Promise<IdeaStore>>();
   readonly #claudes = new Map<string, Promise<ClaudeRuntime>>();
-  readonly #defaultName: string;
+  readonly #createHost: (entry: HostEntry) => Host;
+  #defaultName: string;
 
   constructor(entries: readonly HostEntry[], defaultName: string, createHost: (entry: HostEntry) => Host) {
-    for (const entry of entries) {
-      this.#hosts.set(entry.name, {
-        name: entry.name,
-        entry,
-        host: createHost(entry),
-        isDefault: entry.name === defaultName,
-      });
-    }
+    this.#createHost = createHost;
+    this.#defaultName = defaultName;
+    for (const entry of entries) this.#hosts.set(entry.name, this.#register(entry));
     if (!this.#hosts.has(defaultName))
       throw new CatalystError('CONFIG_INVALID', `The default host ${defaultName} is not configured.`);
-    this.#defaultName = defaultName;
   }
 
   get defaultName(): string {
@@ -41,6 +36,63 @@ export class HostRegistry {
 
   all(): RegisteredHost[] {
     return [...this.#hosts.values()];
+  }
+
+  /** A host added while Catalyst runs (issue 28): HOST_EXISTS when the name is taken. */
+  add(entry: HostEntry): RegisteredHost {
+    if (this.#hosts.has(entry.name))
+      throw new CatalystError('HOST_EXISTS', `There is a host named ${entry.name} already.`);
+    const registered = this.#register(entry);
+    this.#hosts.set(entry.name, registered);
+    return registered;
+  }
+
+  /** The host under its name changed: new connections go the new way; the old adapter's are closed. */
+  async replace(entry: HostEntry): Promise<void> {
+    const old = this.get(entry.name);
+    this.#hosts.set(entry.name, this.#register(entry));
+    this.forget(entry.name);
+    await old.host.close();
+  }
+
+  async remove(name: string): Promise<void> {
+    const old = this.get(name);
+    if (name === this.#defaultName)
+      throw new CatalystError(
+        'INVALID_ARGUMENT',
+        `${name} is the default host: make another host the default first.`,
+      );
+    this.#hosts.delete(name);
+    this.forget(name);
+    await old.host.close();
+  }
+
+  setDefault(name: string): void {
+    this.get(name);
+    this.#defaultName = name;
+    for (const [key, registered] of this.#hosts) {
+      this.#hosts.set(key, { ...registered, isDefault: key === name });
+    }
+  }
+
+  /** A new adapter for the host, of its own (a check's fresh connection), for the caller to close. */
+  createFresh(name: string): Host {
+    return this.#createHost(this.get(name).entry);
+  }
+
+  /** Drops what was learnt of the host (its home, its claude): asked again next time. */
+  forget(name: string): void {
+    this.#stores.delete(name);
+    this.#claudes.delete(name);
+  }
+
+  #register(entry: HostEntry): RegisteredHost {
+    return {
+      name: entry.name,
+      entry,
+      host: this.#createHost(entry),
+      isDefault: entry.name === this.#defaultName,
+    };
   }
 
   get(name: string): RegisteredHost {

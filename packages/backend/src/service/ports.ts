@@ -1,4 +1,9 @@
 import type {
+  AddHostBody,
+  HostCheckView,
+  HostEntryView,
+  SshAliasesResponse,
+  UpdateHostBody,
   AutopilotView,
   CheckpointDiffResponse,
   CheckpointView,
@@ -21,11 +26,6 @@ import type {
 import type { PermissionDecision } from '../core/prompt-answers.ts';
 import type { SubmittedAnswers } from '../core/question-handler.ts';
 
-/**
- * What the edges (REST routes, the WebSocket hub) need from the service. Every method rejects with a
- * CatalystError whose code says what went wrong (IDEA_NOT_FOUND, HOST_NOT_FOUND, HOST_UNAVAILABLE,
- * RUN_IN_PROGRESS, NO_RUN, …); ids arrive already checked against IDEA_ID_PATTERN.
- */
 export interface IdeaSubscription {
   /**
    * The seq of the newest event when the subscription began (never the seq reservation above it): events up to it
@@ -45,6 +45,10 @@ export type IdeaListener = (frame: RelayEvent | LiveFrame) => void;
 export type HostHealth = HostHealthView;
 
 /**
+ * What the edges (REST routes, the WebSocket hub) need from the service. Every method rejects with a
+ * CatalystError whose code says what went wrong (IDEA_NOT_FOUND, HOST_NOT_FOUND, HOST_UNAVAILABLE,
+ * RUN_IN_PROGRESS, NO_RUN, …); ids arrive already checked against IDEA_ID_PATTERN.
+ *
  * The service by capability: each edge (a group of REST handlers, the WebSocket session) depends on the ports it
  * serves, so a test double of one is as small as that capability. Each port has its own module
  * (`*-capability.ts`), wired in the composition root (wire-services.ts).
@@ -142,9 +146,20 @@ export interface PreviewsPort {
   previewPortLink(id: string, port: number, requestHost?: string): Promise<PreviewLinkResponse>;
 }
 
-/** The configured hosts, each reachable or not, with its preflight. */
+/** The hosts: each reachable or not, with its preflight; those added in the app managed here (issue 28). */
 export interface HostsPort {
   hosts(): Promise<HostHealth[]>;
+  /** HOST_EXISTS for a name taken; INVALID_ARGUMENT for an alias ~/.ssh/config does not have. */
+  addHost(body: AddHostBody): Promise<HostEntryView>;
+  /** HOST_READ_ONLY for a host of CATALYST_CONFIG_FILE; RUN_IN_PROGRESS while a run goes on it. */
+  updateHost(name: string, body: UpdateHostBody): Promise<HostEntryView>;
+  /** HOST_HAS_IDEAS unless confirmed when it holds ideas (they stay on the VM). */
+  deleteHost(name: string, options: { confirm: boolean }): Promise<void>;
+  /** Step by step, on a connection of its own. */
+  checkHost(name: string): Promise<HostCheckView>;
+  /** Confirms the key the last check found known nowhere, if `fingerprint` is its own; then checks again. */
+  trustHostKey(name: string, fingerprint: string): Promise<HostCheckView>;
+  sshAliases(): Promise<SshAliasesResponse>;
 }
 
 /** Every capability, as the composition root hands them to the edges. */

@@ -215,6 +215,8 @@ export class RunsCapability implements RunsPort {
       await sessions.stop(sessionId);
       return { isTakenUp: false, why: RUN_REPLACED_MESSAGE };
     }
+    // Shutdown may have begun during the awaits above: a run it did not see would be neither let go nor cancelled.
+    if (this.#active.isStopping()) return { isTakenUp: false };
     const { runId, mode, message } = run;
     const launching = launchRun(
       this.#options.launching,

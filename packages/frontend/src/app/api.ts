@@ -93,10 +93,16 @@ async function call<N extends ApiRouteName>(
   ...args: OptionalIfEmpty<ApiRequest<Api[N]>>
 ): Promise<ApiResponse<Api[N]>> {
   const route: ApiRoute = API[name];
-  const input = (args[0] ?? {}) as { params?: object; query?: object; body?: unknown };
+  const input = inputOf(args);
   const init: RequestInit = { method: route.method };
   if (input.body !== undefined) init.body = JSON.stringify(input.body);
   return request(apiPath(route, input), route.response as z.ZodType<ApiResponse<Api[N]>> | undefined, init);
+}
+
+/** The request's parts, read through `unknown`: its type across every route is too large a union for TypeScript. */
+function inputOf(args: readonly unknown[]): { params?: object; query?: object; body?: unknown } {
+  const [first] = args;
+  return typeof first === 'object' && first !== null ? first : {};
 }
 
 /** A route with nothing to send is called with no request. */

@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import {
+import ssh2, {
   BaseAgent,
-  OpenSSHAgent,
-  utils,
   type AnyAuthMethod,
   type AuthHandlerMiddleware,
   type IdentityCallback,
@@ -11,6 +9,10 @@ import {
   type SigningRequestOptions,
 } from 'ssh2';
 import { describeError } from './ssh-errors.ts';
+
+// Node's ESM loader sees only some of ssh2's CommonJS exports by name (BaseAgent, Client): the rest through default.
+const { OpenSSHAgent, utils } = ssh2;
+type OpenSSHAgent = InstanceType<typeof OpenSSHAgent>;
 
 /**
  * Public-key authentication as ssh orders it (sshconnect2.c `pubkey_prepare`): the agent's keys that match a

@@ -86,6 +86,15 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
       return pool.close();
     },
     stats: () => pool.stats(),
+    describeRoute: async () => {
+      const route = await settings.route();
+      return {
+        target: route.target.label,
+        jumps: route.jumps.map((hop) => hop.label),
+        proxyCommand: route.proxyCommand,
+        ignored: route.ignored,
+      };
+    },
   };
 }
 

@@ -1,0 +1,250 @@
+import type { Logger } from 'pino';
+import type {
+  AddHostBody,
+  HostCheckView,
+  HostEntryView,
+  SshAliasesResponse,
+  UpdateHostBody,
+} from '@catalyst/protocol';
+import { CatalystError } from '../core/catalyst-error.ts';
+import type { HostEntry } from '../host/host-entry.ts';
+import { renderKnownHostsLine } from '../host/ssh/config/known-hosts-file.ts';
+import { parseFingerprint } from '../host/ssh/config/host-key-fingerprint.ts';
+import { listSshConfigAliases } from '../host/ssh/config/ssh-config-import.ts';
+import { resolveSshConfig } from '../host/ssh/config/ssh-config-resolve.ts';
+import type { SshConfigSources } from '../host/ssh/config/ssh-config-sources.ts';
+import {
+  entryOfAppHost,
+  isBareAlias,
+  parseHostTarget,
+  type AppHostDefaults,
+  type AppHostRecord,
+  type AppHostsStore,
+} from './app-hosts-store.ts';
+import { checkHosts } from './host-health.ts';
+import { checkHostSteps, type HostCheckResult } from './host-check.ts';
+import type { HostRegistry, RegisteredHost } from './host-registry.ts';
+import type { HostHealth, HostsPort } from './ports.ts';
+
+export interface HostsCapabilityOptions {
+  registry: HostRegistry;
+  store: AppHostsStore;
+  /** The hosts added in the app, as read at start; kept in step with the file. */
+  records: AppHostRecord[];
+  /** Where confirmed host keys go, and how a line is added there. */
+  knownHosts: { path: string; append: (line: string) => Promise<void> };
+  sources: () => SshConfigSources;
+  defaults: AppHostDefaults;
+  /** Whether a run is going on an idea of that host: the host is not changed or removed under it. */
+  isBusy: (hostName: string) => boolean;
+  /** How many ideas the host holds (its listing, else what Catalyst last saw). */
+  countIdeas: (hostName: string) => Promise<number>;
+  logger: Logger;
+}
+
+/**
+ * Hosts (HostsPort): their health, and those added in the app (issue 28): added by alias or user@host[:port], changed,
+ * removed, checked step by step, a new host key confirmed by its fingerprint. A change takes effect at once.
+ */
+export class HostsCapability implements HostsPort {
+  readonly #options: HostsCapabilityOptions;
+  /** The key each host presented at its last check that nothing knew: the only key a confirmation may write. */
+  readonly #presented = new Map<string, NonNullable<HostCheckResult['presentedKey']>>();
+
+  constructor(options: HostsCapabilityOptions) {
+    this.#options = options;
+  }
+
+  hosts(): Promise<HostHealth[]> {
+    return checkHosts(this.#options.registry);
+  }
+
+  async addHost(body: AddHostBody): Promise<HostEntryView> {
+    const { registry } = this.#options;
+    if (registry.all().some((host) => host.name === body.name))
+      throw new CatalystError('HOST_EXISTS', `There is a host named ${body.name} already.`);
+    await this.#checkTarget(body.target);
+    const record: AppHostRecord = {
+      name: body.name,
+      target: body.target.trim(),
+      ...(body.ideasRoot === undefined ? {} : { ideasRoot: body.ideasRoot }),
+      ...(body.claudePath === undefined ? {} : { claudePath: body.claudePath }),
+    };
+    const registered = registry.add(this.#entryOf(record));
+    const previousDefault = registry.defaultName;
+    if (body.isDefault === true) registry.setDefault(record.name);
+    try {
+      await this.#save([...this.#options.records, record]);
+    } catch (error) {
+      // Nothing half-saved: the host is gone again if the file could not take it.
+      registry.setDefault(previousDefault);
+      await registry.remove(record.name);
+      throw error;
+    }
+    return this.#view(registered.name);
+  }
+
+  async updateHost(name: string, body: UpdateHostBody): Promise<HostEntryView> {
+    const record = this.#appRecord(name);
+    const { claudePath: _old, ...rest } = record;
+    const claudePath = body.claudePath === undefined ? record.claudePath : (body.claudePath ?? undefined);
+    const changed: AppHostRecord = {
+      ...rest,
+      ...(body.target === undefined ? {} : { target: body.target.trim() }),
+      ...(body.ideasRoot === undefined ? {} : { ideasRoot: body.ideasRoot }),
+      ...(claudePath === undefined ? {} : { claudePath }),
+    };
+    const isConnectionChange = JSON.stringify(changed) !== JSON.stringify(record);
+    if (isConnectionChange) {
+      this.#refuseWhenBusy(name);
+      if (body.target !== undefined) await this.#checkTarget(body.target);
+      await this.#options.registry.replace(this.#entryOf(changed));
+    }
+    if (body.isDefault === true) this.#options.registry.setDefault(name);
+    await this.#save(this.#options.records.map((known) => (known.name === name ? changed : known)));
+    this.#presented.delete(name);
+    return this.#view(name);
+  }
+
+  async deleteHost(name: string, options: { confirm: boolean }): Promise<void> {
+    this.#appRecord(name);
+    this.#refuseWhenBusy(name);
+    const count = await this.#options.countIdeas(name);
+    if (count > 0 && !options.confirm) {
+      throw new CatalystError(
+        'HOST_HAS_IDEAS',
+        `${name} holds ${count} idea${count === 1 ? '' : 's'}. They stay on the VM and come back if you add the host again; remove it anyway with confirm=true.`,
+        { details: { ideas: count } },
+      );
+    }
+    await this.#options.registry.remove(name);
+    this.#presented.delete(name);
+    await this.#save(this.#options.records.filter((record) => record.name !== name));
+  }
+
+  async checkHost(name: string): Promise<HostCheckView> {
+    const registered = this.#options.registry.get(name);
+    // A connection of its own: what was learnt before (a home, a claude) must not hide what changed since.
+    const fresh = this.#options.registry.createFresh(name);
+    try {
+      const result = await checkHostSteps(registered.entry, fresh);
+      if (result.presentedKey === undefined) this.#presented.delete(name);
+      else this.#presented.set(name, result.presentedKey);
+      if (result.view.isReady) this.#options.registry.forget(name);
+      return result.view;
+    } finally {
+      await fresh.close();
+    }
+  }
+
+  async trustHostKey(name: string, fingerprint: string): Promise<HostCheckView> {
+    this.#options.registry.get(name);
+    const pasted = parseFingerprint(fingerprint);
+    const presented = this.#presented.get(name);
+    if (presented === undefined) {
+      throw new CatalystError(
+        'SSH_HOST_KEY_UNKNOWN',
+        `No new host key of ${name} waits for a confirmation: check the host first, then confirm the key it shows.`,
+      );
+    }
+    if (presented.key.fingerprint !== pasted) {
+      throw new CatalystError(
+        'INVALID_ARGUMENT',
+        `The fingerprint you gave (${pasted}) is not the one ${presented.key.hop || name} presented (${presented.key.fingerprint}). Do not confirm it until you know why they differ.`,
+      );
+    }
+    const blob = Buffer.from(presented.publicKey.split(' ')[1] ?? '', 'base64');
+    await this.#options.knownHosts.append(renderKnownHostsLine({ name: presented.key.knownHostsName, blob }));
+    this.#options.logger.info(
+      { host: name, fingerprint: pasted, knownHosts: this.#options.knownHosts.path },
+      'a host key was confirmed',
+    );
+    this.#presented.delete(name);
+    return this.checkHost(name);
+  }
+
+  async sshAliases(): Promise<SshAliasesResponse> {
+    try {
+      return { aliases: await listSshConfigAliases(this.#options.sources(), this.#configFile()) };
+    } catch (error) {
+      return { aliases: [], problem: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /** A bare word must be a Host of the config; the config must resolve it (an error names file and line). */
+  async #checkTarget(text: string): Promise<void> {
+    const target = parseHostTarget(text);
+    const sources = this.#options.sources();
+    if (isBareAlias(target)) {
+      const aliases = await listSshConfigAliases(sources, this.#configFile());
+      if (!aliases.includes(target.alias)) {
+        const some = aliases.slice(0, 8).join(', ');
+        throw new CatalystError(
+          'INVALID_ARGUMENT',
+          `${target.alias} is not a Host of ~/.ssh/config${some === '' ? '' : ` (it has ${some})`}: type user@host[:port] for a host that is not there.`,
+        );
+      }
+    }
+    await resolveSshConfig(target.alias, sources, {
+      ...this.#configFile(),
+      overrides: {
+        ...(target.user === undefined ? {} : { user: target.user }),
+        ...(target.port === undefined ? {} : { port: target.port }),
+      },
+    });
+  }
+
+  #configFile(): { configFile?: string } {
+    const file = this.#options.defaults.sshConfigFile;
+    return file === undefined ? {} : { configFile: file };
+  }
+
+  #entryOf(record: AppHostRecord): HostEntry {
+    return entryOfAppHost(record, this.#options.defaults);
+  }
+
+  #appRecord(name: string): AppHostRecord {
+    this.#options.registry.get(name);
+    const record = this.#options.records.find((known) => known.name === name);
+    if (record === undefined) {
+      throw new CatalystError(
+        'HOST_READ_ONLY',
+        `${name} comes from CATALYST_CONFIG_FILE: change it there (Catalyst reads it at start).`,
+      );
+    }
+    return record;
+  }
+
+  #refuseWhenBusy(name: string): void {
+    if (this.#options.isBusy(name))
+      throw new CatalystError(
+        'RUN_IN_PROGRESS',
+        `A run is going on ${name}: change the host once it has ended.`,
+      );
+  }
+
+  async #save(records: AppHostRecord[]): Promise<void> {
+    const defaultHost = this.#options.registry.defaultName;
+    const isAppDefault = records.some((record) => record.name === defaultHost);
+    await this.#options.store.save({ version: 1, hosts: records, ...(isAppDefault ? { defaultHost } : {}) });
+    this.#options.records.splice(0, this.#options.records.length, ...records);
+  }
+
+  #view(name: string): HostEntryView {
+    return viewOf(this.#options.registry.get(name));
+  }
+}
+
+export function viewOf(registered: RegisteredHost): HostEntryView {
+  const { entry } = registered;
+  const addedAs = entry.kind === 'ssh' ? entry.addedAs : undefined;
+  return {
+    name: registered.name,
+    kind: entry.kind,
+    source: addedAs === undefined ? 'file' : 'app',
+    ...(addedAs === undefined ? {} : { target: addedAs }),
+    isDefault: registered.isDefault,
+    ideasRoot: entry.ideasRoot,
+    ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
+  };
+}
