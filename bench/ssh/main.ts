@@ -5,15 +5,21 @@
  *   throughput MB/s of `head -c 200000000 /dev/zero | base64` (270 MB of stdout) through the run wrapper and the
  *              RunHandle, against a raw ssh2 exec of the same command on a warm connection, median of 5 each.
  * Human-readable lines first; the last line is one JSON object:
- * {"pooledStartMs","newConnectionStartMs","startSpeedup","rawMBps","wrapperMBps","wrapperVsRaw"}.
+ * {"pooledStartMs","newConnectionStartMs","startSpeedup","rawMBps","wrapperMBps","wrapperVsRaw","directConnectMs",
+ *  "jumpConnectMs","jumpAddsOfDirect"}; the last three: a new connection from an ssh_config alias, direct and
+ *  through a ProxyJump bastion (bench/ssh/jump.ts).
  * Run it with scripts/bench-ssh.
  */
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RunHandle } from '../../packages/backend/src/host/host.ts';
 import { parseSshHostConfig, type SshHostConfig } from '../../packages/backend/src/host/ssh/ssh-config.ts';
 import { openSshConnection, type SshConnection } from '../../packages/backend/src/host/ssh/ssh-connection.ts';
 import { createSshHost, type SshHost } from '../../packages/backend/src/host/ssh/ssh-host.ts';
 import { startSshd } from '../../packages/testkit/src/sshd.ts';
+import { measureJump } from './jump.ts';
 
 const STARTS = 20;
 const THROUGHPUT_ROUNDS = 5;
@@ -152,6 +158,8 @@ async function measureThroughput(config: SshHostConfig): Promise<{ raw: number; 
 }
 
 const sshd = await startSshd();
+const bastion = await startSshd();
+const scratch = await mkdtemp(join(tmpdir(), 'catalyst-bench-ssh-'));
 try {
   const user = sshd.users.dash;
   const config: SshHostConfig = {
@@ -174,6 +182,10 @@ try {
   console.log(
     `270 MB of stdout, median of ${String(THROUGHPUT_ROUNDS)}: raw exec ${throughput.raw.toFixed(0)} MB/s, wrapper ${throughput.wrapper.toFixed(0)} MB/s`,
   );
+  const jump = await measureJump({ target: sshd, bastion, dir: scratch }, bareFirstByte, median);
+  console.log(
+    `a new connection from an ssh_config alias, median of 20: direct ${jump.direct.toFixed(1)} ms, through a ProxyJump bastion ${jump.jumped.toFixed(1)} ms (the jump adds ${((jump.jumped - jump.direct) / jump.direct).toFixed(2)} of a direct connection; goal < 1)`,
+  );
   const round = (value: number, digits: number) => Number(value.toFixed(digits));
   console.log(
     JSON.stringify({
@@ -183,8 +195,12 @@ try {
       rawMBps: round(throughput.raw, 1),
       wrapperMBps: round(throughput.wrapper, 1),
       wrapperVsRaw: round(throughput.wrapper / throughput.raw, 3),
+      directConnectMs: round(jump.direct, 2),
+      jumpConnectMs: round(jump.jumped, 2),
+      jumpAddsOfDirect: round((jump.jumped - jump.direct) / jump.direct, 3),
     }),
   );
 } finally {
-  await sshd.stop();
+  await Promise.all([sshd.stop(), bastion.stop()]);
+  await rm(scratch, { recursive: true, force: true });
 }

@@ -178,6 +178,17 @@ describe('a host named by its ~/.ssh/config alias', () => {
     expect(await aliasHost('vm', config).homeDir()).toBe(target.users.dash.home);
   });
 
+  it('names an encrypted key file that no agent holds, and says to use the agent', async () => {
+    const encrypted = join(dir.path, 'encrypted_ed25519');
+    await run('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'a passphrase', '-f', encrypted]);
+    const config = await writeSshConfig('encrypted', [hostBlock('vm', target, [], encrypted)], [target]);
+    const error = await caught(aliasHost('vm', config).homeDir());
+    expect(isCatalystError(error) && error.code).toBe('SSH_AUTH_FAILED');
+    expect(error instanceof Error && error.message).toContain(
+      `the key ${encrypted} is encrypted: add it to your ssh-agent (\`ssh-add ${encrypted}\`)`,
+    );
+  });
+
   it('refuses a key known nowhere with its fingerprint, and connects once it is confirmed into Catalyst’s known_hosts', async () => {
     const config = await writeSshConfig('unknown', [hostBlock('vm', target)], []);
     const catalystKnownHosts = join(dir.path, 'confirmed_known_hosts');

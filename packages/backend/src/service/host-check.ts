@@ -5,6 +5,7 @@ import { isCatalystError } from '../core/catalyst-error.ts';
 import type { HostEntry } from '../host/host-entry.ts';
 import type { Host, Preflight } from '../host/host.ts';
 import { runHostCommand } from '../host/host-command.ts';
+import { hostKeyFileOf } from '../host/ssh/host-key-trust.ts';
 import { messageOf } from './idea-meta-changes.ts';
 
 /**
@@ -175,11 +176,13 @@ function connectFailure(error: unknown, alias: string, add: AddStep): HostCheckR
   }
   add('connect', { status: 'ok', detail: 'reached' });
   if (code === 'SSH_HOST_KEY_UNKNOWN') {
+    const keyType = typeof details['keyType'] === 'string' ? details['keyType'] : 'ssh-ed25519';
+    const file = hostKeyFileOf(keyType);
     add(
       'host-key',
       failed(
         error,
-        'Compare the fingerprint with the VM’s own (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub on its console), then confirm it.',
+        `Compare the fingerprint with the VM’s own (ssh-keygen -lf ${file} on its console), then confirm it.`,
       ),
     );
     return presentedKeyOf(details);

@@ -113,7 +113,7 @@ export class HostsCapability implements HostsPort {
     if (count > 0 && !options.confirm) {
       throw new CatalystError(
         'HOST_HAS_IDEAS',
-        `${name} holds ${count} idea${count === 1 ? '' : 's'}. They stay on the VM and come back if you add the host again; remove it anyway with confirm=true.`,
+        `${name} holds ${count} idea${count === 1 ? '' : 's'}. They stay on the VM and come back if you add the host again; confirm to remove it anyway.`,
         { details: { ideas: count } },
       );
     }

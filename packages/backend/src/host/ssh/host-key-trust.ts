@@ -114,7 +114,14 @@ function unknownKeyError(
   return new CatalystError(
     'SSH_HOST_KEY_UNKNOWN',
     `${label} presented the ${keyType} key ${presented}, and ${why}. ` +
-      'Compare it with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` run on the VM, then confirm it in Catalyst',
+      `Compare it with \`ssh-keygen -lf ${hostKeyFileOf(keyType)}\` run on the VM, then confirm it in Catalyst`,
     { cause: facts.cause, details },
   );
+}
+
+/** Where sshd keeps its key of that type, for the person to fingerprint on the VM's console. */
+export function hostKeyFileOf(keyType: string): string {
+  if (keyType.startsWith('ecdsa-')) return '/etc/ssh/ssh_host_ecdsa_key.pub';
+  if (keyType === 'ssh-rsa') return '/etc/ssh/ssh_host_rsa_key.pub';
+  return '/etc/ssh/ssh_host_ed25519_key.pub';
 }
