@@ -3,6 +3,7 @@ import { MAX_BUDGET_USD, QuestionPolicySchema, type RunMode } from '@catalyst/pr
 import { z } from 'zod';
 import { usageError } from './cli-error.ts';
 import { COMMAND_NAMES, type Command, type CommandName, type Invocation } from './command.ts';
+import { parseHostsAction, type HostsOptionValues } from './hosts-argv.ts';
 import { parseStepSpec } from './step-spec.ts';
 
 /**
@@ -22,6 +23,11 @@ const OPTIONS = {
   policy: { type: 'string' },
   budget: { type: 'string' },
   'continue-on-failure': { type: 'boolean' },
+  name: { type: 'string' },
+  'ideas-root': { type: 'string' },
+  'claude-path': { type: 'string' },
+  default: { type: 'boolean' },
+  yes: { type: 'boolean', short: 'y' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 type Values = ReturnType<typeof parseWithNode>['values'];
@@ -34,6 +40,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   build: ['budget'],
   run: ['build', 'chat', 'budget', 'json'],
   autopilot: ['step', 'policy', 'budget', 'continue-on-failure', 'json'],
+  hosts: ['json', 'name', 'ideas-root', 'claude-path', 'default', 'yes'],
 };
 
 const CommandNameSchema = z.enum(COMMAND_NAMES);
@@ -95,7 +102,22 @@ function buildCommand(name: CommandName, args: string[], values: Values): Comman
       return buildRun(args, values);
     case 'autopilot':
       return buildAutopilot(args, values);
+    case 'hosts':
+      return { kind: 'hosts', action: parseHostsAction(args, hostsOptionsOf(values)) };
   }
+}
+
+/** Only the options given, so each hosts action can refuse one it does not take. */
+function hostsOptionsOf(values: Values): HostsOptionValues {
+  const { json, name, 'ideas-root': ideasRoot, 'claude-path': claudePath, default: isDefault, yes } = values;
+  return {
+    ...(json === undefined ? {} : { json }),
+    ...(name === undefined ? {} : { name }),
+    ...(ideasRoot === undefined ? {} : { 'ideas-root': ideasRoot }),
+    ...(claudePath === undefined ? {} : { 'claude-path': claudePath }),
+    ...(isDefault === undefined ? {} : { default: isDefault }),
+    ...(yes === undefined ? {} : { yes }),
+  };
 }
 
 function buildNew(args: string[], values: Values): Command {

@@ -16,9 +16,26 @@ export type Command =
       budgetUsd?: number;
       stopOnFailure: boolean;
       json: boolean;
-    };
+    }
+  | { kind: 'hosts'; action: HostsAction };
 
-export const COMMAND_NAMES = ['ideas', 'new', 'chat', 'build', 'run', 'autopilot'] as const;
+/** `catalyst hosts …`: what to do with the hosts (issue 28). */
+export type HostsAction =
+  | { type: 'list'; json: boolean }
+  | {
+      type: 'add';
+      target: string;
+      name: string;
+      ideasRoot?: string;
+      claudePath?: string;
+      isDefault: boolean;
+    }
+  | { type: 'check'; name: string }
+  | { type: 'trust'; name: string; fingerprint: string }
+  | { type: 'remove'; name: string; isConfirmed: boolean }
+  | { type: 'aliases' };
+
+export const COMMAND_NAMES = ['ideas', 'new', 'chat', 'build', 'run', 'autopilot', 'hosts'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /** Where Catalyst is and how to get in, as given on the command line (the environment fills the gaps). */

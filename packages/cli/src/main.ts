@@ -5,6 +5,7 @@ import { isCliError } from './cli-error.ts';
 import { COMMAND_NAMES, type Command, type Invocation } from './command.ts';
 import type { CommandContext } from './command-context.ts';
 import { runAutopilot } from './commands/autopilot.ts';
+import { runHostsCommand } from './commands/hosts.ts';
 import { createIdea, listIdeas } from './commands/ideas.ts';
 import { runAndWait } from './commands/run-and-wait.ts';
 import { streamRun } from './commands/stream-run.ts';
@@ -88,6 +89,8 @@ function dispatch(
       return runAndWait(context, command);
     case 'autopilot':
       return runAutopilot(context, command);
+    case 'hosts':
+      return runHostsCommand(context, command);
   }
 }
 

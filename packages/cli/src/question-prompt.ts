@@ -38,9 +38,10 @@ export function promptYesNo(question: string, options: PromptOptions): Promise<b
   });
 }
 
-type Check<T> = (input: string) => { value: T } | { problem: string };
+export type Check<T> = (input: string) => { value: T } | { problem: string };
 
-async function promptUntilValid<T>(
+/** Asks until `check` takes the line typed; undefined when the prompt was withdrawn. */
+export async function promptUntilValid<T>(
   options: PromptOptions,
   prompt: string,
   check: Check<T>,

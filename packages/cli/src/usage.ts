@@ -12,6 +12,14 @@ const COMMAND_USAGE: Record<CommandName, string> = {
   autopilot:
     'catalyst autopilot <idea> --step build:"message" [--step chat:"message" …]\n' +
     '          [--policy auto|human_then_auto|human] [--budget USD] [--continue-on-failure] [--json]',
+  hosts:
+    'catalyst hosts [--json]\n' +
+    '  catalyst hosts add <alias|user@host[:port]> [--name NAME] [--ideas-root PATH]\n' +
+    '          [--claude-path PATH] [--default]\n' +
+    '  catalyst hosts check <name>\n' +
+    '  catalyst hosts trust <name> <fingerprint>\n' +
+    '  catalyst hosts remove <name> [--yes]\n' +
+    '  catalyst hosts aliases',
 };
 
 const COMMAND_SUMMARY: Record<CommandName, string> = {
@@ -21,6 +29,22 @@ const COMMAND_SUMMARY: Record<CommandName, string> = {
   build: 'have Claude build it in the idea’s project, streamed here',
   run: 'start a run and wait for its end, no streaming; --json prints the run',
   autopilot: 'run steps one after the other, unattended, with a line per step',
+  hosts: 'list the hosts (* marks the default); add one, check it, confirm its key, remove it',
+};
+
+/** More than a line says, for `catalyst help <command>`. */
+const COMMAND_DETAILS: Partial<Record<CommandName, string>> = {
+  hosts: `
+  add      adds an SSH host by an alias of ~/.ssh/config or as user@host[:port], named after it unless
+           --name is given, then checks it.
+  check    runs each step (resolve, connect, host key, authentication, claude, login, tools, disk) and
+           exits 1 unless the host is ready. A host key known nowhere is shown with how to compare it on
+           the VM; at a terminal you are asked to confirm it, elsewhere \`catalyst hosts trust\` does.
+  trust    confirms that key by its fingerprint as the VM shows it (ssh-keygen -lf), then checks again.
+  remove   asks first when the host holds ideas (they stay on the VM and come back with the host);
+           --yes removes it without asking.
+  aliases  the Host aliases of ~/.ssh/config on the machine running Catalyst.
+`,
 };
 
 export function formatUsage(): string {
@@ -39,13 +63,13 @@ Options for every command:
   --token-file FILE  its access token (CATALYST_TOKEN_FILE; default ~/.config/catalyst/token)
   -h, --help         this text
 
-Exit codes: 0 completed, 1 failed (or an error from Catalyst), 2 usage error, 3 timed out or connection lost,
-130 cancelled (Ctrl-C cancels the run or autopilot first).
+Exit codes: 0 completed, 1 failed (or an error from Catalyst, or a host not ready), 2 usage error,
+3 timed out or connection lost, 130 cancelled (Ctrl-C cancels the run or autopilot first).
 `;
 }
 
 export function formatCommandUsage(name: CommandName): string {
-  return `Usage: ${COMMAND_USAGE[name]}\n  ${COMMAND_SUMMARY[name]}\n`;
+  return `Usage: ${COMMAND_USAGE[name]}\n  ${COMMAND_SUMMARY[name]}\n${COMMAND_DETAILS[name] ?? ''}`;
 }
 
 export function formatUsageHint(name: CommandName | undefined): string {
