@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { dirname } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The real bin, run as a person runs it: the file itself (its shebang finds node), in a process of its own. */
@@ -14,10 +14,12 @@ export interface CliExit {
 }
 
 export interface CliProcess {
-  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  readonly child: ChildProcessByStdio<Writable | null, Readable, Readable>;
   readonly exited: Promise<CliExit>;
   /** Resolves once the process has printed `text` on stdout or stderr; rejects if it exits first. */
   printed(text: string, stream?: 'stdout' | 'stderr'): Promise<void>;
+  /** Types a line at the terminal (`atTerminal` only). */
+  type(line: string): void;
 }
 
 export interface CliOptions {
@@ -25,6 +27,11 @@ export interface CliOptions {
   bin?: string;
   cwd?: string;
   env?: Record<string, string>;
+  /**
+   * Run it at a terminal, as a person does: in a pseudo-terminal of util-linux `script`, whose stdin (a pipe here)
+   * is what is typed (`type`) and whose stdout is the terminal's, stdout and stderr together, lines ending CRLF.
+   */
+  atTerminal?: boolean;
 }
 
 const running = new Set<CliProcess>();
@@ -40,11 +47,15 @@ export function startCli(args: string[], options: CliOptions = {}): CliProcess {
     NO_COLOR: '1',
     ...options.env,
   };
-  const child = spawn(options.bin ?? CLI_BIN, args, {
-    cwd: options.cwd,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const bin = options.bin ?? CLI_BIN;
+  const child =
+    options.atTerminal === true
+      ? spawn('/usr/bin/script', ['-qefc', [bin, ...args].map(shellQuote).join(' '), '/dev/null'], {
+          cwd: options.cwd,
+          env,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        })
+      : spawn(bin, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   const watchers = new Set<() => void>();
   for (const stream of ['stdout', 'stderr'] as const) {
@@ -63,10 +74,18 @@ export function startCli(args: string[], options: CliOptions = {}): CliProcess {
     child,
     exited,
     printed: (text, stream) => awaitOutput({ output, watchers, exited }, text, stream),
+    type: (line) => {
+      if (child.stdin === null) throw new Error('type() needs atTerminal');
+      child.stdin.write(`${line}\n`);
+    },
   };
   running.add(cli);
   void exited.then(() => running.delete(cli));
   return cli;
+}
+
+function shellQuote(arg: string): string {
+  return `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 /** Resolves once `text` is in the output so far or later; rejects when the process exits without it. */
