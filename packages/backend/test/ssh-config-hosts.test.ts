@@ -11,6 +11,7 @@ import {
   type SshdHandle,
   type TempDir,
 } from '@catalyst/testkit';
+import { createHostFromEntry } from '../src/app.ts';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
 import { createLocalSshConfigSources } from '../src/host/ssh/config/ssh-config-files.ts';
 import { resolveAliasRoute } from '../src/host/ssh/ssh-config-route.ts';
@@ -25,7 +26,7 @@ let dir: TempDir;
 let bastion: SshdHandle;
 let second: SshdHandle;
 let target: SshdHandle;
-const hosts: SshHost[] = [];
+const hosts: { close(): Promise<void> }[] = [];
 let agent: { socket: string; process: ChildProcess } | undefined;
 
 beforeAll(async () => {
@@ -240,6 +241,31 @@ describe('a host named by its ~/.ssh/config alias', () => {
     expect(error instanceof Error && error.message).toMatch(
       /^through the jump host bastion \(.*@127\.0\.0\.1:\d+\) to vm \(/,
     );
+  });
+
+  it('is what a hosts file entry { kind: ssh, sshAlias } makes, with user and port winning like ssh -l and -p', async () => {
+    const config = await writeSshConfig(
+      'entry',
+      [hostBlock('vm', target, ['User nobody', 'Port 1'])],
+      [target],
+    );
+    const host = createHostFromEntry(
+      {
+        name: 'vm',
+        kind: 'ssh',
+        connect: {
+          via: 'ssh-config',
+          alias: 'vm',
+          configFile: config,
+          user: target.users.dash.name,
+          port: target.port,
+        },
+        ideasRoot: '~/catalyst/ideas',
+      },
+      { configDir: dir.path },
+    );
+    hosts.push(host);
+    expect(await host.homeDir()).toBe(target.users.dash.home);
   });
 
   it('names what it does not honour instead of dropping it', async () => {
