@@ -142,6 +142,20 @@ export function wireServices(options: ServiceOptions): WiredServices {
     },
     logger,
   });
+  const hostsCapability = new HostsCapability({
+    registry: hosts,
+    ...options.appHosts,
+    sources: () => createLocalSshConfigSources(process.env),
+    isBusy: (hostName) => active.ids().some((id) => options.index.hostOf(id) === hostName),
+    countIdeas: async (hostName) => {
+      try {
+        return (await (await hosts.store(hostName)).list()).length;
+      } catch {
+        return options.index.idsOn(hostName).length;
+      }
+    },
+    logger,
+  });
   const autopilotControl = new AutopilotsCapability({ autopilots, active, hosts, logger });
   return {
     ideas: new IdeasCapability({
@@ -171,23 +185,11 @@ export function wireServices(options: ServiceOptions): WiredServices {
       restartPreview: (id) => previewEngine.restartIfRunning(id),
     }),
     previews: new PreviewsCapability(previewEngine, locate),
-    hosts: new HostsCapability({
-      registry: hosts,
-      ...options.appHosts,
-      sources: () => createLocalSshConfigSources(process.env),
-      isBusy: (hostName) => active.ids().some((id) => options.index.hostOf(id) === hostName),
-      countIdeas: async (hostName) => {
-        try {
-          return (await (await hosts.store(hostName)).list()).length;
-        } catch {
-          return options.index.idsOn(hostName).length;
-        }
-      },
-      logger,
-    }),
+    hosts: hostsCapability,
     takeUp: async () => {
       await takeUpSessions({ hosts, histories, active, warm, logger });
       await autopilotControl.resumeLeftRunning();
+      hostsCapability.checkSoon(options.appHosts.records.map((record) => record.name));
     },
     shutdown: (closing = {}) =>
       shutdownServices({ active, autopilots, warm, previewEngine, histories }, closing.keepRuns === true),

@@ -51,6 +51,7 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       hosts: {},
       // A host added as user@host:port (no alias to look up), changed, checked (it cannot be reached), removed.
       addHost: { body: { name: 'added', target: 'nobody@127.0.0.1:1' } },
+      getHost: { params: { name: 'added' } },
       updateHost: { params: { name: 'added' }, body: { ideasRoot: '~/elsewhere' } },
       checkHost: { params: { name: 'added' } },
       trustHostKey: { params: { name: 'added' }, body: { fingerprint: 'SHA256:not-a-fingerprint' } },

@@ -154,6 +154,9 @@ describe('hosts added in the app', () => {
         disk: 'ok',
       });
       expect(ready.isReady).toBe(true);
+      // What an idea's page reads of its host, without connecting: the last check (not an older one still running).
+      const detail = await call(catalyst, apiPath(API.getHost, { params: { name: 'devbox' } }));
+      expect(API.getHost.response.parse(detail.body).lastCheck?.isReady).toBe(true);
       // Confirmed into Catalyst's own file (0600), never the person's.
       const catalystKnownHosts = join(catalyst.configDir.path, 'known_hosts');
       expect((await stat(catalystKnownHosts)).mode & 0o777).toBe(0o600);
@@ -229,6 +232,9 @@ describe('hosts added in the app', () => {
     expect(login?.detail).toBe('claude on the VM is not logged in');
     expect(login?.fix).toContain('ssh -t nologin claude');
     expect(check.isReady).toBe(false);
+    const detail = await call(catalyst, apiPath(API.getHost, { params: { name: 'nologin' } }));
+    const { lastCheck } = API.getHost.response.parse(detail.body);
+    expect(lastCheck?.steps.find((step) => step.id === 'login')?.status).toBe('failed');
   });
 
   it('refuses to change or remove a host of the config file', async () => {

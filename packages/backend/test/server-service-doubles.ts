@@ -1,5 +1,6 @@
 import type {
   AddHostBody,
+  HostDetailResponse,
   HostCheckView,
   HostEntryView,
   SshAliasesResponse,
@@ -209,6 +210,23 @@ export class HostsDouble implements HostsPort {
     return settle(() => {
       this.#ideas.calls.push('hosts');
       return [{ name: 'local', label: 'this machine', isDefault: true, reachable: true }];
+    });
+  }
+
+  getHost(name: string): Promise<HostDetailResponse> {
+    return settle(() => {
+      this.#ideas.calls.push(`getHost ${name}`);
+      if (name !== 'local') throw new CatalystError('HOST_NOT_FOUND', `There is no host named ${name}.`);
+      return {
+        host: {
+          name,
+          kind: 'local' as const,
+          source: 'file' as const,
+          isDefault: true,
+          ideasRoot: '~/catalyst/ideas',
+        },
+        lastCheck: null,
+      };
     });
   }
 

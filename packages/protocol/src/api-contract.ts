@@ -19,6 +19,7 @@ import {
   AddHostBodySchema,
   DeleteHostQuerySchema,
   HostCheckResponseSchema,
+  HostDetailResponseSchema,
   HostEntryResponseSchema,
   HostNameSchema,
   SshAliasesResponseSchema,
@@ -226,6 +227,16 @@ export const API = {
     status: 201,
     response: HostEntryResponseSchema,
     errors: ['INVALID_ARGUMENT', 'HOST_EXISTS', 'SSH_CONFIG_INVALID', 'SSH_CONFIG_UNSUPPORTED'],
+  },
+  getHost: {
+    method: 'GET',
+    path: '/api/hosts/:name',
+    summary:
+      'A host as configured and its last check (run when it was added, at start for hosts added in the app, or on request); no connection is made.',
+    params: { name: hostName },
+    status: 200,
+    response: HostDetailResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND'],
   },
   updateHost: {
     method: 'PATCH',

@@ -133,3 +133,10 @@ export const SshAliasesResponseSchema = z.object({
   problem: z.string().optional(),
 });
 export type SshAliasesResponse = z.infer<typeof SshAliasesResponseSchema>;
+
+/** `GET /api/hosts/:name`: the host as configured and its last check, if one ran (no connection is made). */
+export const HostDetailResponseSchema = z.object({
+  host: HostEntryViewSchema,
+  lastCheck: HostCheckViewSchema.nullable(),
+});
+export type HostDetailResponse = z.infer<typeof HostDetailResponseSchema>;

@@ -5,11 +5,12 @@ import type { ApiHandlers } from './api-binding.ts';
 /** /api/hosts and /api/ssh-config: the hosts, and those added in the app (issue 28). */
 
 type HostRoutes =
-  'hosts' | 'addHost' | 'updateHost' | 'deleteHost' | 'checkHost' | 'trustHostKey' | 'sshAliases';
+  'hosts' | 'getHost' | 'addHost' | 'updateHost' | 'deleteHost' | 'checkHost' | 'trustHostKey' | 'sshAliases';
 
 export function hostHandlers(hosts: HostsPort): ApiHandlers<Pick<Api, HostRoutes>> {
   return {
     hosts: async () => ({ hosts: await hosts.hosts() }),
+    getHost: ({ params }) => hosts.getHost(params.name),
     addHost: async ({ body }) => ({ host: await hosts.addHost(body) }),
     updateHost: async ({ params, body }) => ({ host: await hosts.updateHost(params.name, body) }),
     deleteHost: async ({ params, query }) => {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type {
   AddHostBody,
+  HostDetailResponse,
   HostCheckView,
   HostEntryView,
   SshAliasesResponse,
@@ -50,6 +51,10 @@ export class HostsCapability implements HostsPort {
   readonly #options: HostsCapabilityOptions;
   /** The key each host presented at its last check that nothing knew: the only key a confirmation may write. */
   readonly #presented = new Map<string, NonNullable<HostCheckResult['presentedKey']>>();
+  /** Each host's last check: what an idea's page shows of a host that is not ready. */
+  readonly #lastChecks = new Map<string, { view: HostCheckView; order: number }>();
+  /** Checks may overlap (one in the background, one asked for): only a later-started one replaces a result. */
+  #checksStarted = 0;
 
   constructor(options: HostsCapabilityOptions) {
     this.#options = options;
@@ -57,6 +62,25 @@ export class HostsCapability implements HostsPort {
 
   hosts(): Promise<HostHealth[]> {
     return checkHosts(this.#options.registry);
+  }
+
+  getHost(name: string): Promise<HostDetailResponse> {
+    return Promise.resolve().then(() => ({
+      host: this.#view(name),
+      lastCheck: this.#lastChecks.get(name)?.view ?? null,
+    }));
+  }
+
+  /**
+   * Checks in the background (never rejects): the hosts added in the app at start, a host once added or changed, so
+   * an idea's page can say a host is not ready before a run fails on it.
+   */
+  checkSoon(names: readonly string[]): void {
+    for (const name of names) {
+      this.checkHost(name).catch((error: unknown) => {
+        this.#options.logger.warn({ host: name, err: error }, 'a background host check failed');
+      });
+    }
   }
 
   async addHost(body: AddHostBody): Promise<HostEntryView> {
@@ -81,6 +105,7 @@ export class HostsCapability implements HostsPort {
       await registry.remove(record.name);
       throw error;
     }
+    this.checkSoon([registered.name]);
     return this.#view(registered.name);
   }
 
@@ -103,6 +128,8 @@ export class HostsCapability implements HostsPort {
     if (body.isDefault === true) this.#options.registry.setDefault(name);
     await this.#save(this.#options.records.map((known) => (known.name === name ? changed : known)));
     this.#presented.delete(name);
+    this.#lastChecks.delete(name);
+    if (isConnectionChange) this.checkSoon([name]);
     return this.#view(name);
   }
 
@@ -119,18 +146,25 @@ export class HostsCapability implements HostsPort {
     }
     await this.#options.registry.remove(name);
     this.#presented.delete(name);
+    this.#lastChecks.delete(name);
     await this.#save(this.#options.records.filter((record) => record.name !== name));
   }
 
   async checkHost(name: string): Promise<HostCheckView> {
     const registered = this.#options.registry.get(name);
+    const order = ++this.#checksStarted;
     // A connection of its own: what was learnt before (a home, a claude) must not hide what changed since.
     const fresh = this.#options.registry.createFresh(name);
     try {
       const result = await checkHostSteps(registered.entry, fresh);
-      if (result.presentedKey === undefined) this.#presented.delete(name);
-      else this.#presented.set(name, result.presentedKey);
       if (result.view.isReady) this.#options.registry.forget(name);
+      // A host removed or changed meanwhile, or a check started later and done first: this result is not the last.
+      const isCurrent = this.#options.registry.all().some((host) => host.entry === registered.entry);
+      if (isCurrent && order > (this.#lastChecks.get(name)?.order ?? 0)) {
+        this.#lastChecks.set(name, { view: result.view, order });
+        if (result.presentedKey === undefined) this.#presented.delete(name);
+        else this.#presented.set(name, result.presentedKey);
+      }
       return result.view;
     } finally {
       await fresh.close();

@@ -1,5 +1,6 @@
 import type {
   AddHostBody,
+  HostDetailResponse,
   HostCheckView,
   HostEntryView,
   SshAliasesResponse,
@@ -149,6 +150,8 @@ export interface PreviewsPort {
 /** The hosts: each reachable or not, with its preflight; those added in the app managed here (issue 28). */
 export interface HostsPort {
   hosts(): Promise<HostHealth[]>;
+  /** The host as configured and its last check (none yet: null); no connection is made. */
+  getHost(name: string): Promise<HostDetailResponse>;
   /** HOST_EXISTS for a name taken; INVALID_ARGUMENT for an alias ~/.ssh/config does not have. */
   addHost(body: AddHostBody): Promise<HostEntryView>;
   /** HOST_READ_ONLY for a host of CATALYST_CONFIG_FILE; RUN_IN_PROGRESS while a run goes on it. */
