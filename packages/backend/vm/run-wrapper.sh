@@ -63,6 +63,8 @@ mkfifo -m 600 "$cr_run/stdin" || cr_fail_setup "mkfifo failed"
 cr_dfl=
 wait "$cr_probe" && cr_dfl=1
 printf '%s\n' "$$" >"$cr_run/wrapper"
+# shellcheck source=lib/job.sh
+. ./lib/job.sh
 # The job's subshell: its stdin the FIFO, then the env, then the binary check (with the env's PATH), then the tag,
 # then exec. `exec setsid` does not fork here (the trap of §3a needs a group leader, and a background subshell is not
 # one), so `$!` is the job itself and W's `wait` gets its real status. Only this subshell exports the tag: W and D
@@ -78,16 +80,9 @@ printf '%s\n' "$$" >"$cr_run/wrapper"
   [ "$cr_delay" = 0 ] || sleep "$cr_delay"
   exec <"$cr_run/stdin"
   printf '' >"$cr_run/opened"
-  cr_i=0
-  while [ "$cr_i" -lt "$cr_nenv" ]; do
-    export "${1?}"
-    shift
-    cr_i=$((cr_i + 1))
-  done
-  command -v "$1" >/dev/null 2>&1 || {
-    printf '' >"$cr_run/not-found"
-    exit 127
-  }
+  cr_export_env "$@"
+  shift "$cr_nenv"
+  cr_require_binary "$1"
   export CATALYST_RUN_TAG="$cr_tag"
   [ -z "$cr_dfl" ] || exec env --default-signal=INT,QUIT setsid "$@"
   exec setsid "$@"

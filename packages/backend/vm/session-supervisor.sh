@@ -15,6 +15,8 @@ cr_idle=$1 cr_lease=$2 cr_detach=$3 cr_maxt=$4 cr_polls=$5 cr_cwd=$6 cr_nenv=$7
 shift 7
 # shellcheck source=lib/stop.sh
 . ./lib/stop.sh
+# shellcheck source=lib/job.sh
+. ./lib/job.sh
 # shellcheck source=lib/session.sh
 . ./lib/session.sh
 # S's timer T, a subshell: `$$` there is still S's pid, so it can ask S to let go of stdin (USR1).
@@ -66,16 +68,9 @@ exec 4<>in
     printf '' >"$cr_run/no-cwd"
     exit 1
   }
-  cr_i=0
-  while [ "$cr_i" -lt "$cr_nenv" ]; do
-    export "${1?}"
-    shift
-    cr_i=$((cr_i + 1))
-  done
-  command -v "$1" >/dev/null 2>&1 || {
-    printf '' >"$cr_run/not-found"
-    exit 127
-  }
+  cr_export_env "$@"
+  shift "$cr_nenv"
+  cr_require_binary "$1"
   export CATALYST_RUN_TAG="$cr_tag"
   exec setsid "$@"
 ) <in >>out 2>>err 4<&- &

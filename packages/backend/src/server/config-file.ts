@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+// A host's name, ideas root and claude path: one definition each, with the app's host routes (protocol hosts.ts).
+import {
+  HostClaudePathSchema as ClaudePathSchema,
+  HostIdeasRootSchema as IdeasRootSchema,
+  HostNameSchema,
+} from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
 import { parseKnownHostsLine } from '../host/ssh/host-key-pin.ts';
 
@@ -7,24 +13,6 @@ import { parseKnownHostsLine } from '../host/ssh/host-key-pin.ts';
  * The optional JSON file named by CATALYST_CONFIG_FILE: the hosts Catalyst may run on. Ours, so strict: an
  * unknown key is a typo to report, not something to ignore.
  */
-
-export const HOST_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-export const HostNameSchema = z
-  .string()
-  .regex(
-    HOST_NAME_PATTERN,
-    'must be 1–63 lower-case letters, digits and dashes, starting with a letter or digit',
-  );
-
-/** `~/…` means the host user's home: the host adapter expands it there, never here. */
-export const IdeasRootSchema = z
-  .string()
-  .regex(/^(~|\/)/, 'must be absolute or start with ~/ (the host user’s home)')
-  .refine((root) => !root.split('/').includes('..'), 'must not contain .. segments')
-  .refine((root) => !root.includes('\0'), 'must not contain NUL');
-
-/** Absolute on the host: the CLI is started with this exact argv[0] (ssh-config.ts asks the same). */
-export const ClaudePathSchema = z.string().startsWith('/', 'must be an absolute path');
 
 const knownHostsLine = z.string().superRefine((line, ctx) => {
   try {

@@ -10,9 +10,11 @@ import type { HostEntry, LocalHostEntry, SshConnectEntry, SshHostEntry } from '.
 import { DEFAULT_LEASE_MS } from '../host/wrapped-run.ts';
 import { DEFAULT_WARM_PER_HOST } from '../service/warm-sessions.ts';
 import {
-  ClaudePathSchema,
+  HostClaudePathSchema as ClaudePathSchema,
+  HostIdeasRootSchema as IdeasRootSchema,
+} from '@catalyst/protocol';
+import {
   ConfigFileSchema,
-  IdeasRootSchema,
   readConfigFile,
   readTextFile,
   type ConfigFile,

@@ -1,5 +1,6 @@
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { writeFileAtomically } from './atomic-file.ts';
 import { z } from 'zod';
 import {
   HostClaudePathSchema,
@@ -62,14 +63,7 @@ export class AppHostsStore {
 
   save(file: AppHostsFile): Promise<void> {
     const body = `${JSON.stringify(file, null, 2)}\n`;
-    const saving = this.#saving
-      .catch(() => undefined)
-      .then(async () => {
-        await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
-        const temporary = `${this.#path}.${process.pid}.tmp`;
-        await writeFile(temporary, body, { mode: 0o600 });
-        await rename(temporary, this.#path);
-      });
+    const saving = this.#saving.catch(() => undefined).then(() => writeFileAtomically(this.#path, body));
     this.#saving = saving;
     return saving;
   }

@@ -1,6 +1,12 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
-import type { HostCheckStep, HostCheckStepId, HostCheckView, PresentedHostKey } from '@catalyst/protocol';
+import {
+  HostCheckStepIdSchema,
+  type HostCheckStep,
+  type HostCheckStepId,
+  type HostCheckView,
+  type PresentedHostKey,
+} from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
 import type { HostEntry } from '../host/host-entry.ts';
 import type { Host, Preflight } from '../host/host.ts';
@@ -243,16 +249,7 @@ function describeRoute(route: {
   return via.length === 0 ? route.target : `${route.target} through ${via.join(', then ')}`;
 }
 
-const ORDER: readonly HostCheckStepId[] = [
-  'resolve',
-  'connect',
-  'host-key',
-  'auth',
-  'claude',
-  'login',
-  'tools',
-  'disk',
-];
+const ORDER: readonly HostCheckStepId[] = HostCheckStepIdSchema.options;
 
 function finish(
   entry: HostEntry,

@@ -1,5 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomically } from './atomic-file.ts';
 import { z } from 'zod';
 import { IdeaIdSchema } from '@catalyst/protocol';
 
@@ -60,14 +60,7 @@ export class IdeaIndex {
   #save(): Promise<void> {
     const body = `${JSON.stringify({ version: 1, ideas: Object.fromEntries(this.#ideas) }, null, 2)}\n`;
     // A failed save must not poison the chain: the next save tries again with the whole index.
-    this.#saving = this.#saving
-      .catch(() => undefined)
-      .then(async () => {
-        await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
-        const temporary = `${this.#path}.${process.pid}.tmp`;
-        await writeFile(temporary, body, { mode: 0o600 });
-        await rename(temporary, this.#path);
-      });
+    this.#saving = this.#saving.catch(() => undefined).then(() => writeFileAtomically(this.#path, body));
     return this.#saving;
   }
 }

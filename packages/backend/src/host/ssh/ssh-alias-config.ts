@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { CatalystError } from '../../core/catalyst-error.ts';
 import { createLocalSshConfigSources } from './config/ssh-config-files.ts';
 import { parseKnownHostsLine } from './host-key-pin.ts';
 import { resolveAliasRoute } from './ssh-config-route.ts';
 import type { SshHostSettings } from './ssh-config.ts';
-import { PoolLimitsSchema, TimingSchema } from './ssh-limits.ts';
+import { PoolLimitsSchema, TimingSchema, parseHostConfigInput } from './ssh-limits.ts';
 
 /**
  * A host named by its alias in the ~/.ssh/config of the user running Catalyst (or another file, like `ssh -F`): its
@@ -29,17 +28,7 @@ export const SshAliasHostConfigSchema = z.strictObject({
 export type SshAliasHostConfig = z.input<typeof SshAliasHostConfigSchema>;
 
 export function parseSshAliasConfig(input: unknown): SshHostSettings {
-  const parsed = SshAliasHostConfigSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new CatalystError(
-      'INVALID_ARGUMENT',
-      `invalid SSH host config:\n${z.prettifyError(parsed.error)}`,
-      {
-        cause: parsed.error,
-      },
-    );
-  }
-  const config = parsed.data;
+  const config = parseHostConfigInput(SshAliasHostConfigSchema, input);
   const pin = config.hostKey === undefined ? undefined : parseKnownHostsLine(config.hostKey);
   const overrides = {
     ...(config.user === undefined ? {} : { user: config.user }),

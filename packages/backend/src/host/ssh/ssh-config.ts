@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { CatalystError } from '../../core/catalyst-error.ts';
 import { hostKeyHowTo, parseKnownHostsLine } from './host-key-pin.ts';
-import { PoolLimitsSchema, TimingSchema, type SshPoolLimits, type SshTiming } from './ssh-limits.ts';
+import {
+  PoolLimitsSchema,
+  TimingSchema,
+  type SshPoolLimits,
+  type SshTiming,
+  parseHostConfigInput,
+} from './ssh-limits.ts';
 import { parseSshAliasConfig, type SshAliasHostConfig } from './ssh-alias-config.ts';
 import type { SshIdentities } from './ssh-auth.ts';
 import type { SshHop, SshRoute } from './ssh-route.ts';
@@ -50,17 +56,7 @@ export interface SshHostSettings {
  */
 export function parseSshHostConfig(input: unknown): SshHostSettings {
   if (typeof input === 'object' && input !== null && 'sshAlias' in input) return parseSshAliasConfig(input);
-  const parsed = SshHostConfigSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new CatalystError(
-      'INVALID_ARGUMENT',
-      `invalid SSH host config:\n${z.prettifyError(parsed.error)}`,
-      {
-        cause: parsed.error,
-      },
-    );
-  }
-  const config = parsed.data;
+  const config = parseHostConfigInput(SshHostConfigSchema, input);
   const label = `${config.user}@${config.address}:${config.port}`;
   if (config.hostKey === undefined) {
     throw new CatalystError(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CatalystError } from '../../core/catalyst-error.ts';
 
 /** An SSH host's pool limits and timings, the same whether it is given field by field or by its alias. */
 
@@ -29,3 +30,18 @@ export const TimingSchema = z.strictObject({
 
 export type SshPoolLimits = z.output<typeof PoolLimitsSchema>;
 export type SshTiming = z.output<typeof TimingSchema>;
+
+/** A host's config (either form) parsed strictly: INVALID_ARGUMENT listing every problem at once. */
+export function parseHostConfigInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new CatalystError(
+      'INVALID_ARGUMENT',
+      `invalid SSH host config:\n${z.prettifyError(parsed.error)}`,
+      {
+        cause: parsed.error,
+      },
+    );
+  }
+  return parsed.data;
+}
