@@ -2,6 +2,7 @@ import { createContext, useContext, useEffect, useState, useSyncExternalStore } 
 import { ApiError, UNAUTHORIZED_EVENT, api } from './api.ts';
 import { Connection, type ConnectionState } from './connection.ts';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
+import { HostsPage } from '../hosts/HostsPage.tsx';
 import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
 import { LoginScreen, logInWith } from './LoginScreen.tsx';
@@ -165,6 +166,8 @@ function Route({ path }: { path: string }) {
       return <IdeasList />;
     case 'idea':
       return <IdeaPage key={route.ideaId} ideaId={route.ideaId} />;
+    case 'hosts':
+      return <HostsPage />;
     case 'not_found':
       return (
         <NoticePage

@@ -2,10 +2,12 @@ import { IDEA_DESCRIPTION_MAX, IDEA_TITLE_MAX, type IdeaView } from '@catalyst/p
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { AccountActions } from '../sessions/AccountActions.tsx';
 import { api, describeError } from './api.ts';
+import { AppLink } from './AppLink.tsx';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
 import { formatRelative } from './format.ts';
 import { navigate } from './router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
+import { useFetched } from './use-fetched.ts';
 
 /** Every idea on every host, newest activity first, and a form to capture a new one. */
 export function IdeasList() {
@@ -53,6 +55,7 @@ export function IdeasList() {
             New idea
           </button>
         )}
+        <AppLink href="/hosts">Hosts</AppLink>
         <AccountActions />
       </header>
       {creating ? (
@@ -91,17 +94,9 @@ function IdeaRow({ idea, onDeleted }: { idea: IdeaView; onDeleted: () => void })
   const href = `/ideas/${idea.id}`;
   return (
     <li className="idea-row">
-      <a
-        href={href}
-        className="idea-link"
-        onClick={(event) => {
-          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-          event.preventDefault();
-          navigate(href);
-        }}
-      >
+      <AppLink href={href} className="idea-link">
         {title}
-      </a>
+      </AppLink>
       <StatusBadge status={idea.available && meta ? meta.status : 'unavailable'} />
       {idea.running ? <span className="running-dot">running</span> : null}
       <span className="idea-row-meta muted">
@@ -142,6 +137,9 @@ function NewIdeaForm({ onCancel }: { onCancel: () => void }) {
   const [description, setDescription] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  // Empty: the default host (the server's choice), also while the list of hosts is on its way.
+  const [host, setHost] = useState('');
+  const hosts = useFetched('hosts', () => api.hosts());
   const titleRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
@@ -156,7 +154,11 @@ function NewIdeaForm({ onCancel }: { onCancel: () => void }) {
     }
     setBusy(true);
     try {
-      const idea = await api.createIdea({ title: title.trim(), description });
+      const idea = await api.createIdea({
+        title: title.trim(),
+        description,
+        ...(host === '' ? {} : { host }),
+      });
       navigate(`/ideas/${idea.id}`);
     } catch (caught) {
       setError(describeError(caught));
@@ -188,6 +190,24 @@ function NewIdeaForm({ onCancel }: { onCancel: () => void }) {
           setDescription(event.target.value);
         }}
       />
+      {hosts.kind === 'loaded' && hosts.value.length > 1 ? (
+        <>
+          <label htmlFor="new-idea-host">Host</label>
+          <select
+            id="new-idea-host"
+            value={host}
+            onChange={(event) => {
+              setHost(event.target.value);
+            }}
+          >
+            {hosts.value.map((known) => (
+              <option key={known.name} value={known.isDefault ? '' : known.name}>
+                {known.isDefault ? `${known.name} (default)` : known.name}
+              </option>
+            ))}
+          </select>
+        </>
+      ) : null}
       {error === undefined ? null : (
         <p className="form-error" role="alert">
           {error}

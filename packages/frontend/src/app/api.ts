@@ -9,6 +9,7 @@ import {
   type ApiResponse,
   type ApiRoute,
   type ApiRouteName,
+  type AddHostBody,
   type AutopilotView,
   type BrowserSessionView,
   type CheckpointDiffResponse,
@@ -19,11 +20,15 @@ import {
   type FileListResponse,
   type HostHealthView,
   type IdeaView,
+  type HostCheckView,
+  type HostEntryView,
   type ListeningPort,
   type PreviewLinkResponse,
   type PreviewLogResponse,
   type PreviewView,
+  type SshAliasesResponse,
   type StartAutopilotBody,
+  type UpdateHostBody,
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
 import type { z } from 'zod';
@@ -183,6 +188,29 @@ export const api = {
   },
   async hosts(): Promise<HostHealthView[]> {
     return (await call('hosts')).hosts;
+  },
+  /** A host added in the app (issue 28): HOST_EXISTS for a name taken, INVALID_ARGUMENT for an unknown alias. */
+  async addHost(body: AddHostBody): Promise<HostEntryView> {
+    return (await call('addHost', { body })).host;
+  },
+  async updateHost(name: string, body: UpdateHostBody): Promise<HostEntryView> {
+    return (await call('updateHost', { params: { name }, body })).host;
+  },
+  /** HOST_HAS_IDEAS (409) for a host that holds ideas, unless `isConfirmed`. */
+  async deleteHost(name: string, isConfirmed = false): Promise<void> {
+    await call('deleteHost', { params: { name }, query: isConfirmed ? { confirm: 'true' } : {} });
+  },
+  /** The host's check, step by step, on a connection of its own. */
+  async checkHost(name: string): Promise<HostCheckView> {
+    return (await call('checkHost', { params: { name } })).check;
+  },
+  /** Confirms the key the last check found known nowhere; INVALID_ARGUMENT (400) when the fingerprint differs. */
+  async trustHostKey(name: string, fingerprint: string): Promise<HostCheckView> {
+    return (await call('trustHostKey', { params: { name }, body: { fingerprint } })).check;
+  },
+  /** The Host aliases of ~/.ssh/config on the machine running Catalyst. */
+  async sshAliases(): Promise<SshAliasesResponse> {
+    return call('sshAliases');
   },
   /** Swaps the token for a session (the cookie, and the key kept here); an ApiError with status 401 if refused. */
   async logIn(token: string): Promise<void> {

@@ -1,0 +1,75 @@
+import type { HostCheckView } from '@catalyst/protocol';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, api, describeError } from '../app/api.ts';
+
+/** A host's check as its card shows it: not asked yet, running, its steps, or what stopped it. */
+export type CheckState =
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'checking' }
+  | { readonly kind: 'checked'; readonly check: HostCheckView }
+  | { readonly kind: 'failed'; readonly message: string };
+
+/**
+ * Confirming a new host key: `refused` is the server's 400 for a fingerprint that is not the one presented, a
+ * warning nothing on the page overrides (only a new check offers the key again); `failed` any other failure.
+ */
+export type TrustState =
+  { readonly kind: 'idle' | 'trusting' } | { readonly kind: 'refused' | 'failed'; readonly message: string };
+
+export interface HostCheck {
+  state: CheckState;
+  trustState: TrustState;
+  check: () => Promise<void>;
+  trust: (fingerprint: string) => Promise<void>;
+}
+
+export function useHostCheck(name: string, options: { checkAtOnce: boolean }): HostCheck {
+  const [state, setState] = useState<CheckState>({ kind: 'idle' });
+  const [trustState, setTrustState] = useState<TrustState>({ kind: 'idle' });
+  const isMounted = useRef(true);
+  useEffect(() => {
+    isMounted.current = true;
+    return () => {
+      isMounted.current = false;
+    };
+  }, []);
+
+  const check = useCallback(async () => {
+    setState({ kind: 'checking' });
+    setTrustState({ kind: 'idle' });
+    try {
+      const view = await api.checkHost(name);
+      if (isMounted.current) setState({ kind: 'checked', check: view });
+    } catch (caught) {
+      if (isMounted.current) setState({ kind: 'failed', message: describeError(caught) });
+    }
+  }, [name]);
+
+  const trust = useCallback(
+    async (fingerprint: string) => {
+      setTrustState({ kind: 'trusting' });
+      try {
+        const view = await api.trustHostKey(name, fingerprint);
+        if (!isMounted.current) return;
+        setState({ kind: 'checked', check: view });
+        setTrustState({ kind: 'idle' });
+      } catch (caught) {
+        if (!isMounted.current) return;
+        // A 400 about the body itself (too long a paste) is not a fingerprint that differs.
+        const isRefused =
+          caught instanceof ApiError &&
+          caught.code === 'INVALID_ARGUMENT' &&
+          !caught.message.startsWith('The request body is not valid');
+        setTrustState({ kind: isRefused ? 'refused' : 'failed', message: describeError(caught) });
+      }
+    },
+    [name],
+  );
+
+  const { checkAtOnce } = options;
+  useEffect(() => {
+    if (checkAtOnce) void check();
+  }, [checkAtOnce, check]);
+
+  return { state, trustState, check, trust };
+}
