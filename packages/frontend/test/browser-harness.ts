@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { waitUntil, type TempDir } from '@catalyst/testkit';
 import {
   restartService,
+  startService,
   startServiceFixture,
   stopServiceFixture,
   type ServiceFixture,
@@ -40,6 +42,8 @@ const DESKTOP = { width: 1200, height: 900, isMobile: false, hasTouch: false };
 export interface PageOptions {
   /** Where the page is loaded from; the backend's own origin unless a test puts a proxy in between. */
   origin?: string;
+  /** The Catalyst the page is loaded from and logged in to: the fixture's unless a test started another. */
+  catalyst?: ServiceUnderTest;
   /** Console errors the test causes on purpose (e.g. the 401 of a page that is not logged in). */
   expectedConsole?: readonly RegExp[];
   /** The device the context emulates; a 1200×900 desktop window unless a test asks for another. */
@@ -59,6 +63,11 @@ export interface BrowserSuite {
    * (the caller stops the old one first, as a restart would).
    */
   restartService(): Promise<ServiceUnderTest>;
+  /**
+   * Another Catalyst serving the web app, on the fixture's VM, user and claude, with settings of its own (`env`,
+   * e.g. CATALYST_SSH_CONFIG_FILE); stopped after the test, its config dir and ideas removed.
+   */
+  startAnother(options: { env: Record<string, string> }): Promise<ServiceUnderTest>;
 }
 
 interface OpenedPage {
@@ -72,6 +81,8 @@ export function useBrowserSuite(): BrowserSuite {
   let fixture: ServiceFixture | undefined;
   let browser: Browser | undefined;
   let opened: OpenedPage[] = [];
+  /** Stops each other Catalyst a test started and removes what it kept. */
+  const others: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM))
@@ -94,6 +105,7 @@ export function useBrowserSuite(): BrowserSuite {
       if (!page.isClosed()) stackTraces.push(...(await findStackTraces(page)));
       await browserContext.close();
     }
+    await Promise.all(others.splice(0).map((stop) => stop()));
     const leftoverRuns = fixture === undefined ? [] : await cancelLeftoverRuns(fixture);
     expect(stackTraces, 'a stack trace on screen').toEqual([]);
     expect(
@@ -125,7 +137,7 @@ export function useBrowserSuite(): BrowserSuite {
       if (browser === undefined) throw new Error('the browser suite has not started');
       const { width, height, isMobile, hasTouch } = options.device ?? DESKTOP;
       const context = await browser.newContext({
-        baseURL: options.origin ?? suite.fixture.service.catalyst.url,
+        baseURL: options.origin ?? (options.catalyst ?? suite.fixture.service).catalyst.url,
         viewport: { width, height },
         isMobile,
         hasTouch,
@@ -136,9 +148,25 @@ export function useBrowserSuite(): BrowserSuite {
       return page;
     },
     restartService: () => restartService(suite.fixture, app?.path),
+    async startAnother({ env }) {
+      const { sshd, claudePath } = suite.fixture;
+      const another = await startService({
+        sshd,
+        user: sshd.users.bash,
+        claudePath,
+        env,
+        staticDir: suite.appDir,
+      });
+      others.push(async () => {
+        await another.stop();
+        await another.configDir.remove();
+        await rm(another.ideasRoot, { recursive: true, force: true });
+      });
+      return another;
+    },
     async openLoggedInPage(options = {}) {
       const page = await suite.openPage(options);
-      const token = suite.fixture.service.catalyst.token;
+      const token = (options.catalyst ?? suite.fixture.service).catalyst.token;
       await page.goto(loginLink('', token));
       await page.getByRole('heading', { name: 'Ideas', exact: true }).waitFor();
       return page;

@@ -25,7 +25,14 @@ export function HostCard({
   onChanged: () => void;
 }) {
   const headingId = useId();
-  const hostCheck = useHostCheck(host.name, { checkAtOnce });
+  // What the list says of the host (reachable, its claude) is as old as the page: a check that reaches another
+  // verdict asks for it again.
+  const hostCheck = useHostCheck(host.name, {
+    checkAtOnce,
+    onChecked: (check) => {
+      if (check.isReady !== host.reachable) onChanged();
+    },
+  });
   const [isEditing, setIsEditing] = useState(false);
   const [removal, setRemoval] = useState<Removal>({ kind: 'idle' });
   const isApp = isAppHost(host);

@@ -24,7 +24,8 @@ export function HostKeyConfirm({
   const [pasted, setPasted] = useState('');
   const [pasteError, setPasteError] = useState<string>();
   const isTrusting = trustState.kind === 'trusting';
-  const who = presented.hop === '' ? hostName : `the jump host ${presented.hop}`;
+  // The machine that presented it: the host itself or a jump host on the way, as its check names it.
+  const who = presented.hop === '' ? hostName : presented.hop;
 
   if (trustState.kind === 'refused') {
     return (
@@ -40,8 +41,10 @@ export function HostKeyConfirm({
   }
   return (
     <section className="host-key" aria-labelledby={headingId}>
-      <h3 id={headingId}>Is this the host key of {who}?</h3>
-      <p>No known_hosts file holds the key it presented ({presented.knownHostsName}):</p>
+      <h3 id={headingId}>A new host key to confirm</h3>
+      <p>
+        {who} presented a key that no known_hosts file holds (for {presented.knownHostsName}):
+      </p>
       <p className="host-key-fingerprint">
         <span className="host-key-type">{presented.keyType}</span> <code>{presented.fingerprint}</code>
       </p>

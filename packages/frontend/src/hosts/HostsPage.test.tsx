@@ -151,7 +151,7 @@ describe('HostsPage', () => {
       'status',
     );
 
-    const key = within(card.getByRole('region', { name: 'Is this the host key of devbox?' }));
+    const key = within(card.getByRole('region', { name: 'A new host key to confirm' }));
     expect(key.getByText(FINGERPRINT)).toBeTruthy();
     expect(key.getByText('ssh-ed25519')).toBeTruthy();
     expect(key.getByText('ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub')).toBeTruthy();
@@ -159,7 +159,7 @@ describe('HostsPage', () => {
 
     await card.findByText('devbox is ready: new ideas can run there.');
     expect(trustHostKey).toHaveBeenCalledWith('devbox', FINGERPRINT);
-    expect(card.queryByRole('region', { name: 'Is this the host key of devbox?' })).toBeNull();
+    expect(card.queryByRole('region', { name: 'A new host key to confirm' })).toBeNull();
   });
 
   it('refuses a pasted fingerprint that differs, and then offers no way to trust the key', async () => {

@@ -23,10 +23,17 @@ export interface HostCheck {
   trust: (fingerprint: string) => Promise<void>;
 }
 
-export function useHostCheck(name: string, options: { checkAtOnce: boolean }): HostCheck {
+export function useHostCheck(
+  name: string,
+  options: { checkAtOnce: boolean; onChecked: (check: HostCheckView) => void },
+): HostCheck {
   const [state, setState] = useState<CheckState>({ kind: 'idle' });
   const [trustState, setTrustState] = useState<TrustState>({ kind: 'idle' });
   const isMounted = useRef(true);
+  const onChecked = useRef(options.onChecked);
+  useEffect(() => {
+    onChecked.current = options.onChecked;
+  });
   useEffect(() => {
     isMounted.current = true;
     return () => {
@@ -39,7 +46,9 @@ export function useHostCheck(name: string, options: { checkAtOnce: boolean }): H
     setTrustState({ kind: 'idle' });
     try {
       const view = await api.checkHost(name);
-      if (isMounted.current) setState({ kind: 'checked', check: view });
+      if (!isMounted.current) return;
+      setState({ kind: 'checked', check: view });
+      onChecked.current(view);
     } catch (caught) {
       if (isMounted.current) setState({ kind: 'failed', message: describeError(caught) });
     }
@@ -53,6 +62,7 @@ export function useHostCheck(name: string, options: { checkAtOnce: boolean }): H
         if (!isMounted.current) return;
         setState({ kind: 'checked', check: view });
         setTrustState({ kind: 'idle' });
+        onChecked.current(view);
       } catch (caught) {
         if (!isMounted.current) return;
         // A 400 about the body itself (too long a paste) is not a fingerprint that differs.

@@ -1,0 +1,165 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdeaResponseSchema } from '@catalyst/protocol';
+import { createTempDir, text, type TempDir } from '@catalyst/testkit';
+import { findAxeViolations } from './axe-check.ts';
+import { useBrowserSuite } from './browser-harness.ts';
+import { saveScreenshot } from './page-problems.ts';
+import { claudeTexts, ideaHeading, sendMessage, sidewaysOverflow, waitForRunSummary } from './idea-page.ts';
+
+// Hosts added in the app (issue 28), as a person whose `ssh devbox` already works lives it: Hosts → Add a host →
+// the alias from ~/.ssh/config → the check stops at the host key and shows its fingerprint → a wrong pasted
+// fingerprint is refused → "It matches" → every step OK → a new idea on that host from the ideas list, and a chat
+// there. Catalyst reads an ssh config of the test's own (CATALYST_SSH_CONFIG_FILE) whose `devbox` is the test sshd.
+
+const run = promisify(execFile);
+const suite = useBrowserSuite();
+/** The trust refused (400) and the check that follows are answers Chromium logs as console errors. */
+const refusedTrust = [/status of 400 \(Bad Request\)/];
+const PHONE_WIDTH = 360;
+const ALL_OK = ['OK', 'OK', 'OK', 'OK', 'OK', 'OK', 'OK', 'OK'];
+
+let dir: TempDir;
+let sshConfig: string;
+let ideasRoot: string;
+
+beforeAll(async () => {
+  dir = await createTempDir('hosts-browser');
+  const knownHosts = join(dir.path, 'known_hosts');
+  await writeFile(knownHosts, '');
+  const { sshd } = suite.fixture;
+  sshConfig = join(dir.path, 'ssh_config');
+  await writeFile(
+    sshConfig,
+    [
+      'Host devbox',
+      '  HostName 127.0.0.1',
+      `  Port ${String(sshd.port)}`,
+      `  User ${sshd.users.bash.name}`,
+      `  IdentityFile ${sshd.clientKeyPath}`,
+      'Host *',
+      `  UserKnownHostsFile ${knownHosts}`,
+      '  GlobalKnownHostsFile none',
+      '  IdentityAgent none',
+      '',
+    ].join('\n'),
+  );
+  ideasRoot = join(sshd.users.bash.home, `catalyst-e2e-hosts-${randomBytes(4).toString('hex')}`);
+});
+afterAll(async () => {
+  await rm(ideasRoot, { recursive: true, force: true });
+  await dir.remove();
+});
+
+/** The fingerprint `ssh-keygen -lf` prints for the test sshd's host key, as a person reads it on the VM. */
+async function vmFingerprint(): Promise<string> {
+  const file = join(dir.path, 'host.pub');
+  await writeFile(file, `${suite.fixture.sshd.hostKeyLine}\n`);
+  const { stdout } = await run('/usr/bin/ssh-keygen', ['-lf', file]);
+  const fingerprint = /SHA256:[A-Za-z0-9+/]+/.exec(stdout)?.[0];
+  if (fingerprint === undefined) throw new Error(`unexpected ssh-keygen output: ${stdout}`);
+  return fingerprint;
+}
+
+function hostCard(page: Page, name: string): Locator {
+  return page.getByRole('listitem', { name, exact: true });
+}
+
+/** axe on the Hosts page as it is, light and dark, a screenshot of each; back to light after. */
+async function expectAccessible(page: Page, state: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await saveScreenshot(page, 'hosts', `${state} ${colorScheme}`);
+    expect.soft(await findAxeViolations(page), `axe on the Hosts page, ${state}, ${colorScheme}`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+async function stepStatuses(card: Locator): Promise<string[]> {
+  return card
+    .getByRole('list', { name: 'Steps' })
+    .getByRole('listitem')
+    .locator('.check-status')
+    .allTextContents();
+}
+
+describe('hosts in the browser', () => {
+  it('adds the VM by its ssh alias, confirms its key by fingerprint, and runs a new idea there', async () => {
+    const catalyst = await suite.startAnother({ env: { CATALYST_SSH_CONFIG_FILE: sshConfig } });
+    const page = await suite.openLoggedInPage({ catalyst, expectedConsole: refusedTrust });
+    const fingerprint = await vmFingerprint();
+
+    await page.getByRole('link', { name: 'Hosts', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Hosts' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/hosts');
+    await hostCard(page, 'vm').getByText('From CATALYST_CONFIG_FILE', { exact: false }).waitFor();
+
+    await page.getByRole('button', { name: 'Add a host' }).click();
+    const form = page.getByRole('form', { name: 'Add a host' });
+    await form.getByRole('option', { name: 'devbox' }).waitFor({ state: 'attached' });
+    await form.getByLabel('Alias', { exact: true }).selectOption('devbox');
+    expect(await form.getByLabel('Name', { exact: true }).inputValue()).toBe('devbox');
+    await form.getByLabel('Ideas root (optional)').fill(ideasRoot);
+    await form.getByLabel('Claude path (optional)').fill(suite.fixture.claudePath);
+    await form.getByRole('button', { name: 'Add host' }).click();
+
+    // Checked at once: the host key is known nowhere, so the check stops there and shows the fingerprint.
+    const card = hostCard(page, 'devbox');
+    await card.getByText('devbox is not ready: the step “Host key” failed.').waitFor();
+    expect((await stepStatuses(card)).slice(0, 4)).toEqual(['OK', 'OK', 'Failed', 'Skipped']);
+    const key = card.getByRole('region', { name: 'A new host key to confirm' });
+    expect(await key.locator('.host-key-fingerprint code').textContent()).toBe(fingerprint);
+    expect(await key.textContent()).toContain('ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub');
+    await expectAccessible(page, 'a key to confirm');
+
+    // A fingerprint read wrong is refused, and nothing on the page offers to trust the key anyway.
+    await key
+      .getByLabel('Or paste the fingerprint read on the VM')
+      .fill('SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU');
+    await key.getByRole('button', { name: 'Trust the pasted fingerprint' }).click();
+    const refusal = card.getByRole('alert');
+    await refusal.getByText('Not trusted: the fingerprints differ').waitFor();
+    expect(await refusal.textContent()).toContain('Do not confirm it until you know why they differ.');
+    expect(await card.getByRole('button', { name: 'It matches: trust this key' }).count()).toBe(0);
+
+    // Checked again, the key is offered again; it matches what the VM's console shows.
+    await card.getByRole('button', { name: 'Check devbox' }).click();
+    await key.getByRole('button', { name: 'It matches: trust this key' }).click();
+    await card.getByText('devbox is ready: new ideas can run there.').waitFor();
+    expect(await stepStatuses(card)).toEqual(ALL_OK);
+    expect(await key.count()).toBe(0);
+    // The list asks again: the host now answers, with its claude.
+    await card.getByText('reachable', { exact: true }).waitFor();
+
+    await expectAccessible(page, 'ready');
+    await page.setViewportSize({ width: PHONE_WIDTH, height: 740 });
+    await saveScreenshot(page, 'hosts', 'ready on a phone');
+    expect(await sidewaysOverflow(page, PHONE_WIDTH), 'the Hosts page on a phone').toEqual({
+      overflowPx: 0,
+      elements: [],
+    });
+    await page.setViewportSize({ width: 1200, height: 900 });
+
+    // A new idea on that host, from the ideas list; its page runs a chat there.
+    await page.getByRole('link', { name: '← Ideas' }).click();
+    await page.getByRole('button', { name: 'New idea' }).click();
+    await page.getByLabel('Title', { exact: true }).fill('On the added host');
+    await page.getByLabel('Host', { exact: true }).selectOption('devbox');
+    await page.getByRole('button', { name: 'Create idea' }).click();
+    await ideaHeading(page, 'On the added host').waitFor();
+    const id = /\/ideas\/([^/]+)$/.exec(new URL(page.url()).pathname)?.[1] ?? '';
+    const answer = await catalyst.api(`/api/ideas/${id}`);
+    expect(IdeaResponseSchema.parse(await answer.json()).idea.host).toBe('devbox');
+    await page.getByText(/^devbox: claude/).waitFor();
+
+    suite.fixture.model.enqueue(text('Hello from devbox.'));
+    await sendMessage(page, 'Where are you?');
+    await waitForRunSummary(page, 'Completed');
+    await claudeTexts(page).filter({ hasText: 'Hello from devbox.' }).waitFor();
+  });
+});
