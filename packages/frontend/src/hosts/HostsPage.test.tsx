@@ -213,6 +213,60 @@ describe('HostsPage', () => {
     expect(form.queryByText('There is a host named devbox already.')).toBeNull();
   });
 
+  it('shows why ~/.ssh/config could not be read, and offers user@host[:port] instead', async () => {
+    vi.spyOn(api, 'sshAliases').mockResolvedValue({
+      aliases: [],
+      problem: '/home/me/.ssh/config line 7: Port must be a number',
+    });
+    render(<HostsPage />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Add a host' }));
+    const form = within(screen.getByRole('form', { name: 'Add a host' }));
+    await form.findByText(
+      '~/.ssh/config could not be read: /home/me/.ssh/config line 7: Port must be a number',
+    );
+    expect(form.getByLabelText<HTMLInputElement>('By user@host[:port]').checked).toBe(true);
+    fireEvent.change(form.getByLabelText('Address'), { target: { value: 'me@vm.example.com:2222' } });
+    // `vm` is taken by the host of CATALYST_CONFIG_FILE.
+    expect(form.getByLabelText<HTMLInputElement>('Name').value).toBe('vm-2');
+  });
+
+  it('changes a host added in the app: a bad ideas root marked on its field, then saved', async () => {
+    hosts.mockResolvedValue([VM, DEVBOX]);
+    const updateHost = vi.spyOn(api, 'updateHost').mockResolvedValue({
+      name: 'devbox',
+      kind: 'ssh',
+      source: 'app',
+      isDefault: true,
+      ideasRoot: '~/ideas',
+    });
+    render(<HostsPage />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Edit devbox' }));
+    const form = within(screen.getByRole('form', { name: 'Change devbox' }));
+    fireEvent.click(form.getByRole('button', { name: 'Save' }));
+    expect(form.getByRole('alert').textContent).toBe(
+      'Nothing is changed: fill in a field or tick a box first.',
+    );
+
+    fireEvent.change(form.getByLabelText('Ideas root'), { target: { value: 'ideas' } });
+    fireEvent.click(form.getByRole('button', { name: 'Save' }));
+    const error = form.getByText('Must be absolute or start with ~/ (the host user’s home).');
+    expect(form.getByLabelText('Ideas root').getAttribute('aria-describedby')).toContain(error.id);
+    expect(updateHost).not.toHaveBeenCalled();
+
+    fireEvent.change(form.getByLabelText('Ideas root'), { target: { value: '~/ideas' } });
+    fireEvent.click(form.getByLabelText('Let Catalyst find claude on the host'));
+    fireEvent.click(form.getByLabelText('Make it the default host (new ideas go there)'));
+    fireEvent.click(form.getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => {
+      expect(screen.queryByRole('form', { name: 'Change devbox' })).toBeNull();
+    });
+    expect(updateHost).toHaveBeenCalledWith('devbox', {
+      ideasRoot: '~/ideas',
+      claudePath: null,
+      isDefault: true,
+    });
+  });
+
   it('asks before removing a host that holds ideas, with the server’s sentence, then removes it', async () => {
     hosts.mockResolvedValue([VM, DEVBOX]);
     deleteHost.mockImplementation((_name, isConfirmed) =>
