@@ -30,24 +30,23 @@ export function AddHostForm({
   useEffect(() => {
     headingRef.current?.focus();
   }, []);
-  // Without an alias to choose, the address is the way in.
-  const hasAliases = aliases.kind === 'loaded' && aliases.value.aliases.length > 0;
-  useEffect(() => {
-    if (aliases.kind !== 'loading' && !hasAliases) setDraft((old) => ({ ...old, targetKind: 'address' }));
-  }, [aliases.kind, hasAliases]);
+  // Without an alias to choose (none, or the config unreadable), the address is the way in.
+  const canUseAlias =
+    aliases.kind === 'loading' || (aliases.kind === 'loaded' && aliases.value.aliases.length > 0);
+  const shown: Draft = canUseAlias ? draft : { ...draft, targetKind: 'address' };
 
   const change = (patch: Partial<Draft>) => {
     setDraft((old) => {
       const next = { ...old, ...patch };
       if (next.isNameTyped) return next;
-      const target = next.targetKind === 'alias' ? next.alias : next.address;
+      const target = canUseAlias && next.targetKind === 'alias' ? next.alias : next.address;
       return { ...next, name: suggestHostName(target, takenNames) };
     });
   };
 
   const submit = async (event: SyntheticEvent) => {
     event.preventDefault();
-    const checked = bodyOfDraft(draft);
+    const checked = bodyOfDraft(shown);
     if ('errors' in checked) {
       setErrors(checked.errors);
       return;
@@ -74,7 +73,8 @@ export function AddHostForm({
         Add a host
       </h2>
       <TargetChoice
-        draft={draft}
+        draft={shown}
+        canUseAlias={canUseAlias}
         aliases={aliases.kind === 'loaded' ? aliases.value : undefined}
         aliasesError={aliases.kind === 'failed' ? aliases.message : undefined}
         error={errors.target}
@@ -144,12 +144,14 @@ export function AddHostForm({
 /** An alias of ~/.ssh/config, or user@host[:port] typed; the config's problem, if it has one, in words. */
 function TargetChoice({
   draft,
+  canUseAlias,
   aliases,
   aliasesError,
   error,
   onChange,
 }: {
   draft: Draft;
+  canUseAlias: boolean;
   aliases: SshAliasesResponse | undefined;
   aliasesError: string | undefined;
   error: string | undefined;
@@ -167,6 +169,7 @@ function TargetChoice({
           type="radio"
           name={`${id}-kind`}
           checked={draft.targetKind === 'alias'}
+          disabled={!canUseAlias}
           onChange={() => {
             onChange({ targetKind: 'alias' });
           }}

@@ -219,7 +219,8 @@ describe('HostsPage', () => {
       problem: '/home/me/.ssh/config line 7: Port must be a number',
     });
     render(<HostsPage />);
-    fireEvent.click(await screen.findByRole('button', { name: 'Add a host' }));
+    await screen.findByRole('heading', { name: 'vm' });
+    fireEvent.click(screen.getByRole('button', { name: 'Add a host' }));
     const form = within(screen.getByRole('form', { name: 'Add a host' }));
     await form.findByText(
       '~/.ssh/config could not be read: /home/me/.ssh/config line 7: Port must be a number',
