@@ -137,7 +137,7 @@ describe('hosts added in the app', () => {
         method: 'POST',
         body: { fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' },
       });
-      expect(wrong.status).toBe(400);
+      expect(errorCode(wrong.body)).toBe('FINGERPRINT_MISMATCH');
       const trusted = await call(catalyst, apiPath(API.trustHostKey, { params: { name: 'devbox' } }), {
         method: 'POST',
         body: { fingerprint: `  ${check.unknownHostKey?.fingerprint ?? ''}  ` },

@@ -19,8 +19,8 @@ import { claudeTexts, ideaHeading, sendMessage, sidewaysOverflow, waitForRunSumm
 
 const run = promisify(execFile);
 const suite = useBrowserSuite();
-/** The trust refused (400) and the check that follows are answers Chromium logs as console errors. */
-const refusedTrust = [/status of 400 \(Bad Request\)/];
+/** The trust refused (409) and the check that follows are answers Chromium logs as console errors. */
+const refusedTrust = [/status of 409 \(Conflict\)/];
 const PHONE_WIDTH = 360;
 const ALL_OK = ['OK', 'OK', 'OK', 'OK', 'OK', 'OK', 'OK', 'OK'];
 

@@ -278,7 +278,7 @@ export const API = {
     body: TrustHostKeyBodySchema,
     status: 200,
     response: HostCheckResponseSchema,
-    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND', 'SSH_HOST_KEY_MISMATCH', 'SSH_HOST_KEY_UNKNOWN'],
+    errors: ['INVALID_ARGUMENT', 'HOST_NOT_FOUND', 'FINGERPRINT_MISMATCH', 'SSH_HOST_KEY_UNKNOWN'],
   },
   sshAliases: {
     method: 'GET',
@@ -672,6 +672,7 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   HOST_EXISTS: 409,
   HOST_READ_ONLY: 409,
   HOST_HAS_IDEAS: 409,
+  FINGERPRINT_MISMATCH: 409,
   CONNECTION_LOST: 503,
   // The host took a file call but did not answer it in time (a FIFO's open(), a hung disk): a gateway's timeout.
   HOST_TIMED_OUT: 504,

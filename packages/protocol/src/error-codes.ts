@@ -44,6 +44,8 @@ export const ErrorCodeSchema = z.enum([
   'HOST_EXISTS',
   'HOST_READ_ONLY',
   'HOST_HAS_IDEAS',
+  // A host key confirmation whose fingerprint is not the one the host presented.
+  'FINGERPRINT_MISMATCH',
   'RUN_IN_PROGRESS',
   'NO_RUN',
   'RUN_NOT_FOUND',

@@ -98,7 +98,7 @@ export const PresentedHostKeySchema = z.object({
   keyType: z.string(),
   /** The name it is confirmed for: `host`, `[host]:port` or the HostKeyAlias. */
   knownHostsName: z.string(),
-  /** The hop that presented it, when it is a jump host's. */
+  /** Which machine presented it, as a label: the host itself, or a jump host on the way to it. */
   hop: z.string(),
 });
 export type PresentedHostKey = z.infer<typeof PresentedHostKeySchema>;

@@ -47,6 +47,9 @@ export const HostHealthSchema = z.object({
   source: z.enum(['app', 'file']).optional(),
   /** For a host added in the app: the alias or user@host[:port] it was added as. */
   target: z.string().optional(),
+  /** Where its ideas live (`~/` the host user's home), and the claude path configured for it, if one is. */
+  ideasRoot: z.string().optional(),
+  claudePath: z.string().optional(),
   reachable: z.boolean(),
   preflight: PreflightSchema.optional(),
   error: z.string().optional(),

@@ -17,6 +17,8 @@ export function checkHosts(hosts: HostRegistry): Promise<HostHealth[]> {
         isDefault: registered.isDefault,
         source: addedAs === undefined ? ('file' as const) : ('app' as const),
         ...(addedAs === undefined ? {} : { target: addedAs }),
+        ideasRoot: registered.entry.ideasRoot,
+        ...(registered.entry.claudePath === undefined ? {} : { claudePath: registered.entry.claudePath }),
       };
       try {
         await registered.host.homeDir();

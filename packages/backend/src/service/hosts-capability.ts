@@ -183,7 +183,7 @@ export class HostsCapability implements HostsPort {
     }
     if (presented.key.fingerprint !== pasted) {
       throw new CatalystError(
-        'INVALID_ARGUMENT',
+        'FINGERPRINT_MISMATCH',
         `The fingerprint you gave (${pasted}) is not the one ${presented.key.hop || name} presented (${presented.key.fingerprint}). Do not confirm it until you know why they differ.`,
       );
     }

@@ -115,7 +115,9 @@ async function askToTrust(
       return (await api.call('trustHostKey', { params: { name }, body: { fingerprint: answer.trust } }))
         .check;
     } catch (error) {
-      if (!isCliError(error) || error.code !== 'INVALID_ARGUMENT') throw error;
+      // A fingerprint that is not the host's, or one that is not a fingerprint at all: asked again.
+      if (!isCliError(error) || (error.code !== 'FINGERPRINT_MISMATCH' && error.code !== 'INVALID_ARGUMENT'))
+        throw error;
       terminal.err(`${terminal.paint.red(error.message)}\n`);
     }
   }

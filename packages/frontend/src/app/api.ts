@@ -204,7 +204,7 @@ export const api = {
   async checkHost(name: string): Promise<HostCheckView> {
     return (await call('checkHost', { params: { name } })).check;
   },
-  /** Confirms the key the last check found known nowhere; INVALID_ARGUMENT (400) when the fingerprint differs. */
+  /** Confirms the key the last check found known nowhere; FINGERPRINT_MISMATCH (409) when the fingerprint differs. */
   async trustHostKey(name: string, fingerprint: string): Promise<HostCheckView> {
     return (await call('trustHostKey', { params: { name }, body: { fingerprint } })).check;
   },

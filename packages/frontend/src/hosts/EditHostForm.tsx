@@ -4,15 +4,9 @@ import { api } from '../app/api.ts';
 import { HostTextField } from './HostTextField.tsx';
 import { fieldErrorsOfApiError, fieldErrorsOfIssues, type FieldErrors } from './host-form-errors.ts';
 
-/** The claude path set for the host, when its preflight says claude was found there by it. */
-function configuredClaudePath(host: HostHealthView): string {
-  const preflight = host.preflight;
-  return preflight?.foundVia === 'config' ? (preflight.claudePath ?? '') : '';
-}
-
 /**
  * A host added in the app, changed: where its ideas go, where claude is (or found on the host again), and making it
- * the default. An empty field keeps what is set: `GET /api/hosts` does not say the ideas root.
+ * the default. The fields start at what is set (`GET /api/hosts`); only what changed is sent.
  */
 export function EditHostForm({
   host,
@@ -24,8 +18,9 @@ export function EditHostForm({
   onCancel: () => void;
 }) {
   const headingId = useId();
-  const initialClaudePath = configuredClaudePath(host);
-  const [ideasRoot, setIdeasRoot] = useState('');
+  const initialClaudePath = host.claudePath ?? '';
+  const initialIdeasRoot = host.ideasRoot ?? '';
+  const [ideasRoot, setIdeasRoot] = useState(initialIdeasRoot);
   const [claudePath, setClaudePath] = useState(initialClaudePath);
   const [isClaudeFound, setIsClaudeFound] = useState(false);
   const [isDefault, setIsDefault] = useState(false);
@@ -35,7 +30,9 @@ export function EditHostForm({
   const submit = async (event: SyntheticEvent) => {
     event.preventDefault();
     const draft: UpdateHostBody = {
-      ...(ideasRoot.trim() === '' ? {} : { ideasRoot: ideasRoot.trim() }),
+      ...(ideasRoot.trim() === '' || ideasRoot.trim() === initialIdeasRoot
+        ? {}
+        : { ideasRoot: ideasRoot.trim() }),
       ...(isClaudeFound
         ? { claudePath: null }
         : claudePath.trim() === '' || claudePath.trim() === initialClaudePath
@@ -73,7 +70,7 @@ export function EditHostForm({
       <h3 id={headingId}>Change {host.name}</h3>
       <HostTextField
         label="Ideas root"
-        hint="Where new ideas go on the VM: an absolute path or ~/… Empty: as it is."
+        hint="Where new ideas go on the VM: an absolute path or ~/…"
         value={ideasRoot}
         error={errors.ideasRoot}
         onChange={setIdeasRoot}
@@ -81,7 +78,7 @@ export function EditHostForm({
       {isClaudeFound ? null : (
         <HostTextField
           label="Claude path"
-          hint="An absolute path on the VM. Empty: as it is."
+          hint="An absolute path on the VM."
           value={claudePath}
           error={errors.claudePath}
           onChange={setClaudePath}

@@ -166,9 +166,9 @@ describe('HostsPage', () => {
     hosts.mockResolvedValue([VM, DEVBOX]);
     trustHostKey.mockRejectedValue(
       new ApiError(
-        'INVALID_ARGUMENT',
+        'FINGERPRINT_MISMATCH',
         `The fingerprint you gave (SHA256:wrong) is not the one devbox presented (${FINGERPRINT}). Do not confirm it until you know why they differ.`,
-        400,
+        409,
       ),
     );
     render(<HostsPage />);
@@ -276,7 +276,7 @@ describe('HostsPage', () => {
         : Promise.reject(
             new ApiError(
               'HOST_HAS_IDEAS',
-              'devbox holds 2 ideas. They stay on the VM and come back if you add the host again; remove it anyway with confirm=true.',
+              'devbox holds 2 ideas. They stay on the VM and come back if you add the host again; confirm to remove it anyway.',
               409,
             ),
           ),

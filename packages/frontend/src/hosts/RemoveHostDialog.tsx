@@ -39,7 +39,7 @@ export function RemoveHostDialog({
   );
 }
 
-/** The API's sentence ends with how to confirm by its query string (`confirm=true`), which this dialog's button is. */
+/** The API's sentence ends with "confirm to remove it anyway", which this dialog's button is. */
 export function readableSentence(sentence: string): string {
-  return sentence.replace(/;\s*remove it anyway with confirm=true\.?$/, '.');
+  return sentence.replace(/;\s*confirm to remove it anyway\.?$/, '.');
 }

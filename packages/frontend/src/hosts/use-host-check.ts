@@ -65,11 +65,7 @@ export function useHostCheck(
         onChecked.current(view);
       } catch (caught) {
         if (!isMounted.current) return;
-        // A 400 about the body itself (too long a paste) is not a fingerprint that differs.
-        const isRefused =
-          caught instanceof ApiError &&
-          caught.code === 'INVALID_ARGUMENT' &&
-          !caught.message.startsWith('The request body is not valid');
+        const isRefused = caught instanceof ApiError && caught.code === 'FINGERPRINT_MISMATCH';
         setTrustState({ kind: isRefused ? 'refused' : 'failed', message: describeError(caught) });
       }
     },
