@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdeaResponseSchema } from '@catalyst/protocol';
+import { HostCheckResponseSchema, IdeaResponseSchema } from '@catalyst/protocol';
 import { createTempDir, text, type TempDir } from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
@@ -41,6 +41,12 @@ beforeAll(async () => {
       '  HostName 127.0.0.1',
       `  Port ${String(sshd.port)}`,
       `  User ${sshd.users.bash.name}`,
+      `  IdentityFile ${sshd.clientKeyPath}`,
+      // A user whose claude is not logged in (no settings of the test kit's).
+      'Host nologin',
+      '  HostName 127.0.0.1',
+      `  Port ${String(sshd.port)}`,
+      `  User ${sshd.users.dash.name}`,
       `  IdentityFile ${sshd.clientKeyPath}`,
       'Host *',
       `  UserKnownHostsFile ${knownHosts}`,
@@ -161,5 +167,49 @@ describe('hosts in the browser', () => {
     await sendMessage(page, 'Where are you?');
     await waitForRunSummary(page, 'Completed');
     await claudeTexts(page).filter({ hasText: 'Hello from devbox.' }).waitFor();
+  });
+
+  it('says on an idea’s page that its host is not ready, and what to do, before a run fails there', async () => {
+    const catalyst = await suite.startAnother({ env: { CATALYST_SSH_CONFIG_FILE: sshConfig } });
+    const post = (path: string, body: unknown) =>
+      catalyst.api(path, { method: 'POST', body: JSON.stringify(body) });
+    const root = join(
+      suite.fixture.sshd.users.dash.home,
+      `catalyst-e2e-nologin-${randomBytes(4).toString('hex')}`,
+    );
+    try {
+      const added = await post('/api/hosts', {
+        name: 'nologin',
+        target: 'nologin',
+        claudePath: suite.fixture.claudePath,
+        ideasRoot: root,
+      });
+      expect(added.status).toBe(201);
+      const checked = HostCheckResponseSchema.parse(
+        await (await post('/api/hosts/nologin/check', {})).json(),
+      );
+      expect(checked.check.unknownHostKey?.fingerprint).toBe(await vmFingerprint());
+      const trusted = await post('/api/hosts/nologin/trust', {
+        fingerprint: checked.check.unknownHostKey?.fingerprint,
+      });
+      const { check } = HostCheckResponseSchema.parse(await trusted.json());
+      expect(check.steps.find((step) => step.id === 'login')?.status).toBe('failed');
+      const created = await post('/api/ideas', { title: 'On a host not logged in', host: 'nologin' });
+      const { idea } = IdeaResponseSchema.parse(await created.json());
+
+      const page = await suite.openLoggedInPage({ catalyst });
+      await page.goto(`/ideas/${idea.id}`);
+      await ideaHeading(page, 'On a host not logged in').waitFor();
+      const notice = page.getByRole('note').filter({ hasText: 'The host nologin is not ready' });
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain('claude on the VM is not logged in.');
+      expect(await notice.textContent()).toContain('ssh -t nologin claude');
+      await saveScreenshot(page, 'hosts', 'an idea on a host not ready');
+      expect.soft(await findAxeViolations(page), 'axe on an idea page with its host not ready').toEqual([]);
+      await notice.getByRole('link', { name: 'Check it on the Hosts page' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Hosts' }).waitFor();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

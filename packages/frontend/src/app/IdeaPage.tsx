@@ -1,6 +1,7 @@
 import type {
   ClientFrame,
   ErrorFrame,
+  HostCheckView,
   HostHealthView,
   IdeaView,
   RelayEvent,
@@ -18,6 +19,7 @@ import { PreviewPanel, PreviewToggle } from '../preview/PreviewPanel.tsx';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
 import { summarize } from '../transcript/transcript-state.ts';
 import { api, describeError } from './api.ts';
+import { HostNotReady } from './HostNotReady.tsx';
 import { useConnection, useConnectionState } from './App.tsx';
 import type { SendResult } from './connection.ts';
 import { Composer } from './Composer.tsx';
@@ -56,6 +58,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const [idea, setIdea] = useState<IdeaView>();
   const [loadError, setLoadError] = useState<string>();
   const [host, setHost] = useState<HostHealthView>();
+  const [hostCheck, setHostCheck] = useState<HostCheckView | null>();
   const [stoppingRun, setStoppingRun] = useState<{ runId: string; requestId: string }>();
   const [sendError, setSendError] = useState<string>();
   /** A chat/build frame sent, not yet started (`run:started`) nor refused (an error frame with its requestId). */
@@ -104,6 +107,12 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     api.hosts().then(
       (hosts) => {
         if (live) setHost(hosts.find((candidate) => candidate.name === hostName));
+      },
+      () => undefined,
+    );
+    api.lastHostCheck(hostName).then(
+      (check) => {
+        if (live) setHostCheck(check);
       },
       () => undefined,
     );
@@ -272,6 +281,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
           </button>
         </p>
       ))}
+      <HostNotReady check={hostCheck} />
       {isOrphaned ? (
         <p className="notice" role="note">
           The last run stopped without an ending (Catalyst was restarted while it ran). You can send a new

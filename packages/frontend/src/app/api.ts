@@ -201,6 +201,10 @@ export const api = {
     await call('deleteHost', { params: { name }, query: isConfirmed ? { confirm: 'true' } : {} });
   },
   /** The host's check, step by step, on a connection of its own. */
+  /** A host as configured and its last check (null: never checked); no connection is made. */
+  async lastHostCheck(name: string): Promise<HostCheckView | null> {
+    return (await call('getHost', { params: { name } })).lastCheck;
+  },
   async checkHost(name: string): Promise<HostCheckView> {
     return (await call('checkHost', { params: { name } })).check;
   },
