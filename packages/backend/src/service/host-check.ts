@@ -33,7 +33,7 @@ const NO_SPACE_KB = 100 * 1024;
 export async function checkHostSteps(entry: HostEntry, host: Host): Promise<HostCheckResult> {
   const steps: HostCheckStep[] = [];
   const add = (id: HostCheckStepId, step: Omit<HostCheckStep, 'id'>) => steps.push({ id, ...step });
-  const alias = entry.kind === 'ssh' && entry.connect.via === 'ssh-config' ? entry.connect.alias : entry.name;
+  const alias = sshArgumentsOf(entry);
   let ignored: readonly string[] = [];
   try {
     const route = await host.describeRoute?.();
@@ -247,6 +247,13 @@ function describeRoute(route: {
     ...route.jumps,
   ];
   return via.length === 0 ? route.target : `${route.target} through ${via.join(', then ')}`;
+}
+
+/** What to type after `ssh` to reach the host as Catalyst does: the alias, or `-p port user@host` for a typed one. */
+function sshArgumentsOf(entry: HostEntry): string {
+  if (entry.kind !== 'ssh' || entry.connect.via !== 'ssh-config') return entry.name;
+  const { alias, user, port } = entry.connect;
+  return `${port === undefined ? '' : `-p ${String(port)} `}${user === undefined ? '' : `${user}@`}${alias}`;
 }
 
 const ORDER: readonly HostCheckStepId[] = HostCheckStepIdSchema.options;

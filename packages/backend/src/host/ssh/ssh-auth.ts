@@ -67,6 +67,8 @@ export async function planAuth(user: string, identities: SshIdentities): Promise
 }
 
 function createPlan(user: string, candidates: Candidate[], notes: string[]): AuthPlan {
+  if (candidates.length === 0 && notes.length === 0)
+    notes.push('Catalyst has no key to offer: no identity file and no ssh-agent');
   let next = 0;
   let offered: string | undefined;
   return {

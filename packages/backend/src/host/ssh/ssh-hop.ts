@@ -21,13 +21,15 @@ export interface OpenHop {
 }
 
 export async function connectHop(hop: SshHop, sock?: Duplex): Promise<OpenHop> {
+  // With nothing to offer, the handshake still runs: an address that does not answer, or a host key known nowhere,
+  // is what a person must hear of first; ssh2 then fails the authentication, with the plan's notes.
   const plan = await planAuth(hop.user, hop.identities);
-  if (!plan.hasMethods) {
-    throw new CatalystError(
-      'SSH_AUTH_FAILED',
-      `Catalyst has no key to offer ${hop.label}: ${plan.notes.join('; ') || 'no identity file and no ssh-agent'}`,
-      { details: { host: hop.label } },
-    );
+  // The way in (a ProxyCommand that exited, a jump that closed) may be gone while the keys were read: ssh2 would
+  // wait for its handshake timeout on a socket that never speaks again.
+  if (sock !== undefined && (sock.destroyed || !sock.readable)) {
+    throw new CatalystError('SSH_CONNECT_FAILED', `the way to ${hop.label} closed before the handshake`, {
+      details: { host: hop.label, retryable: false },
+    });
   }
   const trust = createTrustCheck(hop.hostKey);
   const client = new Client();

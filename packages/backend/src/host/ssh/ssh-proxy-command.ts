@@ -48,6 +48,11 @@ export function spawnProxyCommand(command: string): ProxyCommandStream {
   const sock = Duplex.from({ readable: child.stdout, writable: child.stdin });
   // A write after the command exited must not become an uncaught EPIPE: the connection's close reports it.
   sock.on('error', () => undefined);
+  // Its output read to the end and the process gone: the connection is over. Said at once, or a command that exits
+  // before the handshake could leave ssh2 waiting for its handshake timeout (seen once in twenty runs).
+  void closed.then(() => {
+    if (!sock.destroyed) sock.destroy();
+  });
   child.stdin.on('error', () => undefined);
   return {
     sock,
