@@ -14,7 +14,12 @@ import { createWsHub } from './server/ws-hub.ts';
 import { HostRegistry } from './service/host-registry.ts';
 import { sweepHosts } from './service/host-sweep.ts';
 import { IdeaIndex } from './service/idea-index.ts';
-import { AppHostsStore, appendKnownHost, entryOfAppHost } from './service/app-hosts-store.ts';
+import {
+  AppHostsStore,
+  appendKnownHost,
+  catalystKnownHostsPath,
+  entryOfAppHost,
+} from './service/app-hosts-store.ts';
 import { wireServices, type WiredServices } from './wire-services.ts';
 
 /**
@@ -74,7 +79,7 @@ export function createHostFromEntry(
     {
       sshAlias: connect.alias,
       // Keys a person confirmed in Catalyst, never written into their own known_hosts (docs/security.md).
-      knownHostsFile: join(places.configDir, 'known_hosts'),
+      knownHostsFile: catalystKnownHostsPath(places.configDir),
       ...(connect.configFile === undefined ? {} : { sshConfigFile: connect.configFile }),
       ...(connect.user === undefined ? {} : { user: connect.user }),
       ...(connect.port === undefined ? {} : { port: connect.port }),
@@ -212,7 +217,7 @@ async function openAppHosts(config: Config, logger: Logger) {
     entries,
     defaultHost,
     defaults,
-    knownHostsPath: join(config.configDir, 'known_hosts'),
+    knownHostsPath: catalystKnownHostsPath(config.configDir),
   };
 }
 

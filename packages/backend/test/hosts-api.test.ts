@@ -1,17 +1,20 @@
-import { execFile } from 'node:child_process';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, apiPath, type HostCheckView } from '@catalyst/protocol';
-import { createTempDir, text, type TempDir } from '@catalyst/testkit';
+import {
+  createTempDir,
+  opensshFingerprint,
+  text,
+  writeSshClientConfig,
+  type TempDir,
+} from '@catalyst/testkit';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 
 // Hosts managed in the app (issue 28), as a person meets them: add the VM by the alias `ssh` knows, see its key's
 // fingerprint, confirm it, watch the check pass step by step, run an idea there with no restart; the host and its
 // idea still there after a restart; removing a host that holds ideas asks first, and its ideas come back with it.
 
-const run = promisify(execFile);
 const suite = useServiceFixture();
 let dir: TempDir;
 let sshConfig: string;
@@ -19,29 +22,12 @@ let userKnownHosts: string;
 
 beforeAll(async () => {
   dir = await createTempDir('hosts-api');
-  userKnownHosts = join(dir.path, 'known_hosts');
-  await writeFile(userKnownHosts, '');
-  sshConfig = join(dir.path, 'ssh_config');
   const { sshd } = suite;
-  const block = (alias: string, user: string) =>
-    [
-      `Host ${alias}`,
-      '  HostName 127.0.0.1',
-      `  Port ${String(sshd.port)}`,
-      `  User ${user}`,
-      `  IdentityFile ${sshd.clientKeyPath}`,
-      '',
-    ].join('\n');
-  const common = [
-    'Host *',
-    `  UserKnownHostsFile ${userKnownHosts}`,
-    '  GlobalKnownHostsFile none',
-    '  IdentityAgent none',
-  ];
-  await writeFile(
-    sshConfig,
-    [block('devbox', sshd.users.bash.name), block('nologin', sshd.users.dash.name), ...common, ''].join('\n'),
-  );
+  const hosts = { devbox: sshd.users.bash, nologin: sshd.users.dash };
+  ({ configPath: sshConfig, knownHostsPath: userKnownHosts } = await writeSshClientConfig(sshd, {
+    dir: dir.path,
+    hosts,
+  }));
 });
 afterAll(async () => {
   await dir.remove();
@@ -66,15 +52,6 @@ function errorCode(body: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
-async function opensshFingerprint(): Promise<string> {
-  const file = join(dir.path, 'host.pub');
-  await writeFile(file, `${suite.sshd.hostKeyLine}\n`);
-  const { stdout } = await run('/usr/bin/ssh-keygen', ['-lf', file]);
-  const fingerprint = /SHA256:[A-Za-z0-9+/]+/.exec(stdout)?.[0];
-  if (fingerprint === undefined) throw new Error(`unexpected ssh-keygen output: ${stdout}`);
-  return fingerprint;
-}
-
 function stepsOf(check: HostCheckView): Record<string, string> {
   return Object.fromEntries(check.steps.map((step) => [step.id, step.status]));
 }
@@ -82,7 +59,7 @@ function stepsOf(check: HostCheckView): Record<string, string> {
 async function checkAndTrust(catalyst: ServiceUnderTest, name: string): Promise<HostCheckView> {
   const first = await call(catalyst, apiPath(API.checkHost, { params: { name } }), { method: 'POST' });
   const { check } = API.checkHost.response.parse(first.body);
-  expect(check.unknownHostKey?.fingerprint).toBe(await opensshFingerprint());
+  expect(check.unknownHostKey?.fingerprint).toBe(await opensshFingerprint(suite.sshd.hostKeyLine));
   const trusted = await call(catalyst, apiPath(API.trustHostKey, { params: { name } }), {
     method: 'POST',
     body: { fingerprint: check.unknownHostKey?.fingerprint },
@@ -129,7 +106,7 @@ describe('hosts added in the app', () => {
       });
       expect(check.isReady).toBe(false);
       expect(check.unknownHostKey).toMatchObject({
-        fingerprint: await opensshFingerprint(),
+        fingerprint: await opensshFingerprint(suite.sshd.hostKeyLine),
         keyType: 'ssh-ed25519',
         knownHostsName: `[127.0.0.1]:${String(suite.sshd.port)}`,
       });

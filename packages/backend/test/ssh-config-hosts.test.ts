@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   caught,
   createTempDir,
+  opensshFingerprint,
   startSshd,
   stopAllSshd,
   type SshdHandle,
@@ -296,13 +297,4 @@ async function agentListening(agentProcess: ChildProcess): Promise<void> {
     if (printed.includes('SSH_AUTH_SOCK=')) return;
   }
   throw new Error(`the ssh-agent ended before it listened: ${printed}`);
-}
-
-async function opensshFingerprint(knownHostsLine: string): Promise<string> {
-  const file = join(dir.path, `fp-${String(Date.now())}-${String(Math.random()).slice(2)}`);
-  await writeFile(file, `${knownHostsLine}\n`);
-  const { stdout } = await run('/usr/bin/ssh-keygen', ['-lf', file]);
-  const fingerprint = /SHA256:[A-Za-z0-9+/]+/.exec(stdout)?.[0];
-  if (fingerprint === undefined) throw new Error(`unexpected ssh-keygen output: ${stdout}`);
-  return fingerprint;
 }

@@ -1,10 +1,16 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { caught, createTempDir, type TempDir, startSshd, stopAllSshd } from '@catalyst/testkit';
+import {
+  caught,
+  createTempDir,
+  opensshFingerprint,
+  type TempDir,
+  startSshd,
+  stopAllSshd,
+} from '@catalyst/testkit';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
 import { createSshHost, type SshHost } from '../src/host/ssh/ssh-host.ts';
 import { CLEANUP_LIMITS, expectTortureRunning, tortureJob } from './host-cleanup.ts';
@@ -46,16 +52,6 @@ function localContext(host: SshHost): HostTestContext {
 function track(host: SshHost): SshHost {
   hosts.push(host);
   return host;
-}
-
-/** The fingerprint as OpenSSH itself computes it, independent of our code. */
-async function opensshFingerprint(knownHostsLine: string): Promise<string> {
-  const file = `${keys.path}/known_hosts-${String(Date.now())}`;
-  await writeFile(file, `${knownHostsLine}\n`);
-  const { stdout } = await run('/usr/bin/ssh-keygen', ['-lf', file]);
-  const fingerprint = /SHA256:[A-Za-z0-9+/]+/.exec(stdout)?.[0];
-  if (fingerprint === undefined) throw new Error(`unexpected ssh-keygen output: ${stdout}`);
-  return fingerprint;
 }
 
 const OTHER_KEY = 'AAAAC3NzaC1lZDI1NTE5AAAAIAN+IbcPjC0IRHSFa50LhwyIEyZf9T7MT6o40J8hJ4YQ';

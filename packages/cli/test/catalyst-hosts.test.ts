@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { createTempDir, type TempDir } from '@catalyst/testkit';
+import { createTempDir, opensshFingerprint, writeSshClientConfig, type TempDir } from '@catalyst/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useServiceFixture, type ServiceUnderTest } from '../../backend/test/service-harness.ts';
 import { killLeftovers, runCli, startCli } from './cli-process.ts';
@@ -11,31 +9,17 @@ import { killLeftovers, runCli, startCli } from './cli-process.ts';
 // sshd as the VM `devbox`; the host added by its alias, its key (known nowhere) shown, confirmed by the fingerprint
 // the CLI printed, the check passing, the host listed, then removed once asked to when it holds an idea.
 
-const execFileAsync = promisify(execFile);
 const suite = useServiceFixture();
 let dir: TempDir;
 let sshConfig: string;
 
 beforeAll(async () => {
   dir = await createTempDir('cli-hosts');
-  const knownHosts = join(dir.path, 'known_hosts');
-  await writeFile(knownHosts, '');
-  sshConfig = join(dir.path, 'ssh_config');
   const { sshd } = suite;
-  await writeFile(
-    sshConfig,
-    [
-      'Host devbox',
-      '  HostName 127.0.0.1',
-      `  Port ${String(sshd.port)}`,
-      `  User ${sshd.users.bash.name}`,
-      `  IdentityFile ${sshd.clientKeyPath}`,
-      `  UserKnownHostsFile ${knownHosts}`,
-      '  GlobalKnownHostsFile none',
-      '  IdentityAgent none',
-      '',
-    ].join('\n'),
-  );
+  ({ configPath: sshConfig } = await writeSshClientConfig(sshd, {
+    dir: dir.path,
+    hosts: { devbox: sshd.users.bash },
+  }));
 });
 afterEach(async () => {
   expect(await killLeftovers(), 'the test left a catalyst process running').toBe(0);
@@ -72,16 +56,6 @@ async function createIdeaOn(catalyst: ServiceUnderTest, host: string): Promise<v
   expect(created.status).toBe(201);
 }
 
-/** The sshd's host key as `ssh-keygen -lf` prints it on the VM: what a person compares. */
-async function vmFingerprint(): Promise<string> {
-  const file = join(dir.path, 'host.pub');
-  await writeFile(file, `${suite.sshd.hostKeyLine}\n`);
-  const { stdout } = await execFileAsync('/usr/bin/ssh-keygen', ['-lf', file]);
-  const fingerprint = /SHA256:[A-Za-z0-9+/]+/.exec(stdout)?.[0];
-  if (fingerprint === undefined) throw new Error(`unexpected ssh-keygen output: ${stdout}`);
-  return fingerprint;
-}
-
 describe('catalyst hosts', () => {
   it('adds a VM by its alias, shows its unknown key, trusts it by fingerprint, lists it, and removes it', async () => {
     const { catalyst, hosts } = await startCatalyst();
@@ -110,7 +84,7 @@ describe('catalyst hosts', () => {
         'Compare it on the VM’s console with: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub\n',
       );
       const shown = /^If it matches: catalyst hosts trust devbox (SHA256:\S+)$/m.exec(added.stdout)?.[1];
-      expect(shown).toBe(await vmFingerprint());
+      expect(shown).toBe(await opensshFingerprint(suite.sshd.hostKeyLine));
       expect(added.stdout).toContain(`  ssh-ed25519 ${shown ?? '-'}\n`);
 
       const wrong = await hosts('trust', 'devbox', 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU');

@@ -1,12 +1,16 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostCheckResponseSchema, IdeaResponseSchema } from '@catalyst/protocol';
-import { createTempDir, text, type TempDir } from '@catalyst/testkit';
+import {
+  createTempDir,
+  opensshFingerprint,
+  text,
+  writeSshClientConfig,
+  type TempDir,
+} from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { saveScreenshot } from './page-problems.ts';
@@ -17,7 +21,6 @@ import { claudeTexts, ideaHeading, sendMessage, sidewaysOverflow, waitForRunSumm
 // fingerprint is refused → "It matches" → every step OK → a new idea on that host from the ideas list, and a chat
 // there. Catalyst reads an ssh config of the test's own (CATALYST_SSH_CONFIG_FILE) whose `devbox` is the test sshd.
 
-const run = promisify(execFile);
 const suite = useBrowserSuite();
 /** The trust refused (409) and the check that follows are answers Chromium logs as console errors. */
 const refusedTrust = [/status of 409 \(Conflict\)/];
@@ -30,47 +33,16 @@ let ideasRoot: string;
 
 beforeAll(async () => {
   dir = await createTempDir('hosts-browser');
-  const knownHosts = join(dir.path, 'known_hosts');
-  await writeFile(knownHosts, '');
   const { sshd } = suite.fixture;
-  sshConfig = join(dir.path, 'ssh_config');
-  await writeFile(
-    sshConfig,
-    [
-      'Host devbox',
-      '  HostName 127.0.0.1',
-      `  Port ${String(sshd.port)}`,
-      `  User ${sshd.users.bash.name}`,
-      `  IdentityFile ${sshd.clientKeyPath}`,
-      // A user whose claude is not logged in (no settings of the test kit's).
-      'Host nologin',
-      '  HostName 127.0.0.1',
-      `  Port ${String(sshd.port)}`,
-      `  User ${sshd.users.dash.name}`,
-      `  IdentityFile ${sshd.clientKeyPath}`,
-      'Host *',
-      `  UserKnownHostsFile ${knownHosts}`,
-      '  GlobalKnownHostsFile none',
-      '  IdentityAgent none',
-      '',
-    ].join('\n'),
-  );
+  // `nologin`: a user whose claude is not logged in (no settings of the test kit's).
+  const hosts = { devbox: sshd.users.bash, nologin: sshd.users.dash };
+  ({ configPath: sshConfig } = await writeSshClientConfig(sshd, { dir: dir.path, hosts }));
   ideasRoot = join(sshd.users.bash.home, `catalyst-e2e-hosts-${randomBytes(4).toString('hex')}`);
 });
 afterAll(async () => {
   await rm(ideasRoot, { recursive: true, force: true });
   await dir.remove();
 });
-
-/** The fingerprint `ssh-keygen -lf` prints for the test sshd's host key, as a person reads it on the VM. */
-async function vmFingerprint(): Promise<string> {
-  const file = join(dir.path, 'host.pub');
-  await writeFile(file, `${suite.fixture.sshd.hostKeyLine}\n`);
-  const { stdout } = await run('/usr/bin/ssh-keygen', ['-lf', file]);
-  const fingerprint = /SHA256:[A-Za-z0-9+/]+/.exec(stdout)?.[0];
-  if (fingerprint === undefined) throw new Error(`unexpected ssh-keygen output: ${stdout}`);
-  return fingerprint;
-}
 
 function hostCard(page: Page, name: string): Locator {
   return page.getByRole('listitem', { name, exact: true });
@@ -98,7 +70,7 @@ describe('hosts in the browser', () => {
   it('adds the VM by its ssh alias, confirms its key by fingerprint, and runs a new idea there', async () => {
     const catalyst = await suite.startAnother({ env: { CATALYST_SSH_CONFIG_FILE: sshConfig } });
     const page = await suite.openLoggedInPage({ catalyst, expectedConsole: refusedTrust });
-    const fingerprint = await vmFingerprint();
+    const fingerprint = await opensshFingerprint(suite.fixture.sshd.hostKeyLine);
 
     await page.getByRole('link', { name: 'Hosts', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Hosts' }).waitFor();
@@ -188,7 +160,9 @@ describe('hosts in the browser', () => {
       const checked = HostCheckResponseSchema.parse(
         await (await post('/api/hosts/nologin/check', {})).json(),
       );
-      expect(checked.check.unknownHostKey?.fingerprint).toBe(await vmFingerprint());
+      expect(checked.check.unknownHostKey?.fingerprint).toBe(
+        await opensshFingerprint(suite.fixture.sshd.hostKeyLine),
+      );
       const trusted = await post('/api/hosts/nologin/trust', {
         fingerprint: checked.check.unknownHostKey?.fingerprint,
       });

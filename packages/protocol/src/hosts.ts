@@ -140,3 +140,27 @@ export const HostDetailResponseSchema = z.object({
   lastCheck: HostCheckViewSchema.nullable(),
 });
 export type HostDetailResponse = z.infer<typeof HostDetailResponseSchema>;
+
+/**
+ * What names a host's machine in a target: the host of `user@host[:port]` (an IPv6 address without its brackets),
+ * an alias as it is. For a name to suggest, never to connect by (the backend reads a target as ssh does).
+ */
+export function machineOfTarget(target: string): string {
+  const afterUser = target.slice(target.lastIndexOf('@') + 1);
+  if (afterUser.startsWith('[')) {
+    const end = afterUser.indexOf(']');
+    return afterUser.slice(1, end === -1 ? undefined : end);
+  }
+  return afterUser.replace(/:\d*$/, '');
+}
+
+/** A text in the form a host's name takes (lower-case letters, digits, dashes, at most 63); '' when none is left. */
+export function hostNameSlug(text: string): string {
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+  return HOST_NAME_PATTERN.test(slug) ? slug : '';
+}

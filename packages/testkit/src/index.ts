@@ -12,3 +12,4 @@ export * from './tcp-proxy.ts';
 export * from './free-port.ts';
 export * from './worker.ts';
 export * from './ssh-keygen.ts';
+export * from './ssh-client-config.ts';

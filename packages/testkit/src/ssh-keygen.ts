@@ -64,3 +64,21 @@ export async function createSshKeygenKit(): Promise<SshKeygenKit> {
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }
+
+/**
+ * The fingerprint of a known_hosts line (or a `.pub` key) as OpenSSH itself computes it (`ssh-keygen -lf`): what a
+ * person reads on the VM's console, and the reference Catalyst's own fingerprints are checked against.
+ */
+export async function opensshFingerprint(knownHostsLine: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'catalyst-fingerprint-'));
+  try {
+    const file = join(dir, 'key');
+    await writeFile(file, `${knownHostsLine}\n`);
+    const { stdout } = await runTool(SSH_KEYGEN, ['-lf', file]);
+    const fingerprint = /SHA256:[A-Za-z0-9+/]+/.exec(stdout)?.[0];
+    if (fingerprint === undefined) throw new Error(`unexpected ssh-keygen output: ${stdout}`);
+    return fingerprint;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,5 +1,5 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeFileAtomically } from './atomic-file.ts';
 import { z } from 'zod';
 import {
@@ -67,6 +67,11 @@ export class AppHostsStore {
     this.#saving = saving;
     return saving;
   }
+}
+
+/** Catalyst's own known_hosts, in its config dir: where the keys a person confirmed go, for every SSH host. */
+export function catalystKnownHostsPath(configDir: string): string {
+  return join(configDir, 'known_hosts');
 }
 
 /** Adds a confirmed key to Catalyst's own known_hosts (0600), one line, appended. */

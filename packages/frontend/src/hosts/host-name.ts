@@ -1,4 +1,4 @@
-import { HOST_NAME_PATTERN } from '@catalyst/protocol';
+import { hostNameSlug, machineOfTarget } from '@catalyst/protocol';
 
 /**
  * A name for a host from what it is reached by, in the form a host name takes (lower-case letters, digits and
@@ -6,7 +6,7 @@ import { HOST_NAME_PATTERN } from '@catalyst/protocol';
  * `10-0-0-5`. A name already taken gets `-2`, `-3`, …; empty when nothing usable is left.
  */
 export function suggestHostName(target: string, taken: readonly string[] = []): string {
-  const base = slugOf(machineOf(target.trim()));
+  const base = hostNameSlug(machineOf(target.trim()));
   if (base === '') return '';
   if (!taken.includes(base)) return base;
   for (let suffix = 2; ; suffix += 1) {
@@ -15,25 +15,9 @@ export function suggestHostName(target: string, taken: readonly string[] = []): 
   }
 }
 
-/** The machine part of `user@host[:port]` (an IPv6 address inside brackets); an alias as it is. */
+/** The machine of a target; a DNS name after `user@` by its first label, an IPv4 address whole. */
 function machineOf(target: string): string {
-  const afterUser = target.slice(target.lastIndexOf('@') + 1);
-  if (afterUser.startsWith('[')) {
-    const end = afterUser.indexOf(']');
-    return afterUser.slice(1, end === -1 ? undefined : end);
-  }
-  const host = afterUser.replace(/:\d*$/, '');
-  if (!target.includes('@')) return host;
-  // A DNS name is named by its first label; an IPv4 address keeps every part.
-  return /^[\d.]+$/.test(host) ? host : (host.split('.')[0] ?? host);
-}
-
-function slugOf(text: string): string {
-  const slug = text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+/, '')
-    .slice(0, 63)
-    .replace(/-+$/, '');
-  return HOST_NAME_PATTERN.test(slug) ? slug : '';
+  const machine = machineOfTarget(target);
+  if (!target.includes('@') || /^[\d.]+$/.test(machine)) return machine;
+  return machine.split('.')[0] ?? machine;
 }

@@ -96,14 +96,15 @@ function jumpRefusal(jump: SshHop, next: SshHop, error: unknown): CatalystError 
     isProhibited
       ? `the jump host ${jump.label} does not allow forwarding (AllowTcpForwarding), so it cannot reach ${next.label}`
       : `the jump host ${jump.label} could not reach ${next.hostName}:${next.port} (${reason})`,
-    { cause: error, details: { host: jump.label, retryable: false } },
+    { cause: error, details: { host: jump.label, jumpHost: jump.label, retryable: false } },
   );
 }
 
 /** A failure at a jump host says so, with the same code: the person fixes the jump, not the target. */
 function hopFailure(hop: SshHop, target: SshHop | undefined, error: unknown): CatalystError {
   const failure = isCatalystError(error) ? error : classifyConnectError(error, hop.label);
-  if (target === undefined || failure.message.startsWith('the jump host')) return failure;
+  // A jump's own refusal (jumpRefusal) names the jump already.
+  if (target === undefined || 'jumpHost' in failure.details) return failure;
   return new CatalystError(
     failure.code,
     `through the jump host ${hop.label} to ${target.label}: ${failure.message}`,
