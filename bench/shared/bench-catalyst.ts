@@ -85,8 +85,9 @@ export class BenchCatalyst {
     });
   }
 
-  async createIdea(title: string): Promise<string> {
-    const response = await this.api('/api/ideas', { method: 'POST', body: { title } });
+  /** A new idea, on `host` or the default host. */
+  async createIdea(title: string, host?: string): Promise<string> {
+    const response = await this.api('/api/ideas', { method: 'POST', body: { title, host } });
     return z.object({ idea: IdeaViewSchema }).parse(await response.json()).idea.id;
   }
 

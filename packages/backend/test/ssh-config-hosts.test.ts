@@ -16,7 +16,9 @@ import { createHostFromEntry } from '../src/app.ts';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
 import { createLocalSshConfigSources } from '../src/host/ssh/config/ssh-config-files.ts';
 import { resolveAliasRoute } from '../src/host/ssh/ssh-config-route.ts';
+import { openSshConnection } from '../src/host/ssh/ssh-connection.ts';
 import { createSshHost, type SshHost } from '../src/host/ssh/ssh-host.ts';
+import { createJumpChains } from '../src/host/ssh/ssh-jump-chains.ts';
 
 // A host named by its ~/.ssh/config alias (issue 28), through real OpenSSH servers on loopback: a bastion that only
 // forwards, a target behind it, an ssh-agent holding the only key, known_hosts as ssh reads it (hashed), and a key
@@ -99,6 +101,11 @@ function aliasHost(
   );
 }
 
+/** How many times a client logged in to the sshd so far. */
+function bastionLogins(sshd: SshdHandle): number {
+  return sshd.logText().match(/Accepted publickey/g)?.length ?? 0;
+}
+
 function forwardsTo(sshd: SshdHandle): RegExp {
   return new RegExp(
     `server_request_direct_tcpip: originator .* target 127\\.0\\.0\\.1 port ${String(sshd.port)}`,
@@ -115,6 +122,46 @@ describe('a host named by its ~/.ssh/config alias', () => {
     const host = aliasHost('vm', config);
     expect(await host.homeDir()).toBe(target.users.dash.home);
     await bastion.waitForLog(forwardsTo(target));
+  });
+
+  it('keeps one bastion connection for a host’s connections, and opens a new one once it is gone', async () => {
+    const config = await writeSshConfig(
+      'shared-jump',
+      [hostBlock('vm', target, ['ProxyJump bastion']), hostBlock('bastion', bastion)],
+      [bastion, target],
+    );
+    const route = () =>
+      resolveAliasRoute({
+        alias: 'vm',
+        sources: createLocalSshConfigSources(process.env),
+        configFile: config,
+        catalystKnownHosts: join(dir.path, 'catalyst_known_hosts'),
+        defaults: { readyTimeoutMs: 20_000, keepaliveIntervalMs: 0, keepaliveCountMax: 3 },
+      });
+    const logins = () => bastionLogins(bastion);
+    const before = logins();
+    const chains = createJumpChains({ lingerMs: 60_000 });
+    try {
+      const first = await openSshConnection(await route(), chains);
+      const second = await openSshConnection(await route(), chains);
+      first.end();
+      second.end();
+      // Closed, then a reconnect within the linger: the same bastion connection again.
+      const third = await openSshConnection(await route(), chains);
+      expect(logins() - before).toBe(1);
+      expect(bastion.logText().match(forwardsTo(target))?.length).toBeGreaterThan(0);
+      // The jump's connection answers each packet at once, with what `ssh -W` sends: no sessions on it, ever.
+      await bastion.waitForLog(/rtype no-more-sessions@openssh.com want_reply 0/);
+      // The bastion's connection goes (closeAll drops it as a reboot would): the connection through it is lost, and
+      // the next one logs in to the bastion again.
+      chains.closeAll();
+      await third.lost;
+      const fourth = await openSshConnection(await route(), chains);
+      expect(logins() - before).toBe(2);
+      fourth.end();
+    } finally {
+      chains.closeAll();
+    }
   });
 
   it('goes through every hop of a multi-hop ProxyJump, in order', async () => {
@@ -177,7 +224,10 @@ describe('a host named by its ~/.ssh/config alias', () => {
       [[...lines, `  IdentityAgent ${socket}`, ''].join('\n')],
       [target],
     );
-    expect(await aliasHost('vm', config).homeDir()).toBe(target.users.dash.home);
+    const host = aliasHost('vm', config);
+    expect(await host.homeDir()).toBe(target.users.dash.home);
+    // What the host's check says worked: the agent's key, not a file.
+    expect(host.authenticatedWith?.()).toBe('the ssh-ed25519 key catalyst-test-client in the ssh-agent');
   });
 
   it('names an encrypted key file that no agent holds, and says to use the agent', async () => {

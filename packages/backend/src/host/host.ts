@@ -192,6 +192,11 @@ export interface Host extends HostFiles {
    * that has no such route (the local one).
    */
   describeRoute?(): Promise<HostRoute>;
+  /**
+   * How the host let Catalyst in on its newest connection (`the key file ~/.ssh/id_ed25519`, `the ed25519 key … in
+   * the ssh-agent`): for the host's check. Undefined before a connection, and for the local host.
+   */
+  authenticatedWith?(): string | undefined;
 }
 
 export interface HostRoute {

@@ -52,7 +52,11 @@ export async function checkHostSteps(entry: HostEntry, host: Host): Promise<Host
   }
   add('connect', { status: 'ok', detail: `reached ${host.label}` });
   add('host-key', { status: 'ok', detail: 'the host key is known' });
-  add('auth', { status: 'ok', detail: `logged in; home ${home}` });
+  const authenticatedWith = host.authenticatedWith?.();
+  add('auth', {
+    status: 'ok',
+    detail: `${authenticatedWith === undefined ? 'logged in' : `logged in with ${authenticatedWith}`}; home ${home}`,
+  });
   try {
     await checkClaude({ entry, host, home, alias, add });
   } catch (error) {

@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
-import { CatalystError, isCatalystError } from '../../core/catalyst-error.ts';
-import { classifyConnectError, describeError } from './ssh-errors.ts';
+import { CatalystError } from '../../core/catalyst-error.ts';
+import { describeError } from './ssh-errors.ts';
 import { connectHop, type OpenHop } from './ssh-hop.ts';
-import { proxyCommandFailure, spawnProxyCommand } from './ssh-proxy-command.ts';
-import type { SshHop, SshRoute } from './ssh-route.ts';
+import { createJumpChains, hopFailure, type JumpChains } from './ssh-jump-chains.ts';
+import { answerUntilFirstChannel, transportOf } from './ssh-prompt-ack.ts';
+import type { SshRoute } from './ssh-route.ts';
 
 /**
  * One authenticated ssh2 Client. Opening a channel never throws: it says whether the channel opened, the server
@@ -21,6 +21,8 @@ export type ChannelOpenResult<T> =
 export interface SshConnection {
   readonly id: number;
   readonly label: string;
+  /** How the target let this connection in (`the key file ~/.ssh/id_ed25519`, `the ed25519 key … in the ssh-agent`). */
+  readonly authenticatedWith: string | undefined;
   /** No pty, ever: a pty merges stderr into stdout and makes claude think it is interactive (§2). */
   exec(command: string): Promise<ChannelOpenResult<ClientChannel>>;
   sftp(): Promise<ChannelOpenResult<SFTPWrapper>>;
@@ -38,103 +40,65 @@ export interface SshConnection {
 let nextConnectionId = 1;
 
 /**
- * One connection along the route (ssh-route.ts): the ProxyCommand started, each jump host's handshake and a
- * forward from it to the next hop, then the target's handshake. Rejects as connectHop does, the failure of a jump
- * host naming it; whatever was opened is closed again. Closing the connection closes the jumps and the command.
+ * One connection along the route (ssh-route.ts): the way in (ssh-jump-chains.ts: the ProxyCommand, the jump hosts,
+ * shared by the host's connections when `chains` is given), then the target's handshake. Rejects as connectHop does,
+ * the failure of a jump host naming it; whatever was opened for this connection alone is closed again.
  */
-export async function openSshConnection(route: SshRoute): Promise<SshConnection> {
-  const opened: OpenHop[] = [];
-  const proxy = route.proxyCommand === undefined ? undefined : spawnProxyCommand(route.proxyCommand);
-  const endAll = () => {
-    for (const hop of opened) hop.client.end();
-    proxy?.stop();
-  };
-  let sock: Duplex | undefined = proxy?.sock;
-  const hops = [...route.jumps, route.target];
-  for (const [index, hop] of hops.entries()) {
-    try {
-      const open = await connectHop(hop, sock);
-      opened.push(open);
-      const next = hops[index + 1];
-      if (next !== undefined) sock = await forwardTo(open.client, hop, next);
-    } catch (error) {
-      endAll();
-      const failure = hopFailure(hop, hop === route.target ? undefined : route.target, error);
-      throw proxy !== undefined && index === 0 && route.proxyCommand !== undefined
-        ? await proxyCommandFailure(proxy, route.proxyCommand, failure)
-        : failure;
-    }
+export async function openSshConnection(
+  route: SshRoute,
+  chains: JumpChains = createJumpChains({ lingerMs: 0 }),
+): Promise<SshConnection> {
+  const wayIn = await chains.open(route);
+  let target: OpenHop;
+  try {
+    target = await connectHop(route.target, wayIn.sock);
+  } catch (error) {
+    wayIn.release();
+    const failure = hopFailure(route.target, undefined, error);
+    throw await wayIn.explain(failure);
   }
-  const [target] = opened.slice(-1);
-  if (target === undefined) throw new CatalystError('INTERNAL', 'a route without a target');
+  // The first channel may wait on a delayed ACK after sshd's DEBUG lines: through a jump on every connection, on a
+  // direct one when it is a forward (sshd confirms those late). Answered until it opens (ssh-prompt-ack.ts).
+  const firstChannel = answerUntilFirstChannel(target.client, wayIn.sock ?? transportOf(target.client));
+  let isReleased = false;
+  const end = () => {
+    firstChannel();
+    target.client.end();
+    if (isReleased) return;
+    isReleased = true;
+    wayIn.release();
+  };
   // The target's close is the connection's loss (a jump that goes closes the target's socket too); read as it
   // settles, not a tick later: a channel that closes asks at once whether the connection is gone (ssh-raw-channel.ts).
-  for (const hop of opened) void hop.lost.then(endAll);
-  const { lost } = target;
-  return wrapClient(target.client, route.target.label, { lost, end: endAll });
-}
-
-/** A direct-tcpip channel from a jump host to the next hop, by name: the jump resolves it, as `ssh -W` does. */
-function forwardTo(client: Client, jump: SshHop, next: SshHop): Promise<Duplex> {
-  return new Promise((resolve, reject) => {
-    try {
-      client.forwardOut('127.0.0.1', 0, next.hostName, next.port, (error, channel) => {
-        if (error === undefined) resolve(channel);
-        else reject(jumpRefusal(jump, next, error));
-      });
-    } catch (error) {
-      reject(jumpRefusal(jump, next, error));
-    }
-  });
-}
-
-function jumpRefusal(jump: SshHop, next: SshHop, error: unknown): CatalystError {
-  const reason = describeError(error).replace('(SSH) Channel open failure: ', '');
-  const isProhibited = typeof error === 'object' && error !== null && 'reason' in error && error.reason === 1;
-  return new CatalystError(
-    'SSH_CONNECT_FAILED',
-    isProhibited
-      ? `the jump host ${jump.label} does not allow forwarding (AllowTcpForwarding), so it cannot reach ${next.label}`
-      : `the jump host ${jump.label} could not reach ${next.hostName}:${next.port} (${reason})`,
-    { cause: error, details: { host: jump.label, jumpHost: jump.label, retryable: false } },
-  );
-}
-
-/** A failure at a jump host says so, with the same code: the person fixes the jump, not the target. */
-function hopFailure(hop: SshHop, target: SshHop | undefined, error: unknown): CatalystError {
-  const failure = isCatalystError(error) ? error : classifyConnectError(error, hop.label);
-  // A jump's own refusal (jumpRefusal) names the jump already.
-  if (target === undefined || 'jumpHost' in failure.details) return failure;
-  return new CatalystError(
-    failure.code,
-    `through the jump host ${hop.label} to ${target.label}: ${failure.message}`,
-    {
-      cause: failure,
-      details: { ...failure.details, jumpHost: hop.label },
-    },
-  );
+  void target.lost.then(end);
+  void wayIn.lost.then(end);
+  return wrapClient(target, route.target.label, { end, opened: firstChannel });
 }
 
 function wrapClient(
-  client: Client,
+  target: OpenHop,
   label: string,
-  route: { lost: Promise<string>; end: () => void },
+  hooks: { end: () => void; opened: () => void },
 ): SshConnection {
-  const { lost } = route;
+  const { client, lost } = target;
+  const { end, opened } = hooks;
   let isOpen = true;
   void lost.then(() => (isOpen = false));
+  const settled = <T>(opening: Promise<T>): Promise<T> =>
+    opening.finally(() => {
+      opened();
+    });
   return {
     id: nextConnectionId++,
     label,
+    authenticatedWith: target.authenticatedWith,
     lost,
     isOpen: () => isOpen,
-    exec: (command) => openChannel<ClientChannel>(label, (callback) => client.exec(command, callback)),
-    sftp: () => openChannel<SFTPWrapper>(label, (callback) => client.sftp(callback)),
-    forwardOut: (address, port) => openForward(client, address, port),
-    end: () => {
-      client.end();
-      route.end();
-    },
+    exec: (command) =>
+      settled(openChannel<ClientChannel>(label, (callback) => client.exec(command, callback))),
+    sftp: () => settled(openChannel<SFTPWrapper>(label, (callback) => client.sftp(callback))),
+    forwardOut: (address, port) => settled(openForward(client, address, port)),
+    end,
   };
 }
 

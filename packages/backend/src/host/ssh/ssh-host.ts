@@ -12,6 +12,7 @@ import { DEFAULT_GRACE_MS, startWrappedRun, SWEEP_STALE_MS } from '../wrapped-ru
 import { realPath } from './sftp-calls.ts';
 import { parseSshHostConfig, type SshHostConfig } from './ssh-config.ts';
 import { openSshConnection } from './ssh-connection.ts';
+import { createJumpChains } from './ssh-jump-chains.ts';
 import { runControlScript } from './ssh-control-command.ts';
 import { createSharedSftp, DEFAULT_FILE_TIMEOUT_MS } from './sftp-session.ts';
 import { createSshFiles } from './ssh-files.ts';
@@ -43,9 +44,15 @@ const SWEEP_TIMEOUT_MS = 60_000;
 /** Throws INVALID_ARGUMENT for a bad config and SSH_HOST_KEY_MISSING without a pinned host key. */
 export function createSshHost(config: SshHostConfig, options: SshHostOptions = {}): SshHost {
   const settings = parseSshHostConfig(config);
+  const chains = createJumpChains();
+  let authenticatedWith: string | undefined;
   const pool = createSshPool({
     label: settings.label,
-    connect: async () => openSshConnection(await settings.route()),
+    connect: async () => {
+      const connection = await openSshConnection(await settings.route(), chains);
+      authenticatedWith = connection.authenticatedWith;
+      return connection;
+    },
     limits: settings.pool,
   });
   const openRun = createSshOpenRawChannel(pool, 'run');
@@ -81,10 +88,12 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
     openTcp: (address, port) => pool.open('forward', (connection) => connection.forwardOut(address, port)),
     killRun,
     sweepRuns: () => sweepSshRuns(openControl, graceMs),
-    close: () => {
+    close: async () => {
       sessions.close();
-      return pool.close();
+      await pool.close();
+      chains.closeAll();
     },
+    authenticatedWith: () => authenticatedWith,
     stats: () => pool.stats(),
     describeRoute: async () => {
       const route = await settings.route();

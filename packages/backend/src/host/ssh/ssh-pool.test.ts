@@ -16,6 +16,7 @@ class FakeChannel extends EventEmitter {
 class FakeConnection {
   readonly id: number;
   readonly label = 'fake';
+  readonly authenticatedWith = undefined;
   readonly open = new Set<FakeChannel>();
   execCalls = 0;
   readonly lost: Promise<string>;
