@@ -30,6 +30,7 @@ export function formatHostTable(hosts: readonly HostHealthView[]): string {
 }
 
 function sourceOf(host: HostHealthView): string {
+  if (host.source === 'builtin') return 'built in';
   if (host.source !== 'app') return 'file';
   return host.target === undefined ? 'app' : `app (${host.target})`;
 }

@@ -54,14 +54,20 @@ export const UpdateHostBodySchema = z.strictObject({
 });
 export type UpdateHostBody = z.infer<typeof UpdateHostBodySchema>;
 
+export const HostSourceSchema = z.enum(['app', 'file', 'builtin']);
+export type HostSource = z.infer<typeof HostSourceSchema>;
+
 /** A host as configured (not checked): where it is, where it came from, whether the app may change it. */
 export const HostEntryViewSchema = z.object({
   name: z.string(),
   kind: z.enum(['local', 'ssh']),
   /** For a host added in the app: the alias or user@host[:port] it was added as. */
   target: z.string().optional(),
-  /** `app`: added here, kept in Catalyst's config dir; `file`: from CATALYST_CONFIG_FILE (or the built-in local host). */
-  source: z.enum(['app', 'file']),
+  /**
+   * `app`: added here, kept in Catalyst's config dir; `file`: from CATALYST_CONFIG_FILE; `builtin`: this machine, the
+   * host Catalyst makes when no CATALYST_CONFIG_FILE is set.
+   */
+  source: HostSourceSchema,
   isDefault: z.boolean(),
   ideasRoot: z.string(),
   claudePath: z.string().optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './error-codes.ts';
 import { IdeaViewSchema } from './idea.ts';
+import { HostSourceSchema } from './hosts.ts';
 import { RelayEventSchema } from './relay-events.ts';
 
 /**
@@ -43,8 +44,8 @@ export const HostHealthSchema = z.object({
   name: z.string(),
   label: z.string(),
   isDefault: z.boolean(),
-  /** `app`: added in the app (issue 28), changeable there; `file`: from CATALYST_CONFIG_FILE. */
-  source: z.enum(['app', 'file']).optional(),
+  /** As HostEntryView's (hosts.ts): `app`, `file` (CATALYST_CONFIG_FILE) or `builtin` (no file: this machine). */
+  source: HostSourceSchema.optional(),
   /** For a host added in the app: the alias or user@host[:port] it was added as. */
   target: z.string().optional(),
   /** Where its ideas live (`~/` the host user's home), and the claude path configured for it, if one is. */

@@ -6,6 +6,8 @@
 export interface LocalHostEntry {
   readonly name: string;
   readonly kind: 'local';
+  /** The host Catalyst makes when no CATALYST_CONFIG_FILE is set (this machine), not one a file names. */
+  readonly isBuiltIn?: boolean;
   /** The host's own `ideasRoot`, else CATALYST_IDEAS_ROOT. `~/` means the host user's home. */
   readonly ideasRoot: string;
   readonly claudePath?: string;
@@ -43,3 +45,9 @@ export type SshConnectEntry =
     };
 
 export type HostEntry = LocalHostEntry | SshHostEntry;
+
+/** Where a host comes from, as the API says it (HostSourceSchema): added in the app, a hosts file, or built in. */
+export function sourceOf(entry: HostEntry): 'app' | 'file' | 'builtin' {
+  if (entry.kind === 'local') return entry.isBuiltIn === true ? 'builtin' : 'file';
+  return entry.addedAs === undefined ? 'file' : 'app';
+}

@@ -36,7 +36,7 @@ describe('loadConfig', () => {
       port: 7433,
       configDir: '/home/alice/.config/catalyst',
       allowedOrigins: [],
-      hosts: [{ name: 'local', kind: 'local', ideasRoot: '~/catalyst/ideas' }],
+      hosts: [{ name: 'local', kind: 'local', isBuiltIn: true, ideasRoot: '~/catalyst/ideas' }],
       defaultHost: 'local',
       ideasRoot: '~/catalyst/ideas',
       claudeTimeoutMs: 600_000,

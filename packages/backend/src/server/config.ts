@@ -287,6 +287,7 @@ function toConfig({ env, file }: Sources, places: Places): Config {
 /** Without a file, one `local` host; a host's own ideasRoot and claudePath win over the global ones. */
 function toHosts(file: ConfigFile | undefined, env: Sources['env'], places: Places): HostEntry[] {
   const hosts: ConfigFileHost[] = file?.hosts ?? [{ name: 'local', kind: 'local' }];
+  const isBuiltIn = file?.hosts === undefined;
   return hosts.map((host) => {
     const claudePath = host.claudePath ?? env.CATALYST_CLAUDE_PATH;
     const shared = {
@@ -294,7 +295,7 @@ function toHosts(file: ConfigFile | undefined, env: Sources['env'], places: Plac
       ideasRoot: host.ideasRoot ?? env.CATALYST_IDEAS_ROOT,
       ...(claudePath === undefined ? {} : { claudePath }),
     };
-    if (host.kind === 'local') return { ...shared, kind: 'local' };
+    if (host.kind === 'local') return { ...shared, kind: 'local', ...(isBuiltIn ? { isBuiltIn } : {}) };
     return { ...shared, kind: 'ssh', connect: toConnectEntry(host, places) };
   });
 }

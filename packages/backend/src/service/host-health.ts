@@ -1,3 +1,4 @@
+import { sourceOf } from '../host/host-entry.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { HostHealth } from './ports.ts';
 import { messageOf } from './idea-meta-changes.ts';
@@ -15,7 +16,7 @@ export function checkHosts(hosts: HostRegistry): Promise<HostHealth[]> {
         name: registered.name,
         label: registered.host.label,
         isDefault: registered.isDefault,
-        source: addedAs === undefined ? ('file' as const) : ('app' as const),
+        source: sourceOf(registered.entry),
         ...(addedAs === undefined ? {} : { target: addedAs }),
         ideasRoot: registered.entry.ideasRoot,
         ...(registered.entry.claudePath === undefined ? {} : { claudePath: registered.entry.claudePath }),

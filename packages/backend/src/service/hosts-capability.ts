@@ -8,7 +8,7 @@ import type {
   UpdateHostBody,
 } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
-import type { HostEntry } from '../host/host-entry.ts';
+import { sourceOf, type HostEntry } from '../host/host-entry.ts';
 import { renderKnownHostsLine } from '../host/ssh/config/known-hosts-file.ts';
 import { parseFingerprint } from '../host/ssh/config/host-key-fingerprint.ts';
 import { listSshConfigAliases } from '../host/ssh/config/ssh-config-import.ts';
@@ -275,7 +275,7 @@ export function viewOf(registered: RegisteredHost): HostEntryView {
   return {
     name: registered.name,
     kind: entry.kind,
-    source: addedAs === undefined ? 'file' : 'app',
+    source: sourceOf(entry),
     ...(addedAs === undefined ? {} : { target: addedAs }),
     isDefault: registered.isDefault,
     ideasRoot: entry.ideasRoot,

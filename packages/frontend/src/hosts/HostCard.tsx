@@ -1,4 +1,4 @@
-import type { HostHealthView } from '@catalyst/protocol';
+import type { HostHealthView, HostSource } from '@catalyst/protocol';
 import { useEffect, useId, useRef, useState } from 'react';
 import { ApiError, api, describeError } from '../app/api.ts';
 import { EditHostForm } from './EditHostForm.tsx';
@@ -70,9 +70,7 @@ export function HostCard({
         {host.isDefault ? <span className="badge badge-default">default</span> : null}
       </div>
       <HostFacts host={host} />
-      {isApp ? null : (
-        <p className="hint">From CATALYST_CONFIG_FILE: it is changed in that file, not here.</p>
-      )}
+      {host.source === 'app' ? null : <p className="hint">{READ_ONLY_NOTES[host.source ?? 'file']}</p>}
       <div className="actions host-actions">
         <button
           type="button"
@@ -166,11 +164,23 @@ function HostFacts({ host }: { host: HostHealthView }) {
       ) : null}
       <div>
         <dt>Added</dt>
-        <dd>{isAppHost(host) ? 'in Catalyst' : 'in CATALYST_CONFIG_FILE'}</dd>
+        <dd>{ADDED[host.source ?? 'file']}</dd>
       </div>
     </dl>
   );
 }
+
+/** Why a host that was not added here cannot be changed here, and where it comes from. */
+const READ_ONLY_NOTES: Record<Exclude<HostSource, 'app'>, string> = {
+  file: 'From CATALYST_CONFIG_FILE: it is changed in that file, not here.',
+  builtin:
+    'Built in: this machine, the host Catalyst starts with when no CATALYST_CONFIG_FILE is set. Add your VM below, or describe hosts in that file.',
+};
+const ADDED: Record<HostSource, string> = {
+  app: 'in Catalyst',
+  file: 'in CATALYST_CONFIG_FILE',
+  builtin: 'built in (no hosts file)',
+};
 
 /** Added in the app, so changed and removed here; a host of CATALYST_CONFIG_FILE (or an older server) is not. */
 function isAppHost(host: HostHealthView): boolean {

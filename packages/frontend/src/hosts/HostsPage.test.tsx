@@ -122,6 +122,17 @@ describe('HostsPage', () => {
     expect(card.queryByRole('button', { name: 'Remove vm' })).toBeNull();
   });
 
+  it('says the built-in host is this machine, made when no hosts file is set, not that a file holds it', async () => {
+    hosts.mockResolvedValue([{ ...VM, name: 'local', label: 'this machine', source: 'builtin' }]);
+    render(<HostsPage />);
+    await screen.findByRole('heading', { name: 'local' });
+    const card = hostCard('local');
+    expect(card.getByText(/^Built in: this machine/)).toBeTruthy();
+    expect(card.getByText('built in (no hosts file)')).toBeTruthy();
+    expect(card.queryByText(/CATALYST_CONFIG_FILE:/)).toBeNull();
+    expect(card.queryByRole('button', { name: 'Remove local' })).toBeNull();
+  });
+
   it('suggests the name from the alias, adds the host, checks it and confirms its key in one click', async () => {
     const form = await openAddForm();
     fireEvent.change(form.getByLabelText('Alias'), { target: { value: 'Lab_Box' } });

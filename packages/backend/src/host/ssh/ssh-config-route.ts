@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseKnownHosts, type KnownHostsSource } from './config/known-hosts-file.ts';
 import { computeKnownHostsName } from './config/known-hosts.ts';
 import type { ResolvedSshConfig } from './config/resolved-ssh-config.ts';
+import type { OtherOption } from './config/ssh-config-options.ts';
 import { resolveSshConfig } from './config/ssh-config-resolve.ts';
 import type { SshConfigSources } from './config/ssh-config-sources.ts';
 import { expandJumpChain, type HopOverrides } from './config/ssh-proxy-jump.ts';
@@ -120,10 +121,7 @@ async function readKnownHostsFile(fileName: string): Promise<KnownHostsSource | 
 function ignoredOf(resolved: ResolvedSshConfig, options: AliasRouteOptions): string[] {
   const where = resolved.alias;
   const ignored = [
-    ...resolved.otherOptions.map(
-      (option) =>
-        `${option.keyword} (${where}) is ignored: Catalyst keeps its own connections and does not act on it`,
-    ),
+    ...describeOtherOptions(resolved.otherOptions),
     ...resolved.notes.map((note) => `${where}: ${note.message}`),
   ];
   if (resolved.certificateFiles.length > 0) {
@@ -140,4 +138,21 @@ function ignoredOf(resolved: ResolvedSshConfig, options: AliasRouteOptions): str
     );
   }
   return ignored;
+}
+
+/**
+ * One sentence per file for the options ssh knows and Catalyst does not act on, each as the file writes it with its
+ * line: `SendEnv (line 50), GSSAPIAuthentication (line 53) in /etc/ssh/ssh_config: …`. The system's defaults (Debian's
+ * sets three) stay one line, not three.
+ */
+function describeOtherOptions(options: readonly OtherOption[]): string[] {
+  const byFile = new Map<string, string[]>();
+  for (const option of options) {
+    const named = `${option.written} (line ${String(option.at.line)})`;
+    byFile.set(option.at.file, [...(byFile.get(option.at.file) ?? []), named]);
+  }
+  return [...byFile].map(
+    ([file, named]) =>
+      `${named.join(', ')} in ${file}: not used, Catalyst keeps its own connections and does not act on ${named.length === 1 ? 'it' : 'them'}`,
+  );
 }

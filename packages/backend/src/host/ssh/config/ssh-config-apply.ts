@@ -140,7 +140,7 @@ const HANDLERS: Readonly<Record<OptionKeyword, Handler>> = {
 function recordOther(state: OptionState, name: string, line: SshConfigLine): void {
   const isAccumulating = ACCUMULATING_OTHER_OPTIONS.has(name);
   if (isAccumulating || !state.others.some((other) => other.keyword === name)) {
-    state.others.push({ keyword: name, value: line.rest, at: line.at });
+    state.others.push({ keyword: name, written: line.written, value: line.rest, at: line.at });
   }
 }
 

@@ -8,6 +8,8 @@ import { invalidConfigError, type ConfigPosition } from './ssh-config-errors.ts'
 export interface SshConfigLine {
   /** Lowercased, as OpenSSH compares keywords. */
   readonly keyword: string;
+  /** The keyword as the file writes it (`ControlMaster`), for sentences. */
+  readonly written: string;
   /** The words after the keyword, quotes and escapes removed, a trailing comment dropped. */
   readonly args: readonly string[];
   /** The text after the keyword and its separator, untouched: ProxyCommand, ProxyJump and Match read this. */
@@ -95,13 +97,13 @@ function trimTrailingSpace(text: string): string {
 }
 
 /** The keyword and the raw rest of one line, or undefined for a blank or comment line. */
-function takeKeyword(text: string): { keyword: string; rest: string } | undefined {
+function takeKeyword(text: string): { keyword: string; written: string; rest: string } | undefined {
   let taken = takeWord(text, 0);
   if (taken?.word === '') taken = taken.next === undefined ? undefined : takeWord(text, taken.next);
   if (taken === undefined || taken.word === '' || taken.word.startsWith('#')) return undefined;
   const from = taken.next ?? text.length;
   const rest = text.slice(from + spanOf(text, from, WHITESPACE));
-  return { keyword: taken.word.toLowerCase(), rest };
+  return { keyword: taken.word.toLowerCase(), written: taken.word, rest };
 }
 
 /** Lexes one line; undefined for blank and comment lines. Throws SSH_CONFIG_INVALID naming file:line. */
@@ -111,7 +113,7 @@ export function lexSshConfigLine(text: string, at: ConfigPosition): SshConfigLin
   if (taken.rest === '') throw invalidConfigError(at, `no argument after keyword "${taken.keyword}"`);
   const args = splitArgs(taken.rest);
   if (args === undefined) throw invalidConfigError(at, 'invalid quotes');
-  return { keyword: taken.keyword, args, rest: taken.rest, at };
+  return { keyword: taken.keyword, written: taken.written, args, rest: taken.rest, at };
 }
 
 /** Lexes a whole file; line numbers count from 1 like OpenSSH's messages. */

@@ -14,7 +14,10 @@ export type JumpState =
 
 /** An option ssh knows that Catalyst does not act on, kept so the caller can say so. */
 export interface OtherOption {
+  /** Lowercased. */
   readonly keyword: string;
+  /** As the file writes it (`ControlMaster`). */
+  readonly written: string;
   /** The text after the keyword, as written. */
   readonly value: string;
   readonly at: ConfigPosition;
