@@ -7,8 +7,8 @@ describe('deriveHostName', () => {
     expect(deriveHostName('gpu-2')).toBe('gpu-2');
   });
 
-  it('lower-cases the host of user@host[:port], other characters as dashes', () => {
-    expect(deriveHostName('ops@Build.Example.com:2222')).toBe('build-example-com');
+  it('names user@host[:port] by its host, a DNS name by its first label, as the page does', () => {
+    expect(deriveHostName('ops@Build.Example.com:2222')).toBe('build');
     expect(deriveHostName('root@10.0.0.7')).toBe('10-0-0-7');
     expect(deriveHostName('me@[fe80::1]:22')).toBe('fe80-1');
     expect(deriveHostName('My_Box')).toBe('my-box');

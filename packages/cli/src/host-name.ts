@@ -1,12 +1,12 @@
-import { hostNameSlug, machineOfTarget } from '@catalyst/protocol';
+import { suggestHostName } from '@catalyst/protocol';
 import { usageError } from './cli-error.ts';
 
 /**
- * The name `catalyst hosts add` gives a host when no --name is given: the alias, or the whole host of
- * user@host[:port], as a name (`ops@Build.Example.com:2222` → `build-example-com`). Pure.
+ * The name `catalyst hosts add` gives a host when no --name is given: the page's suggestion (protocol
+ * suggestHostName), so `ops@build.example.com` is `build` in both. Pure.
  */
 export function deriveHostName(target: string): string {
-  const name = hostNameSlug(machineOfTarget(target.trim()));
+  const name = suggestHostName(target);
   if (name === '') throw usageError(`cannot make a host name of '${target}': give one with --name`);
   return name;
 }

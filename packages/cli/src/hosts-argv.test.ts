@@ -17,7 +17,7 @@ describe('catalyst hosts …', () => {
     expect(actionOf('hosts', 'add', 'ops@Build.Example.com:2222')).toEqual({
       type: 'add',
       target: 'ops@Build.Example.com:2222',
-      name: 'build-example-com',
+      name: 'build',
       isDefault: false,
     });
     expect(

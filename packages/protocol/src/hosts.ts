@@ -148,10 +148,33 @@ export const HostDetailResponseSchema = z.object({
 export type HostDetailResponse = z.infer<typeof HostDetailResponseSchema>;
 
 /**
+ * The one rule for a host's name from what it is reached by (the page's suggestion and `catalyst hosts add` without
+ * --name), in the form a host name takes: `devbox` → `devbox`, `Dev_Box` → `dev-box`, `me@vm.example.com:2222` →
+ * `vm` (a DNS name by its first label), `me@10.0.0.5` → `10-0-0-5`. A name already taken gets `-2`, `-3`, …; empty
+ * when nothing usable is left.
+ */
+export function suggestHostName(target: string, taken: readonly string[] = []): string {
+  const base = hostNameSlug(machineNameOf(target.trim()));
+  if (base === '') return '';
+  if (!taken.includes(base)) return base;
+  for (let suffix = 2; ; suffix += 1) {
+    const candidate = `${base.slice(0, 62 - String(suffix).length)}-${String(suffix)}`;
+    if (!taken.includes(candidate)) return candidate;
+  }
+}
+
+/** The machine of a target; a DNS name after `user@` by its first label, an IPv4 address whole. */
+function machineNameOf(target: string): string {
+  const machine = machineOfTarget(target);
+  if (!target.includes('@') || /^[\d.]+$/.test(machine)) return machine;
+  return machine.split('.')[0] ?? machine;
+}
+
+/**
  * What names a host's machine in a target: the host of `user@host[:port]` (an IPv6 address without its brackets),
  * an alias as it is. For a name to suggest, never to connect by (the backend reads a target as ssh does).
  */
-export function machineOfTarget(target: string): string {
+function machineOfTarget(target: string): string {
   const afterUser = target.slice(target.lastIndexOf('@') + 1);
   if (afterUser.startsWith('[')) {
     const end = afterUser.indexOf(']');
@@ -161,7 +184,7 @@ export function machineOfTarget(target: string): string {
 }
 
 /** A text in the form a host's name takes (lower-case letters, digits, dashes, at most 63); '' when none is left. */
-export function hostNameSlug(text: string): string {
+function hostNameSlug(text: string): string {
   const slug = text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

@@ -1,11 +1,10 @@
-import type { SshAliasesResponse } from '@catalyst/protocol';
+import { suggestHostName, type SshAliasesResponse } from '@catalyst/protocol';
 import { useEffect, useId, useRef, useState, type SyntheticEvent } from 'react';
 import { api } from '../app/api.ts';
 import { useFetched } from '../app/use-fetched.ts';
 import { describedBy, FieldHintAndError, HostTextField } from './HostTextField.tsx';
 import { bodyOfDraft, EMPTY_DRAFT, type Draft } from './add-host-draft.ts';
 import { fieldErrorsOfApiError, hasErrors, type FieldErrors } from './host-form-errors.ts';
-import { suggestHostName } from './host-name.ts';
 
 /**
  * "Add a host": an alias of ~/.ssh/config (or user@host[:port]), a name suggested from it, where ideas go and

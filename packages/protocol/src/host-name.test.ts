@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { suggestHostName } from './host-name.ts';
+import { suggestHostName } from './hosts.ts';
 
 // A host's name suggested from the alias or address it is added by: lower-case letters, digits and dashes.
 
