@@ -177,6 +177,7 @@ describe('hosts added in the app', () => {
       });
       expect(errorCode(refused.body)).toBe('HOST_HAS_IDEAS');
       expect(JSON.stringify(refused.body)).toContain('devbox holds 1 idea');
+      expect(refused.body).toMatchObject({ error: { ideaCount: 1 } });
       const removed = await call(
         again,
         apiPath(API.deleteHost, { params: { name: 'devbox' }, query: { confirm: 'true' } }),

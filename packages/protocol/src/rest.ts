@@ -10,8 +10,13 @@ import { RelayEventSchema } from './relay-events.ts';
  */
 
 export const ApiErrorBodySchema = z.object({
-  /** `runId`: the run a RUN_IN_PROGRESS refusal is about. */
-  error: z.object({ code: ErrorCodeSchema, message: z.string(), runId: z.string().optional() }),
+  /** `runId`: the run a RUN_IN_PROGRESS refusal is about; `ideaCount`: how many ideas HOST_HAS_IDEAS's host holds. */
+  error: z.object({
+    code: ErrorCodeSchema,
+    message: z.string(),
+    runId: z.string().optional(),
+    ideaCount: z.int().min(0).optional(),
+  }),
 });
 export type ApiErrorBody = z.infer<typeof ApiErrorBodySchema>;
 

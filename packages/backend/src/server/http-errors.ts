@@ -5,13 +5,13 @@ import { z } from 'zod';
 import { isCatalystError } from '../core/catalyst-error.ts';
 
 /**
- * Errors as the REST API returns them: `{ error: { code, message } }`, the status derived from the code. A
+ * Errors as the REST API returns them: `{ error: { code, message } }` (and `runId`, `ideaCount` where they apply), the status derived from the code. A
  * CatalystError's message is a sentence written for people and goes out as is; anything else is a bug, answered
  * with a generic sentence while its stack goes to the server's log only.
  */
 
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string; runId?: string };
+  error: { code: ErrorCode; message: string; runId?: string; ideaCount?: number };
 }
 
 export interface HttpError {
@@ -19,6 +19,8 @@ export interface HttpError {
   message: string;
   /** The run a refusal is about (RUN_IN_PROGRESS, NO_RUN). */
   runId?: string;
+  /** How many ideas the host holds (HOST_HAS_IDEAS). */
+  ideaCount?: number;
   /** Only where the code alone does not say it (a 413 body, a 404 route). */
   status?: number;
 }
@@ -32,6 +34,7 @@ export function sendError(response: Response, error: HttpError): void {
       code: error.code,
       message: error.message,
       ...(error.runId === undefined ? {} : { runId: error.runId }),
+      ...(error.ideaCount === undefined ? {} : { ideaCount: error.ideaCount }),
     },
   };
   response.status(error.status ?? statusForCode(error.code)).json(body);
@@ -51,11 +54,13 @@ const BODY_PARSER_MESSAGES: Readonly<Record<string, string>> = {
 export function toHttpError(error: unknown): HttpError & { isBug: boolean } {
   if (isCatalystError(error)) {
     // A host that cannot be reached (503) is the world, not a bug: its sentence is logged, without a stack.
-    const { runId } = error.details;
+    // Only these details go out: the rest may name paths and causes meant for the log.
+    const { runId, ideas } = error.details;
     return {
       code: error.code,
       message: error.message,
       ...(typeof runId === 'string' ? { runId } : {}),
+      ...(error.code === 'HOST_HAS_IDEAS' && typeof ideas === 'number' ? { ideaCount: ideas } : {}),
       isBug: statusForCode(error.code) === 500,
     };
   }
