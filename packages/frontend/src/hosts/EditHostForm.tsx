@@ -5,7 +5,7 @@ import { HostTextField } from './HostTextField.tsx';
 import { fieldErrorsOfApiError, fieldErrorsOfIssues, type FieldErrors } from './host-form-errors.ts';
 
 /**
- * A host added in the app, changed: where its ideas go, where claude is (or found on the host again), and making it
+ * A host added in the app, changed: how it is reached (an alias or user@host[:port]; checked again once saved), where its ideas go, where claude is (or found on the host again), and making it
  * the default. The fields start at what is set (`GET /api/hosts`); only what changed is sent.
  */
 export function EditHostForm({
@@ -20,6 +20,8 @@ export function EditHostForm({
   const headingId = useId();
   const initialClaudePath = host.claudePath ?? '';
   const initialIdeasRoot = host.ideasRoot ?? '';
+  const initialTarget = host.target ?? '';
+  const [target, setTarget] = useState(initialTarget);
   const [ideasRoot, setIdeasRoot] = useState(initialIdeasRoot);
   const [claudePath, setClaudePath] = useState(initialClaudePath);
   const [isClaudeFound, setIsClaudeFound] = useState(false);
@@ -30,6 +32,7 @@ export function EditHostForm({
   const submit = async (event: SyntheticEvent) => {
     event.preventDefault();
     const draft: UpdateHostBody = {
+      ...(target.trim() === '' || target.trim() === initialTarget ? {} : { target: target.trim() }),
       ...(ideasRoot.trim() === '' || ideasRoot.trim() === initialIdeasRoot
         ? {}
         : { ideasRoot: ideasRoot.trim() }),
@@ -68,6 +71,13 @@ export function EditHostForm({
       onSubmit={(event) => void submit(event)}
     >
       <h3 id={headingId}>Change {host.name}</h3>
+      <HostTextField
+        label="Reached as"
+        hint="An alias of your ssh config, or user@host[:port]. The host is checked again once saved."
+        value={target}
+        error={errors.target}
+        onChange={setTarget}
+      />
       <HostTextField
         label="Ideas root"
         hint="Where new ideas go on the VM: an absolute path or ~/…"

@@ -242,7 +242,7 @@ describe('HostsPage', () => {
     expect(form.getByLabelText<HTMLInputElement>('Name').value).toBe('vm-2');
   });
 
-  it('changes a host added in the app: a bad ideas root marked on its field, then saved', async () => {
+  it('changes a host added in the app: how it is reached and its ideas root, each checked on its field, then saved', async () => {
     hosts.mockResolvedValue([VM, DEVBOX]);
     const updateHost = vi.spyOn(api, 'updateHost').mockResolvedValue({
       name: 'devbox',
@@ -265,7 +265,15 @@ describe('HostsPage', () => {
     expect(form.getByLabelText('Ideas root').getAttribute('aria-describedby')).toContain(error.id);
     expect(updateHost).not.toHaveBeenCalled();
 
+    // Reached another way: a target that is not one is marked on its field.
+    expect(form.getByLabelText<HTMLInputElement>('Reached as').value).toBe('devbox');
+    fireEvent.change(form.getByLabelText('Reached as'), { target: { value: 'my box' } });
     fireEvent.change(form.getByLabelText('Ideas root'), { target: { value: '~/ideas' } });
+    fireEvent.click(form.getByRole('button', { name: 'Save' }));
+    expect(form.getByLabelText('Reached as').getAttribute('aria-invalid')).toBe('true');
+    expect(updateHost).not.toHaveBeenCalled();
+
+    fireEvent.change(form.getByLabelText('Reached as'), { target: { value: 'ops@devbox.lab:2222' } });
     fireEvent.click(form.getByLabelText('Let Catalyst find claude on the host'));
     fireEvent.click(form.getByLabelText('Make it the default host (new ideas go there)'));
     fireEvent.click(form.getByRole('button', { name: 'Save' }));
@@ -273,6 +281,7 @@ describe('HostsPage', () => {
       expect(screen.queryByRole('form', { name: 'Change devbox' })).toBeNull();
     });
     expect(updateHost).toHaveBeenCalledWith('devbox', {
+      target: 'ops@devbox.lab:2222',
       ideasRoot: '~/ideas',
       claudePath: null,
       isDefault: true,
