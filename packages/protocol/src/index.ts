@@ -21,3 +21,4 @@ export * from './autopilot.ts';
 export * from './hosts.ts';
 export * from './api-contract.ts';
 export * from './openapi.ts';
+export * from './attention.ts';

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { commandResult, relayEvent, started } from '../transcript/transcript-fixtures.ts';
-import { findAttention, formatPageTitle, type AttentionContext } from './attention.ts';
+import { findAttention, type Attention, type AttentionContext } from '@catalyst/protocol';
+import { formatPageTitle } from './page-title.ts';
 
 // What a person away from the tab is told: a question or permission request waiting for them, a run that ended,
 // a failed autopilot step, an autopilot that ended; never the history before `afterSeq`, never a step's own run
 // end, never a question the model answers by itself.
 
 const context: AttentionContext = { afterSeq: 0, ideaTitle: 'Tip splitter', ideaPolicy: 'human' };
+
+/** What the page tells in the tab (the push's own rendering is tested apart). */
+const inTab = (found: readonly Attention[]) => found.map(({ push: _push, ...told }) => told);
 
 const question = (seq: number, runId: string, questionId = `q${seq}`) =>
   relayEvent(seq, {
@@ -38,7 +42,7 @@ const autopilotStarted = (seq: number, questionPolicy: 'auto' | 'human' = 'auto'
 describe('findAttention', () => {
   it('tells of a run that ended and a question that waits, only after afterSeq', () => {
     const events = [started(1, 'r1', 'Hi'), ended(2, 'r1'), started(3, 'r2', 'Again'), question(4, 'r2')];
-    expect(findAttention(events, context)).toEqual([
+    expect(inTab(findAttention(events, context))).toEqual([
       { kind: 'run_ended', seq: 2, title: 'Run completed', body: 'Tip splitter' },
       { kind: 'question', seq: 4, title: 'Question waiting', body: 'Tip splitter: Which color?' },
     ]);
@@ -54,7 +58,9 @@ describe('findAttention', () => {
       toolName: 'Bash',
       input: {},
     });
-    expect(findAttention([started(1, 'r1', 'Go'), permission, ended(3, 'r1', 'failed')], context)).toEqual([
+    expect(
+      inTab(findAttention([started(1, 'r1', 'Go'), permission, ended(3, 'r1', 'failed')], context)),
+    ).toEqual([
       {
         kind: 'permission',
         seq: 2,
@@ -107,7 +113,7 @@ describe('findAttention', () => {
       started(10, 'r3', 'After.'),
       ended(11, 'r3'),
     ];
-    expect(findAttention(events, context)).toEqual([
+    expect(inTab(findAttention(events, context))).toEqual([
       {
         kind: 'step_failed',
         seq: 8,
@@ -125,6 +131,61 @@ describe('findAttention', () => {
     // An autopilot that leaves questions to the person: one is told even when the idea's own policy is auto.
     const human = [autopilotStarted(1, 'human'), started(2, 'r1', 'Plan.'), question(3, 'r1')];
     expect(findAttention(human, { ...context, ideaPolicy: 'auto' }).map((a) => a.kind)).toEqual(['question']);
+  });
+});
+
+describe('findAttention: what a push says', () => {
+  const ask = (seq: number, options: string[], multiSelect = false) =>
+    relayEvent(seq, {
+      type: 'claude:question',
+      runId: 'r1',
+      questionId: `q${seq}`,
+      askedAt: '2025-01-01T12:00:00.000Z',
+      questions: [
+        {
+          question: 'Ship the secret-key rotation now?',
+          header: 'Ship',
+          options: options.map((label) => ({ label, description: `${label}, because reasons` })),
+          multiSelect,
+        },
+      ],
+    });
+
+  it('never carries Claude’s words: the question and a failure’s message stay in the tab', () => {
+    const events = [started(1, 'r1', 'Go'), ask(2, []), ended(3, 'r1', 'failed')];
+    const pushes = findAttention(events, context).map((found) => found.push);
+    expect(pushes).toEqual([
+      { title: 'Question waiting', body: 'Tip splitter: Claude is waiting for your answer.' },
+      { title: 'Run failed', body: 'Tip splitter' },
+    ]);
+    expect(JSON.stringify(pushes)).not.toMatch(/secret-key|It broke/);
+  });
+
+  it('offers a question’s answers when it has two options at most, one choice; Allow and Deny for a permission', () => {
+    const [two] = findAttention([started(1, 'r1', 'Go'), ask(2, ['Yes', 'Not yet'])], context);
+    expect(two?.push.answers).toEqual([
+      { kind: 'option', questionId: 'q2', question: 'Ship the secret-key rotation now?', label: 'Yes' },
+      { kind: 'option', questionId: 'q2', question: 'Ship the secret-key rotation now?', label: 'Not yet' },
+    ]);
+    for (const event of [ask(2, ['A', 'B', 'C']), ask(2, ['A', 'B'], true)]) {
+      expect(findAttention([started(1, 'r1', 'Go'), event], context)[0]?.push.answers).toBeUndefined();
+    }
+    const permission = relayEvent(2, {
+      type: 'claude:permission_request',
+      runId: 'r1',
+      requestId: 'p1',
+      toolName: 'Bash',
+      input: { command: 'rm -rf build' },
+    });
+    const [asked] = findAttention([started(1, 'r1', 'Go'), permission], context);
+    expect(asked?.push).toEqual({
+      title: 'Permission waiting',
+      body: 'Tip splitter: Claude asks for your permission to go on.',
+      answers: [
+        { kind: 'permission', requestId: 'p1', behavior: 'allow' },
+        { kind: 'permission', requestId: 'p1', behavior: 'deny' },
+      ],
+    });
   });
 });
 

@@ -1,7 +1,8 @@
 import type { QuestionPolicy, RelayEvent } from '@catalyst/protocol';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { navigate } from '../app/router.ts';
-import { findAttention, formatPageTitle, type Attention } from './attention.ts';
+import { findAttention, type Attention } from '@catalyst/protocol';
+import { formatPageTitle } from './page-title.ts';
 
 export interface AttentionOptions {
   ideaId: string;

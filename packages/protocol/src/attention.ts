@@ -1,10 +1,12 @@
-import type { QuestionPolicy, RelayEvent, RunOutcomeKind } from '@catalyst/protocol';
-import { formatCost } from '../app/format.ts';
+import type { QuestionPolicy } from './idea.ts';
+import type { RelayEvent, RunOutcomeKind } from './relay-events.ts';
 
 /**
- * What a person away from the tab should hear about (issue 12): a question or permission request that waits for
- * them, a run that ended, an autopilot step that failed, an autopilot that ended. Pure: the page decides when it
- * looks (only new events, only while the tab is hidden) and how it tells (a notification, the title's count).
+ * What a person away from the tab should hear about (issue 12), the one list for the page and for push (issue 29): a
+ * question or permission request that waits for them, a run that ended outside an autopilot, an autopilot step that
+ * failed, an autopilot that ended. Pure: the page decides when it looks (only new events, only while the tab is
+ * hidden) and how it tells (a notification, the title's count); the server pushes `push`, which holds nothing of the
+ * conversation (no question, no error text), to the devices that asked for it.
  */
 
 export type AttentionKind = 'question' | 'permission' | 'run_ended' | 'step_failed' | 'autopilot_ended';
@@ -16,7 +18,28 @@ export interface Attention {
   /** Short enough for a tab's title: "Question waiting". */
   readonly title: string;
   readonly body: string;
+  /** What a push may say: the same title, a sentence of Catalyst's own (never Claude's words), and its answers. */
+  readonly push: PushAttention;
 }
+
+export interface PushAttention {
+  readonly title: string;
+  readonly body: string;
+  /**
+   * Answers a notification may offer: a question's options when it has one question of two options at most (their
+   * labels are the only words of the conversation a push carries), Allow and Deny for a permission request.
+   */
+  readonly answers?: readonly PushAnswer[];
+}
+
+export type PushAnswer =
+  | {
+      readonly kind: 'option';
+      readonly questionId: string;
+      readonly question: string;
+      readonly label: string;
+    }
+  | { readonly kind: 'permission'; readonly requestId: string; readonly behavior: 'allow' | 'deny' };
 
 export interface AttentionContext {
   /** Only events after this one are new. */
@@ -70,27 +93,68 @@ function attentionOf(event: RelayEvent, at: Position): Attention | undefined {
     // Under `auto` nobody waits: the model answers at once.
     if ((at.autopilotPolicy ?? at.ideaPolicy) === 'auto') return undefined;
     const asked = event.questions[0]?.question ?? 'Claude asks you something.';
-    return { kind: 'question', seq, title: 'Question waiting', body: `${at.ideaTitle}: ${asked}` };
+    const title = 'Question waiting';
+    const answers = questionAnswers(event);
+    const push = {
+      title,
+      body: `${at.ideaTitle}: Claude is waiting for your answer.`,
+      ...(answers === undefined ? {} : { answers }),
+    };
+    return { kind: 'question', seq, title, body: `${at.ideaTitle}: ${asked}`, push };
   }
   if (event.type === 'claude:permission_request') {
+    const title = 'Permission waiting';
     const body = `${at.ideaTitle}: Claude asks to use ${event.toolName}.`;
-    return { kind: 'permission', seq, title: 'Permission waiting', body };
+    const answers = (['allow', 'deny'] as const).map((behavior) => ({
+      kind: 'permission' as const,
+      requestId: event.requestId,
+      behavior,
+    }));
+    const push = { title, body: `${at.ideaTitle}: Claude asks for your permission to go on.`, answers };
+    return { kind: 'permission', seq, title, body, push };
   }
   if (event.type === 'run:ended') {
     if (at.autopilotPolicy !== undefined) return undefined;
+    const title = RUN_ENDED_TITLES[event.outcome];
     const body = withError(at.ideaTitle, event.error);
-    return { kind: 'run_ended', seq, title: RUN_ENDED_TITLES[event.outcome], body };
+    return { kind: 'run_ended', seq, title, body, push: { title, body: at.ideaTitle } };
   }
   if (event.type === 'autopilot:step_ended') {
     if (event.state !== 'failed') return undefined;
     const title = `Autopilot step ${event.index + 1} failed`;
-    return { kind: 'step_failed', seq, title, body: withError(at.ideaTitle, event.error) };
+    const push = { title, body: `${at.ideaTitle}: the autopilot's step ${event.index + 1} failed.` };
+    return { kind: 'step_failed', seq, title, body: withError(at.ideaTitle, event.error), push };
   }
   if (event.type === 'autopilot:ended') {
-    const body = withError(`${at.ideaTitle} · ${formatCost(event.costUsd)}`, event.error);
-    return { kind: 'autopilot_ended', seq, title: `Autopilot ${event.state}`, body };
+    const title = `Autopilot ${event.state}`;
+    const spent = `${at.ideaTitle} · ${formatCost(event.costUsd)}`;
+    return {
+      kind: 'autopilot_ended',
+      seq,
+      title,
+      body: withError(spent, event.error),
+      push: { title, body: spent },
+    };
   }
   return undefined;
+}
+
+/** A question's options as notification actions: one question, at most two options, one choice. */
+function questionAnswers(event: Extract<RelayEvent, { type: 'claude:question' }>): PushAnswer[] | undefined {
+  const [only, ...more] = event.questions;
+  if (only === undefined || more.length > 0 || only.multiSelect) return undefined;
+  if (only.options.length === 0 || only.options.length > 2) return undefined;
+  return only.options.map((option) => ({
+    kind: 'option' as const,
+    questionId: event.questionId,
+    question: only.question,
+    label: option.label,
+  }));
+}
+
+/** `$0.12`, `$0.0042` under a cent. */
+function formatCost(usd: number): string {
+  return `$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
 }
 
 function withError(text: string, error: { message: string } | undefined): string {
@@ -102,11 +166,4 @@ function promptKeyOf(event: RelayEvent): string | undefined {
   if (event.type === 'claude:question') return `question:${event.questionId}`;
   if (event.type === 'claude:permission_request') return `permission:${event.requestId}`;
   return undefined;
-}
-
-/** "(2) Run completed · Catalyst" while there is news the person has not seen; else "<idea> · Catalyst". */
-export function formatPageTitle(ideaTitle: string, unseen: readonly Attention[]): string {
-  const latest = unseen.at(-1);
-  if (latest === undefined) return `${ideaTitle} · Catalyst`;
-  return `(${unseen.length}) ${latest.title} · Catalyst`;
 }
