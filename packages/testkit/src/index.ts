@@ -13,3 +13,6 @@ export * from './free-port.ts';
 export * from './worker.ts';
 export * from './ssh-keygen.ts';
 export * from './ssh-client-config.ts';
+export * from './push-service.ts';
+export * from './push-crypto.ts';
+export * from './push-vapid.ts';
