@@ -1,0 +1,72 @@
+import { chmod, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CatalystError } from '../core/catalyst-error.ts';
+import { loadVapidKeys, VAPID_FILE, vapidSubject } from './vapid-keys.ts';
+
+describe('loadVapidKeys', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'catalyst-vapid-'));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('makes a P-256 pair in <configDir>/push-vapid.json (dir 0700, file 0600), then reuses it', async () => {
+    const configDir = join(root, 'nested');
+    const first = await loadVapidKeys(configDir);
+    expect(first.generated).toBe(true);
+    expect(first.publicKey).toMatch(/^B[A-Za-z0-9_-]{86}$/);
+    expect(first.privateKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await stat(configDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(configDir, VAPID_FILE))).mode & 0o777).toBe(0o600);
+    expect(await readdir(configDir)).toEqual([VAPID_FILE]);
+
+    const second = await loadVapidKeys(configDir);
+    expect(second).toEqual({ ...first, generated: false });
+    expect((await loadVapidKeys(join(root, 'other'))).publicKey).not.toBe(first.publicKey);
+  });
+
+  it('makes one pair when two starts race for it', async () => {
+    const [one, other] = await Promise.all([loadVapidKeys(root), loadVapidKeys(root)]);
+    expect(one.publicKey).toBe(other.publicKey);
+    expect([one.generated, other.generated].sort()).toEqual([false, true]);
+  });
+
+  it('refuses a malformed file, or keys that are not a pair, and leaves the file as it was', async () => {
+    const path = join(root, VAPID_FILE);
+    const { publicKey, privateKey } = await loadVapidKeys(join(root, 'donor'));
+    const other = await loadVapidKeys(join(root, 'other'));
+    const createdAt = new Date().toISOString();
+    const bodies = [
+      '{',
+      JSON.stringify({ version: 1, publicKey, createdAt }),
+      JSON.stringify({ version: 1, publicKey, privateKey, createdAt, extra: true }),
+      JSON.stringify({ version: 1, publicKey: other.publicKey, privateKey, createdAt }),
+    ];
+    for (const body of bodies) {
+      await writeFile(path, body, { mode: 0o600 });
+      const error: unknown = await loadVapidKeys(root).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(CatalystError);
+      expect(String(error)).toMatch(/the VAPID key file .* is not valid \(.+\); restore it, or delete it/);
+      expect(await readFile(path, 'utf8')).toBe(body);
+    }
+    await expect(loadVapidKeys(root)).rejects.toThrow('the public key is not the private key');
+  });
+
+  it('refuses a file other users can read', async () => {
+    await loadVapidKeys(root);
+    await chmod(join(root, VAPID_FILE), 0o644);
+    await expect(loadVapidKeys(root)).rejects.toThrow(/can be read by other users; run `chmod 600/);
+  });
+});
+
+describe('vapidSubject', () => {
+  it('is the public URL’s origin when it is https, else a mailto:', () => {
+    expect(vapidSubject('https://catalyst.example.net/app')).toBe('https://catalyst.example.net');
+    expect(vapidSubject('http://192.168.1.5:8080')).toMatch(/^mailto:/);
+    expect(vapidSubject(undefined)).toMatch(/^mailto:/);
+  });
+});
