@@ -17,6 +17,8 @@ export const frontendRoot = fileURLToPath(new URL('..', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const INPUTS = [
   'packages/frontend/src',
+  'packages/frontend/public',
+  'packages/frontend/build',
   'packages/frontend/index.html',
   'packages/frontend/vite.config.ts',
   'packages/frontend/package.json',
