@@ -1,5 +1,7 @@
 import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { serviceWorkerPlugin } from './build/service-worker-plugin.ts';
 
 // The web app. `vite build` writes dist/, which the backend serves from the same origin (scripts/start).
 // `vite` (pnpm --filter @catalyst/frontend dev) serves it with hot reload and forwards /api, /ws and the login's
@@ -8,7 +10,8 @@ import { defineConfig } from 'vite';
 const backend = process.env['CATALYST_DEV_BACKEND'] ?? 'http://127.0.0.1:7433';
 
 export default defineConfig({
-  plugins: [react()],
+  // The service worker (sw.js, offline.html) is written by the production build only; the dev server has none.
+  plugins: [react(), serviceWorkerPlugin({ entry: fileURLToPath(new URL('src/sw/sw.ts', import.meta.url)) })],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -284,6 +284,8 @@ describe('the built frontend', () => {
     staticDir = await mkdtemp(join(tmpdir(), 'catalyst-static-'));
     await writeFile(join(staticDir, 'index.html'), '<!doctype html><title>Catalyst</title>');
     await writeFile(join(staticDir, 'app.js'), 'console.log(1)');
+    await writeFile(join(staticDir, 'sw.js'), 'self.addEventListener("fetch", () => undefined);');
+    await writeFile(join(staticDir, 'manifest.webmanifest'), '{"name":"Catalyst"}');
     await harness.close();
     harness = await startServer({ staticDir });
   });
@@ -301,6 +303,21 @@ describe('the built frontend', () => {
       'Catalyst',
     );
     expect((await fetch(`${harness.baseUrl}/api/ideas`)).status).toBe(401);
+  });
+
+  it('serves the service worker to be checked on every load and the manifest as one; the CSP allows both', async () => {
+    const worker = await fetch(`${harness.baseUrl}/sw.js`);
+    expect(worker.status).toBe(200);
+    expect(worker.headers.get('cache-control')).toBe('no-cache');
+    expect(worker.headers.get('content-type')).toMatch(/^(text|application)\/javascript\b/);
+    expect((await fetch(`${harness.baseUrl}/app.js`)).headers.get('cache-control')).not.toBe('no-cache');
+    const manifest = await fetch(`${harness.baseUrl}/manifest.webmanifest`);
+    expect(manifest.headers.get('content-type')).toBe('application/manifest+json; charset=utf-8');
+    expect(await manifest.json()).toEqual({ name: 'Catalyst' });
+    const policy = manifest.headers.get('content-security-policy')?.split(/;\s*/) ?? [];
+    expect(policy).toContain("manifest-src 'self'");
+    expect(policy).toContain("worker-src 'self'");
+    expect(policy).toContain("default-src 'self'");
   });
 
   it('answers the login link with the app, and sends the old `?token=` link to its login screen', async () => {

@@ -3,18 +3,29 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
 import { takeLinkToken } from './app/session-key.ts';
+import { isOfflineShell } from './shell/offline-shell.ts';
+import { OfflinePage } from './shell/OfflinePage.tsx';
+import { registerServiceWorker } from './shell/register-service-worker.ts';
 import './styles.css';
 import './transcript/transcript.css';
 import './autopilot/autopilot.css';
 import './preview/preview.css';
 
-// Before the first render: StrictMode runs state initialisers twice, and the link's token can be read only once.
-const linkToken = takeLinkToken();
 const root = document.getElementById('root');
-if (root) {
+if (root && isOfflineShell()) {
+  // The service worker's answer to a page load that found no Catalyst: only the offline page, which retries.
+  createRoot(root).render(
+    <StrictMode>
+      <OfflinePage />
+    </StrictMode>,
+  );
+} else if (root) {
+  // Before the first render: StrictMode runs state initialisers twice, and the link's token can be read only once.
+  const linkToken = takeLinkToken();
   createRoot(root).render(
     <StrictMode>
       <App {...(linkToken === undefined ? {} : { linkToken })} />
     </StrictMode>,
   );
+  registerServiceWorker();
 }

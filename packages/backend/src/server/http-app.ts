@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Services } from '../service/ports.ts';
@@ -23,11 +24,12 @@ export interface HttpAppOptions {
 
 /**
  * `default-src 'self'` also covers the same-origin WebSocket (CSP3 lets 'self' match ws:/wss:). No inline
- * script anywhere; the page cannot be framed (clickjacking) and sends no Referer.
+ * script anywhere; the page cannot be framed (clickjacking) and sends no Referer. The web app manifest and the
+ * service worker (/sw.js) are named too, same origin only, rather than left to the default.
  */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
-    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; manifest-src 'self'; worker-src 'self'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
@@ -56,7 +58,10 @@ export function createHttpApp(options: HttpAppOptions): Express {
     createApiRouter(services, auth, { secureCookie: options.secureCookie ?? false }),
   );
   if (options.staticDir !== undefined) {
-    app.use(express.static(options.staticDir), serveAppShell(options.staticDir));
+    app.use(
+      express.static(options.staticDir, { setHeaders: installableAppHeaders(options.staticDir) }),
+      serveAppShell(options.staticDir),
+    );
   }
   app.use((_request, response) => {
     response.status(404).type('text/plain').send('Not found.\n');
@@ -101,6 +106,19 @@ function logRequests(logger: Logger): RequestHandler {
       logger.info({ method, path, status: response.statusCode, ms }, 'http request');
     });
     next();
+  };
+}
+
+/**
+ * The installable app's files (issue 29): the service worker is checked with the server on every load (`no-cache`:
+ * stored, but revalidated), so a new build's worker is found at once; the manifest has its registered type.
+ */
+function installableAppHeaders(staticDir: string): (response: express.Response, path: string) => void {
+  const worker = resolve(staticDir, 'sw.js');
+  return (response, path) => {
+    if (path === worker) response.setHeader('Cache-Control', 'no-cache');
+    if (path.endsWith('.webmanifest'))
+      response.setHeader('Content-Type', 'application/manifest+json; charset=utf-8');
   };
 }
 
