@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import { pairingLink } from '@catalyst/protocol';
 import { pino, type Logger } from 'pino';
 import { createLocalHost } from './host/local-host.ts';
 import type { Host } from './host/host.ts';
@@ -7,6 +9,8 @@ import { createSshHost } from './host/ssh/ssh-host.ts';
 import { createAuth } from './server/auth.ts';
 import { describeConfig, type Config, type HostEntry } from './server/config.ts';
 import { createHttpApp } from './server/http-app.ts';
+import { createPairingCodes } from './server/pairing-codes.ts';
+import { lanAddressesOf, pairingOrigin } from './server/pairing-origin.ts';
 import { startPreviewProxy } from './server/preview-proxy.ts';
 import { openBrowserSessions } from './server/sessions-file.ts';
 import { resolveToken } from './server/token-file.ts';
@@ -38,7 +42,7 @@ export interface StartOptions {
    * SSH host: the path exists on this machine only, and a VM finds its own claude (or is told in the hosts file).
    */
   bundledClaudePath?: string;
-  /** The clock of browser sessions (their ends, last seen); tests move it. Date.now otherwise. */
+  /** The clock of browser sessions (their ends, last seen) and pairing codes; tests move it. Date.now otherwise. */
   now?: () => number;
 }
 
@@ -51,6 +55,11 @@ export interface RunningCatalyst {
   readonly services: WiredServices;
   /** Settles (never rejects) once the start-up sweep of every host is done (service/host-sweep.ts). */
   readonly swept: Promise<void>;
+  /**
+   * A one-time link that signs another device in (issue 29), as `POST /api/pairing` makes one, pointing where
+   * another device can reach Catalyst: for the QR code printed at start-up. Valid once, for 10 minutes.
+   */
+  createPairingLink(): { url: string; expiresAt: number };
   /**
    * Stops accepting runs, flushes histories, closes everything. Running runs are cancelled cleanly, or with
    * `keepRuns` (a restart, an update) left going in their sessions on the hosts, for the next start to take up.
@@ -146,16 +155,27 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   // In the background: an unreachable host must not hold up the start. The runs an earlier Catalyst left going
   // in sessions on the hosts are taken up (a browser that opens their idea first has them taken up then).
   const swept = Promise.all([sweepHosts(hosts, logger), services.takeUp()]).then(() => undefined);
+  const pairingCodes = createPairingCodes(options.now === undefined ? {} : { now: options.now });
+  let port = config.port;
+  const originOf = (requestHost: string | undefined) =>
+    pairingOrigin({
+      publicUrl: config.publicUrl,
+      requestHost,
+      bind: config.bind,
+      port,
+      lanAddresses: lanAddressesOf(networkInterfaces()),
+    });
   const app = createHttpApp({
     services,
     auth,
     logger,
+    pairing: { codes: pairingCodes, originFor: (request) => originOf(request.headers.host) },
     secureCookie: config.publicUrl?.startsWith('https:') ?? false,
     ...(options.staticDir ? { staticDir: options.staticDir } : {}),
   });
   const server = createServer(app);
   const hub = createWsHub({ server, services, auth, logger });
-  const port = await listen(server, config.port, config.bind);
+  port = await listen(server, config.port, config.bind);
   const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
   logger.info({ config: describeConfig(config), port }, 'catalyst listening');
   return {
@@ -165,6 +185,10 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     isTokenGenerated: generated,
     services,
     swept,
+    createPairingLink() {
+      const { code, expiresAt } = pairingCodes.create();
+      return { url: pairingLink(originOf(undefined), code), expiresAt };
+    },
     async close(closing = {}) {
       await services.shutdown(closing);
       await hub.close();

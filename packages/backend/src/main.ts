@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { isCatalystError } from './core/catalyst-error.ts';
 import { startCatalyst } from './app.ts';
 import { loadConfig } from './server/config.ts';
+import { pairingBanner } from './server/pairing-banner.ts';
+import { isReachableFromElsewhere } from './server/pairing-origin.ts';
 import { loginLink } from './server/routes-login.ts';
 
 // The process entry (scripts/start): config from the environment, every problem reported at once.
@@ -51,6 +53,8 @@ const login = catalyst.isTokenGenerated
   : `${config.publicUrl ?? catalyst.url}/login#token=<CATALYST_TOKEN>`;
 // The one place the token is printed: to the person who started Catalyst, on their terminal, never to the log.
 console.log(`\nCatalyst is running. Open this link to log in:\n\n  ${login}\n`);
+// A phone cannot take a link from this terminal: when it can reach Catalyst at all, a QR code of a one-time link.
+if (isReachableFromElsewhere(config)) console.log(await pairingBanner(catalyst.createPairingLink().url));
 
 /**
  * The backstop of a shutdown (issue 25, finding 11): past it Catalyst exits whatever is still under way. Every file

@@ -60,6 +60,10 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       listSessions: {},
       endSession: { params: { id: 'session-0000000000000000' } },
       logOut: {},
+      logIn: { body: { token: fixture.service.catalyst.token } },
+      createPairing: {},
+      // A real code is redeemed in pairing.test.ts; here, one that never was.
+      redeemPairing: { body: { code: 'never-made-0123456789abcdefghijklmnopqrstuvw' } },
       listIdeas: {},
       createIdea: { body: { title: 'Another' } },
       getIdea: { params: { id } },

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createAuth } from '../src/server/auth.ts';
 import { createHttpApp } from '../src/server/http-app.ts';
+import { createPairingCodes } from '../src/server/pairing-codes.ts';
 import { createWsHub, type WsHub } from '../src/server/ws-hub.ts';
 import type { IdeasDouble } from './server-idea-double.ts';
 import { createServiceDoubles, type ServiceDoubles } from './server-service-doubles.ts';
@@ -42,7 +43,9 @@ export async function startServer(options: HarnessOptions = {}): Promise<ServerH
   const service = services.ideas;
   const auth = createAuth({ token: TEST_TOKEN, allowedOrigins: options.allowedOrigins ?? [] });
   const staticDir = options.staticDir === undefined ? {} : { staticDir: options.staticDir };
-  const server = createServer(createHttpApp({ services, auth, logger, ...staticDir }));
+  let port = 0;
+  const pairing = { codes: createPairingCodes(), originFor: () => `http://127.0.0.1:${String(port)}` };
+  const server = createServer(createHttpApp({ services, auth, logger, pairing, ...staticDir }));
   const hub = createWsHub({
     server,
     services,
@@ -51,7 +54,7 @@ export async function startServer(options: HarnessOptions = {}): Promise<ServerH
     ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
-  const port = await listen(server);
+  port = await listen(server);
   const host = `127.0.0.1:${port}`;
   return {
     baseUrl: `http://${host}`,

@@ -35,6 +35,7 @@ import {
   PreviewViewSchema,
 } from './previews.ts';
 import { QuestionEventSchema } from './relay-events.ts';
+import { PairingLinkResponseSchema, RedeemPairingBodySchema } from './pairing.ts';
 import {
   BrowserSessionIdSchema,
   BrowserSessionListResponseSchema,
@@ -42,6 +43,8 @@ import {
   HostsResponseSchema,
   IdeaListResponseSchema,
   IdeaResponseSchema,
+  LoginBodySchema,
+  LoginResponseSchema,
 } from './rest.ts';
 import {
   DEFAULT_RUN_LIST_LIMIT,
@@ -72,9 +75,14 @@ export interface PathParam<T = unknown> {
 
 export interface ApiRoute {
   readonly method: HttpMethod;
-  /** Absolute, with `:name` segments: `/api/ideas/:id/runs`. */
-  readonly path: `/api/${string}`;
+  /** Absolute, with `:name` segments: `/api/ideas/:id/runs`; only a public route is outside /api. */
+  readonly path: `/${string}`;
   readonly summary: string;
+  /**
+   * Needs neither the token nor a session: the routes a browser gets in by (`POST /login`, `POST /pair`), outside
+   * /api. Every other route is under /api, behind the token check.
+   */
+  readonly isPublic?: true;
   readonly params?: Readonly<Record<string, PathParam>>;
   /** The query string's values (text in, typed out). */
   readonly query?: z.ZodType;
@@ -82,7 +90,10 @@ export interface ApiRoute {
   /** The success status; 204 answers no body. */
   readonly status: 200 | 201 | 202 | 204;
   readonly response?: z.ZodType;
-  /** What else it may answer, besides what every route may (UNAUTHORIZED, FORBIDDEN_ORIGIN, INTERNAL). */
+  /**
+   * What else it may answer, besides what every route may (FORBIDDEN_ORIGIN, INTERNAL, and under /api
+   * UNAUTHORIZED).
+   */
   readonly errors: readonly ErrorCode[];
   /** An error answered with another status than its code's own (statusForCode), and when. */
   readonly otherStatuses?: readonly {
@@ -193,7 +204,8 @@ const HOST: readonly ErrorCode[] = [
 /** Errors of any route that finds an idea by its id on its host. */
 const IDEA: readonly ErrorCode[] = ['INVALID_ARGUMENT', 'IDEA_NOT_FOUND', ...HOST];
 
-export const API = {
+/** The routes under /api: each needs the token (`Authorization: Bearer`) or a browser session. */
+export const GUARDED_API = {
   health: {
     method: 'GET',
     path: '/api/health',
@@ -311,6 +323,15 @@ export const API = {
     summary: 'Signs the requesting browser out and clears its cookie; a Bearer client has no session to end.',
     status: 204,
     errors: ['INVALID_ARGUMENT'],
+  },
+  createPairing: {
+    method: 'POST',
+    path: '/api/pairing',
+    summary:
+      'A one-time link (`/pair#code=…`) that signs another device in, e.g. a phone through its QR code: it works once, for 10 minutes.',
+    status: 201,
+    response: PairingLinkResponseSchema,
+    errors: [],
   },
   listIdeas: {
     method: 'GET',
@@ -580,6 +601,44 @@ export const API = {
   },
 } as const satisfies Record<string, ApiRoute>;
 
+/** What a login's body may weigh (`POST /login`, `POST /pair`): a token or a code, nothing more. */
+export const LOGIN_BODY_LIMIT_BYTES = 4096;
+const LOGIN_BODY_TOO_LARGE = { code: 'INVALID_ARGUMENT', status: 413, when: 'a body over 4 KiB' } as const;
+
+/**
+ * How a browser gets in: public, outside /api. Each starts a browser session (the HttpOnly cookie, and `{ key }` for
+ * the page to send beside it) and refuses a foreign Origin; the token or the code goes in the body, never in a URL.
+ */
+export const LOGIN_API = {
+  logIn: {
+    method: 'POST',
+    path: '/login',
+    isPublic: true,
+    summary:
+      'Swaps the token for a browser session: the HttpOnly cookie, and the key the page sends beside it.',
+    body: LoginBodySchema,
+    status: 200,
+    response: LoginResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'UNAUTHORIZED'],
+    otherStatuses: [LOGIN_BODY_TOO_LARGE],
+  },
+  redeemPairing: {
+    method: 'POST',
+    path: '/pair',
+    isPublic: true,
+    summary:
+      'Swaps a pairing code (from `POST /api/pairing`) for a browser session, as a login does; the code is used up.',
+    body: RedeemPairingBodySchema,
+    status: 200,
+    response: LoginResponseSchema,
+    errors: ['INVALID_ARGUMENT', 'PAIRING_CODE_REFUSED'],
+    otherStatuses: [LOGIN_BODY_TOO_LARGE],
+  },
+} as const satisfies Record<string, ApiRoute>;
+
+/** Every route, for clients (the web app, the `catalyst` command) and the OpenAPI document. */
+export const API = { ...GUARDED_API, ...LOGIN_API } as const;
+
 export type Api = typeof API;
 export type ApiRouteName = keyof Api;
 
@@ -642,6 +701,7 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   INVALID_FRAME: 400,
   COMMAND_TOO_LONG: 400,
   UNAUTHORIZED: 401,
+  PAIRING_CODE_REFUSED: 401,
   FORBIDDEN_ORIGIN: 403,
   IDEA_NOT_FOUND: 404,
   HOST_NOT_FOUND: 404,

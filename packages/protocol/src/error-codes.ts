@@ -63,6 +63,8 @@ export const ErrorCodeSchema = z.enum([
   'INVALID_FRAME',
   'FRAME_TOO_LARGE',
   'UNAUTHORIZED',
+  // A pairing code that is unknown, used or expired: one code for all three, so an answer tells nothing more.
+  'PAIRING_CODE_REFUSED',
   'FORBIDDEN_ORIGIN',
   'CONFIG_INVALID',
   'HISTORY_CORRUPT',

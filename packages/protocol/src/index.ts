@@ -19,6 +19,7 @@ export * from './rest.ts';
 export * from './runs.ts';
 export * from './autopilot.ts';
 export * from './hosts.ts';
+export * from './pairing.ts';
 export * from './api-contract.ts';
 export * from './openapi.ts';
 export * from './attention.ts';

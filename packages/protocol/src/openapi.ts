@@ -8,14 +8,15 @@ import { ClientFrameSchema, ServerFrameSchema } from './ws-frames.ts';
  * The API contract (api-contract.ts) as an OpenAPI 3.1 document, served at `GET /api/openapi.json`: every route with
  * its path and query parameters, its body, its answer and the error codes it may answer, each schema as zod's JSON
  * Schema (draft 2020-12, OpenAPI 3.1's own). Request parts are described as they are sent (text in a query), answers
- * as they are read. The WebSocket `/ws` is not a REST route: its frames are in the components (`ClientFrame`, what a
+ * as they are read. Public routes (`POST /login`, `POST /pair`) need no token. The WebSocket `/ws` is not a REST route: its frames are in the components (`ClientFrame`, what a
  * client sends; `ServerFrame`, what it receives), named by `x-websocket`.
  */
 
 type JsonSchema = Record<string, unknown>;
 
-/** What every route under /api may answer besides its own errors. */
-const EVERY_ROUTE: readonly ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN_ORIGIN', 'INTERNAL'];
+/** What every route may answer besides its own errors; under /api, UNAUTHORIZED too (public routes declare it). */
+const EVERY_ROUTE: readonly ErrorCode[] = ['FORBIDDEN_ORIGIN', 'INTERNAL'];
+const EVERY_GUARDED_ROUTE: readonly ErrorCode[] = ['UNAUTHORIZED', ...EVERY_ROUTE];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
@@ -59,10 +60,11 @@ function responsesOf(route: ApiRoute): Record<string, JsonSchema> {
         };
   const byStatus = new Map<number, string[]>();
   const add = (status: number, what: string) => byStatus.set(status, [...(byStatus.get(status) ?? []), what]);
-  for (const code of [...route.errors, ...EVERY_ROUTE]) add(statusForCode(code), code);
+  const everyRoute = route.isPublic === true ? EVERY_ROUTE : EVERY_GUARDED_ROUTE;
+  for (const code of [...route.errors, ...everyRoute]) add(statusForCode(code), code);
   for (const other of route.otherStatuses ?? []) add(other.status, `${other.code} (${other.when})`);
-  // A body over the limit (256 KiB) is refused before any route sees it.
-  if (route.body !== undefined) add(413, 'INVALID_ARGUMENT (a body over 256 KiB)');
+  // A body over the limit (256 KiB under /api) is refused before any route sees it; a public route says its own.
+  if (route.body !== undefined && route.isPublic !== true) add(413, 'INVALID_ARGUMENT (a body over 256 KiB)');
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
       description: `error.code: ${[...new Set(codes)].join(', ')}`,
@@ -85,6 +87,8 @@ export function openApiDocument(routes: Readonly<Record<string, ApiRoute>> = API
       summary: route.summary,
       parameters: parametersOf(route),
       responses: responsesOf(route),
+      // A public route is how a browser gets in: it needs no Bearer token.
+      ...(route.isPublic === true ? { security: [] } : {}),
     };
     if (route.body !== undefined) {
       operation['requestBody'] = {
@@ -101,7 +105,7 @@ export function openApiDocument(routes: Readonly<Record<string, ApiRoute>> = API
       title: 'Catalyst',
       version: '1',
       description:
-        'Ideas, chats and builds with Claude on your own VM. Authenticate with `Authorization: Bearer <token>`.',
+        'Ideas, chats and builds with Claude on your own VM. Authenticate with `Authorization: Bearer <token>`; only `POST /login` and `POST /pair` (how a browser gets a session) need none.',
     },
     security: [{ bearer: [] }],
     paths,

@@ -79,7 +79,7 @@ export type LoginResponse = z.infer<typeof LoginResponseSchema>;
  * A signed-in browser (issue 25), as `GET /api/sessions` lists it: never its cookie or key, only an id of its own
  * for `DELETE /api/sessions/:id`, a name from its user agent ("Chrome on Linux"), when it logged in, when it was last
  * seen (to the minute) and when it ends (CATALYST_SESSION_DAYS after its login). `current`: the session making
- * the request.
+ * the request; `paired`: it logged in through a pairing code (a phone that scanned the QR code), not the token.
  */
 export const BROWSER_SESSION_ID_SOURCE = 'session-[0-9a-f]{16}';
 export const BrowserSessionIdSchema = z.string().regex(new RegExp(`^${BROWSER_SESSION_ID_SOURCE}$`));
@@ -90,6 +90,7 @@ export const BrowserSessionViewSchema = z.object({
   lastSeenAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
   current: z.boolean(),
+  paired: z.boolean(),
 });
 export type BrowserSessionView = z.infer<typeof BrowserSessionViewSchema>;
 /** Newest login first. */

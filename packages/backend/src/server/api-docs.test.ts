@@ -10,7 +10,7 @@ const protocolDoc = readFileSync(new URL('../../../../docs/protocol.md', import.
 
 describe('docs/protocol.md', () => {
   it('lists exactly the contract’s routes in its REST table', () => {
-    const documented = [...protocolDoc.matchAll(/^\| `(GET|POST|PATCH|DELETE) (\/api\/[^`?\s]+)/gm)].map(
+    const documented = [...protocolDoc.matchAll(/^\| `(GET|POST|PATCH|DELETE) (\/[^`?\s]+)/gm)].map(
       (match) => `${match[1] ?? ''} ${match[2] ?? ''}`,
     );
     const declared = Object.values(API).map((route) => `${route.method} ${route.path}`);

@@ -67,5 +67,6 @@ function viewOf(auth: Auth, session: BrowserSession, current: string | undefined
     lastSeenAt: new Date(session.lastSeenAt).toISOString(),
     expiresAt: new Date(auth.sessions.expiresAt(session)).toISOString(),
     current: session.id === current,
+    paired: session.isPaired === true,
   };
 }

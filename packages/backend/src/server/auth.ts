@@ -40,8 +40,8 @@ export interface Auth {
   isAuthenticated(request: IncomingMessage): boolean;
   /** The browser session a request is let in by; undefined for a Bearer header or no valid session. */
   sessionOf(request: IncomingMessage): BrowserSession | undefined;
-  /** A new browser session, for a login that presented the token; saved when this resolves. */
-  startSession(name: string): Promise<LoginSession>;
+  /** A new browser session, for a login that presented the token or a pairing code; saved when this resolves. */
+  startSession(name: string, origin?: { isPaired: boolean }): Promise<LoginSession>;
   /** The signed-in browsers. */
   readonly sessions: BrowserSessions;
   /** `absent` for non-browser clients, which must then hold the token (checkRequest requires it anyway). */
@@ -99,9 +99,9 @@ export function createAuth(options: AuthOptions): Auth {
     isValidToken,
     isAuthenticated,
     sessionOf,
-    async startSession(name) {
+    async startSession(name, origin) {
       const login = keys.startSession();
-      await sessions.add(login.id, name);
+      await sessions.add(login.id, name, origin);
       return login;
     },
     sessions,

@@ -25,6 +25,8 @@ export interface BrowserSession {
   readonly name: string;
   readonly createdAt: number;
   readonly lastSeenAt: number;
+  /** Started by a pairing code (issue 29) rather than the token. */
+  readonly isPaired?: true;
 }
 
 export interface BrowserSessionsOptions {
@@ -45,7 +47,7 @@ export interface BrowserSessionsOptions {
 
 export interface BrowserSessions {
   /** A new session for a cookie id; saved when this resolves, and gone again when it rejects. */
-  add(cookieId: string, name: string): Promise<BrowserSession>;
+  add(cookieId: string, name: string, origin?: { isPaired: boolean }): Promise<BrowserSession>;
   /** The live session of a cookie id (last seen now), else undefined; one past its end is ended here. */
   use(cookieId: string): BrowserSession | undefined;
   /** The live sessions, newest login first. */
@@ -96,10 +98,17 @@ class SessionStore implements BrowserSessions {
     this.#sweeper.unref();
   }
 
-  async add(cookieId: string, name: string): Promise<BrowserSession> {
+  async add(cookieId: string, name: string, origin?: { isPaired: boolean }): Promise<BrowserSession> {
     const at = this.#now();
     const digest = digestOfCookieId(cookieId);
-    const session = { id: newSessionId(), digest, name, createdAt: at, lastSeenAt: at };
+    const session: BrowserSession = {
+      id: newSessionId(),
+      digest,
+      name,
+      createdAt: at,
+      lastSeenAt: at,
+      ...(origin?.isPaired === true ? { isPaired: true } : {}),
+    };
     this.#byDigest.set(digest, session);
     // Its cookie is never handed out: dropped before any later write takes its snapshot.
     await this.#writer.now(() => this.#byDigest.delete(digest));

@@ -2,13 +2,14 @@ import { resolve } from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Services } from '../service/ports.ts';
+import type { PairingLinks } from './api-pairing.ts';
 import type { Auth } from './auth.ts';
 import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
 import { createApiRouter } from './routes-api.ts';
 import { createLoginRouter } from './routes-login.ts';
 
 /**
- * The HTTP side of Catalyst: `/login` (public; routes-login.ts), `/api/*` (token and origin checked before the body
+ * The HTTP side of Catalyst: `/login` and `POST /pair` (public; routes-login.ts), `/api/*` (token and origin checked before the body
  * is even read), and the built frontend when `staticDir` is given. The WebSocket is attached separately (ws-hub.ts).
  */
 
@@ -20,6 +21,8 @@ export interface HttpAppOptions {
   staticDir?: string;
   /** The session cookie is Secure (CATALYST_PUBLIC_URL is https). */
   secureCookie?: boolean;
+  /** One-time pairing codes and where their links point (issue 29). */
+  pairing: PairingLinks;
 }
 
 /**
@@ -42,12 +45,12 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(setSecurityHeaders, logRequests(logger));
+  const secureCookie = options.secureCookie ?? false;
   app.use(
-    '/login',
-    noStore,
     createLoginRouter(auth, logger, {
-      secureCookie: options.secureCookie ?? false,
+      secureCookie,
       appServed: options.staticDir !== undefined,
+      pairing: options.pairing.codes,
     }),
   );
   app.use(
@@ -55,7 +58,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     noStore,
     requireAuth(auth),
     express.json({ limit: JSON_BODY_LIMIT_BYTES }),
-    createApiRouter(services, auth, { secureCookie: options.secureCookie ?? false }),
+    createApiRouter(services, auth, { secureCookie, pairing: options.pairing }),
   );
   if (options.staticDir !== undefined) {
     app.use(
@@ -75,7 +78,7 @@ const setSecurityHeaders: RequestHandler = (_request, response, next) => {
   next();
 };
 
-/** API answers and login answers are never stored by a browser or a proxy. */
+/** API answers are never stored by a browser or a proxy. */
 const noStore: RequestHandler = (_request, response, next) => {
   response.setHeader('Cache-Control', 'no-store');
   next();

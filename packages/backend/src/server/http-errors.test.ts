@@ -52,6 +52,15 @@ describe('toHttpError', () => {
       status: 413,
       message: 'The request body is larger than 256 KiB.',
     });
+    const overLoginLimit = Object.assign(new Error('request entity too large'), {
+      status: 413,
+      type: 'entity.too.large',
+      limit: 4096,
+    });
+    expect(toHttpError(overLoginLimit)).toMatchObject({
+      status: 413,
+      message: 'The request body is larger than 4 KiB.',
+    });
   });
 
   it('a host failure is not a bug: its sentence goes out as is', () => {

@@ -40,8 +40,12 @@ export function sendError(response: Response, error: HttpError): void {
   response.status(error.status ?? statusForCode(error.code)).json(body);
 }
 
-/** What body-parser throws: `type` names the failure, `status` is the 4xx it suggests. */
-const BodyParserErrorSchema = z.object({ status: z.int().min(400).max(499), type: z.string().optional() });
+/** What body-parser throws: `type` names the failure, `status` is the 4xx it suggests, `limit` the bytes allowed. */
+const BodyParserErrorSchema = z.object({
+  status: z.int().min(400).max(499),
+  type: z.string().optional(),
+  limit: z.int().positive().optional(),
+});
 
 const BODY_PARSER_MESSAGES: Readonly<Record<string, string>> = {
   'entity.parse.failed': 'The request body is not valid JSON.',
@@ -66,9 +70,12 @@ export function toHttpError(error: unknown): HttpError & { isBug: boolean } {
   }
   const clientError = BodyParserErrorSchema.safeParse(error);
   if (clientError.success) {
-    const { status, type } = clientError.data;
+    const { status, type, limit } = clientError.data;
+    // The login routes take 4 KiB, the API 256 KiB: the sentence names the limit of the route that refused.
     const message =
-      (type === undefined ? undefined : BODY_PARSER_MESSAGES[type]) ?? 'The request could not be read.';
+      type === 'entity.too.large' && limit !== undefined
+        ? `The request body is larger than ${String(Math.ceil(limit / 1024))} KiB.`
+        : ((type === undefined ? undefined : BODY_PARSER_MESSAGES[type]) ?? 'The request could not be read.');
     return { code: 'INVALID_ARGUMENT', message, status, isBug: false };
   }
   return { code: 'INTERNAL', message: INTERNAL_MESSAGE, isBug: true };

@@ -1,4 +1,4 @@
-import { API, openApiDocument } from '@catalyst/protocol';
+import { GUARDED_API, openApiDocument } from '@catalyst/protocol';
 import { Router } from 'express';
 import type { Services } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
@@ -6,6 +6,7 @@ import { bindApi } from './api-binding.ts';
 import { fileHandlers } from './api-files.ts';
 import { hostHandlers } from './api-hosts.ts';
 import { ideaHandlers } from './api-ideas.ts';
+import { pairingHandlers, type PairingLinks } from './api-pairing.ts';
 import { previewHandlers } from './api-previews.ts';
 import { runHandlers } from './api-runs.ts';
 import { sessionHandlers, type SessionRouteOptions } from './api-sessions.ts';
@@ -13,22 +14,27 @@ import { sendError } from './http-errors.ts';
 
 /**
  * The REST API under /api, behind the token check (http-app.ts): every route of the contract (protocol
- * api-contract.ts), bound to the handlers of the capability it serves. Lists are wrapped (`{ ideas }`, `{ hosts }`,
+ * api-contract.ts) but the login routes (routes-login.ts), bound to the handlers of the capability it serves. Lists are wrapped (`{ ideas }`, `{ hosts }`,
  * `{ events }`) and a single idea comes as `{ idea }`, so a response can grow fields without breaking clients. An
  * unknown route answers 404 in the API's own error shape.
  */
 
-export function createApiRouter(services: Services, auth: Auth, options: SessionRouteOptions): Router {
+export interface ApiRouteOptions extends SessionRouteOptions {
+  readonly pairing: PairingLinks;
+}
+
+export function createApiRouter(services: Services, auth: Auth, options: ApiRouteOptions): Router {
   const router = Router();
   // Made on the first request for it, not at every start (about 25 ms of JSON Schema).
   let document: ReturnType<typeof openApiDocument> | undefined;
   bindApi(
     router,
-    API,
+    GUARDED_API,
     {
       health: () => ({ ok: true as const }),
       openapi: () => (document ??= openApiDocument()),
       ...sessionHandlers(auth, options),
+      ...pairingHandlers(options.pairing),
       ...ideaHandlers(services),
       ...hostHandlers(services.hosts),
       ...runHandlers(services),

@@ -1,14 +1,18 @@
-import { LoginBodySchema, type LoginResponse } from '@catalyst/protocol';
-import express, { Router, type RequestHandler } from 'express';
+import { LOGIN_API, LOGIN_BODY_LIMIT_BYTES, PAIRING_PATH } from '@catalyst/protocol';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
+import { CatalystError } from '../core/catalyst-error.ts';
+import { bindApi } from './api-binding.ts';
 import type { Auth } from './auth.ts';
 import { FORBIDDEN_ORIGIN_MESSAGE } from './auth.ts';
 import { browserNameOf } from './browser-name.ts';
 import { sendError } from './http-errors.ts';
 import { serializeSessionCookie } from './login-session.ts';
+import type { PairingCodes } from './pairing-codes.ts';
 
 /**
- * How a browser logs in (docs/security.md, "The browser session").
+ * How a browser gets in (docs/security.md, "The browser session" and "Pairing a phone"): the public routes of the
+ * contract (protocol api-contract.ts, LOGIN_API), outside /api and its token check.
  *
  * - `GET /login#token=…` is the link Catalyst prints: the fragment never leaves the browser, so the token is in no
  *   request line (no proxy access log, no server log). The server answers with the web app, which reads the
@@ -16,14 +20,20 @@ import { serializeSessionCookie } from './login-session.ts';
  * - `POST /login` `{ token }`: a valid token starts a session: the HttpOnly cookie, and `{ key }` in the answer for
  *   the page to keep; the session is listed, named after the browser (api-sessions.ts). A wrong token gets 401
  *   and no cookie; a foreign Origin 403.
+ * - `POST /pair` `{ code }`: the same with a one-time pairing code (pairing-codes.ts) instead of the token, from
+ *   the link `/pair#code=…` a signed-in browser made (api-pairing.ts); the session is listed as paired. A code that
+ *   is unknown, used or expired gets 401 PAIRING_CODE_REFUSED, one answer for all three.
  * - `GET /login?token=…`, the old link, is refused whatever the token (it would sit in a proxy's access log and
  *   the browser's history): the browser is sent to the login screen, which says how to log in.
+ *
+ * Both posts take at most 4 KiB and check the Origin before the body is read.
  */
 
 export const LOGIN_REFUSED_PAGE = '/?login=refused';
 export const LOGIN_REFUSED_MESSAGE =
   'That token was not accepted. Use the login link Catalyst printed when it started, or the token in its token file.';
-const LOGIN_BODY_LIMIT_BYTES = 4096;
+export const PAIRING_REFUSED_MESSAGE =
+  'This pairing link was already used or has expired: make a new one on your computer (Open on another device).';
 
 /** The link printed at start-up: the token after `#`, which a browser never sends anywhere. */
 export function loginLink(baseUrl: string, token: string): string {
@@ -35,29 +45,65 @@ export interface LoginRouteOptions {
   secureCookie: boolean;
   /** Where the web app is served, the old link lands on its login screen; else a plain 401. */
   appServed: boolean;
+  pairing: PairingCodes;
 }
 
+/** Mounted at the root: it answers `/login` and `POST /pair`, and passes everything else on. */
 export function createLoginRouter(auth: Auth, logger: Logger, options: LoginRouteOptions): Router {
   const router = Router();
-  router.get('/', refuseTokenInQuery(logger, options.appServed));
-  router.post('/', express.json({ limit: LOGIN_BODY_LIMIT_BYTES }), async (request, response) => {
+  router.use(['/login', PAIRING_PATH], noStore);
+  router.get('/login', refuseTokenInQuery(logger, options.appServed));
+  router.post(
+    ['/login', PAIRING_PATH],
+    refuseForeignOrigin(auth),
+    express.json({ limit: LOGIN_BODY_LIMIT_BYTES }),
+  );
+  const startSession = async (request: Request, response: Response, origin: { isPaired: boolean }) => {
+    const session = await auth.startSession(browserNameOf(request.headers['user-agent']), origin);
+    const secure = options.secureCookie || request.secure;
+    response.setHeader('Set-Cookie', serializeSessionCookie(session.id, { secure }));
+    return { key: session.key };
+  };
+  bindApi(
+    router,
+    LOGIN_API,
+    {
+      logIn: async ({ body }, { request, response }) => {
+        if (!auth.isValidToken(body.token)) {
+          logger.warn({ remoteAddress: request.socket.remoteAddress }, 'login refused');
+          throw new CatalystError('UNAUTHORIZED', LOGIN_REFUSED_MESSAGE);
+        }
+        return startSession(request, response, { isPaired: false });
+      },
+      redeemPairing: async ({ body }, { request, response }) => {
+        // Used up here, before the session is saved: two requests with one code cannot both get in.
+        if (!options.pairing.redeem(body.code)) {
+          logger.warn({ remoteAddress: request.socket.remoteAddress }, 'pairing code refused');
+          throw new CatalystError('PAIRING_CODE_REFUSED', PAIRING_REFUSED_MESSAGE);
+        }
+        return startSession(request, response, { isPaired: true });
+      },
+    },
+    '',
+  );
+  return router;
+}
+
+/** Login answers are never stored by a browser or a proxy. */
+const noStore: RequestHandler = (_request, response, next) => {
+  response.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+/** A login posted from a page Catalyst does not serve is refused before its body is read. */
+function refuseForeignOrigin(auth: Auth): RequestHandler {
+  return (request, response, next) => {
     if (auth.checkOrigin(request) === 'forbidden') {
       sendError(response, { code: 'FORBIDDEN_ORIGIN', message: FORBIDDEN_ORIGIN_MESSAGE });
       return;
     }
-    const body = LoginBodySchema.safeParse(request.body);
-    if (!body.success || !auth.isValidToken(body.data.token)) {
-      logger.warn({ remoteAddress: request.socket.remoteAddress }, 'login refused');
-      sendError(response, { code: 'UNAUTHORIZED', message: LOGIN_REFUSED_MESSAGE });
-      return;
-    }
-    const session = await auth.startSession(browserNameOf(request.headers['user-agent']));
-    const secure = options.secureCookie || request.secure;
-    response.setHeader('Set-Cookie', serializeSessionCookie(session.id, { secure }));
-    const answer: LoginResponse = { key: session.key };
-    response.json(answer);
-  });
-  return router;
+    next();
+  };
 }
 
 /** The old `?token=` link: no session, whatever the token; anything else is the app's (or the 404). */

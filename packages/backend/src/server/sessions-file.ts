@@ -32,6 +32,7 @@ const SessionsFileSchema = z.strictObject({
       name: z.string().min(1).max(100),
       createdAt: z.iso.datetime(),
       lastSeenAt: z.iso.datetime(),
+      isPaired: z.literal(true).optional(),
     }),
   ),
 });
@@ -90,8 +91,13 @@ async function writeSessionsFile(path: string, content: SessionsFile): Promise<v
   }
 }
 
-function fromFile(session: SessionsFile['sessions'][number]): BrowserSession {
-  return { ...session, createdAt: Date.parse(session.createdAt), lastSeenAt: Date.parse(session.lastSeenAt) };
+function fromFile({ isPaired, ...session }: SessionsFile['sessions'][number]): BrowserSession {
+  return {
+    ...session,
+    createdAt: Date.parse(session.createdAt),
+    lastSeenAt: Date.parse(session.lastSeenAt),
+    ...(isPaired === undefined ? {} : { isPaired }),
+  };
 }
 
 function toFile(session: BrowserSession): SessionsFile['sessions'][number] {

@@ -23,6 +23,7 @@ const THIS: BrowserSessionView = {
   lastSeenAt: minutesAgo(0),
   expiresAt: minutesAgo(-27 * 24 * 60),
   current: true,
+  paired: false,
 };
 const PHONE: BrowserSessionView = {
   id: 'session-0000000000000002',
@@ -31,6 +32,7 @@ const PHONE: BrowserSessionView = {
   lastSeenAt: minutesAgo(120),
   expiresAt: minutesAgo(-28 * 24 * 60),
   current: false,
+  paired: false,
 };
 
 let listSessions: MockInstance<typeof api.listSessions>;
