@@ -2,7 +2,7 @@ import './zod-setup.ts';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
-import { takeLinkToken } from './app/session-key.ts';
+import { takeLinkToken, takePairingCode } from './app/session-key.ts';
 import { isOfflineShell } from './shell/offline-shell.ts';
 import { OfflinePage } from './shell/OfflinePage.tsx';
 import { registerServiceWorker } from './shell/register-service-worker.ts';
@@ -20,11 +20,15 @@ if (root && isOfflineShell()) {
     </StrictMode>,
   );
 } else if (root) {
-  // Before the first render: StrictMode runs state initialisers twice, and the link's token can be read only once.
+  // Before the first render: StrictMode runs state initialisers twice, and a link's token or code can be read only once.
   const linkToken = takeLinkToken();
+  const pairingCode = takePairingCode();
   createRoot(root).render(
     <StrictMode>
-      <App {...(linkToken === undefined ? {} : { linkToken })} />
+      <App
+        {...(linkToken === undefined ? {} : { linkToken })}
+        {...(pairingCode === undefined ? {} : { pairingCode })}
+      />
     </StrictMode>,
   );
   registerServiceWorker();

@@ -48,6 +48,8 @@ export interface PageOptions {
   expectedConsole?: readonly RegExp[];
   /** The device the context emulates; a 1200×900 desktop window unless a test asks for another. */
   device?: { width: number; height: number; isMobile: boolean; hasTouch: boolean };
+  /** The User-Agent the context sends (a phone's, say); Chromium's own unless given. */
+  userAgent?: string;
 }
 
 export interface BrowserSuite {
@@ -141,6 +143,7 @@ export function useBrowserSuite(): BrowserSuite {
         viewport: { width, height },
         isMobile,
         hasTouch,
+        ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
       });
       context.setDefaultTimeout(STEP_TIMEOUT_MS);
       const page = await context.newPage();

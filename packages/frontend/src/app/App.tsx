@@ -1,16 +1,16 @@
-import { createContext, useContext, useEffect, useState, useSyncExternalStore } from 'react';
+import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ApiError, UNAUTHORIZED_EVENT, api } from './api.ts';
 import { Connection, type ConnectionState } from './connection.ts';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import { HostsPage } from '../hosts/HostsPage.tsx';
 import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
-import { LoginScreen, logInWith } from './LoginScreen.tsx';
+import { LoginScreen, logInWith, pairWith } from './LoginScreen.tsx';
 import { NoticePage } from './NoticePage.tsx';
 import { navigate, routeOf, usePath } from './router.ts';
 import { sessionProtocols } from './session-key.ts';
 
-type Login = 'logging_in' | 'checking' | 'ok' | 'missing' | 'refused' | 'offline';
+type Login = 'logging_in' | 'checking' | 'ok' | 'missing' | 'refused' | 'pairing_refused' | 'offline';
 
 const ConnectionContext = createContext<Connection | undefined>(undefined);
 
@@ -27,9 +27,12 @@ export function useConnectionState(connection: Connection): ConnectionState {
   );
 }
 
-/** The printed link's token is swapped for a session first; the old `/login?token=…` lands on `/?login=refused`. */
-function initialLogin(linkToken: string | undefined): Login {
-  if (linkToken !== undefined) return 'logging_in';
+/**
+ * The printed link's token, or a pairing link's code (issue 29), is swapped for a session first; the old
+ * `/login?token=…` lands on `/?login=refused`.
+ */
+function initialLogin(credential: string | undefined): Login {
+  if (credential !== undefined) return 'logging_in';
   return new URLSearchParams(location.search).get('login') === 'refused' ? 'refused' : 'checking';
 }
 
@@ -43,20 +46,25 @@ async function isLoggedIn(): Promise<boolean> {
   }
 }
 
-export function App({ linkToken }: { linkToken?: string }) {
-  const [login, setLogin] = useState<Login>(() => initialLogin(linkToken));
+export function App({ linkToken, pairingCode }: { linkToken?: string; pairingCode?: string }) {
+  const [login, setLogin] = useState<Login>(() => initialLogin(pairingCode ?? linkToken));
   const [connection, setConnection] = useState<Connection>();
+  // One attempt, whatever runs the effect again (StrictMode does in development): a pairing code works only once.
+  const attempt = useRef<Promise<Login>>(undefined);
 
   useEffect(() => {
-    if (login !== 'logging_in' || linkToken === undefined) return;
+    if (login !== 'logging_in') return;
+    if (pairingCode !== undefined) attempt.current ??= pairWith(pairingCode);
+    else if (linkToken !== undefined) attempt.current ??= logInWith(linkToken);
+    if (attempt.current === undefined) return;
     let live = true;
-    void logInWith(linkToken).then((outcome) => {
-      if (live) setLogin(outcome);
+    void attempt.current.then((next) => {
+      if (live) setLogin(next);
     });
     return () => {
       live = false;
     };
-  }, [login, linkToken]);
+  }, [login, linkToken, pairingCode]);
 
   useEffect(() => {
     if (login !== 'checking') return;
@@ -99,10 +107,10 @@ export function App({ linkToken }: { linkToken?: string }) {
   }, [login]);
 
   if (login === 'checking' || login === 'logging_in') return <main className="centered" aria-busy="true" />;
-  if (login === 'missing' || login === 'refused') {
+  if (login === 'missing' || login === 'refused' || login === 'pairing_refused') {
     return (
       <LoginScreen
-        refused={login === 'refused'}
+        initialProblem={login === 'missing' ? undefined : login}
         onLoggedIn={() => {
           setLogin('ok');
         }}

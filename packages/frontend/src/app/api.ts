@@ -2,7 +2,6 @@ import {
   API,
   ApiErrorBodySchema,
   apiPath,
-  LoginResponseSchema,
   SESSION_KEY_HEADER,
   type Api,
   type ApiRequest,
@@ -23,6 +22,7 @@ import {
   type HostCheckView,
   type HostEntryView,
   type ListeningPort,
+  type PairingLinkResponse,
   type PreviewLinkResponse,
   type PreviewLogResponse,
   type PreviewView,
@@ -35,7 +35,8 @@ import type { z } from 'zod';
 import { clearSessionKey, readSessionKey, storeSessionKey } from './session-key.ts';
 
 /**
- * The REST API, same origin, authenticated by both halves of the login: the HttpOnly cookie `POST /login` set
+ * The REST API, same origin, authenticated by both halves of the login: the HttpOnly cookie `POST /login` (or
+ * `POST /pair`) set
  * and the key the page keeps (session-key.ts), sent in a header on every call. Every answer is parsed with the
  * protocol's schemas; a failure becomes an `ApiError` with a sentence for a person (never a stack trace).
  */
@@ -218,11 +219,18 @@ export const api = {
   },
   /** Swaps the token for a session (the cookie, and the key kept here); an ApiError with status 401 if refused. */
   async logIn(token: string): Promise<void> {
-    const answer = await request('/login', LoginResponseSchema, {
-      method: 'POST',
-      body: JSON.stringify({ token }),
-    });
-    storeSessionKey(answer.key);
+    storeSessionKey((await call('logIn', { body: { token } })).key);
+  },
+  /**
+   * Swaps a pairing link's code for a session, as logIn swaps the token; PAIRING_CODE_REFUSED (401) for a code
+   * that is unknown, used or expired.
+   */
+  async redeemPairing(code: string): Promise<void> {
+    storeSessionKey((await call('redeemPairing', { body: { code } })).key);
+  },
+  /** A one-time link that signs another device in (a phone, through its QR code); a new one each call. */
+  async createPairing(): Promise<PairingLinkResponse> {
+    return call('createPairing');
   },
   /** Resolves when the session is accepted; an ApiError with status 401 when it is missing or wrong. */
   async checkLogin(): Promise<void> {

@@ -1,4 +1,4 @@
-import { SESSION_KEY_PROTOCOL_PREFIX } from '@catalyst/protocol';
+import { PAIRING_PATH, SESSION_KEY_PROTOCOL_PREFIX, pairingCodeOf } from '@catalyst/protocol';
 
 /**
  * The page's half of its login (the other half is the HttpOnly cookie; docs/security.md, "The browser session").
@@ -36,4 +36,15 @@ export function takeLinkToken(): string | undefined {
   const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? undefined;
   history.replaceState(null, '', '/');
   return token === '' ? undefined : token;
+}
+
+/**
+ * The code of a pairing link `/pair#code=…` (issue 29), the same way: read once, before the app renders, and wiped
+ * from the address bar and the session history at once, so a reload or Back cannot post it again.
+ */
+export function takePairingCode(): string | undefined {
+  if (location.pathname !== PAIRING_PATH) return undefined;
+  const code = pairingCodeOf(location.hash);
+  history.replaceState(null, '', '/');
+  return code;
 }

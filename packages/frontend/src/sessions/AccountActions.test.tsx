@@ -32,7 +32,7 @@ const PHONE: BrowserSessionView = {
   lastSeenAt: minutesAgo(120),
   expiresAt: minutesAgo(-28 * 24 * 60),
   current: false,
-  paired: false,
+  paired: true,
 };
 
 let listSessions: MockInstance<typeof api.listSessions>;
@@ -70,7 +70,9 @@ describe('AccountActions', () => {
     ]);
     expect(rows[0]?.textContent).toContain('logged in 2 days ago');
     expect(rows[0]?.textContent).toContain('last seen 2 hours ago');
+    expect(rows[0]?.textContent).toContain('Paired');
     expect(rows[1]?.textContent).toContain('This browser');
+    expect(rows[1]?.textContent).not.toContain('Paired');
     expect(within(rows[1] as HTMLElement).getByRole('button').textContent).toBe('Log out');
   });
 

@@ -1,11 +1,16 @@
 import { useState } from 'react';
 import { describeError } from '../app/api.ts';
 import { logOutHere } from './end-session.ts';
+import { OpenOnAnotherDevice } from './OpenOnAnotherDevice.tsx';
 import { SignedInBrowsers } from './SignedInBrowsers.tsx';
 import './sessions.css';
 
-/** The header's way to the signed-in browsers (issue 25) and out of Catalyst. */
+/**
+ * The header's way to another device (a phone, through a QR code: issue 29), to the signed-in browsers (issue 25)
+ * and out of Catalyst.
+ */
 export function AccountActions() {
+  const [isPairingOpen, setIsPairingOpen] = useState(false);
   const [isListOpen, setIsListOpen] = useState(false);
   const [isBusy, setIsBusy] = useState(false);
   const [error, setError] = useState<string>();
@@ -24,6 +29,14 @@ export function AccountActions() {
       <button
         type="button"
         onClick={() => {
+          setIsPairingOpen(true);
+        }}
+      >
+        Open on another device
+      </button>
+      <button
+        type="button"
+        onClick={() => {
           setIsListOpen(true);
         }}
       >
@@ -37,6 +50,13 @@ export function AccountActions() {
           {error}
         </p>
       )}
+      {isPairingOpen ? (
+        <OpenOnAnotherDevice
+          onClose={() => {
+            setIsPairingOpen(false);
+          }}
+        />
+      ) : null}
       {isListOpen ? (
         <SignedInBrowsers
           onClose={() => {

@@ -45,7 +45,8 @@ export function SignedInBrowsers({ onClose }: { onClose: () => void }) {
   return (
     <Dialog title="Signed-in browsers" onClose={onClose}>
       <p className="muted">
-        Each browser logged in with Catalyst’s token. Sign out one you do not use any more, or a lost phone.
+        Each browser logged in with Catalyst’s token, or paired through “Open on another device”. Sign out one
+        you do not use any more, or a lost phone.
       </p>
       {error === undefined ? null : (
         <p className="form-error" role="alert">
@@ -90,7 +91,8 @@ function SessionRow({
     <li className="session-row">
       <span className="session-name">
         <strong>{session.name}</strong>
-        {session.current ? <span className="session-current">This browser</span> : null}
+        {session.current ? <span className="session-tag">This browser</span> : null}
+        {session.paired ? <span className="session-tag">Paired</span> : null}
       </span>
       <span className="muted">
         <span title={formatDateTime(session.createdAt)}>logged in {formatRelative(session.createdAt)}</span>
