@@ -4,9 +4,9 @@ import { defineConfig } from 'vite';
 import { serviceWorkerPlugin } from './build/service-worker-plugin.ts';
 
 // The web app. `vite build` writes dist/, which the backend serves from the same origin (scripts/start).
-// `vite` (pnpm --filter @catalyst/frontend dev) serves it with hot reload and forwards /api, /ws and the login's
-// POST /login to a backend started by scripts/start on 127.0.0.1:7433 (CATALYST_DEV_BACKEND to point elsewhere).
-// The login link `GET /login#token=…` is the app's own page, so Vite serves it.
+// `vite` (pnpm --filter @catalyst/frontend dev) serves it with hot reload and forwards /api, /ws and the logins'
+// POST /login and POST /pair to a backend started by scripts/start on 127.0.0.1:7433 (CATALYST_DEV_BACKEND to point
+// elsewhere). The links `GET /login#token=…` and `GET /pair#code=…` are the app's own pages, so Vite serves them.
 const backend = process.env['CATALYST_DEV_BACKEND'] ?? 'http://127.0.0.1:7433';
 
 export default defineConfig({
@@ -35,6 +35,10 @@ export default defineConfig({
       // was asked for, which here is Vite's own.
       '/api': { target: backend },
       '/login': {
+        target: backend,
+        bypass: (request) => (request.method === 'POST' ? undefined : '/index.html'),
+      },
+      '/pair': {
         target: backend,
         bypass: (request) => (request.method === 'POST' ? undefined : '/index.html'),
       },
