@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startMockPushService, type MockPushService, type PushSubscriptionJson } from '@catalyst/testkit';
 import { openWebPush, type OpenWebPushOptions, type WebPush } from '../src/push/open-web-push.ts';
-import type { PushPayload } from '../src/push/push-payload.ts';
+import type { PushPayload } from '@catalyst/protocol';
 import { openPushSubscriptions, PUSH_SUBSCRIPTIONS_FILE } from '../src/push/push-subscription-store.ts';
 import type { StoredPushSubscription } from '../src/push/push-subscription-schema.ts';
 

@@ -37,6 +37,15 @@ import {
 import { QuestionEventSchema } from './relay-events.ts';
 import { PairingLinkResponseSchema, RedeemPairingBodySchema } from './pairing.ts';
 import {
+  ChooseOptionBodySchema,
+  PermissionDecisionBodySchema,
+  PushEndpointBodySchema,
+  PushKeyResponseSchema,
+  PushMuteBodySchema,
+  PushSubscriptionBodySchema,
+  PushSubscriptionResponseSchema,
+} from './push.ts';
+import {
   BrowserSessionIdSchema,
   BrowserSessionListResponseSchema,
   EventsResponseSchema,
@@ -333,6 +342,42 @@ export const GUARDED_API = {
     response: PairingLinkResponseSchema,
     errors: [],
   },
+  pushKey: {
+    method: 'GET',
+    path: '/api/push/key',
+    summary: 'The VAPID public key a page subscribes its device with (`PushManager.subscribe`).',
+    status: 200,
+    response: PushKeyResponseSchema,
+    errors: [],
+  },
+  addPushSubscription: {
+    method: 'POST',
+    path: '/api/push/subscriptions',
+    summary:
+      'Keeps this browser’s push subscription (`PushSubscription.toJSON()`): pushes reach the device with no tab open. A browser session only, not the token.',
+    body: PushSubscriptionBodySchema,
+    status: 201,
+    response: PushSubscriptionResponseSchema,
+    errors: ['INVALID_ARGUMENT'],
+  },
+  removePushSubscription: {
+    method: 'POST',
+    path: '/api/push/subscriptions/remove',
+    summary: 'Forgets this browser’s subscription at `endpoint`: no more pushes to that device.',
+    body: PushEndpointBodySchema,
+    status: 204,
+    errors: ['INVALID_ARGUMENT'],
+  },
+  mutePushIdea: {
+    method: 'POST',
+    path: '/api/push/mutes/:id',
+    summary: 'Mutes (or unmutes) one idea on one device: no push about it reaches that subscription.',
+    params: { id: ideaId },
+    body: PushMuteBodySchema,
+    status: 200,
+    response: PushSubscriptionResponseSchema,
+    errors: ['INVALID_ARGUMENT'],
+  },
   listIdeas: {
     method: 'GET',
     path: '/api/ideas',
@@ -450,6 +495,40 @@ export const GUARDED_API = {
     status: 200,
     response: QuestionResponseSchema,
     errors: [...IDEA, 'QUESTION_NOT_FOUND'],
+  },
+  chooseOption: {
+    method: 'POST',
+    path: '/api/ideas/:id/questions/:questionId/choose',
+    summary:
+      'Answers a waiting question of two options at most with the option at `option` (0 or 1), as a click on it in the page would: what a notification’s action sends.',
+    params: {
+      id: ideaId,
+      questionId: {
+        schema: z.string().min(1).max(200),
+        invalid: () => 'Not a question id.',
+        description: 'the question’s id',
+      } satisfies PathParam<string>,
+    },
+    body: ChooseOptionBodySchema,
+    status: 204,
+    errors: [...IDEA, 'QUESTION_NOT_FOUND', 'NO_RUN'],
+  },
+  decidePermission: {
+    method: 'POST',
+    path: '/api/ideas/:id/permissions/:requestId',
+    summary:
+      'Allows or denies a waiting permission request, as the page’s buttons do: what a notification’s action sends.',
+    params: {
+      id: ideaId,
+      requestId: {
+        schema: z.string().min(1).max(200),
+        invalid: () => 'Not a permission request id.',
+        description: 'the permission request’s id',
+      } satisfies PathParam<string>,
+    },
+    body: PermissionDecisionBodySchema,
+    status: 204,
+    errors: [...IDEA, 'QUESTION_NOT_FOUND', 'NO_RUN'],
   },
   getRun: {
     method: 'GET',

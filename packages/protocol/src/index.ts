@@ -23,3 +23,4 @@ export * from './pairing.ts';
 export * from './api-contract.ts';
 export * from './openapi.ts';
 export * from './attention.ts';
+export * from './push.ts';

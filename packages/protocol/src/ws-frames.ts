@@ -23,6 +23,11 @@ export const ClientFrameSchema = z.discriminatedUnion('type', [
     requestId,
   }),
   z.strictObject({ type: z.literal('unsubscribe'), ideaId: IdeaIdSchema, requestId }),
+  /**
+   * The idea this tab shows while it is visible, or null (hidden, or another page): a device that sees an idea gets
+   * no push about it (issue 29). A tab sends it when it changes; the server forgets it when the socket closes.
+   */
+  z.strictObject({ type: z.literal('viewing'), ideaId: IdeaIdSchema.nullable(), requestId }),
   z.strictObject({ type: z.literal('chat'), ideaId: IdeaIdSchema, message, requestId }),
   z.strictObject({ type: z.literal('build'), ideaId: IdeaIdSchema, message, requestId }),
   z.strictObject({ type: z.literal('cancel'), ideaId: IdeaIdSchema, requestId }),

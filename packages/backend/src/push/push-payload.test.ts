@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodePushPayload, MAX_PUSH_PAYLOAD_BYTES } from './push-payload.ts';
+import { MAX_PUSH_PAYLOAD_BYTES } from '@catalyst/protocol';
+import { encodePushPayload } from './push-payload.ts';
 
 const payload = {
   title: 'Refactor the parser',

@@ -166,7 +166,7 @@ async function handleFrame(
 /** A CatalystError's code and sentence go to the client; anything else is a bug: logged, answered generically. */
 function toErrorFrame(error: unknown, frame: ClientFrame, logger: Logger): ErrorFrame {
   const context = {
-    ideaId: frame.ideaId,
+    ...(frame.ideaId === null ? {} : { ideaId: frame.ideaId }),
     ...(frame.requestId === undefined ? {} : { requestId: frame.requestId }),
   };
   if (isCatalystError(error)) {
