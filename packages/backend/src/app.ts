@@ -25,6 +25,9 @@ import {
   entryOfAppHost,
 } from './service/app-hosts-store.ts';
 import { wireServices, type WiredServices } from './wire-services.ts';
+import { openWebPush, type OpenWebPushOptions } from './push/open-web-push.ts';
+import { PushNotifier } from './push/push-notifier.ts';
+import { ViewingTabs } from './push/viewing-tabs.ts';
 
 /**
  * The composition root: picks the adapters the config names, and wires the service to the HTTP and WebSocket
@@ -44,6 +47,8 @@ export interface StartOptions {
   bundledClaudePath?: string;
   /** The clock of browser sessions (their ends, last seen) and pairing codes; tests move it. Date.now otherwise. */
   now?: () => number;
+  /** Web Push's test settings: the test kit's push service on http://127.0.0.1, shorter retries. */
+  push?: Pick<OpenWebPushOptions, 'allowLoopbackHttp' | 'sending'>;
 }
 
 export interface RunningCatalyst {
@@ -124,7 +129,24 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const auth = createAuth({ token, allowedOrigins, sessions });
+  const push = await openWebPush({
+    configDir: config.configDir,
+    ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
+    logger,
+    ...options.push,
+  });
+  const viewing = new ViewingTabs();
+  const notifier = new PushNotifier({
+    push,
+    viewing,
+    // Called once events come, by then the services exist.
+    getIdea: (id) => services.ideas.getIdea(id),
+    logger,
+  });
   const services = wireServices({
+    onEvent: (ideaId, event) => {
+      notifier.onEvent(ideaId, event);
+    },
     hosts,
     index,
     logger,
@@ -152,6 +174,12 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
       defaults: appHosts.defaults,
     },
   });
+  // A browser signed out: its devices get no more pushes.
+  sessions.onEnded((id) => {
+    push.subscriptions.removeSession(id).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not forget the push subscriptions of a signed-out browser');
+    });
+  });
   // In the background: an unreachable host must not hold up the start. The runs an earlier Catalyst left going
   // in sessions on the hosts are taken up (a browser that opens their idea first has them taken up then).
   const swept = Promise.all([sweepHosts(hosts, logger), services.takeUp()]).then(() => undefined);
@@ -170,11 +198,12 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     auth,
     logger,
     pairing: { codes: pairingCodes, originFor: (request) => originOf(request.headers.host) },
+    push,
     secureCookie: config.publicUrl?.startsWith('https:') ?? false,
     ...(options.staticDir ? { staticDir: options.staticDir } : {}),
   });
   const server = createServer(app);
-  const hub = createWsHub({ server, services, auth, logger });
+  const hub = createWsHub({ server, services, auth, logger, viewing });
   port = await listen(server, config.port, config.bind);
   const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
   logger.info({ config: describeConfig(config), port }, 'catalyst listening');
@@ -192,6 +221,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     async close(closing = {}) {
       await services.shutdown(closing);
       await hub.close();
+      await push.close();
       await new Promise<void>((resolve) =>
         server.close(() => {
           resolve();

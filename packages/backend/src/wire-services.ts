@@ -1,3 +1,4 @@
+import type { RelayEvent } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { ActiveRuns } from './service/active-runs.ts';
 import { Autopilots } from './service/autopilots.ts';
@@ -48,6 +49,8 @@ export interface ServiceOptions {
   checkpointTimeoutMs?: number;
   /** Event histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdleHistories?: number;
+  /** Every idea's new events, as subscribers see them (push notifications, issue 29). */
+  onEvent?: (ideaId: string, event: RelayEvent) => void;
   /** The hosts added in the app (issue 28): their file, as read at start, and where confirmed keys go. */
   appHosts: Pick<HostsCapabilityOptions, 'store' | 'records' | 'knownHosts' | 'defaults'>;
   /** Previews (issue 14): where their servers listen, when they stop unused, what Catalyst's token is. */
@@ -87,6 +90,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     isRunning: (id) => active.has(id) || autopilots.runningOn(id) !== undefined,
     takeUp: (id, history) => (run) => runs.takeUp(id, history, run),
     maxIdle: options.maxIdleHistories,
+    onEvent: options.onEvent,
   });
   const warm = new WarmSessions({
     perHost: options.warmPerHost ?? DEFAULT_WARM_PER_HOST,

@@ -64,6 +64,16 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       createPairing: {},
       // A real code is redeemed in pairing.test.ts; here, one that never was.
       redeemPairing: { body: { code: 'never-made-0123456789abcdefghijklmnopqrstuvw' } },
+      pushKey: {},
+      // The fixture's requests carry the token, which has no device: each is refused with its sentence.
+      addPushSubscription: {
+        body: {
+          endpoint: 'https://push.example/abc',
+          keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
+        },
+      },
+      removePushSubscription: { body: { endpoint: 'https://push.example/abc' } },
+      mutePushIdea: { params: { id }, body: { endpoint: 'https://push.example/abc', isMuted: true } },
       listIdeas: {},
       createIdea: { body: { title: 'Another' } },
       getIdea: { params: { id } },
@@ -75,6 +85,8 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       latestAutopilot: { params: { id } },
       listQuestions: { params: { id } },
       getQuestion: { params: { id, questionId: 'nothing-waits' } },
+      chooseOption: { params: { id, questionId: 'nothing-waits' }, body: { option: 0 } },
+      decidePermission: { params: { id, requestId: 'nothing-waits' }, body: { decision: 'deny' } },
       getRun: { params: { runId: run.id } },
       cancelRun: { params: { runId: missingRun } },
       getAutopilot: { params: { autopilotId: missingAutopilot } },

@@ -45,7 +45,18 @@ export async function startServer(options: HarnessOptions = {}): Promise<ServerH
   const staticDir = options.staticDir === undefined ? {} : { staticDir: options.staticDir };
   let port = 0;
   const pairing = { codes: createPairingCodes(), originFor: () => `http://127.0.0.1:${String(port)}` };
-  const server = createServer(createHttpApp({ services, auth, logger, pairing, ...staticDir }));
+  // Push routes against nothing stored: the edge tests do not send pushes (push-notify.test.ts does).
+  const push = {
+    publicKey: 'BTestKey',
+    subscriptions: {
+      list: () => [],
+      add: () => Promise.reject(new Error('no push in the edge tests')),
+      remove: () => Promise.resolve(false),
+      removeSession: () => Promise.resolve(0),
+      setMuted: () => Promise.resolve(false),
+    },
+  };
+  const server = createServer(createHttpApp({ services, auth, logger, pairing, push, ...staticDir }));
   const hub = createWsHub({
     server,
     services,

@@ -1,3 +1,4 @@
+import type { StartOptions } from '../src/app.ts';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,6 +18,8 @@ export interface ServiceOptions {
   reuse?: { configDir: TempDir; ideasRoot: string };
   /** The built web app, served from the same origin (browser tests). */
   staticDir?: string;
+  /** Web Push's test settings (the test kit's push service on http://127.0.0.1). */
+  push?: StartOptions['push'];
 }
 
 /** A Catalyst's settings for the test kit's VM: its config dir, the ideas root on the VM, and its environment. */

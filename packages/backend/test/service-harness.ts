@@ -44,6 +44,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     config,
     logger: pino({ level: 'silent' }),
     ...(options.staticDir === undefined ? {} : { staticDir: options.staticDir }),
+    ...(options.push === undefined ? {} : { push: options.push }),
   });
   const headers = { authorization: `Bearer ${catalyst.token}` };
   const api = (path: string, init: Omit<RequestInit, 'headers'> = {}) =>
@@ -185,7 +186,7 @@ export interface ServiceSuite {
    * `service` (`reuse`: a restarted backend). Stopped after the test.
    */
   startAnother(
-    options?: Pick<ServiceOptions, 'env' | 'reuse'> & Partial<Pick<ServiceOptions, 'user'>>,
+    options?: Pick<ServiceOptions, 'env' | 'reuse' | 'push'> & Partial<Pick<ServiceOptions, 'user'>>,
   ): Promise<ServiceUnderTest>;
   /**
    * A restarted backend: a new Catalyst on `service`'s config dir and ideas becomes `service` (the caller stops the

@@ -35,6 +35,8 @@ export interface IdeaHistoryOptions {
   now?: () => Date;
   /** Told about what went wrong in the background (an append that failed, a corrupt line skipped). */
   onError?: (error: CatalystError) => void;
+  /** Told about each event as it is shown to subscribers (push notifications watch every idea through it). */
+  onShown?: (event: RelayEvent) => void;
 }
 
 type Listener = (event: RelayEvent) => void;
@@ -43,7 +45,8 @@ interface Remembered {
   event: RelayEvent;
   bytes: number;
 }
-type Settings = Required<Omit<IdeaHistoryOptions, 'onError'>> & Pick<IdeaHistoryOptions, 'onError'>;
+type Settings = Required<Omit<IdeaHistoryOptions, 'onError' | 'onShown'>> &
+  Pick<IdeaHistoryOptions, 'onError' | 'onShown'>;
 
 export class IdeaHistory {
   readonly #options: Settings;
@@ -243,6 +246,7 @@ export class IdeaHistory {
       this.#tailFloor = dropped.event.seq;
     }
     for (const listener of this.#listeners) listener(item.event);
+    this.#options.onShown?.(item.event);
   }
 
   /** Makes `reservedUpTo` a block ahead durable, then shows the events that waited for it. */

@@ -13,7 +13,9 @@ type IdeaRoutes =
   | 'deleteIdea'
   | 'events'
   | 'listQuestions'
-  | 'getQuestion';
+  | 'getQuestion'
+  | 'chooseOption'
+  | 'decidePermission';
 
 export function ideaHandlers({
   ideas,
@@ -40,6 +42,26 @@ export function ideaHandlers({
         throw new CatalystError('QUESTION_NOT_FOUND', 'That question is not waiting for an answer.');
       }
       return { question };
+    },
+    // A notification's actions (issue 29): what a click on the option, or on Allow or Deny, in the page sends.
+    chooseOption: async ({ params, body }) => {
+      const pending = questionsOf(await runs.pendingPrompts(params.id));
+      const asked = pending.find((q) => q.questionId === params.questionId);
+      const [only] = asked?.questions ?? [];
+      const option = only?.options[body.option];
+      if (asked === undefined || only === undefined) {
+        throw new CatalystError('QUESTION_NOT_FOUND', 'That question is not waiting for an answer.');
+      }
+      if (asked.questions.length !== 1 || option === undefined) {
+        throw new CatalystError(
+          'INVALID_ARGUMENT',
+          'That question has no such option to choose: answer it in the page.',
+        );
+      }
+      await runs.answerQuestion(params.id, params.questionId, { [only.question]: option.label });
+    },
+    decidePermission: async ({ params, body }) => {
+      await runs.answerPermission(params.id, params.requestId, { decision: body.decision });
     },
   };
 }

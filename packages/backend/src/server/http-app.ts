@@ -3,6 +3,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Services } from '../service/ports.ts';
 import type { PairingLinks } from './api-pairing.ts';
+import type { WebPush } from '../push/open-web-push.ts';
 import type { Auth } from './auth.ts';
 import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
 import { createApiRouter } from './routes-api.ts';
@@ -23,6 +24,8 @@ export interface HttpAppOptions {
   secureCookie?: boolean;
   /** One-time pairing codes and where their links point (issue 29). */
   pairing: PairingLinks;
+  /** Web Push: the key pages subscribe with and the subscriptions (issue 29). */
+  push: Pick<WebPush, 'publicKey' | 'subscriptions'>;
 }
 
 /**
@@ -58,7 +61,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     noStore,
     requireAuth(auth),
     express.json({ limit: JSON_BODY_LIMIT_BYTES }),
-    createApiRouter(services, auth, { secureCookie, pairing: options.pairing }),
+    createApiRouter(services, auth, { secureCookie, pairing: options.pairing, push: options.push }),
   );
   if (options.staticDir !== undefined) {
     app.use(

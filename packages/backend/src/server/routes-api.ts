@@ -8,6 +8,8 @@ import { hostHandlers } from './api-hosts.ts';
 import { ideaHandlers } from './api-ideas.ts';
 import { pairingHandlers, type PairingLinks } from './api-pairing.ts';
 import { previewHandlers } from './api-previews.ts';
+import { pushHandlers } from './api-push.ts';
+import type { WebPush } from '../push/open-web-push.ts';
 import { runHandlers } from './api-runs.ts';
 import { sessionHandlers, type SessionRouteOptions } from './api-sessions.ts';
 import { sendError } from './http-errors.ts';
@@ -21,6 +23,7 @@ import { sendError } from './http-errors.ts';
 
 export interface ApiRouteOptions extends SessionRouteOptions {
   readonly pairing: PairingLinks;
+  readonly push: Pick<WebPush, 'publicKey' | 'subscriptions'>;
 }
 
 export function createApiRouter(services: Services, auth: Auth, options: ApiRouteOptions): Router {
@@ -35,6 +38,7 @@ export function createApiRouter(services: Services, auth: Auth, options: ApiRout
       openapi: () => (document ??= openApiDocument()),
       ...sessionHandlers(auth, options),
       ...pairingHandlers(options.pairing),
+      ...pushHandlers(options.push, (request) => auth.sessionOf(request)),
       ...ideaHandlers(services),
       ...hostHandlers(services.hosts),
       ...runHandlers(services),

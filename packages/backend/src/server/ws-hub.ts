@@ -6,6 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { WsServices } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
 import { startWsSession, type WsSession } from './ws-session.ts';
+import type { ViewingTabs } from '../push/viewing-tabs.ts';
 import { closeOnSignOut } from './ws-sign-out.ts';
 
 /**
@@ -34,6 +35,8 @@ export interface WsHubOptions {
   /** A client whose unsent bytes pass this is closed with 4008. */
   maxBufferedBytes?: number;
   heartbeatMs?: number;
+  /** Which browser sessions show which idea (their tabs' `viewing` frames), for push (issue 29). */
+  viewing?: ViewingTabs;
 }
 
 export interface WsHub {
@@ -81,7 +84,7 @@ function createUpgradeHandler(context: {
   wss: WebSocketServer;
   auth: Auth;
   logger: Logger;
-  accept: (socket: WebSocket) => void;
+  accept: (socket: WebSocket, request: IncomingMessage) => void;
 }): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
   const { wss, auth, logger, accept } = context;
   return (request, socket, head) => {
@@ -97,7 +100,7 @@ function createUpgradeHandler(context: {
       return;
     }
     wss.handleUpgrade(request, socket, head, (client) => {
-      accept(client);
+      accept(client, request);
       closeOnSignOut(auth, request, client);
     });
   };
@@ -115,11 +118,14 @@ function createSessions(options: WsHubOptions) {
   heartbeat.unref();
   return {
     count: () => sessions.size,
-    accept: (socket: WebSocket): void => {
+    accept: (socket: WebSocket, request: IncomingMessage): void => {
       connectionCount += 1;
       const child = logger.child({ connection: connectionCount });
-      sessions.set(socket, startWsSession({ socket, services, logger: child, maxBufferedBytes }));
+      const browserSession = options.auth.sessionOf(request)?.id;
+      const onViewing = (ideaId: string | null) => options.viewing?.set(socket, browserSession, ideaId);
+      sessions.set(socket, startWsSession({ socket, services, logger: child, maxBufferedBytes, onViewing }));
       socket.once('close', (code: number) => {
+        options.viewing?.forget(socket);
         sessions.delete(socket);
         child.info({ code }, 'websocket closed');
       });

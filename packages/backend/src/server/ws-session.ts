@@ -21,6 +21,8 @@ export interface WsSessionOptions {
   services: WsServices;
   logger: Logger;
   maxBufferedBytes: number;
+  /** What the tab says it shows (its `viewing` frame), until it closes: a device that sees an idea gets no push. */
+  onViewing?: (ideaId: string | null) => void;
 }
 
 export interface WsSession {
@@ -43,6 +45,10 @@ export function startWsSession(options: WsSessionOptions): WsSession {
     const parsed = parseClientFrame(toBuffer(data), isBinary);
     if (!parsed.ok) {
       send(parsed.error);
+      return;
+    }
+    if (parsed.frame.type === 'viewing') {
+      options.onViewing?.(parsed.frame.ideaId);
       return;
     }
     handleFrame(parsed.frame, { runs: services.runs, subscriptions }).catch((error: unknown) => {
@@ -130,7 +136,7 @@ function createSender(
 
 /** Success is silent: the run's own events (run:started, run:ended) reach every subscriber of the idea. */
 async function handleFrame(
-  frame: ClientFrame,
+  frame: Exclude<ClientFrame, { type: 'viewing' }>,
   context: { runs: RunsPort; subscriptions: SubscriptionSet },
 ): Promise<void> {
   switch (frame.type) {

@@ -1,3 +1,4 @@
+import type { RelayEvent } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { IdeaHistory } from '../ideas/event-history.ts';
 import type { IdeaStore } from '../ideas/idea-store.ts';
@@ -15,6 +16,8 @@ export interface IdeaHistoriesOptions {
   takeUp: (id: string, history: IdeaHistory) => TakeUp;
   /** Histories kept open with no subscriber and no run (history-cache.ts). */
   maxIdle?: number | undefined;
+  /** Every idea's new events, as they are shown (push notifications, issue 29). */
+  onEvent?: ((ideaId: string, event: RelayEvent) => void) | undefined;
 }
 
 /**
@@ -78,6 +81,7 @@ export class IdeaHistories {
       onError: (error) => {
         this.#options.logger.error({ err: error, ideaId: id }, 'event history problem');
       },
+      onShown: (event) => this.#options.onEvent?.(id, event),
     });
     try {
       await this.#endOrphanedRun(id, history, store);

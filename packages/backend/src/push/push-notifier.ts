@@ -1,0 +1,111 @@
+import {
+  findAttention,
+  formatPushAction,
+  type Attention,
+  type IdeaView,
+  type PushAnswer,
+  type PushPayload,
+  type RelayEvent,
+} from '@catalyst/protocol';
+import type { Logger } from 'pino';
+import type { WebPush } from './open-web-push.ts';
+import { pickPushRecipients } from './push-recipients.ts';
+import type { ViewingTabs } from './viewing-tabs.ts';
+
+/**
+ * Sends a push for each new event that deserves a person's attention (protocol attention.ts, the list the page uses
+ * for its in-tab notifications): a question or permission request waiting for a person, a run that ended outside an
+ * autopilot, an autopilot step that failed, an autopilot that ended. To every subscribed device except those that
+ * muted the idea and those showing it in a visible tab. What a push says is the finding's `push`: the idea's title,
+ * a sentence of Catalyst's own, the idea's page, and a question's two options at most (their labels are the only
+ * words of the conversation a push carries). Never blocks: the sender queues.
+ */
+
+export interface PushNotifierOptions {
+  readonly push: Pick<WebPush, 'subscriptions' | 'sender'>;
+  readonly viewing: ViewingTabs;
+  readonly getIdea: (id: string) => Promise<IdeaView>;
+  readonly logger: Logger;
+}
+
+export class PushNotifier {
+  readonly #options: PushNotifierOptions;
+  /** The autopilot running on each idea, as its events said: its policy decides about its questions. */
+  readonly #autopilots = new Map<string, RelayEvent>();
+
+  constructor(options: PushNotifierOptions) {
+    this.#options = options;
+  }
+
+  /** One new event of an idea, as subscribers see it. */
+  onEvent(ideaId: string, event: RelayEvent): void {
+    const running = this.#autopilots.get(ideaId);
+    if (event.type === 'autopilot:started') this.#autopilots.set(ideaId, event);
+    if (event.type === 'autopilot:ended') this.#autopilots.delete(ideaId);
+    if (!isWorthLooking(event)) return;
+    // Nobody subscribed: no idea to read.
+    if (this.#options.push.subscriptions.list().length === 0) return;
+    void this.#tell(ideaId, running === undefined ? [event] : [running, event], event.seq).catch(
+      (error: unknown) => {
+        this.#options.logger.warn({ err: error, ideaId }, 'could not send a push');
+      },
+    );
+  }
+
+  async #tell(ideaId: string, events: RelayEvent[], seq: number): Promise<void> {
+    const { meta } = await this.#options.getIdea(ideaId);
+    // An idea whose meta cannot be read is still told of, by a neutral name; its policy taken as a person's.
+    const found = findAttention(events, {
+      afterSeq: seq - 1,
+      ideaTitle: meta?.title ?? 'An idea',
+      ideaPolicy: meta?.questionPolicy ?? 'human',
+    });
+    const recipients = pickPushRecipients(
+      this.#options.push.subscriptions.list(),
+      ideaId,
+      this.#options.viewing.sessionsViewing(ideaId),
+    );
+    for (const attention of found) {
+      const payload = payloadOf(ideaId, attention);
+      const urgency = attention.kind === 'question' || attention.kind === 'permission' ? 'high' : 'normal';
+      for (const recipient of recipients) this.#options.push.sender.send(recipient, payload, { urgency });
+    }
+  }
+}
+
+const WORTH_LOOKING = new Set<RelayEvent['type']>([
+  'claude:question',
+  'claude:permission_request',
+  'run:ended',
+  'autopilot:step_ended',
+  'autopilot:ended',
+]);
+
+function isWorthLooking(event: RelayEvent): boolean {
+  return WORTH_LOOKING.has(event.type);
+}
+
+/** The push of one finding: opens the idea's page at the event; one notification per idea on a device. */
+export function payloadOf(ideaId: string, attention: Attention): PushPayload {
+  const actions = attention.push.answers?.map(actionOf);
+  return {
+    title: attention.push.title,
+    body: attention.push.body,
+    url: `/ideas/${ideaId}#seq-${String(attention.seq)}`,
+    tag: `idea-${ideaId}`,
+    ...(actions === undefined ? {} : { actions }),
+  };
+}
+
+function actionOf(answer: PushAnswer, index: number): { action: string; title: string } {
+  if (answer.kind === 'option') {
+    return {
+      action: formatPushAction({ kind: 'choose', questionId: answer.questionId, option: index }),
+      title: answer.label.slice(0, 40),
+    };
+  }
+  return {
+    action: formatPushAction({ kind: 'permission', requestId: answer.requestId, decision: answer.behavior }),
+    title: answer.behavior === 'allow' ? 'Allow' : 'Deny',
+  };
+}
