@@ -528,7 +528,7 @@ export const GUARDED_API = {
     },
     body: PermissionDecisionBodySchema,
     status: 204,
-    errors: [...IDEA, 'QUESTION_NOT_FOUND', 'NO_RUN'],
+    errors: [...IDEA, 'PERMISSION_REQUEST_NOT_FOUND', 'NO_RUN'],
   },
   getRun: {
     method: 'GET',
