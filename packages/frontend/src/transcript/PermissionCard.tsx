@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { RelayEvent } from '@catalyst/protocol';
+import { promptAnchor } from './prompt-anchor.ts';
 import { DiffView } from './DiffView.tsx';
 import { readFileChange, readKeyInput } from './tool-input.ts';
 import type { TranscriptActions } from './transcript-actions.ts';
@@ -43,6 +44,7 @@ export function PermissionCard({
   };
   return (
     <section
+      id={promptAnchor(request.seq)}
       className={isClosed ? 't-card t-permission t-card--closed' : 't-card t-permission'}
       aria-label={`Permission: ${request.toolName}`}
       {...focus}

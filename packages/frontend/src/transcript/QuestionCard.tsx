@@ -1,5 +1,6 @@
 import { useState, type SyntheticEvent } from 'react';
 import type { RelayEvent } from '@catalyst/protocol';
+import { promptAnchor } from './prompt-anchor.ts';
 import { QuestionFieldset } from './QuestionFieldset.tsx';
 import { buildAnswers, emptyChoice, type QuestionChoice } from './question-answers.ts';
 import type { TranscriptActions } from './transcript-actions.ts';
@@ -35,6 +36,7 @@ export function QuestionCard({ question, answered, closed, isRunEnded, actions }
   const focus = useParkedFocus<HTMLElement>(isClosed);
   return (
     <section
+      id={promptAnchor(question.seq)}
       className={isClosed ? 't-card t-question t-card--closed' : 't-card t-question'}
       aria-label={`Question: ${header}`}
       {...focus}

@@ -338,3 +338,35 @@ describe('Transcript: a session that was replaced', () => {
     expect(all.indexOf('no longer on the VM')).toBeLessThan(all.indexOf('Picking up from the recap.'));
   });
 });
+
+describe('Transcript: opened at a waiting card', () => {
+  const { scrollIntoView } = Element.prototype;
+  afterEach(() => {
+    window.history.replaceState(null, '', '/');
+    Element.prototype.scrollIntoView = scrollIntoView;
+  });
+
+  it('brings the card that #seq-<n> names (a push’s link) into view and focus once it arrives', () => {
+    window.history.replaceState(null, '', '/ideas/idea-0123456789abcdef#seq-3');
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
+    const { push } = renderFrames([
+      started(1, 'run-1', 'Pick one'),
+      text(2, 'run-1', 'msg-1', 'Let me ask.'),
+    ]);
+    expect(scrolled).not.toHaveBeenCalled();
+    push(
+      relayEvent(3, {
+        type: 'claude:question',
+        runId: 'run-1',
+        questionId: 'q-1',
+        askedAt: '2025-01-01T12:00:00.000Z',
+        questions: [{ question: 'Which color?', header: 'Color', options: [], multiSelect: false }],
+      }),
+    );
+    const card = screen.getByRole('region', { name: 'Question: Color' });
+    expect(card.id).toBe('seq-3');
+    expect(scrolled).toHaveBeenCalledTimes(1);
+    expect(document.activeElement).toBe(card);
+  });
+});

@@ -5,6 +5,7 @@ import { isSameItem, TranscriptItemView } from './TranscriptItemView.tsx';
 import { buildItems, type TranscriptState } from './transcript-state.ts';
 import { useItemWindow } from './use-item-window.ts';
 import { useStickToBottom } from './use-stick-to-bottom.ts';
+import { useScrollToAnchor } from './prompt-anchor.ts';
 
 export type { TranscriptActions } from './transcript-actions.ts';
 
@@ -21,6 +22,7 @@ export function Transcript({ state, actions, isLive = true }: TranscriptProps): 
   const stableActions = useStableActions(actions);
   const { ref, isAtBottom, scrollToBottom } = useStickToBottom<HTMLDivElement>(items);
   const { visible, hiddenCount, showEarlier } = useItemWindow(items, isLive);
+  useScrollToAnchor(visible.length);
   return (
     <div className="t-transcript">
       <div ref={ref} className="t-log" role="log" aria-label="Transcript">
