@@ -340,10 +340,11 @@ describe('Transcript: a session that was replaced', () => {
 });
 
 describe('Transcript: opened at a waiting card', () => {
-  const { scrollIntoView } = Element.prototype;
+  const original = Object.getOwnPropertyDescriptor(Element.prototype, 'scrollIntoView');
   afterEach(() => {
     window.history.replaceState(null, '', '/');
-    Element.prototype.scrollIntoView = scrollIntoView;
+    if (original === undefined) Reflect.deleteProperty(Element.prototype, 'scrollIntoView');
+    else Object.defineProperty(Element.prototype, 'scrollIntoView', original);
   });
 
   it('brings the card that #seq-<n> names (a push’s link) into view and focus once it arrives', () => {
