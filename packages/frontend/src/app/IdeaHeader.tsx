@@ -44,6 +44,7 @@ export function IdeaHeader(props: IdeaHeaderProps) {
       <nav className="breadcrumb">
         <a
           href="/"
+          className="nav-link"
           onClick={(event) => {
             event.preventDefault();
             navigate('/');

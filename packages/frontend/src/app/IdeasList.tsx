@@ -55,7 +55,9 @@ export function IdeasList() {
             New idea
           </button>
         )}
-        <AppLink href="/hosts">Hosts</AppLink>
+        <AppLink href="/hosts" className="nav-link">
+          Hosts
+        </AppLink>
         <AccountActions />
       </header>
       {creating ? (

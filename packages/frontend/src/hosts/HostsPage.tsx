@@ -27,7 +27,9 @@ export function HostsPage() {
   return (
     <main className="page hosts-page">
       <nav className="breadcrumb" aria-label="Breadcrumb">
-        <AppLink href="/">← Ideas</AppLink>
+        <AppLink href="/" className="nav-link">
+          ← Ideas
+        </AppLink>
       </nav>
       <header className="page-header">
         <h1>Hosts</h1>

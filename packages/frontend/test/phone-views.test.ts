@@ -1,0 +1,79 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useBrowserSuite } from './browser-harness.ts';
+import { createIdeaFromList, sidewaysOverflow } from './idea-page.ts';
+
+// Every view on the two phones the issue names (issue 29): the page never scrolls sideways, and each control a thumb
+// uses is at least 44 px tall and wide (a link inside a sentence excepted, as WCAG 2.5.5 does).
+
+const suite = useBrowserSuite();
+
+const PHONES = [
+  { width: 360, height: 640, isMobile: true, hasTouch: true },
+  { width: 390, height: 844, isMobile: true, hasTouch: true },
+] as const;
+const MIN_TARGET_PX = 44;
+
+/** The controls smaller than a thumb: `<tag> "name" w×h`. */
+function smallTargets(page: Page): Promise<string[]> {
+  return page.evaluate((min) => {
+    const controls = document.querySelectorAll(
+      'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="button"], [role="tab"]',
+    );
+    const found: string[] = [];
+    for (const control of controls) {
+      const box = control.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) continue;
+      const style = getComputedStyle(control);
+      if (style.visibility === 'hidden') continue;
+      // A link in running text, or a box its label makes bigger, is not a target of its own.
+      if (control.tagName === 'A' && style.display === 'inline' && control.closest('p') !== null)
+        continue;
+      const label = control.closest('label');
+      const target = label === null ? box : label.getBoundingClientRect();
+      if (target.height + 0.5 < min || target.width + 0.5 < min) {
+        const name = (control.getAttribute('aria-label') ?? control.textContent ?? '').trim().slice(0, 30);
+        found.push(
+          `<${control.tagName.toLowerCase()}> "${name}" ${Math.round(target.width)}×${Math.round(target.height)}`,
+        );
+      }
+    }
+    return found;
+  }, MIN_TARGET_PX);
+}
+
+async function expectFitsThumbs(page: Page, width: number, view: string): Promise<void> {
+  expect(await sidewaysOverflow(page, width), `${view}: sideways`).toEqual({ overflowPx: 0, elements: [] });
+  expect(await smallTargets(page), `${view}: controls under ${String(MIN_TARGET_PX)} px`).toEqual([]);
+}
+
+describe('every view on a phone', () => {
+  for (const phone of PHONES) {
+    it(`fits ${String(phone.width)}×${String(phone.height)}: no sideways scroll, thumb-sized controls`, async () => {
+      const page = await suite.openLoggedInPage({ device: phone });
+      const size = `${String(phone.width)}×${String(phone.height)}`;
+      await expectFitsThumbs(page, phone.width, `the ideas list, ${size}`);
+
+      await page.getByRole('button', { name: 'New idea' }).click();
+      await page.getByRole('form', { name: 'New idea' }).waitFor();
+      await expectFitsThumbs(page, phone.width, `the new-idea form, ${size}`);
+      await page.getByRole('button', { name: 'Cancel' }).click();
+
+      await page.getByRole('button', { name: 'Open on another device' }).click();
+      await page.getByRole('dialog').waitFor();
+      await expectFitsThumbs(page, phone.width, `"Open on another device", ${size}`);
+      await page.keyboard.press('Escape');
+
+      await page.getByRole('link', { name: 'Hosts', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Hosts' }).waitFor();
+      await expectFitsThumbs(page, phone.width, `the Hosts page, ${size}`);
+      await page.goBack();
+
+      await createIdeaFromList(page, { title: `On a ${size} phone`, description: 'Thumbs.' });
+      await expectFitsThumbs(page, phone.width, `an idea's page, ${size}`);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await page.getByRole('region', { name: 'Settings', exact: true }).waitFor();
+      await expectFitsThumbs(page, phone.width, `an idea's settings, ${size}`);
+    });
+  }
+});
