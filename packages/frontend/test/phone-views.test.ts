@@ -27,12 +27,11 @@ function smallTargets(page: Page): Promise<string[]> {
       const style = getComputedStyle(control);
       if (style.visibility === 'hidden') continue;
       // A link in running text, or a box its label makes bigger, is not a target of its own.
-      if (control.tagName === 'A' && style.display === 'inline' && control.closest('p') !== null)
-        continue;
+      if (control.tagName === 'A' && style.display === 'inline' && control.closest('p') !== null) continue;
       const label = control.closest('label');
       const target = label === null ? box : label.getBoundingClientRect();
       if (target.height + 0.5 < min || target.width + 0.5 < min) {
-        const name = (control.getAttribute('aria-label') ?? control.textContent ?? '').trim().slice(0, 30);
+        const name = (control.getAttribute('aria-label') ?? control.textContent).trim().slice(0, 30);
         found.push(
           `<${control.tagName.toLowerCase()}> "${name}" ${Math.round(target.width)}×${Math.round(target.height)}`,
         );
