@@ -2,6 +2,9 @@ import { createContext, useContext, useEffect, useRef, useState, useSyncExternal
 import { ApiError, UNAUTHORIZED_EVENT, api } from './api.ts';
 import { Connection, type ConnectionState } from './connection.ts';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
+import { createBrowserPushPorts } from '../notify/browser-push-ports.ts';
+import { PushContext } from '../notify/push-context.ts';
+import { PushDevice } from '../notify/push-device.ts';
 import { HostsPage } from '../hosts/HostsPage.tsx';
 import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
@@ -49,6 +52,7 @@ async function isLoggedIn(): Promise<boolean> {
 export function App({ linkToken, pairingCode }: { linkToken?: string; pairingCode?: string }) {
   const [login, setLogin] = useState<Login>(() => initialLogin(pairingCode ?? linkToken));
   const [connection, setConnection] = useState<Connection>();
+  const [push] = useState(() => new PushDevice(createBrowserPushPorts()));
   // One attempt, whatever runs the effect again (StrictMode does in development): a pairing code works only once.
   const attempt = useRef<Promise<Login>>(undefined);
 
@@ -106,6 +110,11 @@ export function App({ linkToken, pairingCode }: { linkToken?: string; pairingCod
     };
   }, [login]);
 
+  // Once logged in: a subscription the browser still holds is kept on this session (push-device.ts).
+  useEffect(() => {
+    if (login === 'ok') void push.start();
+  }, [login, push]);
+
   if (login === 'checking' || login === 'logging_in') return <main className="centered" aria-busy="true" />;
   if (login === 'missing' || login === 'refused' || login === 'pairing_refused') {
     return (
@@ -135,7 +144,9 @@ export function App({ linkToken, pairingCode }: { linkToken?: string; pairingCod
   if (connection === undefined) return <main className="centered" aria-busy="true" />;
   return (
     <ConnectionContext.Provider value={connection}>
-      <Routes />
+      <PushContext.Provider value={push}>
+        <Routes />
+      </PushContext.Provider>
     </ConnectionContext.Provider>
   );
 }

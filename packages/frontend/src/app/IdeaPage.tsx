@@ -14,6 +14,7 @@ import { FilesPanel, FilesToggle } from '../files/FilesPanel.tsx';
 import { ProjectLinksProvider } from '../files/project-context.ts';
 import { useProjectFiles } from '../files/use-project-files.ts';
 import { NotifyButton } from '../notify/NotifyButton.tsx';
+import { usePushDevice } from '../notify/push-context.ts';
 import { useAttention } from '../notify/use-attention.ts';
 import { PreviewPanel, PreviewToggle } from '../preview/PreviewPanel.tsx';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
@@ -29,6 +30,7 @@ import { IdeaHeader } from './IdeaHeader.tsx';
 import { NoticePage } from './NoticePage.tsx';
 import { navigate } from './router.ts';
 import { useIdeaStream } from './use-idea-stream.ts';
+import { useViewing } from './use-viewing.ts';
 
 /** One idea: its header, the live transcript, and the composer. */
 const SEND_PROBLEMS: Record<SendResult, string | undefined> = {
@@ -121,8 +123,11 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     };
   }, [hostName]);
 
+  useViewing(connection, connectionState, ideaId);
+  const push = usePushDevice();
   useAttention({
     ideaId,
+    isPushOn: push.state.kind === 'on',
     events: stream.transcript.events,
     lastSeq: stream.transcript.lastSeq,
     isLive: stream.isLive,
@@ -269,7 +274,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
                 setIsPreviewOpen((isOpen) => !isOpen);
               }}
             />
-            <NotifyButton />
+            <NotifyButton ideaId={ideaId} />
           </>
         }
       />

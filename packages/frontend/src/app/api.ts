@@ -26,6 +26,8 @@ import {
   type PreviewLinkResponse,
   type PreviewLogResponse,
   type PreviewView,
+  type PushSubscriptionBody,
+  type PushSubscriptionView,
   type SshAliasesResponse,
   type StartAutopilotBody,
   type UpdateHostBody,
@@ -243,6 +245,20 @@ export const api = {
   /** Signs a browser out, this one included (then its cookie is cleared too). */
   async endSession(id: string): Promise<void> {
     await call('endSession', { params: { id } });
+  },
+  /** The VAPID public key this device subscribes to pushes with (base64url). */
+  async pushKey(): Promise<string> {
+    return (await call('pushKey')).publicKey;
+  },
+  /** Keeps this device's push subscription on this browser session; again with the same endpoint, its view. */
+  async addPushSubscription(body: PushSubscriptionBody): Promise<PushSubscriptionView> {
+    return (await call('addPushSubscription', { body })).subscription;
+  },
+  async removePushSubscription(endpoint: string): Promise<void> {
+    await call('removePushSubscription', { body: { endpoint } });
+  },
+  async mutePushIdea(ideaId: string, endpoint: string, isMuted: boolean): Promise<PushSubscriptionView> {
+    return (await call('mutePushIdea', { params: { id: ideaId }, body: { endpoint, isMuted } })).subscription;
   },
   /** Ends this browser's session on the server and forgets its key. */
   async logOut(): Promise<void> {

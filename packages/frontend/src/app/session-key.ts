@@ -1,4 +1,5 @@
 import { PAIRING_PATH, SESSION_KEY_PROTOCOL_PREFIX, pairingCodeOf } from '@catalyst/protocol';
+import { writeWorkerSessionKey } from '../sw/worker-session-key.ts';
 
 /**
  * The page's half of its login (the other half is the HttpOnly cookie; docs/security.md, "The browser session").
@@ -19,6 +20,12 @@ export function storeSessionKey(key: string): void {
 /** After a logout: the key of an ended session opens nothing, but there is no reason to keep it. */
 export function clearSessionKey(): void {
   localStorage.removeItem(STORAGE_NAME);
+  // The service worker's copy too (push on this device, notify/push-device.ts); none where there is no IndexedDB.
+  if (typeof indexedDB !== 'undefined') {
+    writeWorkerSessionKey(undefined).catch((error: unknown) => {
+      console.warn('Catalyst could not forget the service worker`s copy of the session key.', error);
+    });
+  }
 }
 
 /** What the WebSocket offers as subprotocols: a browser cannot set headers on a WebSocket. */

@@ -43,8 +43,9 @@ function setVisibility(next: DocumentVisibilityState) {
 const ended = (seq: number, runId: string) =>
   relayEvent(seq, { type: 'run:ended', runId, outcome: 'completed' });
 
-function renderAttention(events: readonly RelayEvent[]) {
+function renderAttention(events: readonly RelayEvent[], extra: Partial<AttentionOptions> = {}) {
   const base: AttentionOptions = {
+    ...extra,
     ideaId: IDEA_ID,
     events,
     lastSeq: events.at(-1)?.seq ?? 0,
@@ -97,6 +98,14 @@ describe('useAttention', () => {
     setVisibility('hidden');
     update([started(1, 'r1', 'Hi'), ended(2, 'r1'), started(3, 'r2', 'Again'), ended(4, 'r2')]);
     expect(shown).toEqual([]);
+    expect(document.title).toBe('(1) Run completed · Catalyst');
+  });
+
+  it('leaves the notification to the push when this device has pushes on, and still counts', () => {
+    const update = renderAttention([], { isPushOn: true });
+    setVisibility('hidden');
+    update([started(1, 'r1', 'Hi'), ended(2, 'r1')]);
+    expect(shown, 'the same news twice on one device').toEqual([]);
     expect(document.title).toBe('(1) Run completed · Catalyst');
   });
 });

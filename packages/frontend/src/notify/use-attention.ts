@@ -12,6 +12,11 @@ export interface AttentionOptions {
   isLive: boolean;
   ideaTitle: string | undefined;
   ideaPolicy: QuestionPolicy | undefined;
+  /**
+   * This device has pushes on (push-device.ts): the push is its notification (or none, for an idea muted here),
+   * so the tab shows none of its own, which would be the same one twice.
+   */
+  isPushOn?: boolean;
 }
 
 function subscribeToVisibility(listener: () => void): () => void {
@@ -27,11 +32,11 @@ export function useIsHidden(): boolean {
 
 /**
  * Tells a person who is not looking at the tab what happened on the idea (attention.ts decides what): a browser
- * notification when they allowed them (NotifyButton), and always a count in the page's title, cleared once the tab
+ * notification when they allowed them (NotifyButton) and this device has no pushes, and always a count in the page's title, cleared once the tab
  * is seen again. Only events after the first catch-up count, so opening a page never reports its history.
  */
 export function useAttention(options: AttentionOptions): void {
-  const { ideaId, events, lastSeq, isLive, ideaTitle, ideaPolicy } = options;
+  const { ideaId, events, lastSeq, isLive, ideaTitle, ideaPolicy, isPushOn = false } = options;
   const isHidden = useIsHidden();
   const [unseen, setUnseen] = useState<readonly Attention[]>([]);
   const seenSeq = useRef<number>(undefined);
@@ -45,8 +50,8 @@ export function useAttention(options: AttentionOptions): void {
     const found = findAttention(events, { afterSeq, ideaTitle: ideaTitle ?? 'Idea', ideaPolicy });
     if (found.length === 0) return;
     setUnseen((list) => [...list, ...found]);
-    for (const attention of found) showNotification(attention, ideaId);
-  }, [events, lastSeq, isLive, isHidden, ideaId, ideaTitle, ideaPolicy]);
+    if (!isPushOn) for (const attention of found) showNotification(attention, ideaId);
+  }, [events, lastSeq, isLive, isHidden, ideaId, ideaTitle, ideaPolicy, isPushOn]);
 
   useEffect(() => {
     if (!isHidden) setUnseen([]);

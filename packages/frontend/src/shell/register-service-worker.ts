@@ -4,11 +4,16 @@
  * works without it (no offline page, no install), so a refusal is a warning, not an error.
  */
 export function registerServiceWorker(): void {
-  if (!import.meta.env.PROD || !window.isSecureContext || !('serviceWorker' in navigator)) return;
+  if (!canRegisterServiceWorker()) return;
   // `updateViaCache: 'none'`: the browser checks /sw.js with the server on every load, so a new build is found.
   navigator.serviceWorker
     .register('/sw.js', { scope: '/', updateViaCache: 'none' })
     .catch((error: unknown) => {
       console.warn('Catalyst runs without its service worker: no offline page, no install.', error);
     });
+}
+
+/** Where registerServiceWorker registers it: what push on this device needs too (notify/push-device.ts). */
+export function canRegisterServiceWorker(): boolean {
+  return import.meta.env.PROD && window.isSecureContext && 'serviceWorker' in navigator;
 }

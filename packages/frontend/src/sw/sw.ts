@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   isOldShellCache,
   isUnreachableStatus,
@@ -5,6 +6,9 @@ import {
   shellCacheName,
   type ShellManifest,
 } from './cache-rules.ts';
+import { handleNotificationClick, type AppWindow } from './notification-click.ts';
+import { notificationOfPush } from './push-notification.ts';
+import { readWorkerSessionKey } from './worker-session-key.ts';
 
 /**
  * Catalyst's service worker, served as /sw.js (scope `/`) and registered by the app in production builds
@@ -18,6 +22,9 @@ import {
 
 declare const self: ServiceWorkerGlobalScope;
 declare const __CATALYST_SHELL__: ShellManifest;
+
+// As in the page (src/zod-setup.ts): zod's JIT probes for eval, which the CSP forbids; the parsing is the same.
+z.config({ jitless: true });
 
 const shell = __CATALYST_SHELL__;
 const cacheName = shellCacheName(shell.version);
@@ -47,8 +54,32 @@ self.addEventListener('fetch', (event) => {
   }
 });
 
-// Push (issue 29): the `push` and `notificationclick` listeners are added here, beside the shell's, in this one
-// worker (a scope has exactly one); their logic goes in modules of its own in this folder, imported above.
+// Push (issue 29), beside the shell's listeners in this one worker (a scope has exactly one). What a push shows:
+// push-notification.ts; what a click does: notification-click.ts.
+self.addEventListener('push', (event) => {
+  const shown = notificationOfPush(event.data);
+  if (shown === undefined) return;
+  event.waitUntil(self.registration.showNotification(shown.title, shown.options));
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  event.waitUntil(
+    handleNotificationClick(
+      { action: event.action, data: event.notification.data },
+      {
+        origin: self.location.origin,
+        fetch: (path, init) => fetch(path, init),
+        readSessionKey: readWorkerSessionKey,
+        windows: async () => {
+          const found = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+          return found.filter((client): client is WindowClient & AppWindow => client instanceof WindowClient);
+        },
+        openWindow: (url) => self.clients.openWindow(url),
+      },
+    ),
+  );
+});
 
 /** All or nothing: a file that fails to load fails the install, and the worker already in place stays. */
 async function precacheShell(): Promise<void> {
