@@ -14,7 +14,9 @@ import { openIdea } from './idea-page.ts';
 const suite = useBrowserSuite();
 
 const RegistrationsSchema = z.object({
-  registrations: z.array(z.object({ registrationId: z.string(), scopeURL: z.string(), isDeleted: z.boolean() })),
+  registrations: z.array(
+    z.object({ registrationId: z.string(), scopeURL: z.string(), isDeleted: z.boolean() }),
+  ),
 });
 
 const ShownSchema = z.array(
@@ -32,7 +34,9 @@ async function registrationId(cdp: CDPSession, scope: string): Promise<string> {
   const found = new Promise<string>((resolve) => {
     cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => {
       const { registrations } = RegistrationsSchema.parse(event);
-      const match = registrations.find((registration) => registration.scopeURL === scope && !registration.isDeleted);
+      const match = registrations.find(
+        (registration) => registration.scopeURL === scope && !registration.isDeleted,
+      );
       if (match !== undefined) resolve(match.registrationId);
     });
   });
@@ -83,7 +87,10 @@ describe('Web Push in the browser', () => {
       tag: idea.id,
       actions: [
         { action: formatPushAction({ kind: 'choose', questionId: 'toolu_01', option: 0 }), title: 'SQLite' },
-        { action: formatPushAction({ kind: 'choose', questionId: 'toolu_01', option: 1 }), title: 'Postgres' },
+        {
+          action: formatPushAction({ kind: 'choose', questionId: 'toolu_01', option: 1 }),
+          title: 'Postgres',
+        },
       ],
     };
     await deliver(JSON.stringify(payload));
