@@ -2,6 +2,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { formatPushAction, type PushPayload } from '@catalyst/protocol';
+import { WORKER_KEY_PLACE } from '../src/sw/worker-session-key.ts';
 import { useBrowserSuite, within } from './browser-harness.ts';
 import { openIdea } from './idea-page.ts';
 
@@ -44,21 +45,33 @@ async function registrationId(cdp: CDPSession, scope: string): Promise<string> {
   return within(found, 'the service worker`s registration');
 }
 
-function shownNotifications(page: Page): Promise<z.infer<typeof ShownSchema>> {
-  return page
-    .evaluate(async () => {
-      const registration = await navigator.serviceWorker.ready;
-      const shown = await registration.getNotifications();
-      return shown.map((notification) => ({
-        title: notification.title,
-        body: notification.body,
-        tag: notification.tag,
-        data: notification.data as unknown,
-        // Chromium has them; TypeScript's lib does not.
-        actions: (notification as Notification & { actions?: unknown }).actions ?? [],
-      }));
-    })
-    .then((shown) => ShownSchema.parse(shown));
+/** What the test uses of a service worker's global scope (the page's TypeScript lib is the DOM's). */
+interface WorkerScope {
+  fetch: typeof fetch;
+  registration: ServiceWorkerRegistration;
+  NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event;
+  dispatchEvent(event: Event): boolean;
+}
+
+/**
+ * What the worker's registration lists as shown, once it lists any: headless Chromium lists a shown notification
+ * now and then not (its display is a stub), so this asks until it does.
+ */
+async function shownNotifications(page: Page): Promise<z.infer<typeof ShownSchema>> {
+  const listed = await page.waitForFunction(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    const shown = await registration.getNotifications();
+    if (shown.length === 0) return false;
+    return shown.map((notification) => ({
+      title: notification.title,
+      body: notification.body,
+      tag: notification.tag,
+      data: notification.data as unknown,
+      // Chromium has them; TypeScript's lib does not.
+      actions: (notification as Notification & { actions?: unknown }).actions ?? [],
+    }));
+  });
+  return ShownSchema.parse(await listed.jsonValue());
 }
 
 describe('Web Push in the browser', () => {
@@ -94,10 +107,6 @@ describe('Web Push in the browser', () => {
       ],
     };
     await deliver(JSON.stringify(payload));
-    await page.waitForFunction(async () => {
-      const registration = await navigator.serviceWorker.ready;
-      return (await registration.getNotifications()).length > 0;
-    });
     expect(await shownNotifications(page)).toEqual([
       {
         title: 'Ask me on the phone',
@@ -110,5 +119,91 @@ describe('Web Push in the browser', () => {
         ],
       },
     ]);
+  });
+
+  it('posts a notification action`s answer from the worker with this device`s cookie and key', async () => {
+    const { service } = suite.fixture;
+    const origin = service.catalyst.url;
+    const idea = await service.createIdea('Answer from the lock screen');
+    const page = await suite.openLoggedInPage();
+    await page.context().grantPermissions(['notifications'], { origin });
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    // The copy of the session key the page keeps for the worker once push is on (push-device.ts): push cannot be
+    // turned on here (no push service), so the test writes it where the page would.
+    await page.evaluate(
+      async ({ place, storageName }) => {
+        const database = await new Promise<IDBDatabase>((resolve, reject) => {
+          const request = indexedDB.open(place.database, 1);
+          request.onupgradeneeded = () => request.result.createObjectStore(place.store);
+          request.onsuccess = () => {
+            resolve(request.result);
+          };
+          request.onerror = () => {
+            reject(new Error('IndexedDB did not open'));
+          };
+        });
+        await new Promise<void>((resolve) => {
+          const transaction = database.transaction(place.store, 'readwrite');
+          transaction.objectStore(place.store).put(localStorage.getItem(storageName), place.key);
+          transaction.oncomplete = () => {
+            resolve();
+          };
+        });
+        database.close();
+      },
+      { place: WORKER_KEY_PLACE, storageName: 'catalyst.sessionKey' },
+    );
+
+    const cdp = await page.context().newCDPSession(page);
+    const id = await registrationId(cdp, `${origin}/`);
+    const payload: PushPayload = {
+      title: 'Answer from the lock screen',
+      body: 'Claude asks: Which one?',
+      url: `/ideas/${idea.id}`,
+      tag: idea.id,
+      actions: [{ action: 'choose:toolu_gone:1', title: 'B' }],
+    };
+    await cdp.send('ServiceWorker.deliverPushMessage', {
+      origin: `${origin}/`,
+      registrationId: id,
+      data: JSON.stringify(payload),
+    });
+
+    // Chromium's DevTools cannot click a notification: the worker is handed the click as the browser hands it, and
+    // its fetch is watched. The question is long gone, so the API's answer says whether the worker's request got
+    // past the login (404 QUESTION_NOT_FOUND) or not (401; 403 for a foreign origin).
+    const [worker] = page.context().serviceWorkers();
+    if (worker === undefined) throw new Error('no service worker in the context');
+    const answer = await worker.evaluate(async (action) => {
+      const scope = self as unknown as WorkerScope;
+      const posted = new Promise<{ url: string; body: unknown; status: number; json: unknown }>((resolve) => {
+        const original = scope.fetch.bind(scope);
+        scope.fetch = async (input, init) => {
+          const response = await original(input, init);
+          resolve({
+            url: typeof input === 'string' ? input : 'not a path',
+            body: typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
+            status: response.status,
+            json: (await response.clone().json()) as unknown,
+          });
+          return response;
+        };
+      });
+      // Headless Chromium lists a shown notification now and then not (its display is a stub): asked until listed.
+      let notification: Notification | undefined;
+      for (let attempt = 0; notification === undefined && attempt < 200; attempt += 1) {
+        [notification] = await scope.registration.getNotifications();
+        if (notification === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      if (notification === undefined) throw new Error('no notification');
+      scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification, action }));
+      return posted;
+    }, 'choose:toolu_gone:1');
+    expect(answer).toEqual({
+      url: `/api/ideas/${idea.id}/questions/toolu_gone/choose`,
+      body: { option: 1 },
+      status: 404,
+      json: { error: expect.objectContaining({ code: 'QUESTION_NOT_FOUND' }) as unknown },
+    });
   });
 });

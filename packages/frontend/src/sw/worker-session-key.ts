@@ -6,9 +6,9 @@
  * turned off or the session ends.
  */
 
-const DATABASE = 'catalyst-worker';
-const STORE = 'session';
-const KEY = 'key';
+/** Where the key is kept: the database, its one store, and the record's key (the browser test writes it too). */
+export const WORKER_KEY_PLACE = { database: 'catalyst-worker', store: 'session', key: 'key' } as const;
+const { database: DATABASE, store: STORE, key: KEY } = WORKER_KEY_PLACE;
 
 function openDatabase(): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
