@@ -194,6 +194,11 @@ const port: PathParam<number> = {
   invalid: (text) => `${JSON.stringify(text)} is not a TCP port.`,
   description: 'a TCP port, 1 to 65535',
 };
+const questionId: PathParam<string> = {
+  schema: z.string().min(1).max(200),
+  invalid: () => 'Not a question id.',
+  description: 'the question’s id',
+};
 
 /** What any route that reaches a host may answer: the host down, unreachable, refusing, or too slow. */
 const HOST: readonly ErrorCode[] = [
@@ -486,11 +491,7 @@ export const GUARDED_API = {
     summary: 'One question still waiting for an answer.',
     params: {
       id: ideaId,
-      questionId: {
-        schema: z.string().min(1).max(200),
-        invalid: () => 'Not a question id.',
-        description: 'the question’s id',
-      } satisfies PathParam<string>,
+      questionId,
     },
     status: 200,
     response: QuestionResponseSchema,
@@ -503,11 +504,7 @@ export const GUARDED_API = {
       'Answers a waiting question of two options at most with the option at `option` (0 or 1), as a click on it in the page would: what a notification’s action sends.',
     params: {
       id: ideaId,
-      questionId: {
-        schema: z.string().min(1).max(200),
-        invalid: () => 'Not a question id.',
-        description: 'the question’s id',
-      } satisfies PathParam<string>,
+      questionId,
     },
     body: ChooseOptionBodySchema,
     status: 204,
