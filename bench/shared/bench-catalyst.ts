@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ServerFrame } from '../../packages/protocol/src/index.ts';
 import { IdeaViewSchema } from '../../packages/protocol/src/index.ts';
-import { startCatalyst, type RunningCatalyst } from '../../packages/backend/src/app.ts';
+import { startCatalyst, type RunningCatalyst, type StartOptions } from '../../packages/backend/src/app.ts';
 import { loadConfig } from '../../packages/backend/src/server/config.ts';
 import { prepareService } from '../../packages/backend/test/service-config.ts';
 import { openClient, type TestClient } from '../../packages/backend/test/server-ws-client.ts';
@@ -58,12 +58,16 @@ export class BenchCatalyst {
   readonly #waiters = new Set<Waiter>();
   readonly #listeners = new Set<(frame: ServerFrame, atMs: number) => void>();
 
-  static async start(site: Site, env: Record<string, string>): Promise<BenchCatalyst> {
+  static async start(
+    site: Site,
+    env: Record<string, string>,
+    options: Pick<StartOptions, 'push'> = {},
+  ): Promise<BenchCatalyst> {
     const user = site.sshd.users.bash;
     const prepared = await prepareService({ sshd: site.sshd, user, claudePath: site.claudePath, env });
     const config = loadConfig(prepared.env, { homeDir: prepared.configDir.path });
     // CATALYST_LOG_LEVEL=silent (service-config.ts).
-    const catalyst = await startCatalyst({ config });
+    const catalyst = await startCatalyst({ config, ...options });
     const client = await openClient(`${catalyst.url.replace('http', 'ws')}/ws`, {
       headers: { authorization: `Bearer ${catalyst.token}` },
     });
@@ -74,6 +78,28 @@ export class BenchCatalyst {
     this.#catalyst = catalyst;
     this.#client = client;
     void this.#pump();
+  }
+
+  /** A browser session, as a login link makes one: the cookie and the key the page sends beside it. */
+  async logInAsBrowser(): Promise<Record<string, string>> {
+    const origin = this.#catalyst.url;
+    const response = await fetch(`${origin}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ token: this.#catalyst.token }),
+    });
+    const { key } = z.object({ key: z.string() }).parse(await response.json());
+    const cookie = (response.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    return { cookie, 'x-catalyst-key': key, origin, 'content-type': 'application/json' };
+  }
+
+  /** A REST call as that browser (logInAsBrowser's headers); the body is JSON. */
+  asBrowser(headers: Record<string, string>, path: string, body?: unknown): Promise<Response> {
+    return fetch(`${this.#catalyst.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   }
 
   /** A REST call with the token; the body is JSON. */
