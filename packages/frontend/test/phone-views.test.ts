@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useBrowserSuite } from './browser-harness.ts';
-import { createIdeaFromList, sidewaysOverflow } from './idea-page.ts';
+import { colorQuestion, text, toolUse } from '@catalyst/testkit';
+import { findAxeViolations } from './axe-check.ts';
+import { createIdeaFromList, sendMessage, sidewaysOverflow, transcript } from './idea-page.ts';
 
 // Every view on the two phones the issue names (issue 29): the page never scrolls sideways, and each control a thumb
 // uses is at least 44 px tall and wide (a link inside a sentence excepted, as WCAG 2.5.5 does).
@@ -44,6 +46,30 @@ function smallTargets(page: Page): Promise<string[]> {
 async function expectFitsThumbs(page: Page, width: number, view: string): Promise<void> {
   expect(await sidewaysOverflow(page, width), `${view}: sideways`).toEqual({ overflowPx: 0, elements: [] });
   expect(await smallTargets(page), `${view}: controls under ${String(MIN_TARGET_PX)} px`).toEqual([]);
+  expect(await findAxeViolations(page), `${view}: axe`).toEqual([]);
+}
+
+/**
+ * With the on-screen keyboard up the window is what is left above it (the viewport meta's
+ * `interactive-widget=resizes-content`): the message box and Send must be in it, whole.
+ */
+async function expectComposerAboveKeyboard(
+  page: Page,
+  phone: { width: number; height: number },
+): Promise<void> {
+  const keyboardPx = Math.round(phone.height * 0.42);
+  await page.setViewportSize({ width: phone.width, height: phone.height - keyboardPx });
+  await page.getByLabel('Message', { exact: true }).focus();
+  const within = await page.evaluate(() => {
+    const inWindow = (element: Element | null) => {
+      const box = element?.getBoundingClientRect();
+      return box !== undefined && box.top >= 0 && box.bottom <= window.innerHeight + 0.5;
+    };
+    const send = [...document.querySelectorAll('button')].find((button) => button.textContent === 'Send');
+    return { message: inWindow(document.activeElement), send: inWindow(send ?? null) };
+  });
+  expect(within, 'the message box and Send above the keyboard').toEqual({ message: true, send: true });
+  await page.setViewportSize({ width: phone.width, height: phone.height });
 }
 
 describe('every view on a phone', () => {
@@ -70,9 +96,29 @@ describe('every view on a phone', () => {
 
       await createIdeaFromList(page, { title: `On a ${size} phone`, description: 'Thumbs.' });
       await expectFitsThumbs(page, phone.width, `an idea's page, ${size}`);
+      await expectComposerAboveKeyboard(page, phone);
+
+      suite.fixture.model.enqueue(
+        toolUse('AskUserQuestion', { questions: [colorQuestion] }),
+        text('Blue it is.'),
+      );
+      await sendMessage(page, 'Pick a color with me.');
+      const card = transcript(page).getByRole('region', { name: 'Question: Color', exact: true });
+      await card.getByText('Cool color').waitFor();
+      await expectFitsThumbs(page, phone.width, `a question waiting, ${size}`);
+      await card.getByRole('radio', { name: 'Blue' }).check();
+      await card.getByRole('button', { name: 'Submit answer' }).click();
+      await transcript(page).getByText('Blue it is.').waitFor();
+
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('region', { name: 'Settings', exact: true }).waitFor();
       await expectFitsThumbs(page, phone.width, `an idea's settings, ${size}`);
+      await page.getByRole('button', { name: 'Files', exact: true }).click();
+      await page.getByRole('region', { name: 'Files' }).waitFor();
+      await expectFitsThumbs(page, phone.width, `an idea's files, ${size}`);
+      await page.getByRole('button', { name: 'Autopilot', exact: true }).click();
+      await page.getByRole('region', { name: 'Autopilot', exact: true }).waitFor();
+      await expectFitsThumbs(page, phone.width, `the autopilot panel, ${size}`);
     });
   }
 });
