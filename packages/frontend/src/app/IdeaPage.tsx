@@ -15,6 +15,7 @@ import { ProjectLinksProvider } from '../files/project-context.ts';
 import { useProjectFiles } from '../files/use-project-files.ts';
 import { NotifyButton } from '../notify/NotifyButton.tsx';
 import { usePushDevice } from '../notify/push-context.ts';
+import { isMutedHere } from '../notify/push-device.ts';
 import { useAttention } from '../notify/use-attention.ts';
 import { PreviewPanel, PreviewToggle } from '../preview/PreviewPanel.tsx';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
@@ -127,7 +128,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const push = usePushDevice();
   useAttention({
     ideaId,
-    isPushOn: push.state.kind === 'on',
+    isMutedHere: isMutedHere(push.state, ideaId),
     events: stream.transcript.events,
     lastSeq: stream.transcript.lastSeq,
     isLive: stream.isLive,

@@ -10,14 +10,19 @@ import { useAttention, type AttentionOptions } from './use-attention.ts';
 // the tab again clears the count.
 
 let visibility: DocumentVisibilityState = 'visible';
-const shown: { title: string; body: string | undefined; notification: FakeNotification }[] = [];
+const shown: {
+  title: string;
+  body: string | undefined;
+  tag: string | undefined;
+  notification: FakeNotification;
+}[] = [];
 
 class FakeNotification {
   static permission: NotificationPermission = 'granted';
   onclick: (() => void) | null = null;
   readonly close = vi.fn();
   constructor(title: string, options?: NotificationOptions) {
-    shown.push({ title, body: options?.body, notification: this });
+    shown.push({ title, body: options?.body, tag: options?.tag, notification: this });
   }
 }
 
@@ -101,11 +106,18 @@ describe('useAttention', () => {
     expect(document.title).toBe('(1) Run completed · Catalyst');
   });
 
-  it('leaves the notification to the push when this device has pushes on, and still counts', () => {
-    const update = renderAttention([], { isPushOn: true });
+  it('shows nothing for an idea muted on this device, and still counts', () => {
+    const update = renderAttention([], { isMutedHere: true });
     setVisibility('hidden');
     update([started(1, 'r1', 'Hi'), ended(2, 'r1')]);
-    expect(shown, 'the same news twice on one device').toEqual([]);
+    expect(shown, 'a muted idea').toEqual([]);
     expect(document.title).toBe('(1) Run completed · Catalyst');
+  });
+
+  it('tags its notification as the push does (idea-<id>), so a device with pushes on shows the news once', () => {
+    const update = renderAttention([]);
+    setVisibility('hidden');
+    update([started(1, 'r1', 'Hi'), ended(2, 'r1')]);
+    expect(shown.map(({ tag }) => tag)).toEqual([`idea-${IDEA_ID}`]);
   });
 });

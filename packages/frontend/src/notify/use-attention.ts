@@ -12,11 +12,8 @@ export interface AttentionOptions {
   isLive: boolean;
   ideaTitle: string | undefined;
   ideaPolicy: QuestionPolicy | undefined;
-  /**
-   * This device has pushes on (push-device.ts): the push is its notification (or none, for an idea muted here),
-   * so the tab shows none of its own, which would be the same one twice.
-   */
-  isPushOn?: boolean;
+  /** The person muted this idea on this device (push-device.ts): no notification of it here, pushed or not. */
+  isMutedHere?: boolean;
 }
 
 function subscribeToVisibility(listener: () => void): () => void {
@@ -32,11 +29,13 @@ export function useIsHidden(): boolean {
 
 /**
  * Tells a person who is not looking at the tab what happened on the idea (attention.ts decides what): a browser
- * notification when they allowed them (NotifyButton) and this device has no pushes, and always a count in the page's title, cleared once the tab
- * is seen again. Only events after the first catch-up count, so opening a page never reports its history.
+ * notification when they allowed them (NotifyButton) and did not mute the idea here, and always a count in the
+ * page's title, cleared once the tab is seen again. With pushes on, the same news may also come as a push (a hidden
+ * tab does not show its idea): both carry the tag `idea-<id>`, so the device shows one, and if the push service
+ * cannot be reached the tab's still comes. Only events after the first catch-up count, so opening a page never reports its history.
  */
 export function useAttention(options: AttentionOptions): void {
-  const { ideaId, events, lastSeq, isLive, ideaTitle, ideaPolicy, isPushOn = false } = options;
+  const { ideaId, events, lastSeq, isLive, ideaTitle, ideaPolicy, isMutedHere = false } = options;
   const isHidden = useIsHidden();
   const [unseen, setUnseen] = useState<readonly Attention[]>([]);
   const seenSeq = useRef<number>(undefined);
@@ -50,8 +49,8 @@ export function useAttention(options: AttentionOptions): void {
     const found = findAttention(events, { afterSeq, ideaTitle: ideaTitle ?? 'Idea', ideaPolicy });
     if (found.length === 0) return;
     setUnseen((list) => [...list, ...found]);
-    if (!isPushOn) for (const attention of found) showNotification(attention, ideaId);
-  }, [events, lastSeq, isLive, isHidden, ideaId, ideaTitle, ideaPolicy, isPushOn]);
+    if (!isMutedHere) for (const attention of found) showNotification(attention, ideaId);
+  }, [events, lastSeq, isLive, isHidden, ideaId, ideaTitle, ideaPolicy, isMutedHere]);
 
   useEffect(() => {
     if (!isHidden) setUnseen([]);
@@ -69,7 +68,8 @@ function showNotification(attention: Attention, ideaId: string): void {
   try {
     notification = new Notification(attention.title, {
       body: attention.body,
-      tag: `catalyst-${ideaId}-${attention.seq}`,
+      // The push's tag (push-notifier.ts): one notification per idea on a device, whichever came first replaced.
+      tag: `idea-${ideaId}`,
     });
   } catch {
     // Chrome on Android shows notifications only through a service worker and throws here: the count in the
