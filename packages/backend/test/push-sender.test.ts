@@ -120,6 +120,24 @@ describe('the Web Push sender', () => {
     expect(service.messages).toHaveLength(1);
   });
 
+  it('does not try again a subscription forgotten while its push waited for a retry', async () => {
+    let forget = (): Promise<unknown> => Promise.resolve();
+    const web = await open({
+      wait: async (ms) => {
+        waits.push(ms);
+        // Turned off, or its browser signed out, while the push service was failing.
+        await forget();
+      },
+    });
+    const [, stored] = await subscribe(web);
+    forget = () => web.subscriptions.remove(stored.endpoint);
+    service.answer(stored.endpoint, { status: 503, times: 2 });
+    web.sender.send(stored, payload);
+    await web.sender.idle();
+    expect(service.requests(stored.endpoint).map((request) => request.status)).toEqual([503]);
+    expect(service.messages).toHaveLength(0);
+  });
+
   it('waits as long as a 429’s Retry-After says before trying again', async () => {
     const web = await open();
     const [, stored] = await subscribe(web);

@@ -36,8 +36,8 @@ export interface PushSenderOptions {
   vapid: VapidKeys;
   /** The VAPID `sub`: a mailto: or https: contact (vapidSubject()). */
   subject: string;
-  /** Where a subscription the push service has ended is removed. */
-  subscriptions: Pick<PushSubscriptionStore, 'remove'>;
+  /** Where a subscription the push service has ended is removed; a retry goes only to one still there. */
+  subscriptions: Pick<PushSubscriptionStore, 'remove' | 'list'>;
   logger: Logger;
   /** Pushes in flight at once (default 4). */
   concurrency?: number;
@@ -185,7 +185,10 @@ class QueuedPushSender implements PushSender {
   #retryLater(job: Job, delayMs: number): void {
     this.#wait(delayMs, this.#stop.signal).then(
       () => {
-        if (this.#stop.signal.aborted) {
+        // Forgotten meanwhile (turned off, signed out, ended by the push service): no retry to it.
+        const endpoint = job.target.endpoint;
+        const isKept = this.#options.subscriptions.list().some((kept) => kept.endpoint === endpoint);
+        if (this.#stop.signal.aborted || !isKept) {
           this.#settleOne();
           return;
         }
