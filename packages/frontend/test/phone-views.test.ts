@@ -116,6 +116,9 @@ describe('every view on a phone', () => {
       await page.getByRole('button', { name: 'Files', exact: true }).click();
       await page.getByRole('region', { name: 'Files' }).waitFor();
       await expectFitsThumbs(page, phone.width, `an idea's files, ${size}`);
+      await page.getByRole('button', { name: 'Preview', exact: true }).click();
+      await page.getByRole('region', { name: 'Preview' }).waitFor();
+      await expectFitsThumbs(page, phone.width, `an idea's preview, ${size}`);
       await page.getByRole('button', { name: 'Autopilot', exact: true }).click();
       await page.getByRole('region', { name: 'Autopilot', exact: true }).waitFor();
       await expectFitsThumbs(page, phone.width, `the autopilot panel, ${size}`);
