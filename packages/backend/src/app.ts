@@ -141,6 +141,8 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     viewing,
     // Called once events come, by then the services exist.
     getIdea: (id) => services.ideas.getIdea(id),
+    getAutopilot: (id) => services.autopilots.getAutopilot(id),
+    isSignedIn: (id) => sessions.list().some((session) => session.id === id),
     logger,
   });
   const services = wireServices({
@@ -174,7 +176,12 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
       defaults: appHosts.defaults,
     },
   });
-  // A browser signed out: its devices get no more pushes.
+  // Devices of sessions that ended while no listener heard it (a new token ends them all; a crash between the two
+  // files) are forgotten at start; then a browser signed out loses its devices as it goes.
+  const signedIn = new Set(sessions.list().map((session) => session.id));
+  for (const orphan of new Set(push.subscriptions.list().map((kept) => kept.sessionId))) {
+    if (!signedIn.has(orphan)) await push.subscriptions.removeSession(orphan);
+  }
   sessions.onEnded((id) => {
     push.subscriptions.removeSession(id).catch((error: unknown) => {
       logger.warn({ err: error }, 'could not forget the push subscriptions of a signed-out browser');

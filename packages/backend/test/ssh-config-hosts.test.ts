@@ -6,7 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   caught,
   createTempDir,
+  findDescendants,
   opensshFingerprint,
+  signalIfAlive,
   startSshd,
   stopAllSshd,
   type SshdHandle,
@@ -152,9 +154,9 @@ describe('a host named by its ~/.ssh/config alias', () => {
       expect(bastion.logText().match(forwardsTo(target))?.length).toBeGreaterThan(0);
       // The jump's connection answers each packet at once, with what `ssh -W` sends: no sessions on it, ever.
       await bastion.waitForLog(/rtype no-more-sessions@openssh.com want_reply 0/);
-      // The bastion's connection goes (closeAll drops it as a reboot would): the connection through it is lost, and
+      // The bastion's connection goes (its sshd killed, as a reboot would): the connection through it is lost, and
       // the next one logs in to the bastion again.
-      chains.closeAll();
+      for (const pid of await findDescendants(bastion.pid)) signalIfAlive(pid, 'SIGKILL');
       await third.lost;
       const fourth = await openSshConnection(await route(), chains);
       expect(logins() - before).toBe(2);

@@ -58,20 +58,23 @@ interface WorkerScope {
  * now and then not (its display is a stub), so this asks until it does.
  */
 async function shownNotifications(page: Page): Promise<z.infer<typeof ShownSchema>> {
-  const listed = await page.waitForFunction(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    const shown = await registration.getNotifications();
-    if (shown.length === 0) return false;
-    return shown.map((notification) => ({
-      title: notification.title,
-      body: notification.body,
-      tag: notification.tag,
-      data: notification.data as unknown,
-      // Chromium has them; TypeScript's lib does not.
-      actions: (notification as Notification & { actions?: unknown }).actions ?? [],
-    }));
-  });
-  return ShownSchema.parse(await listed.jsonValue());
+  const list = () =>
+    page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.ready;
+      const shown = await registration.getNotifications();
+      return shown.map((notification) => ({
+        title: notification.title,
+        body: notification.body,
+        tag: notification.tag,
+        data: notification.data as unknown,
+        // Chromium has them; TypeScript's lib does not.
+        actions: (notification as Notification & { actions?: unknown }).actions ?? [],
+      }));
+    });
+  // An async predicate cannot be polled by waitForFunction (its promise counts as truthy at once): asked from here.
+  let listed = await list();
+  await expect.poll(async () => (listed = await list()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+  return ShownSchema.parse(listed);
 }
 
 describe('Web Push in the browser', () => {

@@ -47,6 +47,11 @@ export interface AttentionContext {
   readonly ideaTitle: string;
   /** The idea's own question policy; undefined until it has loaded (then a question counts as waiting). */
   readonly ideaPolicy: QuestionPolicy | undefined;
+  /**
+   * The policy of an autopilot already running before the first of `events` (one resumed after a restart, whose
+   * `autopilot:started` the events do not hold); undefined when none runs.
+   */
+  readonly runningAutopilotPolicy?: QuestionPolicy | undefined;
 }
 
 const RUN_ENDED_TITLES: Record<RunOutcomeKind, string> = {
@@ -70,7 +75,7 @@ interface Position extends AttentionContext {
 export function findAttention(events: readonly RelayEvent[], context: AttentionContext): Attention[] {
   const found: { attention: Attention; prompt: string | undefined }[] = [];
   const settled = new Set<string>();
-  let autopilotPolicy: QuestionPolicy | undefined;
+  let autopilotPolicy: QuestionPolicy | undefined = context.runningAutopilotPolicy;
   for (const event of events) {
     if (event.type === 'autopilot:started') autopilotPolicy = event.questionPolicy;
     if (event.type === 'claude:question_answered' || event.type === 'claude:question_closed') {

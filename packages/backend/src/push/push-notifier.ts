@@ -2,9 +2,11 @@ import {
   findAttention,
   formatPushAction,
   type Attention,
+  type AutopilotView,
   type IdeaView,
   type PushAnswer,
   type PushPayload,
+  type QuestionPolicy,
   type RelayEvent,
 } from '@catalyst/protocol';
 import type { Logger } from 'pino';
@@ -25,6 +27,10 @@ export interface PushNotifierOptions {
   readonly push: Pick<WebPush, 'subscriptions' | 'sender'>;
   readonly viewing: ViewingTabs;
   readonly getIdea: (id: string) => Promise<IdeaView>;
+  /** An autopilot by its id (one resumed after a restart: its policy decides about its questions). */
+  readonly getAutopilot: (autopilotId: string) => Promise<AutopilotView>;
+  /** Whether a browser session is still signed in: a device whose session ended gets nothing. */
+  readonly isSignedIn: (sessionId: string) => boolean;
   readonly logger: Logger;
 }
 
@@ -53,23 +59,42 @@ export class PushNotifier {
   }
 
   async #tell(ideaId: string, events: RelayEvent[], seq: number): Promise<void> {
-    const { meta } = await this.#options.getIdea(ideaId);
-    // An idea whose meta cannot be read is still told of, by a neutral name; its policy taken as a person's.
+    // An idea whose meta cannot be read (its host just dropped: the run that ended says so) is still told of, by a
+    // neutral name, its policy taken as a person's.
+    const meta = await this.#options.getIdea(ideaId).then(
+      (idea) => idea.meta,
+      () => undefined,
+    );
     const found = findAttention(events, {
       afterSeq: seq - 1,
       ideaTitle: meta?.title ?? 'An idea',
       ideaPolicy: meta?.questionPolicy ?? 'human',
+      runningAutopilotPolicy: await this.#resumedAutopilotPolicy(events, meta?.autopilotId),
     });
     const recipients = pickPushRecipients(
       this.#options.push.subscriptions.list(),
       ideaId,
       this.#options.viewing.sessionsViewing(ideaId),
-    );
+    ).filter((recipient) => this.#options.isSignedIn(recipient.sessionId));
     for (const attention of found) {
       const payload = payloadOf(ideaId, attention);
       const urgency = attention.kind === 'question' || attention.kind === 'permission' ? 'high' : 'normal';
       for (const recipient of recipients) this.#options.push.sender.send(recipient, payload, { urgency });
     }
+  }
+
+  /**
+   * An autopilot that runs with no `autopilot:started` seen since this Catalyst started (it was resumed after a
+   * restart): its policy, from the autopilot the idea's meta names.
+   */
+  async #resumedAutopilotPolicy(
+    events: readonly RelayEvent[],
+    autopilotId: string | undefined,
+  ): Promise<QuestionPolicy | undefined> {
+    if (autopilotId === undefined || events.some((event) => event.type === 'autopilot:started'))
+      return undefined;
+    const autopilot = await this.#options.getAutopilot(autopilotId).catch(() => undefined);
+    return autopilot?.state === 'running' ? autopilot.questionPolicy : undefined;
   }
 }
 
@@ -87,7 +112,11 @@ function isWorthLooking(event: RelayEvent): boolean {
 
 /** The push of one finding: opens the idea's page at the event; one notification per idea on a device. */
 export function payloadOf(ideaId: string, attention: Attention): PushPayload {
-  const actions = attention.push.answers?.map(actionOf);
+  // An id the CLI made that an action cannot carry (or an empty label): the push goes without its answers.
+  const all = attention.push.answers?.map(actionOf);
+  const actions = all?.every((action) => PUSH_ACTION_TOKEN.test(action.action) && action.title !== '')
+    ? all
+    : undefined;
   return {
     title: attention.push.title,
     body: attention.push.body,
@@ -96,6 +125,9 @@ export function payloadOf(ideaId: string, attention: Attention): PushPayload {
     ...(actions === undefined ? {} : { actions }),
   };
 }
+
+/** What PushPayloadSchema takes as an action's name. */
+const PUSH_ACTION_TOKEN = /^[A-Za-z0-9:._-]{1,64}$/;
 
 function actionOf(answer: PushAnswer, index: number): { action: string; title: string } {
   if (answer.kind === 'option') {

@@ -84,6 +84,8 @@ describe('answerRequestOf', () => {
     expect(answerRequestOf('choose:toolu_01:2', url)).toBeUndefined();
     expect(answerRequestOf('delete:everything', url)).toBeUndefined();
     expect(answerRequestOf('choose:toolu_01:0', '/hosts')).toBeUndefined();
+    // An id no path may hold: no request (the page opens instead), never a throw.
+    expect(answerRequestOf('choose:..:0', url)).toBeUndefined();
     expect(ideaIdOfPath('/ideas/../hosts')).toBeUndefined();
     expect(ideaIdOfPath(`/ideas/${ideaId}?x=1`)).toBe(ideaId);
   });

@@ -1,4 +1,11 @@
-import { API, IdeaIdSchema, SESSION_KEY_HEADER, apiPath, parsePushAction } from '@catalyst/protocol';
+import {
+  API,
+  IdeaIdSchema,
+  SESSION_KEY_HEADER,
+  apiPath,
+  parsePushAction,
+  type PushAction,
+} from '@catalyst/protocol';
 import { NotificationDataSchema } from './push-notification.ts';
 
 /**
@@ -26,6 +33,15 @@ export function answerRequestOf(action: string, url: string): AnswerRequest | un
   const parsed = parsePushAction(action);
   const id = ideaIdOfPath(url);
   if (parsed === undefined || id === undefined) return undefined;
+  try {
+    return requestOf(parsed, id);
+  } catch {
+    // An id no path may hold (`..`): no answer, the page instead.
+    return undefined;
+  }
+}
+
+function requestOf(parsed: PushAction, id: string): AnswerRequest {
   if (parsed.kind === 'choose') {
     return {
       path: apiPath(API.chooseOption, { params: { id, questionId: parsed.questionId } }),

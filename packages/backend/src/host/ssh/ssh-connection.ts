@@ -68,10 +68,10 @@ export async function openSshConnection(
     isReleased = true;
     wayIn.release();
   };
-  // The target's close is the connection's loss (a jump that goes closes the target's socket too); read as it
-  // settles, not a tick later: a channel that closes asks at once whether the connection is gone (ssh-raw-channel.ts).
+  // The target's close is the connection's loss (a jump that goes closes its forwards, so the target's socket too);
+  // read as it settles, not a tick later: a channel that closes asks at once whether the connection is gone
+  // (ssh-raw-channel.ts).
   void target.lost.then(end);
-  void wayIn.lost.then(end);
   return wrapClient(target, route.target.label, { end, opened: firstChannel });
 }
 

@@ -28,10 +28,11 @@ export interface JumpChains {
 }
 
 export interface WayIn {
-  /** Undefined: dial the target over TCP. */
+  /**
+   * Undefined: dial the target over TCP. A chain that goes closes its forwards, so the target's connection over it
+   * hears of it as its own loss.
+   */
   readonly sock: Duplex | undefined;
-  /** Settles when the chain is gone (the target's connection goes with it). */
-  readonly lost: Promise<string>;
   release(): void;
   /** The target's handshake failed over this way in: the ProxyCommand's own words, when it is one that exited. */
   explain(failure: CatalystError): Promise<CatalystError>;
@@ -50,17 +51,26 @@ interface Chain {
   close(): void;
 }
 
-const NEVER_LOST = new Promise<string>(() => undefined);
-
 export function createJumpChains(options: { lingerMs?: number } = {}): JumpChains {
   const lingerMs = options.lingerMs ?? JUMP_LINGER_MS;
   const chains = new Map<string, Promise<Chain>>();
 
+  let isClosed = false;
+
+  /**
+   * The chain of `key`: one that is open or opening is joined (the error of an opening that fails is its waiters' too,
+   * so a refused key is not tried again by each of them); one that is gone is replaced.
+   */
   const acquire = async (key: string, route: SshRoute): Promise<{ chain: Chain; isReused: boolean }> => {
-    const existing = chains.get(key);
-    if (existing !== undefined) {
-      const chain = await existing.catch(() => undefined);
-      if (chain !== undefined && !chain.isLost) {
+    for (;;) {
+      if (isClosed)
+        throw new CatalystError('SSH_CONNECT_FAILED', 'the host is closed', {
+          details: { retryable: false },
+        });
+      const existing = chains.get(key);
+      if (existing === undefined) break;
+      const chain = await existing;
+      if (!chain.isLost) {
         take(chain);
         return { chain, isReused: true };
       }
@@ -91,6 +101,10 @@ export function createJumpChains(options: { lingerMs?: number } = {}): JumpChain
   const release = (chain: Chain) => {
     chain.users--;
     if (chain.users > 0 || chain.isLost) return;
+    if (isClosed) {
+      chain.close();
+      return;
+    }
     chain.linger = setTimeout(() => {
       if (chain.users > 0) return;
       chain.close();
@@ -108,18 +122,20 @@ export function createJumpChains(options: { lingerMs?: number } = {}): JumpChain
         const { chain, isReused } = await acquire(key, route);
         try {
           const sock = await forwardTo(chain.last.client, lastJump, route.target);
+          let isReleased = false;
           return {
             sock,
             release: () => {
+              if (isReleased) return;
+              isReleased = true;
               release(chain);
             },
-            lost: chain.lost,
             explain: asIs,
           };
         } catch (error) {
           release(chain);
           // A kept chain may have died without a word yet (a bastion rebooted): once, a new one.
-          if (isReused && attempt === 0 && isConnectionGone(error)) {
+          if (isReused && attempt === 0 && isGoneForward(error)) {
             chain.isLost = true;
             chain.close();
             continue;
@@ -129,6 +145,7 @@ export function createJumpChains(options: { lingerMs?: number } = {}): JumpChain
       }
     },
     closeAll: () => {
+      isClosed = true;
       for (const [key, opening] of chains) {
         chains.delete(key);
         void opening
@@ -145,12 +162,10 @@ const asIs = (failure: CatalystError) => Promise.resolve(failure);
 
 /** Straight to the target, over TCP or a ProxyCommand of its own (a command's stdio carries one connection). */
 function wayInDirect(command: string | undefined): WayIn {
-  if (command === undefined)
-    return { sock: undefined, lost: NEVER_LOST, release: () => undefined, explain: asIs };
+  if (command === undefined) return { sock: undefined, release: () => undefined, explain: asIs };
   const proxy = spawnProxyCommand(command);
   return {
     sock: proxy.sock,
-    lost: NEVER_LOST,
     release: () => {
       proxy.stop();
     },
@@ -197,26 +212,46 @@ async function openChain(route: SshRoute): Promise<Chain> {
   return { hops: opened, last, lost, users: 0, isLost: false, linger: undefined, close };
 }
 
-/** A direct-tcpip channel from a jump host to the next hop, by name: the jump resolves it, as `ssh -W` does. */
+/** A forward refused because the jump's connection is gone (or never answered): a kept chain that died silently. */
+class GoneForward extends Error {}
+
+/**
+ * A direct-tcpip channel from a jump host to the next hop, by name: the jump resolves it, as `ssh -W` does. A jump
+ * that does not answer within the hop's handshake time is taken as gone (a kept chain whose bastion vanished without
+ * a word would otherwise hold the connect until its keepalive gives up).
+ */
 function forwardTo(client: Client, jump: SshHop, next: SshHop): Promise<Duplex> {
   return new Promise<Duplex>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(
+        new GoneForward(`the jump host ${jump.label} did not answer in ${String(jump.readyTimeoutMs)} ms`),
+      );
+    }, jump.readyTimeoutMs);
+    timer.unref();
     try {
       client.forwardOut('127.0.0.1', 0, next.hostName, next.port, (error, channel) => {
+        clearTimeout(timer);
         if (error === undefined) resolve(channel);
+        else if (isConnectionGone(error)) reject(new GoneForward(error.message));
         else reject(jumpRefusal(jump, next, error));
       });
     } catch (error) {
-      reject(jumpRefusal(jump, next, error));
+      clearTimeout(timer);
+      reject(
+        isConnectionGone(error) ? new GoneForward(describeError(error)) : jumpRefusal(jump, next, error),
+      );
     }
   });
 }
 
+/** ssh2's own words for a connection that is gone, on the raw error (never a sentence holding host names). */
 function isConnectionGone(error: unknown): boolean {
-  const message = describeError(error);
-  return (
-    /No response from server|Not connected|socket|closed/i.test(message) &&
-    !/Channel open failure/.test(message)
-  );
+  const message = error instanceof Error ? error.message : '';
+  return message === 'No response from server' || message === 'Not connected';
+}
+
+function isGoneForward(error: unknown): boolean {
+  return error instanceof GoneForward;
 }
 
 function jumpRefusal(jump: SshHop, next: SshHop, error: unknown): CatalystError {

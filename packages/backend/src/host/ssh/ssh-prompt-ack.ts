@@ -43,9 +43,17 @@ const TARGET_ANSWERS_MS = 2_000;
  */
 export function answerUntilFirstChannel(client: Client, transport: Duplex | undefined): () => void {
   if (transport === undefined || keepaliveOf(client) === undefined) return () => undefined;
+  // One keepalive in flight at a time: its reply is a packet too, and must not be answered with another.
+  let isWaiting = false;
   const answer = () => {
+    if (isWaiting) return;
+    const keepalive = keepaliveOf(client);
+    if (keepalive === undefined || !transport.writable) return;
+    isWaiting = true;
     try {
-      keepaliveOf(client)?.();
+      keepalive(() => {
+        isWaiting = false;
+      });
     } catch {
       // Not connected any more.
     }
@@ -64,8 +72,11 @@ export function answerUntilFirstChannel(client: Client, transport: Duplex | unde
   return stop;
 }
 
-/** ssh2's own keepalive, as its timer sends it: a slot in its queue of global-request callbacks, then the ping. */
-function keepaliveOf(client: Client): (() => void) | undefined {
+/**
+ * ssh2's own keepalive, as its timer sends it: a slot in its queue of global-request callbacks (`replied` runs when
+ * the reply comes), then the ping.
+ */
+function keepaliveOf(client: Client): ((replied: () => void) => void) | undefined {
   const internals = client as unknown as { _callbacks?: unknown; _protocol?: { ping?: unknown } };
   const callbacks = internals._callbacks;
   const protocol = internals._protocol;
@@ -73,9 +84,9 @@ function keepaliveOf(client: Client): (() => void) | undefined {
     return undefined;
   }
   const ping = protocol.ping as (this: unknown) => void;
-  return () => {
+  return (replied) => {
     // The reply (REQUEST_FAILURE) takes this slot, in order with every other global request's.
-    (callbacks as unknown[]).push(() => undefined);
+    (callbacks as unknown[]).push(replied);
     ping.call(protocol);
   };
 }
