@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { API, apiPath, type ClientFrame } from '@catalyst/protocol';
 import {
   colorQuestion,
@@ -158,6 +161,25 @@ describe('Web Push', () => {
       expect.objectContaining({ title: 'Run completed', body: 'Paint the shed' }),
     ]);
     tab.socket.close();
+  });
+
+  it('forgets at start the devices of sessions that ended while it was stopped (a new token signs every browser out)', async () => {
+    const first = await fixture.startAnother({ push: { allowLoopbackHttp: true } });
+    const phone = await subscribedDevice(first);
+    const stored = () =>
+      readFile(join(first.configDir.path, 'push-subscriptions.json'), 'utf8').then(
+        (text) => text.includes(phone.subscription.endpoint),
+        () => false,
+      );
+    expect(await stored()).toBe(true);
+    await first.stop();
+    // The same config dir with another token: no session of the old one is signed in any more.
+    await fixture.startAnother({
+      push: { allowLoopbackHttp: true },
+      env: { CATALYST_TOKEN: randomBytes(32).toString('hex') },
+      reuse: { configDir: first.configDir, ideasRoot: first.ideasRoot },
+    });
+    expect(await stored(), 'the old session’s device is forgotten').toBe(false);
   });
 
   it('sends nothing about a muted idea to that device, nor to a browser that signed out, and forgets a gone subscription', async () => {
