@@ -92,7 +92,21 @@ export function findAttention(events: readonly RelayEvent[], context: AttentionC
     .map(({ attention }) => attention);
 }
 
+/** The only events attentionOf may tell of: a caller that looks things up first (push) can skip the rest. */
+const ATTENTION_EVENT_TYPES: ReadonlySet<RelayEvent['type']> = new Set([
+  'claude:question',
+  'claude:permission_request',
+  'run:ended',
+  'autopilot:step_ended',
+  'autopilot:ended',
+]);
+
+export function mayDeserveAttention(event: RelayEvent): boolean {
+  return ATTENTION_EVENT_TYPES.has(event.type);
+}
+
 function attentionOf(event: RelayEvent, at: Position): Attention | undefined {
+  if (!mayDeserveAttention(event)) return undefined;
   const { seq } = event;
   if (event.type === 'claude:question') {
     // Under `auto` nobody waits: the model answers at once.

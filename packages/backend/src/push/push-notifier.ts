@@ -1,10 +1,12 @@
 import {
   findAttention,
+  mayDeserveAttention,
   formatPushAction,
   type Attention,
   type AutopilotView,
   type IdeaView,
   type PushAnswer,
+  PushPayloadSchema,
   type PushPayload,
   type QuestionPolicy,
   type RelayEvent,
@@ -48,7 +50,7 @@ export class PushNotifier {
     const running = this.#autopilots.get(ideaId);
     if (event.type === 'autopilot:started') this.#autopilots.set(ideaId, event);
     if (event.type === 'autopilot:ended') this.#autopilots.delete(ideaId);
-    if (!isWorthLooking(event)) return;
+    if (!mayDeserveAttention(event)) return;
     // Nobody subscribed: no idea to read.
     if (this.#options.push.subscriptions.list().length === 0) return;
     void this.#tell(ideaId, running === undefined ? [event] : [running, event], event.seq).catch(
@@ -98,25 +100,11 @@ export class PushNotifier {
   }
 }
 
-const WORTH_LOOKING = new Set<RelayEvent['type']>([
-  'claude:question',
-  'claude:permission_request',
-  'run:ended',
-  'autopilot:step_ended',
-  'autopilot:ended',
-]);
-
-function isWorthLooking(event: RelayEvent): boolean {
-  return WORTH_LOOKING.has(event.type);
-}
-
 /** The push of one finding: opens the idea's page at the event; one notification per idea on a device. */
 export function payloadOf(ideaId: string, attention: Attention): PushPayload {
   // An id the CLI made that an action cannot carry (or an empty label): the push goes without its answers.
   const all = attention.push.answers?.map(actionOf);
-  const actions = all?.every((action) => PUSH_ACTION_TOKEN.test(action.action) && action.title !== '')
-    ? all
-    : undefined;
+  const actions = PushPayloadSchema.shape.actions.safeParse(all).data;
   return {
     title: attention.push.title,
     body: attention.push.body,
@@ -125,9 +113,6 @@ export function payloadOf(ideaId: string, attention: Attention): PushPayload {
     ...(actions === undefined ? {} : { actions }),
   };
 }
-
-/** What PushPayloadSchema takes as an action's name. */
-const PUSH_ACTION_TOKEN = /^[A-Za-z0-9:._-]{1,64}$/;
 
 function actionOf(answer: PushAnswer, index: number): { action: string; title: string } {
   if (answer.kind === 'option') {

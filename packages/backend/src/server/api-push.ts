@@ -38,16 +38,11 @@ export function pushHandlers(
     mutePushIdea: async ({ params, body }, { request }) => {
       const sessionId = sessionIdOf(request);
       const change = { sessionId, endpoint: body.endpoint, ideaId: params.id, isMuted: body.isMuted };
-      if (!(await push.subscriptions.setMuted(change))) {
-        throw new CatalystError(
-          'INVALID_ARGUMENT',
-          'This browser has no push subscription at that endpoint.',
-        );
-      }
+      const isChanged = await push.subscriptions.setMuted(change);
       const stored = push.subscriptions
         .list()
         .find((candidate) => candidate.sessionId === sessionId && candidate.endpoint === body.endpoint);
-      if (stored === undefined) {
+      if (!isChanged || stored === undefined) {
         throw new CatalystError(
           'INVALID_ARGUMENT',
           'This browser has no push subscription at that endpoint.',

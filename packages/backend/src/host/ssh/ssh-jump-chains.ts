@@ -20,7 +20,7 @@ import type { SshHop, SshRoute } from './ssh-route.ts';
 export interface JumpChains {
   /**
    * A stream to the route's target through its chain: a jump's forward, or the ProxyCommand's stdio (never shared: a
-   * stdio carries one connection). `release` gives the chain back; call it once the target's connection is gone.
+   * stdio carries one connection). `release` gives the chain back: call it once, when the target's connection is gone.
    */
   open(route: SshRoute): Promise<WayIn>;
   /** Closes every chain, in use or not. */
@@ -42,7 +42,6 @@ export interface WayIn {
 export const JUMP_LINGER_MS = 15_000;
 
 interface Chain {
-  readonly hops: readonly OpenHop[];
   readonly last: OpenHop;
   readonly lost: Promise<string>;
   users: number;
@@ -122,12 +121,9 @@ export function createJumpChains(options: { lingerMs?: number } = {}): JumpChain
         const { chain, isReused } = await acquire(key, route);
         try {
           const sock = await forwardTo(chain.last.client, lastJump, route.target);
-          let isReleased = false;
           return {
             sock,
             release: () => {
-              if (isReleased) return;
-              isReleased = true;
               release(chain);
             },
             explain: asIs,
@@ -209,7 +205,7 @@ async function openChain(route: SshRoute): Promise<Chain> {
   // Any jump that goes takes the ones after it with it: the chain is lost with the first.
   const lost = Promise.race(opened.map((hop) => hop.lost));
   void lost.then(close);
-  return { hops: opened, last, lost, users: 0, isLost: false, linger: undefined, close };
+  return { last, lost, users: 0, isLost: false, linger: undefined, close };
 }
 
 /** A forward refused because the jump's connection is gone (or never answered): a kept chain that died silently. */
