@@ -87,7 +87,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     logger,
     hostOf: async (id) => (await locate(id)).host,
     // An autopilot between two steps keeps its history open too: it writes the next step's events.
-    isRunning: (id) => active.has(id) || autopilots.runningOn(id) !== undefined,
+    isRunning: (id) => active.has(id) || autopilots.isHolding(id),
     takeUp: (id, history) => (run) => runs.takeUp(id, history, run),
     maxIdle: options.maxIdleHistories,
     onEvent: options.onEvent,
@@ -135,8 +135,11 @@ export function wireServices(options: ServiceOptions): WiredServices {
   const autopilots: Autopilots = new Autopilots({
     launch: (id, mode, message, overrides) => runs.launch(id, mode, message, overrides),
     history: (id) => histories.get(id),
-    isRunning: (id) => active.has(id),
     activeRun: (id) => active.get(id),
+    questionPolicyOf: async (id) => {
+      const { host } = await locate(id);
+      return (await (await hosts.store(host)).get(id)).questionPolicy;
+    },
     mark: async (id, autopilotId) => {
       const store = await hosts.store((await locate(id)).host);
       await store.update(id, (meta) => {
@@ -160,7 +163,13 @@ export function wireServices(options: ServiceOptions): WiredServices {
     },
     logger,
   });
-  const autopilotControl = new AutopilotsCapability({ autopilots, active, hosts, logger });
+  const autopilotControl = new AutopilotsCapability({
+    autopilots,
+    active,
+    hosts,
+    logger,
+    startRun: (id, mode, message) => runs.startRun(id, mode, message),
+  });
   return {
     ideas: new IdeasCapability({
       hosts,
@@ -172,7 +181,11 @@ export function wireServices(options: ServiceOptions): WiredServices {
       prewarm: (id) => {
         runs.prewarm(id);
       },
+      onBudgetChanged: (id) => {
+        autopilots.ideaBudgetChanged(id);
+      },
       stopAllOf: async (id) => {
+        await autopilots.forget(id);
         await warm.stop(id);
         await previewEngine.forget(id);
       },

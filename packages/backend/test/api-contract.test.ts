@@ -83,6 +83,15 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       listRuns: { params: { id }, query: { limit: 5 } },
       startAutopilot: { params: { id }, body: { steps: [] } },
       latestAutopilot: { params: { id } },
+      // The idea is idle here (startAutopilot waited for it): the message is sent at once, as a queue of one.
+      addToQueue: { params: { id }, body: { mode: 'chat', message: 'Queued?' } },
+      getQueue: { params: { id } },
+      updateQueuedStep: { params: { id, stepId: 'q-missing' }, body: { position: 0 } },
+      removeQueuedStep: { params: { id, stepId: 'q-missing' } },
+      sendQueuedStepNow: { params: { id, stepId: 'q-missing' } },
+      updateQueue: { params: { id }, body: { maxBudgetUsd: 5 } },
+      resumeQueue: { params: { id }, body: {} },
+      clearQueue: { params: { id } },
       listQuestions: { params: { id } },
       getQuestion: { params: { id, questionId: 'nothing-waits' } },
       chooseOption: { params: { id, questionId: 'nothing-waits' }, body: { option: 0 } },
@@ -107,6 +116,7 @@ describe('the API contract, route by route, against a running Catalyst', () => {
     };
     // The second chat (startRun above) gets its reply; the deletes go last.
     fixture.model.enqueue(text('Hello again.'));
+    fixture.model.enqueue(text('Queued, and answered.'));
     const order = (Object.keys(requests) as ApiRouteName[]).filter((name) => name !== 'deleteIdea');
     const seen: string[] = [];
     for (const name of [...order, 'deleteIdea'] as const) {

@@ -13,6 +13,7 @@ import type {
   PreviewLinkResponse,
   PreviewLogResponse,
   PreviewView,
+  RunMode,
 } from '@catalyst/protocol';
 import { CatalystError } from '../src/core/catalyst-error.ts';
 import type {
@@ -82,6 +83,54 @@ class AutopilotsDouble implements AutopilotsPort {
     return settle(() => {
       this.#ideas.calls.push(`cancelAutopilot ${autopilotId}`);
       throw new CatalystError('AUTOPILOT_NOT_FOUND', `There is no autopilot ${autopilotId}.`);
+    });
+  }
+
+  queue(id: string): Promise<AutopilotView | null> {
+    return settle(() => {
+      this.#ideas.calls.push(`queue ${id}`);
+      this.#ideas.find(id);
+      return null;
+    });
+  }
+
+  addToQueue(id: string): Promise<AutopilotView> {
+    return this.#noQueue('addToQueue', id);
+  }
+
+  sendMessage(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
+    return this.#ideas.startRun(id, mode, message);
+  }
+
+  updateQueuedStep(id: string): Promise<AutopilotView> {
+    return this.#noQueue('updateQueuedStep', id);
+  }
+
+  removeQueuedStep(id: string): Promise<AutopilotView> {
+    return this.#noQueue('removeQueuedStep', id);
+  }
+
+  sendQueuedStepNow(id: string): Promise<AutopilotView> {
+    return this.#noQueue('sendQueuedStepNow', id);
+  }
+
+  setQueueBudget(id: string): Promise<AutopilotView> {
+    return this.#noQueue('setQueueBudget', id);
+  }
+
+  resumeQueue(id: string): Promise<AutopilotView> {
+    return this.#noQueue('resumeQueue', id);
+  }
+
+  clearQueue(id: string): Promise<AutopilotView | null> {
+    return this.queue(id);
+  }
+
+  #noQueue(call: string, id: string): Promise<AutopilotView> {
+    return settle(() => {
+      this.#ideas.calls.push(`${call} ${id}`);
+      this.#ideas.find(id);
+      throw new CatalystError('NO_QUEUE', 'The double queues nothing.');
     });
   }
 }

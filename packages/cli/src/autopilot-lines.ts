@@ -56,6 +56,7 @@ function paintState(state: AutopilotStepState | AutopilotState, text: string, pa
     case 'skipped':
     case 'pending':
     case 'running':
+    case 'paused':
       return paint.yellow(text);
   }
 }

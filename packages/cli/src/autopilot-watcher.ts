@@ -96,5 +96,7 @@ function describeProgress(event: RelayEvent, view: AutopilotView, terminal: Term
   if (event.type === 'autopilot:step_started') return formatStepStarted(view, event.index, terminal.paint);
   if (event.type === 'autopilot:step_ended') return formatStepEnded(event, view.steps.length, terminal.paint);
   if (event.type === 'autopilot:ended') return formatAutopilotEnded(event, terminal.paint);
+  if (event.type === 'autopilot:paused') return terminal.paint.yellow(`Paused: ${event.message}`);
+  if (event.type === 'autopilot:resumed') return terminal.paint.dim('Resumed.');
   return undefined;
 }

@@ -81,6 +81,10 @@ export class EventRenderer {
       case 'autopilot:step_started':
       case 'autopilot:step_ended':
       case 'autopilot:ended':
+      case 'autopilot:queue_changed':
+      case 'autopilot:budget_changed':
+      case 'autopilot:paused':
+      case 'autopilot:resumed':
         // The result is in the outcome line; an autopilot's progress is its own command's.
         return [];
     }

@@ -29,9 +29,9 @@ export function exitCodeOfRunState(state: RunState): ExitCodeValue {
   }
 }
 
-/** An autopilot's states are run states (`running` … `cancelled`): they exit as a run would. */
+/** An autopilot's states are run states (`running` … `cancelled`): they exit as a run would; paused as running. */
 export function exitCodeOfAutopilotState(state: AutopilotState): ExitCodeValue {
-  return exitCodeOfRunState(state);
+  return exitCodeOfRunState(state === 'paused' ? 'running' : state);
 }
 
 const LOST_CODES = new Set<CliErrorCode>(['UNREACHABLE', 'CONNECTION_LOST', 'RUN_TIMED_OUT']);

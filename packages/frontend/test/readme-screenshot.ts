@@ -62,7 +62,7 @@ try {
   await composer.fill('Yes, build it.');
   await composer.press('Enter');
   await page.getByRole('article', { name: 'Tool: Bash' }).waitFor();
-  await page.getByText('Claude is working…').waitFor();
+  await page.getByText(/^Claude is working…/).waitFor();
   await mkdir(fileURLToPath(new URL('../../../docs/images/', import.meta.url)), { recursive: true });
   await page.screenshot({ path: output, fullPage: true });
   console.log(`wrote ${output}`);

@@ -139,8 +139,8 @@ describe('runs in the browser', () => {
       what: "the Bash tool's sleep on the VM",
     });
     expect((await runProcesses()).some((p) => p.cmdline.startsWith(claudePath))).toBe(true);
-    await page.getByText('Claude is working…', { exact: true }).waitFor();
-    expect(await page.getByLabel('Message', { exact: true }).isDisabled()).toBe(true);
+    await page.getByText(/^Claude is working… what you send now waits in the queue/).waitFor();
+    await page.getByRole('button', { name: 'Queue' }).waitFor();
     const sawStopping = await watchForStopping(page);
     await page.getByRole('button', { name: 'Cancel run' }).click();
 
@@ -151,6 +151,6 @@ describe('runs in the browser', () => {
       what: 'nothing of the run left on the VM',
     });
     await page.getByRole('button', { name: 'Cancel run' }).waitFor({ state: 'detached' });
-    expect(await page.getByLabel('Message', { exact: true }).isEnabled()).toBe(true);
+    await page.getByRole('button', { name: 'Send' }).waitFor();
   });
 });

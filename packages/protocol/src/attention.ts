@@ -1,5 +1,5 @@
 import type { QuestionPolicy } from './idea.ts';
-import type { RelayEvent, RunOutcomeKind } from './relay-events.ts';
+import type { PauseReason, QueueKind, RelayEvent, RunOutcomeKind } from './relay-events.ts';
 
 /**
  * What a person away from the tab should hear about (issue 12), the one list for the page and for push (issue 29): a
@@ -9,7 +9,8 @@ import type { RelayEvent, RunOutcomeKind } from './relay-events.ts';
  * conversation (no question, no error text), to the devices that asked for it.
  */
 
-export type AttentionKind = 'question' | 'permission' | 'run_ended' | 'step_failed' | 'autopilot_ended';
+export type AttentionKind =
+  'question' | 'permission' | 'run_ended' | 'step_failed' | 'autopilot_ended' | 'queue_paused';
 
 export interface Attention {
   readonly kind: AttentionKind;
@@ -65,6 +66,8 @@ const RUN_ENDED_TITLES: Record<RunOutcomeKind, string> = {
 interface Position extends AttentionContext {
   /** The policy of the autopilot running at this point of the history; undefined when none runs. */
   readonly autopilotPolicy: QuestionPolicy | undefined;
+  /** What runs: an autopilot, or a queue of messages a person sent while the idea was busy (issue 30). */
+  readonly queueKind: QueueKind;
 }
 
 /**
@@ -76,14 +79,20 @@ export function findAttention(events: readonly RelayEvent[], context: AttentionC
   const found: { attention: Attention; prompt: string | undefined }[] = [];
   const settled = new Set<string>();
   let autopilotPolicy: QuestionPolicy | undefined = context.runningAutopilotPolicy;
+  let queueKind: QueueKind = 'autopilot';
   for (const event of events) {
-    if (event.type === 'autopilot:started') autopilotPolicy = event.questionPolicy;
+    if (event.type === 'autopilot:started') {
+      autopilotPolicy = event.questionPolicy;
+      queueKind = event.kind ?? 'autopilot';
+    }
     if (event.type === 'claude:question_answered' || event.type === 'claude:question_closed') {
       settled.add(`question:${event.questionId}`);
     }
     if (event.type === 'claude:permission_closed') settled.add(`permission:${event.requestId}`);
     const attention =
-      event.seq > context.afterSeq ? attentionOf(event, { ...context, autopilotPolicy }) : undefined;
+      event.seq > context.afterSeq
+        ? attentionOf(event, { ...context, autopilotPolicy, queueKind })
+        : undefined;
     if (attention !== undefined) found.push({ attention, prompt: promptKeyOf(event) });
     if (event.type === 'autopilot:ended') autopilotPolicy = undefined;
   }
@@ -99,6 +108,7 @@ const ATTENTION_EVENT_TYPES: ReadonlySet<RelayEvent['type']> = new Set([
   'run:ended',
   'autopilot:step_ended',
   'autopilot:ended',
+  'autopilot:paused',
 ]);
 
 export function mayDeserveAttention(event: RelayEvent): boolean {
@@ -144,8 +154,19 @@ function attentionOf(event: RelayEvent, at: Position): Attention | undefined {
     const push = { title, body: `${at.ideaTitle}: the autopilot's step ${event.index + 1} failed.` };
     return { kind: 'step_failed', seq, title, body: withError(at.ideaTitle, event.error), push };
   }
+  if (event.type === 'autopilot:paused') {
+    // The sentence may quote a failure: only Catalyst's own words go in a push.
+    const title = PAUSED_TITLES[event.reason];
+    return {
+      kind: 'queue_paused',
+      seq,
+      title,
+      body: `${at.ideaTitle}: ${event.message}`,
+      push: { title, body: `${at.ideaTitle}: ${PAUSED_PUSH_BODIES[event.reason]}` },
+    };
+  }
   if (event.type === 'autopilot:ended') {
-    const title = `Autopilot ${event.state}`;
+    const title = at.queueKind === 'queue' ? QUEUE_ENDED_TITLES[event.state] : `Autopilot ${event.state}`;
     const spent = `${at.ideaTitle} · ${formatCost(event.costUsd)}`;
     return {
       kind: 'autopilot_ended',
@@ -157,6 +178,26 @@ function attentionOf(event: RelayEvent, at: Position): Attention | undefined {
   }
   return undefined;
 }
+
+const QUEUE_ENDED_TITLES: Record<Extract<RelayEvent, { type: 'autopilot:ended' }>['state'], string> = {
+  completed: 'Queued messages sent',
+  failed: 'Queue failed',
+  cancelled: 'Queue cleared',
+  running: 'Queue running',
+  paused: 'Queue paused',
+};
+
+const PAUSED_TITLES: Record<PauseReason, string> = {
+  budget: 'Paused at its budget',
+  failed: 'Paused: a step failed',
+  cancelled: 'Paused: a step was stopped',
+};
+
+const PAUSED_PUSH_BODIES: Record<PauseReason, string> = {
+  budget: 'the queue has spent its budget; raise it to go on.',
+  failed: 'a queued message failed; the rest waits for you.',
+  cancelled: 'a queued message was stopped; the rest waits for you.',
+};
 
 /** A question's options as notification actions: one question, at most two options, one choice. */
 function questionAnswers(event: Extract<RelayEvent, { type: 'claude:question' }>): PushAnswer[] | undefined {

@@ -14,6 +14,8 @@ import {
   AutopilotStepInputSchema,
   AutopilotStepStateSchema,
   MAX_AUTOPILOT_STEPS,
+  PauseReasonSchema,
+  QueueKindSchema,
   QuestionTotalsSchema,
 } from './relay-events.ts';
 
@@ -40,6 +42,8 @@ export const StartAutopilotBodySchema = z.strictObject({
 export type StartAutopilotBody = z.infer<typeof StartAutopilotBodySchema>;
 
 export const AutopilotStepViewSchema = z.object({
+  /** What a person edits, moves, removes or sends now while it waits (`/api/ideas/:id/queue/:stepId`). */
+  id: z.string(),
   mode: RunModeSchema,
   message: z.string(),
   state: AutopilotStepStateSchema,
@@ -52,7 +56,10 @@ export type AutopilotStepView = z.infer<typeof AutopilotStepViewSchema>;
 export const AutopilotViewSchema = z.object({
   id: z.string(),
   ideaId: IdeaIdSchema,
+  kind: QueueKindSchema,
   state: AutopilotStateSchema,
+  /** While `paused`: why, and since when. */
+  paused: z.object({ reason: PauseReasonSchema, message: z.string(), at: z.string() }).optional(),
   steps: z.array(AutopilotStepViewSchema),
   /** The step running now, or the last one that ran. */
   currentStep: z.number().int().nonnegative(),
@@ -72,3 +79,44 @@ export type AutopilotView = z.infer<typeof AutopilotViewSchema>;
 export const AutopilotResponseSchema = z.object({ autopilot: AutopilotViewSchema });
 /** `GET /api/ideas/:id/autopilot`: null for an idea that never had one. */
 export const LatestAutopilotResponseSchema = z.object({ autopilot: AutopilotViewSchema.nullable() });
+
+/**
+ * The queue of next messages (issue 30): an idea's running or paused autopilot (of either kind), whose waiting
+ * steps a person edits, reorders, removes or sends now. A message sent while the idea is busy joins it (a new
+ * queue when there is none); it is sent once the idea is idle.
+ */
+export const QueueResponseSchema = z.object({ queue: AutopilotViewSchema.nullable() });
+export type QueueResponse = z.infer<typeof QueueResponseSchema>;
+/** What an action on a queue answers: the queue as it now is. */
+export const QueueActionResponseSchema = z.object({ queue: AutopilotViewSchema });
+
+/** `POST /api/ideas/:id/queue`: sent at once when the idea is idle and nothing waits; queued otherwise. */
+export const AddToQueueBodySchema = z.strictObject({
+  mode: RunModeSchema,
+  message: z.string().min(1).max(100_000),
+  /** Stops the turn that runs now (as Cancel does) and sends this message next. */
+  sendNow: z.boolean().default(false),
+});
+export type AddToQueueBody = z.infer<typeof AddToQueueBodySchema>;
+
+/** `PATCH /api/ideas/:id/queue/:stepId`: a waiting step's text, mode or place (0: next). */
+export const UpdateQueuedStepBodySchema = z
+  .strictObject({
+    mode: RunModeSchema.optional(),
+    message: z.string().min(1).max(100_000).optional(),
+    position: z.number().int().nonnegative().max(MAX_AUTOPILOT_STEPS).optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'Say what to change: mode, message or position.');
+export type UpdateQueuedStepBody = z.infer<typeof UpdateQueuedStepBodySchema>;
+
+/** `PATCH /api/ideas/:id/queue`: its budget (null removes it); a queue paused by its budget goes on once it allows. */
+export const UpdateQueueBodySchema = z.strictObject({
+  maxBudgetUsd: z.number().positive().max(MAX_BUDGET_USD).nullable(),
+});
+export type UpdateQueueBody = z.infer<typeof UpdateQueueBodySchema>;
+
+/** `POST /api/ideas/:id/queue/resume`: goes on with a paused queue; `oneMoreStep` runs one step past its budget. */
+export const ResumeQueueBodySchema = z.strictObject({ oneMoreStep: z.boolean().default(false) });
+export type ResumeQueueBody = z.infer<typeof ResumeQueueBodySchema>;
+
+export const QUEUE_STEP_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;

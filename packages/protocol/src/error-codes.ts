@@ -50,6 +50,9 @@ export const ErrorCodeSchema = z.enum([
   'NO_RUN',
   'RUN_NOT_FOUND',
   'AUTOPILOT_NOT_FOUND',
+  // The queue of next messages (issue 30): no such waiting step; nothing queued, running or paused to act on.
+  'QUEUE_STEP_NOT_FOUND',
+  'NO_QUEUE',
   'CHECKPOINT_NOT_FOUND',
   'CHECKPOINT_FAILED',
   'INVALID_PATH',

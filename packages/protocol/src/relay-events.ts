@@ -70,17 +70,44 @@ export const AutopilotStepInputSchema = z.strictObject({
   mode: RunModeSchema,
   message: z.string().min(1).max(100_000),
 });
+/**
+ * A step as the history keeps it: with the id a person edits, moves or removes it by while it waits (issue 30).
+ * Steps of autopilots started before ids existed have none: their view names them by their place (`step-<n>`).
+ */
+export const QueuedStepSchema = AutopilotStepInputSchema.extend({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/)
+    .optional(),
+});
+export type QueuedStep = z.infer<typeof QueuedStepSchema>;
+/**
+ * `paused`: the step was stopped mid-way by its budget (the CLI's `--max-budget-usd`); once resumed it goes on in
+ * its session with a short "continue" message.
+ */
 export const AutopilotStepStateSchema = z.enum([
   'pending',
   'running',
+  'paused',
   'completed',
   'failed',
   'cancelled',
   'skipped',
 ]);
 export type AutopilotStepState = z.infer<typeof AutopilotStepStateSchema>;
-export const AutopilotStateSchema = z.enum(['running', 'completed', 'failed', 'cancelled']);
+/** `paused`: it waits for a person (its budget reached, or, for a queue, a step that failed or was cancelled). */
+export const AutopilotStateSchema = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled']);
 export type AutopilotState = z.infer<typeof AutopilotStateSchema>;
+/**
+ * An autopilot is a queue of next messages with its policies (issue 30). `queue`: the messages a person sent while
+ * the idea was busy (the idea's question policy, no budget of its own unless one is set, paused by a step that
+ * fails or is cancelled); `autopilot`: started as one (its own question policy, budget and stop on failure).
+ */
+export const QueueKindSchema = z.enum(['autopilot', 'queue']);
+export type QueueKind = z.infer<typeof QueueKindSchema>;
+/** Why a queue waits: its budget (or the idea's) is spent, or its last step failed or was cancelled. */
+export const PauseReasonSchema = z.enum(['budget', 'failed', 'cancelled']);
+export type PauseReason = z.infer<typeof PauseReasonSchema>;
 export const MAX_AUTOPILOT_STEPS = 50;
 /** The questions Claude asked in a step (or a whole autopilot), and how they were answered. */
 export const QuestionTotalsSchema = z.strictObject({
@@ -218,10 +245,41 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('autopilot:started'),
     autopilotId: z.string(),
-    steps: z.array(AutopilotStepInputSchema).min(1).max(MAX_AUTOPILOT_STEPS),
+    /** Absent: an autopilot (as every one before issue 30). */
+    kind: QueueKindSchema.optional(),
+    steps: z.array(QueuedStepSchema).min(1).max(MAX_AUTOPILOT_STEPS),
     questionPolicy: QuestionPolicySchema,
     stopOnFailure: z.boolean(),
     maxBudgetUsd: z.number().positive().optional(),
+  }),
+  /** The steps still waiting, as a person left them (added, edited, moved or removed): they replace the waiting ones. */
+  z.strictObject({
+    ...base,
+    type: z.literal('autopilot:queue_changed'),
+    autopilotId: z.string(),
+    pending: z.array(QueuedStepSchema).max(MAX_AUTOPILOT_STEPS),
+  }),
+  /** Its budget was set, raised or removed (null). */
+  z.strictObject({
+    ...base,
+    type: z.literal('autopilot:budget_changed'),
+    autopilotId: z.string(),
+    maxBudgetUsd: z.number().positive().nullable(),
+  }),
+  /** It waits for a person; `message` says why in a sentence (spent and cap, for a budget). */
+  z.strictObject({
+    ...base,
+    type: z.literal('autopilot:paused'),
+    autopilotId: z.string(),
+    reason: PauseReasonSchema,
+    message: z.string(),
+  }),
+  /** A person resumed it (`oneMoreStep`: one step runs past its budget, then it pauses again). */
+  z.strictObject({
+    ...base,
+    type: z.literal('autopilot:resumed'),
+    autopilotId: z.string(),
+    oneMoreStep: z.boolean().optional(),
   }),
   z.strictObject({
     ...base,

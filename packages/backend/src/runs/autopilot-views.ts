@@ -1,4 +1,10 @@
-import type { AutopilotView, RelayEvent } from '@catalyst/protocol';
+import type {
+  AutopilotStepState,
+  AutopilotStepView,
+  AutopilotView,
+  QueuedStep,
+  RelayEvent,
+} from '@catalyst/protocol';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import { SCAN_BYTES } from './run-views.ts';
 
@@ -13,14 +19,36 @@ export function autopilotViewsOf(events: readonly RelayEvent[]): AutopilotView[]
     }
     if (!('autopilotId' in event)) continue;
     const view = views.get(event.autopilotId);
-    if (view === undefined) continue;
-    if (event.type === 'autopilot:ended') {
-      if (view.state !== 'running') continue;
-      view.state = event.state;
-      view.endedAt = event.ts;
-      if (event.error !== undefined) view.error = event.error;
-      for (const step of view.steps) if (step.state === 'pending') step.state = 'skipped';
-      continue;
+    if (view === undefined || isEnded(view)) continue;
+    switch (event.type) {
+      case 'autopilot:ended':
+        view.state = event.state;
+        view.endedAt = event.ts;
+        delete view.paused;
+        if (event.error !== undefined) view.error = event.error;
+        for (const step of view.steps) if (isWaiting(step.state)) step.state = 'skipped';
+        continue;
+      case 'autopilot:queue_changed': {
+        // The waiting steps come last (steps run in order): they are replaced as a whole.
+        const done = view.steps.filter((step) => !isWaiting(step.state) || step.runId !== undefined);
+        view.steps = [...done, ...event.pending.map((step, index) => waitingStep(step, done.length + index))];
+        continue;
+      }
+      case 'autopilot:budget_changed':
+        if (event.maxBudgetUsd === null) delete view.maxBudgetUsd;
+        else view.maxBudgetUsd = event.maxBudgetUsd;
+        continue;
+      case 'autopilot:paused':
+        view.state = 'paused';
+        view.paused = { reason: event.reason, message: event.message, at: event.ts };
+        continue;
+      case 'autopilot:resumed':
+        view.state = 'running';
+        delete view.paused;
+        continue;
+      case 'autopilot:step_started':
+      case 'autopilot:step_ended':
+        break;
     }
     const step = view.steps[event.index];
     if (step === undefined) continue;
@@ -32,10 +60,12 @@ export function autopilotViewsOf(events: readonly RelayEvent[]): AutopilotView[]
     }
     step.state = event.state;
     if (event.result !== undefined) {
+      // A step stopped mid-way by its budget and then gone on with: each of its runs' cost counts.
       step.result = event.result;
       view.costUsd += event.result.costUsd;
     }
     if (event.error !== undefined) step.error = event.error;
+    else delete step.error;
     if (event.questions !== undefined) {
       const totals = view.questions;
       totals.questionsAsked += event.questions.questionsAsked;
@@ -47,12 +77,31 @@ export function autopilotViewsOf(events: readonly RelayEvent[]): AutopilotView[]
   return [...views.values()];
 }
 
+function isEnded(view: AutopilotView): boolean {
+  return view.state !== 'running' && view.state !== 'paused';
+}
+
+/** Not run yet, or stopped mid-way by its budget (it goes on once resumed). */
+export function isWaiting(state: AutopilotStepState): boolean {
+  return state === 'pending' || state === 'paused';
+}
+
+function waitingStep(step: QueuedStep, index: number): AutopilotStepView {
+  return {
+    id: step.id ?? `step-${String(index + 1)}`,
+    mode: step.mode,
+    message: step.message,
+    state: 'pending',
+  };
+}
+
 function startedView(event: Extract<RelayEvent, { type: 'autopilot:started' }>): AutopilotView {
   return {
     id: event.autopilotId,
     ideaId: event.ideaId,
+    kind: event.kind ?? 'autopilot',
     state: 'running',
-    steps: event.steps.map((step) => ({ ...step, state: 'pending' })),
+    steps: event.steps.map((step, index) => waitingStep(step, index)),
     currentStep: 0,
     costUsd: 0,
     questions: {

@@ -15,7 +15,15 @@ type RunRoutes =
   | 'startAutopilot'
   | 'latestAutopilot'
   | 'getAutopilot'
-  | 'cancelAutopilot';
+  | 'cancelAutopilot'
+  | 'getQueue'
+  | 'addToQueue'
+  | 'updateQueue'
+  | 'clearQueue'
+  | 'resumeQueue'
+  | 'updateQueuedStep'
+  | 'removeQueuedStep'
+  | 'sendQueuedStepNow';
 
 export function runHandlers({
   runs,
@@ -37,6 +45,22 @@ export function runHandlers({
     getAutopilot: async ({ params }) => ({ autopilot: await autopilots.getAutopilot(params.autopilotId) }),
     cancelAutopilot: async ({ params }) => ({
       autopilot: await autopilots.cancelAutopilot(params.autopilotId),
+    }),
+    getQueue: async ({ params }) => ({ queue: await autopilots.queue(params.id) }),
+    addToQueue: async ({ params, body }) => ({ queue: await autopilots.addToQueue(params.id, body) }),
+    updateQueue: async ({ params, body }) => ({
+      queue: await autopilots.setQueueBudget(params.id, body.maxBudgetUsd),
+    }),
+    clearQueue: async ({ params }) => ({ queue: await autopilots.clearQueue(params.id) }),
+    resumeQueue: async ({ params, body }) => ({ queue: await autopilots.resumeQueue(params.id, body) }),
+    updateQueuedStep: async ({ params, body }) => ({
+      queue: await autopilots.updateQueuedStep(params.id, params.stepId, body),
+    }),
+    removeQueuedStep: async ({ params }) => ({
+      queue: await autopilots.removeQueuedStep(params.id, params.stepId),
+    }),
+    sendQueuedStepNow: async ({ params }) => ({
+      queue: await autopilots.sendQueuedStepNow(params.id, params.stepId),
     }),
   };
 }

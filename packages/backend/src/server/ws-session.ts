@@ -2,7 +2,7 @@ import { statusForCode, type ClientFrame, type ErrorFrame, type ServerFrame } fr
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
 import { isCatalystError } from '../core/catalyst-error.ts';
-import type { RunsPort, WsServices } from '../service/ports.ts';
+import type { AutopilotsPort, RunsPort, WsServices } from '../service/ports.ts';
 import { INTERNAL_MESSAGE } from './http-errors.ts';
 import { parseClientFrame } from './ws-frame-parse.ts';
 import { createSubscriptionSet, type SubscriptionSet } from './ws-subscriptions.ts';
@@ -51,9 +51,11 @@ export function startWsSession(options: WsSessionOptions): WsSession {
       options.onViewing?.(parsed.frame.ideaId);
       return;
     }
-    handleFrame(parsed.frame, { runs: services.runs, subscriptions }).catch((error: unknown) => {
-      send(toErrorFrame(error, parsed.frame, logger));
-    });
+    handleFrame(parsed.frame, { runs: services.runs, autopilots: services.autopilots, subscriptions }).catch(
+      (error: unknown) => {
+        send(toErrorFrame(error, parsed.frame, logger));
+      },
+    );
   });
   socket.on('error', (error) => {
     logger.warn({ err: error }, 'websocket error');
@@ -134,10 +136,13 @@ function createSender(
   };
 }
 
-/** Success is silent: the run's own events (run:started, run:ended) reach every subscriber of the idea. */
+/**
+ * Success is silent: the run's own events (run:started, run:ended) reach every subscriber of the idea, and so do a
+ * queue's (`autopilot:started`, `autopilot:queue_changed`) for a message queued because the idea was busy.
+ */
 async function handleFrame(
   frame: Exclude<ClientFrame, { type: 'viewing' }>,
-  context: { runs: RunsPort; subscriptions: SubscriptionSet },
+  context: { runs: RunsPort; autopilots: AutopilotsPort; subscriptions: SubscriptionSet },
 ): Promise<void> {
   switch (frame.type) {
     case 'subscribe':
@@ -148,7 +153,7 @@ async function handleFrame(
       return;
     case 'chat':
     case 'build':
-      await context.runs.startRun(frame.ideaId, frame.type, frame.message);
+      await context.autopilots.sendMessage(frame.ideaId, frame.type, frame.message);
       return;
     case 'cancel':
       await context.runs.cancelRun(frame.ideaId);

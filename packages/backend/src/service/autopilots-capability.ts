@@ -1,5 +1,11 @@
 import type { Logger } from 'pino';
-import type { AutopilotView, StartAutopilotBody } from '@catalyst/protocol';
+import type {
+  AddToQueueBody,
+  AutopilotView,
+  RunMode,
+  StartAutopilotBody,
+  UpdateQueuedStepBody,
+} from '@catalyst/protocol';
 import { ideaOfAutopilotId } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { checkIdeaId } from '../ideas/idea-store.ts';
@@ -10,6 +16,8 @@ import type { AutopilotsPort } from './ports.ts';
 
 export interface AutopilotsCapabilityOptions {
   autopilots: Autopilots;
+  /** A person's run, started at once (the composer's message when nothing is queued or running). */
+  startRun: (id: string, mode: RunMode, message: string) => Promise<{ runId: string }>;
   active: ActiveRuns;
   hosts: HostRegistry;
   logger: Logger;
@@ -43,6 +51,66 @@ export class AutopilotsCapability implements AutopilotsPort {
 
   cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
     return this.#onAutopilot(autopilotId, (id) => this.#options.autopilots.cancel(id, autopilotId));
+  }
+
+  async queue(id: string): Promise<AutopilotView | null> {
+    checkIdeaId(id);
+    return this.#options.autopilots.queue(id);
+  }
+
+  addToQueue(id: string, body: AddToQueueBody): Promise<AutopilotView> {
+    checkIdeaId(id);
+    this.#options.active.refuseWhenStopping();
+    return this.#options.autopilots.add(id, body);
+  }
+
+  async sendMessage(
+    id: string,
+    mode: RunMode,
+    message: string,
+  ): Promise<{ runId: string } | { queued: AutopilotView }> {
+    checkIdeaId(id);
+    const { active, autopilots } = this.#options;
+    active.refuseWhenStopping();
+    if (!active.has(id) && autopilots.runningOn(id) === undefined) {
+      try {
+        return await this.#options.startRun(id, mode, message);
+      } catch (error) {
+        // Another tab's message (or a run taken up) came first: this one waits behind it.
+        if (!isCatalystError(error) || error.code !== 'RUN_IN_PROGRESS') throw error;
+      }
+    }
+    return { queued: await autopilots.add(id, { mode, message, sendNow: false }) };
+  }
+
+  updateQueuedStep(id: string, stepId: string, body: UpdateQueuedStepBody): Promise<AutopilotView> {
+    checkIdeaId(id);
+    return this.#options.autopilots.updateStep(id, stepId, body);
+  }
+
+  removeQueuedStep(id: string, stepId: string): Promise<AutopilotView> {
+    checkIdeaId(id);
+    return this.#options.autopilots.removeStep(id, stepId);
+  }
+
+  sendQueuedStepNow(id: string, stepId: string): Promise<AutopilotView> {
+    checkIdeaId(id);
+    return this.#options.autopilots.sendStepNow(id, stepId);
+  }
+
+  setQueueBudget(id: string, maxBudgetUsd: number | null): Promise<AutopilotView> {
+    checkIdeaId(id);
+    return this.#options.autopilots.setBudget(id, maxBudgetUsd);
+  }
+
+  resumeQueue(id: string, options: { oneMoreStep: boolean }): Promise<AutopilotView> {
+    checkIdeaId(id);
+    return this.#options.autopilots.goOn(id, options);
+  }
+
+  clearQueue(id: string): Promise<AutopilotView | null> {
+    checkIdeaId(id);
+    return this.#options.autopilots.clear(id);
   }
 
   async #onAutopilot(

@@ -24,6 +24,8 @@ export interface IdeasCapabilityOptions {
   prewarm: (id: string) => void;
   /** Stops what the idea has going besides a run (its waiting claude, its preview) before its folder goes. */
   stopAllOf: (id: string) => Promise<void>;
+  /** The idea's budget changed: a queue paused by it may go on. */
+  onBudgetChanged: (id: string) => void;
 }
 
 /**
@@ -69,6 +71,7 @@ export class IdeasCapability implements IdeasPort {
     const { host } = await this.#locate(id);
     const store = await this.#options.hosts.store(host);
     const meta = await store.update(id, (current) => applyUpdate(current, body));
+    if (body.budgetUsd !== undefined) this.#options.onBudgetChanged(id);
     return this.#view(id, host, meta);
   }
 

@@ -22,6 +22,8 @@ import type {
   RunMode,
   RunView,
   StartAutopilotBody,
+  AddToQueueBody,
+  UpdateQueuedStepBody,
   UpdateIdeaBody,
 } from '@catalyst/protocol';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
@@ -116,6 +118,27 @@ export interface AutopilotsPort {
   getAutopilot(autopilotId: string): Promise<AutopilotView>;
   /** Cancels its running step, and skips the rest; NO_RUN once it has ended. */
   cancelAutopilot(autopilotId: string): Promise<AutopilotView>;
+  /** The queue of next messages (issue 30): the idea's running or paused autopilot, or null. */
+  queue(id: string): Promise<AutopilotView | null>;
+  /** Queues a message (sent at once when the idea is idle and nothing waits). */
+  addToQueue(id: string, body: AddToQueueBody): Promise<AutopilotView>;
+  /**
+   * A person's message from the composer: a run when the idea is idle and no queue runs (its id), queued otherwise
+   * (the queue).
+   */
+  sendMessage(
+    id: string,
+    mode: RunMode,
+    message: string,
+  ): Promise<{ runId: string } | { queued: AutopilotView }>;
+  /** QUEUE_STEP_NOT_FOUND unless the step waits in the idea's queue. */
+  updateQueuedStep(id: string, stepId: string, body: UpdateQueuedStepBody): Promise<AutopilotView>;
+  removeQueuedStep(id: string, stepId: string): Promise<AutopilotView>;
+  sendQueuedStepNow(id: string, stepId: string): Promise<AutopilotView>;
+  /** NO_QUEUE when nothing runs or waits. */
+  setQueueBudget(id: string, maxBudgetUsd: number | null): Promise<AutopilotView>;
+  resumeQueue(id: string, options: { oneMoreStep: boolean }): Promise<AutopilotView>;
+  clearQueue(id: string): Promise<AutopilotView | null>;
 }
 
 /** Checkpoints and the project's files (issue 13). */
@@ -176,4 +199,4 @@ export interface Services {
 }
 
 /** What the WebSocket serves: subscriptions to ideas, and runs with their prompts. */
-export type WsServices = Pick<Services, 'ideas' | 'runs'>;
+export type WsServices = Pick<Services, 'ideas' | 'runs' | 'autopilots'>;

@@ -56,13 +56,13 @@ describe('Composer', () => {
     expect(box().value).toBe('');
   });
 
-  it('sends nothing between an autopilot’s steps, and says why', () => {
+  it('queues a message between a queue’s steps, and says so', () => {
     const { props } = renderComposer({ isAutopilotRunning: true });
     fireEvent.change(box(), { target: { value: 'me too' } });
     fireEvent.keyDown(box(), { key: 'Enter' });
-    expect(props.onSend).not.toHaveBeenCalled();
-    expect(box().disabled).toBe(true);
-    expect(screen.getByText(/The autopilot sends the next step itself/)).toBeTruthy();
+    expect(props.onSend).toHaveBeenCalledWith('chat', 'me too');
+    expect(screen.getByRole('button', { name: 'Queue' })).toBeTruthy();
+    expect(screen.getByText(/Messages are queued: what you send now goes after them/)).toBeTruthy();
   });
 
   it('keeps the text when the message is refused', () => {
@@ -76,17 +76,20 @@ describe('Composer', () => {
     expect(box().disabled).toBe(false);
   });
 
-  it('is disabled with a visible reason while a run is active, and offers Cancel, then Stopping…', () => {
+  it('queues what is sent while a run is active, says so, and offers Cancel, then Stopping…', () => {
     const { props, rerender } = renderComposer({ running: true });
-    expect(box().disabled).toBe(true);
-    expect(screen.getByRole('button', { name: 'Send' })).toHaveProperty('disabled', true);
-    expect(screen.getByText('Claude is working…')).toBeTruthy();
+    expect(box().disabled).toBe(false);
+    expect(screen.getByRole('button', { name: 'Queue' })).toHaveProperty('disabled', true);
+    expect(screen.getByText(/Claude is working… what you send now waits in the queue/)).toBeTruthy();
+    fireEvent.change(box(), { target: { value: 'next, please' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Queue' }));
+    expect(props.onSend).toHaveBeenCalledWith('chat', 'next, please');
     fireEvent.click(screen.getByRole('button', { name: 'Cancel run' }));
     expect(props.onCancel).toHaveBeenCalledOnce();
     rerender({ running: true, stopping: true });
     expect(screen.getByRole('button', { name: 'Stopping…' })).toHaveProperty('disabled', true);
     rerender({ running: false, stopping: false });
-    expect(box().disabled).toBe(false);
+    expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
     expect(document.activeElement).toBe(box());
   });
 

@@ -17,7 +17,7 @@ interface ComposerProps {
   /** The connection is open and the history has caught up (a message sent before that could be misread). */
   connected: boolean;
   running: boolean;
-  /** An autopilot runs: between its steps no run is active, yet a message would be refused. */
+  /** A queue (or an autopilot) runs: between its steps no run is active, yet a message would wait behind it. */
   isAutopilotRunning?: boolean;
   /** A message was sent and its run has neither started nor been refused. */
   pending: boolean;
@@ -67,14 +67,17 @@ export function Composer(props: ComposerProps) {
     ? 'Reconnecting… you can send again once the connection is back.'
     : props.pending
       ? 'Sending…'
-      : props.running
-        ? props.waitingForPerson
-          ? 'Claude is working… and waits for your answer above.'
-          : 'Claude is working…'
-        : props.isAutopilotRunning === true
-          ? 'The autopilot sends the next step itself; cancel it to write again.'
-          : undefined;
+      : undefined;
   const disabled = blockedReason !== undefined;
+  /** A message sent now waits in the queue (issue 30): a run goes, or a queue runs. */
+  const isQueueing = props.running || props.isAutopilotRunning === true;
+  const busyLine = props.running
+    ? props.waitingForPerson
+      ? 'Claude is working… and waits for your answer above. What you send now waits in the queue.'
+      : 'Claude is working… what you send now waits in the queue and goes once Claude is idle.'
+    : props.isAutopilotRunning === true
+      ? 'Messages are queued: what you send now goes after them.'
+      : undefined;
 
   // The message went through: clear the box (not before: a refused one keeps its text to send again).
   const lastAccepted = useRef(props.accepted);
@@ -175,12 +178,12 @@ export function Composer(props: ComposerProps) {
             </button>
           ) : null}
           <button type="button" className="primary" disabled={disabled || text.trim() === ''} onClick={send}>
-            Send
+            {isQueueing ? 'Queue' : 'Send'}
           </button>
         </div>
       </div>
       <p className="composer-status" role="status">
-        {blockedReason ?? 'Enter sends, Shift+Enter starts a new line.'}
+        {blockedReason ?? busyLine ?? 'Enter sends, Shift+Enter starts a new line.'}
       </p>
       {confirmingBuild ? (
         <Dialog

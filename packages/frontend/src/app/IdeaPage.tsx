@@ -10,6 +10,7 @@ import type {
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
+import { QueuePanel } from '../autopilot/QueuePanel.tsx';
 import { FilesPanel, FilesToggle } from '../files/FilesPanel.tsx';
 import { ProjectLinksProvider } from '../files/project-context.ts';
 import { useProjectFiles } from '../files/use-project-files.ts';
@@ -180,11 +181,12 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     };
   }, [pending, connectionState, isLive]);
 
-  // A pending message is accepted when its run starts, refused when an error names its request.
+  // A pending message is accepted when its run starts or it joins the queue, refused when an error names its
+  // request.
   useEffect(() => {
     if (pending === undefined) return;
     const started = stream.transcript.events.some(
-      (e) => e.type === 'run:started' && e.seq > pending.afterSeq && e.message === pending.message,
+      (e) => e.seq > pending.afterSeq && carriesMessage(e, pending.message),
     );
     if (started) {
       setPending(undefined);
@@ -299,6 +301,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
       <ProjectLinksProvider value={files.links}>
         <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
       </ProjectLinksProvider>
+      <QueuePanel ideaId={ideaId} view={autopilot.view} onChanged={autopilot.adopt} />
       <AutopilotPanel
         id={autopilotPanelId}
         isOpen={isAutopilotOpen}
@@ -348,6 +351,14 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
       />
     </main>
   );
+}
+
+/** The event that says a message sent went out: its run started, or it waits in the queue (issue 30). */
+function carriesMessage(event: RelayEvent, message: string): boolean {
+  if (event.type === 'run:started') return event.message === message;
+  if (event.type === 'autopilot:started') return event.steps.some((step) => step.message === message);
+  if (event.type === 'autopilot:queue_changed') return event.pending.some((step) => step.message === message);
+  return false;
 }
 
 /** From the history itself, so a view that failed to load cannot keep the composer blocked. */

@@ -30,6 +30,8 @@ import {
   type PushSubscriptionView,
   type SshAliasesResponse,
   type StartAutopilotBody,
+  type AddToQueueBody,
+  type UpdateQueuedStepBody,
   type UpdateHostBody,
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
@@ -141,6 +143,28 @@ export const api = {
   },
   async cancelAutopilot(autopilotId: string): Promise<AutopilotView> {
     return (await call('cancelAutopilot', { params: { autopilotId } })).autopilot;
+  },
+  /** The queue of next messages (issue 30): a message queued (sent at once when nothing runs or waits). */
+  async addToQueue(ideaId: string, body: AddToQueueBody): Promise<AutopilotView> {
+    return (await call('addToQueue', { params: { id: ideaId }, body })).queue;
+  },
+  async updateQueuedStep(ideaId: string, stepId: string, body: UpdateQueuedStepBody): Promise<AutopilotView> {
+    return (await call('updateQueuedStep', { params: { id: ideaId, stepId }, body })).queue;
+  },
+  async removeQueuedStep(ideaId: string, stepId: string): Promise<AutopilotView> {
+    return (await call('removeQueuedStep', { params: { id: ideaId, stepId } })).queue;
+  },
+  async sendQueuedStepNow(ideaId: string, stepId: string): Promise<AutopilotView> {
+    return (await call('sendQueuedStepNow', { params: { id: ideaId, stepId } })).queue;
+  },
+  async setQueueBudget(ideaId: string, maxBudgetUsd: number | null): Promise<AutopilotView> {
+    return (await call('updateQueue', { params: { id: ideaId }, body: { maxBudgetUsd } })).queue;
+  },
+  async resumeQueue(ideaId: string, oneMoreStep: boolean): Promise<AutopilotView> {
+    return (await call('resumeQueue', { params: { id: ideaId }, body: { oneMoreStep } })).queue;
+  },
+  async clearQueue(ideaId: string): Promise<AutopilotView | null> {
+    return (await call('clearQueue', { params: { id: ideaId } })).queue;
   },
   /** The idea's checkpoints (issue 13), newest first. */
   async listCheckpoints(ideaId: string): Promise<CheckpointView[]> {

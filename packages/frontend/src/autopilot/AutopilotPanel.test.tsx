@@ -23,6 +23,7 @@ function controlOf(fields: Partial<AutopilotControl> = {}): AutopilotControl {
     isStopping: false,
     start: vi.fn(() => Promise.resolve(true)),
     cancel: vi.fn(),
+    adopt: vi.fn(),
     dismissError: vi.fn(),
     ...fields,
   };
@@ -47,6 +48,7 @@ function viewOf(state: AutopilotView['state'], steps: AutopilotView['steps']): A
   return {
     id: 'ap-0123456789abcdef-1',
     ideaId: IDEA_ID,
+    kind: 'autopilot',
     state,
     steps,
     currentStep: 1,
@@ -121,9 +123,9 @@ describe('AutopilotPanel', () => {
   it('shows a running autopilot step by step, with cost and time, and cancels it', () => {
     const result = commandResult({ durationMs: 4200, numTurns: 1, costUsd: 0.0123 });
     const view = viewOf('running', [
-      { mode: 'chat', message: 'Plan it.', state: 'completed', runId: 'r1', result },
-      { mode: 'build', message: 'Build it.', state: 'running', runId: 'r2' },
-      { mode: 'chat', message: 'Check it.', state: 'pending' },
+      { id: 's3', mode: 'chat', message: 'Plan it.', state: 'completed', runId: 'r1', result },
+      { id: 's4', mode: 'build', message: 'Build it.', state: 'running', runId: 'r2' },
+      { id: 's5', mode: 'chat', message: 'Check it.', state: 'pending' },
     ]);
     const control = controlOf({ view });
     const { rerender } = renderPanel(control);
@@ -145,8 +147,8 @@ describe('AutopilotPanel', () => {
 
   it('keeps the last outcome in sight above a new draft, and shows an API error as its sentence', () => {
     const view = viewOf('cancelled', [
-      { mode: 'build', message: 'Wait.', state: 'cancelled', runId: 'r1' },
-      { mode: 'chat', message: 'Never runs.', state: 'skipped' },
+      { id: 's6', mode: 'build', message: 'Wait.', state: 'cancelled', runId: 'r1' },
+      { id: 's7', mode: 'chat', message: 'Never runs.', state: 'skipped' },
     ]);
     const error = 'This idea is busy: a run is going on. Wait for it to end, or cancel it.';
     const control = controlOf({ view, error });
@@ -168,8 +170,8 @@ describe('AutopilotToggle', () => {
   it('opens the panel and says which step runs', () => {
     const onToggle = vi.fn();
     const view = viewOf('running', [
-      { mode: 'chat', message: 'Plan it.', state: 'completed' },
-      { mode: 'chat', message: 'Go on.', state: 'running' },
+      { id: 's8', mode: 'chat', message: 'Plan it.', state: 'completed' },
+      { id: 's9', mode: 'chat', message: 'Go on.', state: 'running' },
     ]);
     render(
       <AutopilotToggle

@@ -5,6 +5,7 @@ import { formatDuration } from '../transcript/run-summary-text.ts';
 const STEP_WORDS: Record<AutopilotStepState, string> = {
   pending: 'Pending',
   running: 'Running',
+  paused: 'Stopped at its budget',
   completed: 'Completed',
   failed: 'Failed',
   cancelled: 'Cancelled',
@@ -13,6 +14,7 @@ const STEP_WORDS: Record<AutopilotStepState, string> = {
 
 const AUTOPILOT_WORDS: Record<AutopilotView['state'], string> = {
   running: 'Running',
+  paused: 'Paused',
   completed: 'Completed',
   failed: 'Failed',
   cancelled: 'Cancelled',

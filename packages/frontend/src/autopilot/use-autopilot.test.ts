@@ -17,8 +17,9 @@ afterEach(() => {
 const VIEW: AutopilotView = {
   id: 'ap-0123456789abcdef-1',
   ideaId: IDEA_ID,
+  kind: 'autopilot',
   state: 'running',
-  steps: [{ mode: 'chat', message: 'Plan it.', state: 'running', runId: 'r1' }],
+  steps: [{ id: 's1', mode: 'chat', message: 'Plan it.', state: 'running', runId: 'r1' }],
   currentStep: 0,
   costUsd: 0,
   questions: {
@@ -36,7 +37,7 @@ const apStarted = (seq: number) =>
   relayEvent(seq, {
     type: 'autopilot:started',
     autopilotId: VIEW.id,
-    steps: [{ mode: 'chat', message: 'Plan it.' }],
+    steps: [{ id: 's2', mode: 'chat', message: 'Plan it.' }],
     questionPolicy: 'auto',
     stopOnFailure: true,
   });
@@ -84,7 +85,7 @@ describe('useAutopilot', () => {
     vi.spyOn(api, 'startAutopilot').mockRejectedValueOnce(new ApiError('RUN_IN_PROGRESS', refusal, 409));
     const { result } = renderAutopilot([]);
     const body = {
-      steps: [{ mode: 'chat' as const, message: 'Plan it.' }],
+      steps: [{ id: 's3', mode: 'chat' as const, message: 'Plan it.' }],
       questionPolicy: 'auto' as const,
       stopOnFailure: true,
     };

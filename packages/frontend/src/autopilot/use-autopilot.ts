@@ -15,6 +15,8 @@ export interface AutopilotControl {
   start: (body: StartAutopilotBody) => Promise<boolean>;
   cancel: () => void;
   dismissError: () => void;
+  /** A view an action elsewhere returned (the queue's): shown at once. */
+  adopt: (view: AutopilotView | null) => void;
 }
 
 /** The `seq` of the idea's newest `autopilot:*` event; undefined when it never had an autopilot. */
@@ -90,6 +92,9 @@ export function useAutopilot(
     },
     dismissError: () => {
       setError(undefined);
+    },
+    adopt: (fresh) => {
+      void show(Promise.resolve(fresh));
     },
   };
 }

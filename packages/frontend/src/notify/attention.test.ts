@@ -134,6 +134,40 @@ describe('findAttention', () => {
   });
 });
 
+describe('findAttention: a queue of messages (issue 30)', () => {
+  it('tells of a pause, in Catalyst’s own words on the push, and names a queue’s end as such', () => {
+    const events = [
+      relayEvent(1, {
+        type: 'autopilot:started',
+        autopilotId: 'ap-1',
+        kind: 'queue',
+        steps: [{ id: 'q-1', mode: 'chat', message: 'Next.' }],
+        questionPolicy: 'human',
+        stopOnFailure: false,
+      }),
+      started(2, 'r1', 'Next.'),
+      ended(3, 'r1', 'failed'),
+      relayEvent(4, {
+        type: 'autopilot:paused',
+        autopilotId: 'ap-1',
+        reason: 'failed',
+        message: 'Step 1 failed: It broke. The rest waits.',
+      }),
+      relayEvent(5, { type: 'autopilot:ended', autopilotId: 'ap-1', state: 'completed', costUsd: 0 }),
+    ];
+    const found = findAttention(events, context);
+    expect(found.map(({ kind, title, body }) => ({ kind, title, body }))).toEqual([
+      {
+        kind: 'queue_paused',
+        title: 'Paused: a step failed',
+        body: 'Tip splitter: Step 1 failed: It broke. The rest waits.',
+      },
+      { kind: 'autopilot_ended', title: 'Queued messages sent', body: 'Tip splitter · $0.00' },
+    ]);
+    expect(found[0]?.push.body).toBe('Tip splitter: a queued message failed; the rest waits for you.');
+  });
+});
+
 describe('findAttention: what a push says', () => {
   const ask = (seq: number, options: string[], multiSelect = false) =>
     relayEvent(seq, {

@@ -40,6 +40,8 @@ export function SessionNotice({ event }: { event: NoticeEvent }) {
     case 'autopilot:step_started':
     case 'autopilot:step_ended':
     case 'autopilot:ended':
+    case 'autopilot:paused':
+    case 'autopilot:resumed':
       return (
         <div className="t-notice" role="note">
           {autopilotText(event)}
@@ -87,6 +89,10 @@ export function autopilotText(event: Extract<NoticeEvent, { type: `autopilot:${s
       return `Autopilot step ${String(event.index + 1)} ${event.state}${event.error === undefined ? '' : `: ${event.error.message}`}.`;
     case 'autopilot:ended':
       return `Autopilot ${event.state} ($${event.costUsd.toFixed(4)})${event.error === undefined ? '' : `: ${event.error.message}`}.`;
+    case 'autopilot:paused':
+      return `Paused: ${event.message}`;
+    case 'autopilot:resumed':
+      return event.oneMoreStep === true ? 'Resumed for one more step.' : 'Resumed.';
   }
 }
 

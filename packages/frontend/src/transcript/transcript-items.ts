@@ -25,6 +25,8 @@ export type NoticeEvent = EventOf<
   | 'autopilot:step_started'
   | 'autopilot:step_ended'
   | 'autopilot:ended'
+  | 'autopilot:paused'
+  | 'autopilot:resumed'
   | 'checkpoint:restored'
   | 'checkpoint:unavailable'
 >;
@@ -127,6 +129,8 @@ class ItemBuilder {
   readonly #callOfRequest = new Map<string, string>();
   /** Each build run's checkpoint, for its summary. */
   readonly #checkpoints = new Map<string, EventOf<'checkpoint:created'>>();
+  /** Queues of messages a person sent while the idea was busy (issue 30): their steps show as the runs they are. */
+  readonly #queues = new Set<string>();
 
   constructor(ended: ReadonlySet<string>) {
     this.#ended = ended;
@@ -157,13 +161,24 @@ class ItemBuilder {
         return isShownElsewhere(event.message) ? undefined : { kind: 'event', key, event };
       case 'claude:error':
         return { kind: 'error', key, event };
-      case 'run:session_replaced':
-      case 'run:detached':
-      case 'run:attached':
       case 'autopilot:started':
+        if (event.kind === 'queue') {
+          this.#queues.add(event.autopilotId);
+          return undefined;
+        }
+        return { kind: 'notice', key, event };
       case 'autopilot:step_started':
       case 'autopilot:step_ended':
       case 'autopilot:ended':
+      case 'autopilot:resumed':
+        return this.#queues.has(event.autopilotId) ? undefined : { kind: 'notice', key, event };
+      case 'autopilot:queue_changed':
+      case 'autopilot:budget_changed':
+        return undefined;
+      case 'run:session_replaced':
+      case 'run:detached':
+      case 'run:attached':
+      case 'autopilot:paused':
       case 'checkpoint:restored':
       case 'checkpoint:unavailable':
         return { kind: 'notice', key, event };
