@@ -1,10 +1,18 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { text, toolUse } from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
-import { openIdea, sidewaysOverflow, toolCards } from './idea-page.ts';
+import {
+  chooseBuild,
+  openIdea,
+  sendMessage,
+  sidewaysOverflow,
+  toolCards,
+  userMessages,
+} from './idea-page.ts';
 
 // Autopilot in the browser (issue 12): a person composes the steps in the panel, follows them to their end or
 // cancels them, and a tab in the background is told by a notification and the title.
@@ -73,6 +81,81 @@ async function openPanel(page: Page): Promise<Locator> {
 function stepTexts(panel: Locator): Promise<string[]> {
   return panel.getByRole('list', { name: 'Autopilot steps' }).getByRole('listitem').allInnerTexts();
 }
+
+/** The queue under the transcript (issue 30) and its waiting messages, in order. */
+function queuePanel(page: Page): Locator {
+  return page.getByRole('region', { name: /^Queued messages/ });
+}
+
+function queuedTexts(page: Page): Promise<string[]> {
+  return queuePanel(page).locator('.queue-message').allInnerTexts();
+}
+
+async function queueMessage(page: Page, message: string): Promise<void> {
+  await page.getByLabel('Message', { exact: true }).fill(message);
+  await page.getByRole('button', { name: 'Queue', exact: true }).click();
+  // Accepted: the box is cleared once the message joined the queue.
+  await page.getByLabel('Message', { exact: true }).and(page.locator(':placeholder-shown')).waitFor();
+}
+
+describe('the queue of next messages in the browser', () => {
+  it('queues what is typed while a build runs, edited and moved in another tab, and sends it in that order', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Queued in two tabs');
+    const page = await suite.openLoggedInPage({
+      device: { width: 1440, height: 900, isMobile: false, hasTouch: false },
+    });
+    await openIdea(page, { id: idea.id, title: 'Queued in two tabs' });
+    const go = join(service.projectDir(idea.id), 'go');
+    model.enqueue(
+      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
+    );
+    await chooseBuild(page);
+    await sendMessage(page, 'Wait for go.');
+    await toolCards(page, 'Bash').waitFor();
+
+    await queueMessage(page, 'First?');
+    await queueMessage(page, 'Second?');
+    await queuePanel(page).getByText('(2 wait)').waitFor();
+    expect(await queuedTexts(page)).toEqual(['First?', 'Second?']);
+
+    // Another tab shows the same queue, and what it changes shows in the first.
+    const other = await suite.openLoggedInPage();
+    await openIdea(other, { id: idea.id, title: 'Queued in two tabs' });
+    await queuePanel(other).getByText('(2 wait)').waitFor();
+    await queuePanel(other).getByRole('button', { name: 'Move queued message 2 up' }).click();
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('.queue-message')].map((item) => item.textContent).join('|') ===
+        'Second?|First?',
+    );
+    const panel = queuePanel(page);
+    await panel.getByRole('button', { name: 'Edit queued message 2' }).click();
+    await panel.getByLabel('Queued message 2', { exact: true }).fill('First, edited?');
+    await panel.getByRole('button', { name: 'Save' }).click();
+    await other.waitForFunction(
+      () =>
+        [...document.querySelectorAll('.queue-message')].map((item) => item.textContent).join('|') ===
+        'Second?|First, edited?',
+    );
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      expect.soft(await findAxeViolations(page), `axe with a queue, ${colorScheme}`).toEqual([]);
+    }
+
+    model.enqueue(text('Built.'), text('Second, answered.'), text('First, answered.'));
+    await writeFile(go, '');
+    await userMessages(page).nth(2).waitFor();
+    expect(await userMessages(page).allInnerTexts()).toEqual([
+      expect.stringContaining('Wait for go.'),
+      expect.stringContaining('Second?'),
+      expect.stringContaining('First, edited?'),
+    ]);
+    await page.getByText('First, answered.').waitFor();
+    await queuePanel(page).waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+  });
+});
 
 describe('autopilot in the browser', () => {
   it('composes two steps from the keyboard, follows them to the end, and tells a tab in the background', async () => {

@@ -268,7 +268,7 @@ function QueuedStep(props: {
         </button>
         <button
           type="button"
-          aria-label={`Send ${label.toLowerCase()} now`}
+          aria-label={`Send now: ${label.toLowerCase()}`}
           disabled={isBusy}
           onClick={props.onSendNow}
         >
