@@ -1,6 +1,7 @@
 import type { RelayEvent } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { ActiveRuns } from './service/active-runs.ts';
+import { Asides, DEFAULT_ASIDE_TIMEOUT_MS } from './service/asides.ts';
 import { Autopilots } from './service/autopilots.ts';
 import { AutopilotsCapability } from './service/autopilots-capability.ts';
 import { Checkpoints } from './service/checkpoints.ts';
@@ -18,8 +19,9 @@ import type { StartPreviewServer } from './service/preview-server.ts';
 import { DEFAULT_PREVIEW_IDLE_MS, Previews } from './service/previews.ts';
 import { PreviewsCapability } from './service/previews-capability.ts';
 import { ProjectFiles } from './service/project-files.ts';
-import type { QaSettings } from './service/prompt-routing.ts';
+import { DEFAULT_QA, type QaSettings } from './service/prompt-routing.ts';
 import type { RunLaunchContext } from './service/run-launch.ts';
+import { deletingClaim } from './service/run-claim.ts';
 import { RunsCapability } from './service/runs-capability.ts';
 import { takeUpSessions } from './service/session-takeup.ts';
 import { DEFAULT_WARM_PER_HOST, WarmSessions } from './service/warm-sessions.ts';
@@ -87,7 +89,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     logger,
     hostOf: async (id) => (await locate(id)).host,
     // An autopilot between two steps keeps its history open too: it writes the next step's events.
-    isRunning: (id) => active.has(id) || autopilots.isHolding(id),
+    isRunning: (id) => active.has(id) || autopilots.isHolding(id) || asides.isAsking(id),
     takeUp: (id, history) => (run) => runs.takeUp(id, history, run),
     maxIdle: options.maxIdleHistories,
     onEvent: options.onEvent,
@@ -163,6 +165,17 @@ export function wireServices(options: ServiceOptions): WiredServices {
     },
     logger,
   });
+  const asides = new Asides({
+    hosts,
+    logger,
+    histories,
+    locate,
+    qa: options.qa ?? DEFAULT_QA,
+    timeoutMs: DEFAULT_ASIDE_TIMEOUT_MS,
+    inactivityMs: options.inactivityTimeoutMs,
+    isDeleting: (id) => active.get(id) === deletingClaim,
+    isStopping: () => active.isStopping(),
+  });
   const autopilotControl = new AutopilotsCapability({
     autopilots,
     active,
@@ -186,6 +199,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
       },
       stopAllOf: async (id) => {
         await autopilots.forget(id);
+        await asides.stopAllOf(id);
         await warm.stop(id);
         await previewEngine.forget(id);
       },
@@ -203,13 +217,17 @@ export function wireServices(options: ServiceOptions): WiredServices {
     }),
     previews: new PreviewsCapability(previewEngine, locate),
     hosts: hostsCapability,
+    asides,
     takeUp: async () => {
       await takeUpSessions({ hosts, histories, active, warm, logger });
       await autopilotControl.resumeLeftRunning();
       hostsCapability.checkSoon(options.appHosts.records.map((record) => record.name));
     },
     shutdown: (closing = {}) =>
-      shutdownServices({ active, autopilots, warm, previewEngine, histories }, closing.keepRuns === true),
+      shutdownServices(
+        { active, autopilots, asides, warm, previewEngine, histories },
+        closing.keepRuns === true,
+      ),
   };
 }
 
@@ -218,6 +236,7 @@ async function shutdownServices(
   parts: {
     active: ActiveRuns;
     autopilots: Autopilots;
+    asides: Asides;
     warm: WarmSessions;
     previewEngine: Previews;
     histories: IdeaHistories;
@@ -226,6 +245,7 @@ async function shutdownServices(
 ): Promise<void> {
   parts.active.beginStopping();
   const stoppingAutopilots = parts.autopilots.stop({ keepRuns });
+  const stoppingAsides = parts.asides.stopAll();
   const going = parts.active.all();
   for (const run of going) {
     if (keepRuns && run.detach !== undefined) run.detach();
@@ -233,6 +253,7 @@ async function shutdownServices(
   }
   await Promise.allSettled(going.map((run) => run.ended));
   await stoppingAutopilots;
+  await stoppingAsides;
   await parts.warm.endAll();
   await parts.previewEngine.stopAll();
   await parts.histories.closeAll();

@@ -7,7 +7,7 @@ import {
   type ApiRoute,
   type ApiRouteName,
 } from '@catalyst/protocol';
-import { text } from '@catalyst/testkit';
+import { text, waitUntil } from '@catalyst/testkit';
 import { describe, expect, it } from 'vitest';
 import { useServiceFixture } from './service-harness.ts';
 
@@ -81,6 +81,8 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       events: { params: { id }, query: { sinceSeq: 0, limit: 5 } },
       startRun: { params: { id }, body: { mode: 'chat', message: 'Again?' } },
       listRuns: { params: { id }, query: { limit: 5 } },
+      askAside: { params: { id }, body: { question: 'Why this way?' } },
+      listAsides: { params: { id } },
       startAutopilot: { params: { id }, body: { steps: [] } },
       latestAutopilot: { params: { id } },
       // The idea is idle here (startAutopilot waited for it): the message is sent at once, as a queue of one.
@@ -114,9 +116,9 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       previewPortLink: { params: { id, port: 9 } },
       deleteIdea: { params: { id } },
     };
-    // The second chat (startRun above) gets its reply; the deletes go last.
-    fixture.model.enqueue(text('Hello again.'));
-    fixture.model.enqueue(text('Queued, and answered.'));
+    // The second chat (startRun above), the aside and the queued chat get their replies (plain texts: any may ask
+    // first); the deletes go last.
+    fixture.model.enqueue(text('Hello again.'), text('Because.'), text('Queued, and answered.'));
     const order = (Object.keys(requests) as ApiRouteName[]).filter((name) => name !== 'deleteIdea');
     const seen: string[] = [];
     for (const name of [...order, 'deleteIdea'] as const) {
@@ -150,6 +152,14 @@ describe('the API contract, route by route, against a running Catalyst', () => {
 });
 
 async function waitForIdle(id: string): Promise<void> {
+  await waitUntil(
+    async () => {
+      const asides = await fixture.service.api(apiPath(API.listAsides, { params: { id } }));
+      const listed = API.listAsides.response.parse(await asides.json()).asides;
+      return listed.every((aside) => aside.state !== 'asking');
+    },
+    { timeoutMs: 30_000, what: 'the idea’s asides to end' },
+  );
   const path = apiPath(API.listRuns, { params: { id } });
   for (const run of API.listRuns.response.parse(await (await fixture.service.api(path)).json()).runs) {
     if (run.state === 'running') {

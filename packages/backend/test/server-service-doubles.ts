@@ -1,5 +1,7 @@
 import type {
   AddHostBody,
+  AskAsideBody,
+  AsideView,
   HostDetailResponse,
   HostCheckView,
   HostEntryView,
@@ -17,6 +19,7 @@ import type {
 } from '@catalyst/protocol';
 import { CatalystError } from '../src/core/catalyst-error.ts';
 import type {
+  AsidesPort,
   AutopilotsPort,
   FilesPort,
   HostHealth,
@@ -46,7 +49,32 @@ export function createServiceDoubles(): ServiceDoubles {
     files: new FilesDouble(ideas),
     previews: new PreviewsDouble(ideas),
     hosts: new HostsDouble(ideas),
+    asides: new AsidesDouble(ideas),
   };
+}
+
+class AsidesDouble implements AsidesPort {
+  readonly #ideas: IdeasDouble;
+
+  constructor(ideas: IdeasDouble) {
+    this.#ideas = ideas;
+  }
+
+  askAside(id: string, body: AskAsideBody): Promise<AsideView> {
+    return settle(() => {
+      this.#ideas.calls.push(`askAside ${id} ${body.question}`);
+      this.#ideas.find(id);
+      throw new CatalystError('NO_SESSION', 'no session');
+    });
+  }
+
+  listAsides(id: string): Promise<AsideView[]> {
+    return settle(() => {
+      this.#ideas.calls.push(`listAsides ${id}`);
+      this.#ideas.find(id);
+      return [];
+    });
+  }
 }
 
 class AutopilotsDouble implements AutopilotsPort {

@@ -85,7 +85,10 @@ export class EventRenderer {
       case 'autopilot:budget_changed':
       case 'autopilot:paused':
       case 'autopilot:resumed':
-        // The result is in the outcome line; an autopilot's progress is its own command's.
+      case 'aside:asked':
+      case 'aside:answered':
+      case 'aside:failed':
+        // The result is in the outcome line; an autopilot's progress and asides are their own commands'.
         return [];
     }
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AskAsideBodySchema, AsideListResponseSchema, AsideResponseSchema } from './asides.ts';
 import {
   AutopilotIdSchema,
   AutopilotResponseSchema,
@@ -449,6 +450,26 @@ export const GUARDED_API = {
     response: EventsResponseSchema,
     errors: IDEA,
   },
+  askAside: {
+    method: 'POST',
+    path: '/api/ideas/:id/asides',
+    summary:
+      'Asks a question aside: a read-only fork of the idea’s Claude session answers it; runs are not disturbed.',
+    params: { id: ideaId },
+    body: AskAsideBodySchema,
+    status: 202,
+    response: AsideResponseSchema,
+    errors: [...IDEA, 'NO_SESSION', 'TOO_MANY_ASIDES', 'BUDGET_EXCEEDED', 'RUN_IN_PROGRESS'],
+  },
+  listAsides: {
+    method: 'GET',
+    path: '/api/ideas/:id/asides',
+    summary: 'The idea’s asides, oldest first, from its history.',
+    params: { id: ideaId },
+    status: 200,
+    response: AsideListResponseSchema,
+    errors: IDEA,
+  },
   startRun: {
     method: 'POST',
     path: '/api/ideas/:id/runs',
@@ -887,6 +908,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   NO_RUN: 409,
   SESSION_BUSY: 409,
   BUDGET_EXCEEDED: 409,
+  NO_SESSION: 409,
+  TOO_MANY_ASIDES: 429,
   FRAME_TOO_LARGE: 413,
   HOST_UNAVAILABLE: 503,
   SSH_CONNECT_FAILED: 503,

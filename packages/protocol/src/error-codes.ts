@@ -61,6 +61,10 @@ export const ErrorCodeSchema = z.enum([
   'PREVIEW_PORT_NOT_LISTENING',
   'PORT_UNREACHABLE',
   'BUDGET_EXCEEDED',
+  // An aside (issue 30) needs the idea's Claude session: the idea has never run.
+  'NO_SESSION',
+  // An idea has as many asides going as it may (MAX_ASIDES_PER_IDEA).
+  'TOO_MANY_ASIDES',
   'RUN_TIMED_OUT',
   'HOST_DISK_FULL',
   'INVALID_FRAME',

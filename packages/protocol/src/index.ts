@@ -18,6 +18,7 @@ export * from './ws-frames.ts';
 export * from './rest.ts';
 export * from './runs.ts';
 export * from './autopilot.ts';
+export * from './asides.ts';
 export * from './hosts.ts';
 export * from './pairing.ts';
 export * from './api-contract.ts';

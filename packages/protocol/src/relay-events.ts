@@ -314,6 +314,33 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...base, type: z.literal('checkpoint:restored'), ...CheckpointChangeSchema.shape }),
   /** The host has no git: builds are not checkpointed there (said once per idea). */
   z.strictObject({ ...base, type: z.literal('checkpoint:unavailable'), reason: z.string() }),
+  /**
+   * A question aside (issue 30): asked of a read-only fork of the idea's Claude session while a run goes or not;
+   * never part of a run (no `runId`) nor of the conversation. Its own thread on the page (docs/protocol.md, Asides).
+   */
+  z.strictObject({
+    ...base,
+    type: z.literal('aside:asked'),
+    asideId: z.string(),
+    question: z.string(),
+    model: z.string(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('aside:answered'),
+    asideId: z.string(),
+    text: z.string(),
+    costUsd: z.number().nonnegative(),
+    durationMs: z.number().nonnegative(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('aside:failed'),
+    asideId: z.string(),
+    error: z.strictObject({ code: ErrorCodeSchema, message: z.string() }),
+    /** What the fork cost before it failed, when its result said. */
+    costUsd: z.number().nonnegative().optional(),
+  }),
   z.strictObject({
     ...base,
     type: z.literal('run:ended'),

@@ -120,6 +120,12 @@ describe('buildClaudeCommand', () => {
     );
   });
 
+  it('renders --fork-session only when asked (an aside forks the idea`s session)', () => {
+    const { argv } = buildClaudeCommand({ cwd: '/w', resume: 'abc', forkSession: true });
+    expect(argv.slice(-3)).toEqual(['--resume', 'abc', '--fork-session']);
+    expect(buildClaudeCommand({ cwd: '/w', resume: 'abc' }).argv).not.toContain('--fork-session');
+  });
+
   it.each<[string, ClaudeCommandOptionsInput]>([
     ['a relative cwd', { cwd: 'work' }],
     ['a home-relative cwd', { cwd: '~/work' }],

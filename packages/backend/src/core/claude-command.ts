@@ -86,6 +86,8 @@ export const ClaudeCommandOptionsSchema = z.strictObject({
   maxBudgetUsd: z.number().positive().optional(),
   // A one-off helper run (the question answerer) leaves no session behind to resume or list.
   noSessionPersistence: z.boolean().optional(),
+  // With `resume`: the resumed conversation goes on under a new session id, the original left as it was (an aside).
+  forkSession: z.boolean().optional(),
   // stream_event lines (text deltas) and system/status "requesting" on stdout (§3.9).
   includePartialMessages: z.boolean().optional(),
   addDirs: z.array(AbsolutePathSchema).optional(),
@@ -172,6 +174,7 @@ function renderOptionalFlags(o: ClaudeCommandOptions): string[] {
   if (o.maxTurns !== undefined) flags.push('--max-turns', String(o.maxTurns));
   if (o.maxBudgetUsd !== undefined) flags.push('--max-budget-usd', o.maxBudgetUsd.toFixed(6));
   if (o.noSessionPersistence === true) flags.push('--no-session-persistence');
+  if (o.forkSession === true) flags.push('--fork-session');
   if (o.includePartialMessages === true) flags.push('--include-partial-messages');
   for (const dir of o.addDirs ?? []) flags.push('--add-dir', dir);
   if (o.settingSources !== undefined) flags.push('--setting-sources', o.settingSources.join(','));

@@ -12,6 +12,7 @@ import {
   answerControlRequest,
   answerUnreadableControlRequest,
   answererCommandOptions,
+  asideCommandOptions,
   buildCommandOptions,
   chatCommandOptions,
   commandOptionsFor,
@@ -166,6 +167,14 @@ describe('command options per mode', () => {
     }
     const answerer = buildClaudeCommand({ cwd: '/w', ...answererCommandOptions() }).argv;
     expect(answerer[answerer.indexOf('--tools') + 1]).toBe('');
+  });
+
+  it('an aside reads and searches only: chat`s tools without AskUserQuestion, user settings, no MCP server', () => {
+    const { argv } = buildClaudeCommand({ cwd: '/w', ...asideCommandOptions() });
+    expect(argv[argv.indexOf('--tools') + 1]).toBe('Read,Grep,Glob');
+    expect(argv[argv.indexOf('--setting-sources') + 1]).toBe('user');
+    expect(argv).toContain('--strict-mcp-config');
+    expect(argv[argv.indexOf('--permission-mode') + 1]).toBe('default');
   });
 
   it('build under ask: user settings only, no MCP server, and ask rules for every tool that acts', () => {

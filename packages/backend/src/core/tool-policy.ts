@@ -194,6 +194,14 @@ export function answererCommandOptions(): ModeCommandOptions {
   return { tools: [], settingSources: [...USER_SETTINGS_ONLY], strictMcpConfig: true };
 }
 
+/**
+ * A question aside (issue 30): chat's read-only tools without AskUserQuestion (nobody answers an aside's questions),
+ * user settings only, no MCP server. Its `can_use_tool` requests (a read outside the project) get chat's answers.
+ */
+export function asideCommandOptions(): ModeCommandOptions {
+  return { ...chatCommandOptions(), tools: [...READ_ONLY_TOOLS] };
+}
+
 export function commandOptionsFor(mode: RunMode, policy: CommandPolicy = {}): ModeCommandOptions {
   switch (mode) {
     case 'chat':

@@ -2,6 +2,7 @@ import { GUARDED_API, openApiDocument } from '@catalyst/protocol';
 import { Router } from 'express';
 import type { Services } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
+import { asideHandlers } from './api-asides.ts';
 import { bindApi } from './api-binding.ts';
 import { fileHandlers } from './api-files.ts';
 import { hostHandlers } from './api-hosts.ts';
@@ -42,6 +43,7 @@ export function createApiRouter(services: Services, auth: Auth, options: ApiRout
       ...ideaHandlers(services),
       ...hostHandlers(services.hosts),
       ...runHandlers(services),
+      ...asideHandlers(services.asides),
       ...fileHandlers(services.files),
       ...previewHandlers(services.previews),
     },

@@ -1,5 +1,7 @@
 import type {
   AddHostBody,
+  AskAsideBody,
+  AsideView,
   HostDetailResponse,
   HostCheckView,
   HostEntryView,
@@ -188,6 +190,17 @@ export interface HostsPort {
   sshAliases(): Promise<SshAliasesResponse>;
 }
 
+/** Question asides (issue 30): questions to a read-only fork of the idea's session, beside its runs. */
+export interface AsidesPort {
+  /**
+   * Starts the aside and answers at once with its view (`asking`); its answer comes as an `aside:answered` event.
+   * NO_SESSION before the idea's first run, TOO_MANY_ASIDES past MAX_ASIDES_PER_IDEA, BUDGET_EXCEEDED when spent.
+   */
+  askAside(id: string, body: AskAsideBody): Promise<AsideView>;
+  /** The idea's newest asides, oldest first, from its history. */
+  listAsides(id: string): Promise<AsideView[]>;
+}
+
 /** Every capability, as the composition root hands them to the edges. */
 export interface Services {
   ideas: IdeasPort;
@@ -196,6 +209,7 @@ export interface Services {
   files: FilesPort;
   previews: PreviewsPort;
   hosts: HostsPort;
+  asides: AsidesPort;
 }
 
 /** What the WebSocket serves: subscriptions to ideas, and runs with their prompts. */

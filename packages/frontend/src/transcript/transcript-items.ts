@@ -233,6 +233,11 @@ class ItemBuilder {
       case 'idea:status':
         // They feed the header (summarize), not the log.
         return undefined;
+      case 'aside:asked':
+      case 'aside:answered':
+      case 'aside:failed':
+        // Asides are not the conversation: they have their own thread (asides/AsideThread.tsx).
+        return undefined;
     }
   }
 
