@@ -8,6 +8,8 @@ import type {
   RunMode,
 } from '@catalyst/protocol';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { AsidePanel, AsideToggle } from '../asides/AsidePanel.tsx';
+import { useAsides } from '../asides/use-asides.ts';
 import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
 import { QueuePanel } from '../autopilot/QueuePanel.tsx';
@@ -76,6 +78,9 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const filesPanelId = useId();
   const [isPreviewOpen, setIsPreviewOpen] = useState(false);
   const previewPanelId = useId();
+  const asides = useAsides(ideaId, stream.transcript.events);
+  const [isAsideOpen, setIsAsideOpen] = useState(false);
+  const asidePanelId = useId();
 
   // Only the newest answer counts: a slow older one must not overwrite a settings change made since.
   const reload = useCallback(async () => {
@@ -302,6 +307,15 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
       </ProjectLinksProvider>
       <QueuePanel ideaId={ideaId} view={autopilot.view} onChanged={autopilot.adopt} />
+      <AsidePanel
+        id={asidePanelId}
+        isOpen={isAsideOpen}
+        control={asides}
+        hasSession={(summary.sessionId ?? idea?.meta?.sessionId) !== undefined}
+        onClose={() => {
+          setIsAsideOpen(false);
+        }}
+      />
       <AutopilotPanel
         id={autopilotPanelId}
         isOpen={isAutopilotOpen}
@@ -328,14 +342,24 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         slashCommands={summary.slashCommands}
         waitingForPerson={summary.pendingQuestionIds.length + summary.pendingPermissionIds.length > 0}
         tools={
-          <AutopilotToggle
-            panelId={autopilotPanelId}
-            isOpen={isAutopilotOpen}
-            control={autopilot}
-            onToggle={() => {
-              setIsAutopilotOpen((isOpen) => !isOpen);
-            }}
-          />
+          <>
+            <AutopilotToggle
+              panelId={autopilotPanelId}
+              isOpen={isAutopilotOpen}
+              control={autopilot}
+              onToggle={() => {
+                setIsAutopilotOpen((isOpen) => !isOpen);
+              }}
+            />
+            <AsideToggle
+              panelId={asidePanelId}
+              isOpen={isAsideOpen}
+              goingCount={asides.goingCount}
+              onToggle={() => {
+                setIsAsideOpen((isOpen) => !isOpen);
+              }}
+            />
+          </>
         }
         onSend={(mode: RunMode, message: string) => {
           const requestId = connection.nextRequestId('send');

@@ -9,6 +9,8 @@ import {
   type ApiRoute,
   type ApiRouteName,
   type AddHostBody,
+  type AskAsideBody,
+  type AsideView,
   type AutopilotView,
   type BrowserSessionView,
   type CheckpointDiffResponse,
@@ -165,6 +167,10 @@ export const api = {
   },
   async clearQueue(ideaId: string): Promise<AutopilotView | null> {
     return (await call('clearQueue', { params: { id: ideaId } })).queue;
+  },
+  /** A question aside (issue 30): taken at once; its answer comes as an `aside:answered` event. */
+  async askAside(ideaId: string, body: AskAsideBody): Promise<AsideView> {
+    return (await call('askAside', { params: { id: ideaId }, body })).aside;
   },
   /** The idea's checkpoints (issue 13), newest first. */
   async listCheckpoints(ideaId: string): Promise<CheckpointView[]> {
