@@ -21,6 +21,8 @@ import { PreviewsCapability } from './service/previews-capability.ts';
 import { ProjectFiles } from './service/project-files.ts';
 import { DEFAULT_QA, type QaSettings } from './service/prompt-routing.ts';
 import type { RunLaunchContext } from './service/run-launch.ts';
+import { ReviewStore } from './service/review-store.ts';
+import { Reviews } from './service/reviews.ts';
 import { deletingClaim } from './service/run-claim.ts';
 import { RunsCapability } from './service/runs-capability.ts';
 import { takeUpSessions } from './service/session-takeup.ts';
@@ -176,6 +178,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     isDeleting: (id) => active.get(id) === deletingClaim,
     isStopping: () => active.isStopping(),
   });
+  const projectFiles = new ProjectFiles({ hosts, locate, checkpoints });
   const autopilotControl = new AutopilotsCapability({
     autopilots,
     active,
@@ -208,12 +211,24 @@ export function wireServices(options: ServiceOptions): WiredServices {
     autopilots: autopilotControl,
     files: new FilesCapability({
       checkpoints,
-      files: new ProjectFiles({ hosts, locate, checkpoints }),
+      files: projectFiles,
       active,
       histories,
       locate,
       autopilotOn: (id) => autopilots.runningOn(id),
       restartPreview: (id) => previewEngine.restartIfRunning(id),
+    }),
+    reviews: new Reviews({
+      store: new ReviewStore({ hosts, locate }),
+      checkpoints,
+      files: projectFiles,
+      histories,
+      locate,
+      // As the composer's message: a build now when the idea is idle, queued behind what runs otherwise.
+      send: async (id, mode, message) => {
+        const sent = await autopilotControl.sendMessage(id, mode, message);
+        return 'runId' in sent ? { runId: sent.runId } : {};
+      },
     }),
     previews: new PreviewsCapability(previewEngine, locate),
     hosts: hostsCapability,

@@ -105,6 +105,18 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       listCheckpoints: { params: { id } },
       checkpointDiff: { params: { id, commit: '0'.repeat(40) } },
       restoreCheckpoint: { params: { id, commit: '0'.repeat(40) } },
+      // The idea has no checkpoint (only a chat ran): each review route is refused for the commit or the comment.
+      listReviewComments: { params: { id, commit: '0'.repeat(40) } },
+      addReviewComment: {
+        params: { id, commit: '0'.repeat(40) },
+        body: { path: 'a.txt', startLine: 1, body: 'Why?' },
+      },
+      editReviewComment: {
+        params: { id, commit: '0'.repeat(40), comment: 'rc-0000000000000000' },
+        body: { body: 'Why not?' },
+      },
+      deleteReviewComment: { params: { id, commit: '0'.repeat(40), comment: 'rc-0000000000000000' } },
+      sendReview: { params: { id, commit: '0'.repeat(40) } },
       listFiles: { params: { id }, query: { path: '' } },
       fileContent: { params: { id }, query: { path: 'missing.txt' } },
       fileHistory: { params: { id }, query: { path: 'missing.txt' } },

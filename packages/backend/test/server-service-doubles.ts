@@ -28,6 +28,7 @@ import type {
   Services,
 } from '../src/service/ports.ts';
 import { IdeasDouble, settle } from './server-idea-double.ts';
+import { ReviewsDouble } from './server-review-double.ts';
 
 /**
  * The capabilities besides ideas and runs, in memory for the edge tests: each as small as its port, each checking
@@ -47,6 +48,7 @@ export function createServiceDoubles(): ServiceDoubles {
     runs: ideas,
     autopilots: new AutopilotsDouble(ideas),
     files: new FilesDouble(ideas),
+    reviews: new ReviewsDouble(ideas),
     previews: new PreviewsDouble(ideas),
     hosts: new HostsDouble(ideas),
     asides: new AsidesDouble(ideas),

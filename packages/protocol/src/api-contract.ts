@@ -24,6 +24,14 @@ import {
 } from './checkpoints.ts';
 import type { ErrorCode } from './error-codes.ts';
 import {
+  AddReviewCommentBodySchema,
+  EditReviewCommentBodySchema,
+  ReviewCommentIdSchema,
+  ReviewCommentListResponseSchema,
+  ReviewCommentResponseSchema,
+  SendReviewResponseSchema,
+} from './reviews.ts';
+import {
   AddHostBodySchema,
   DeleteHostQuerySchema,
   HostCheckResponseSchema,
@@ -197,6 +205,13 @@ const commit: PathParam<string> = {
   schema: CommitIdSchema,
   invalid: () => 'A checkpoint is named by its full commit id: 40 (or 64) hex digits.',
   description: 'a checkpoint’s full commit id: 40 (or 64) hex digits',
+};
+/** A review comment's id (issue 30); `:comment` in a path, as `:commit` names a checkpoint. */
+const comment: PathParam<string> = {
+  schema: ReviewCommentIdSchema,
+  invalid: () =>
+    'The comment id in the URL is not valid: comment ids look like rc- followed by 16 hex digits.',
+  description: 'rc-<16 lower-case hex digits>',
 };
 const port: PathParam<number> = {
   schema: z
@@ -702,6 +717,61 @@ export const GUARDED_API = {
     response: CheckpointRestoreResponseSchema,
     errors: [...IDEA, 'CHECKPOINT_NOT_FOUND', 'CHECKPOINT_FAILED', 'RUN_IN_PROGRESS'],
   },
+  listReviewComments: {
+    method: 'GET',
+    path: '/api/ideas/:id/reviews/:commit/comments',
+    summary:
+      'The review comments on a checkpoint’s diff, sent ones too, each marked stale when its lines have changed since.',
+    params: { id: ideaId, commit },
+    status: 200,
+    response: ReviewCommentListResponseSchema,
+    errors: [...IDEA, 'CHECKPOINT_NOT_FOUND'],
+  },
+  addReviewComment: {
+    method: 'POST',
+    path: '/api/ideas/:id/reviews/:commit/comments',
+    summary: 'Comments on a line or a range of lines of a checkpoint’s diff (new lines, or deleted ones).',
+    params: { id: ideaId, commit },
+    body: AddReviewCommentBodySchema,
+    status: 201,
+    response: ReviewCommentResponseSchema,
+    errors: [...IDEA, 'CHECKPOINT_NOT_FOUND', 'CHECKPOINT_FAILED', 'INVALID_PATH', 'PATH_NOT_FOUND'],
+  },
+  editReviewComment: {
+    method: 'PATCH',
+    path: '/api/ideas/:id/reviews/:commit/comments/:comment',
+    summary: 'Changes the text of a comment not sent yet.',
+    params: { id: ideaId, commit, comment },
+    body: EditReviewCommentBodySchema,
+    status: 200,
+    response: ReviewCommentResponseSchema,
+    errors: [...IDEA, 'REVIEW_COMMENT_NOT_FOUND', 'REVIEW_COMMENT_SENT'],
+  },
+  deleteReviewComment: {
+    method: 'DELETE',
+    path: '/api/ideas/:id/reviews/:commit/comments/:comment',
+    summary: 'Deletes a comment, sent or not.',
+    params: { id: ideaId, commit, comment },
+    status: 204,
+    errors: [...IDEA, 'REVIEW_COMMENT_NOT_FOUND'],
+  },
+  sendReview: {
+    method: 'POST',
+    path: '/api/ideas/:id/reviews/:commit/send',
+    summary:
+      'Sends the checkpoint’s unsent comments as one build message quoting each (file, lines, text); they are marked sent.',
+    params: { id: ideaId, commit },
+    status: 200,
+    response: SendReviewResponseSchema,
+    errors: [
+      ...IDEA,
+      'CHECKPOINT_NOT_FOUND',
+      'RUN_IN_PROGRESS',
+      'BUDGET_EXCEEDED',
+      'SESSION_BUSY',
+      'RUN_START_FAILED',
+    ],
+  },
   listFiles: {
     method: 'GET',
     path: '/api/ideas/:id/files',
@@ -899,6 +969,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   QUEUE_STEP_NOT_FOUND: 404,
   NO_QUEUE: 409,
   CHECKPOINT_NOT_FOUND: 404,
+  REVIEW_COMMENT_NOT_FOUND: 404,
+  REVIEW_COMMENT_SENT: 409,
   INVALID_PATH: 400,
   PATH_NOT_FOUND: 404,
   PREVIEW_NOT_CONFIGURED: 409,

@@ -55,6 +55,9 @@ export const ErrorCodeSchema = z.enum([
   'NO_QUEUE',
   'CHECKPOINT_NOT_FOUND',
   'CHECKPOINT_FAILED',
+  // Review comments on a checkpoint's diff (issue 30): no such comment of that checkpoint; one already sent.
+  'REVIEW_COMMENT_NOT_FOUND',
+  'REVIEW_COMMENT_SENT',
   'INVALID_PATH',
   'PATH_NOT_FOUND',
   'PREVIEW_NOT_CONFIGURED',

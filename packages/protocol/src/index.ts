@@ -12,6 +12,7 @@ export * from './command-result.ts';
 export * from './cli-json-object.ts';
 export * from './idea.ts';
 export * from './checkpoints.ts';
+export * from './reviews.ts';
 export * from './previews.ts';
 export * from './relay-events.ts';
 export * from './ws-frames.ts';

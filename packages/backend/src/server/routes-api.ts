@@ -11,6 +11,7 @@ import { pairingHandlers, type PairingLinks } from './api-pairing.ts';
 import { previewHandlers } from './api-previews.ts';
 import { pushHandlers } from './api-push.ts';
 import type { WebPush } from '../push/open-web-push.ts';
+import { reviewHandlers } from './api-reviews.ts';
 import { runHandlers } from './api-runs.ts';
 import { sessionHandlers, type SessionRouteOptions } from './api-sessions.ts';
 import { sendError } from './http-errors.ts';
@@ -45,6 +46,7 @@ export function createApiRouter(services: Services, auth: Auth, options: ApiRout
       ...runHandlers(services),
       ...asideHandlers(services.asides),
       ...fileHandlers(services.files),
+      ...reviewHandlers(services.reviews),
       ...previewHandlers(services.previews),
     },
     '/api',

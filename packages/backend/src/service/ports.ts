@@ -21,6 +21,9 @@ import type {
   PreviewLogResponse,
   PreviewView,
   RelayEvent,
+  AddReviewCommentBody,
+  ReviewCommentView,
+  SendReviewResponse,
   RunMode,
   RunView,
   StartAutopilotBody,
@@ -159,6 +162,19 @@ export interface FilesPort {
   fileHistory(id: string, path: string): Promise<CheckpointView[]>;
 }
 
+/** Review comments on a checkpoint's diff (issue 30); `commit` is checked like FilesPort's. */
+export interface ReviewsPort {
+  /** The checkpoint's comments, sent ones too, each with whether its lines have changed since. */
+  listReviewComments(id: string, commit: string): Promise<ReviewCommentView[]>;
+  /** INVALID_ARGUMENT for lines the file does not have on that side, PATH_NOT_FOUND for a file it does not have. */
+  addReviewComment(id: string, commit: string, body: AddReviewCommentBody): Promise<ReviewCommentView>;
+  /** REVIEW_COMMENT_NOT_FOUND, or REVIEW_COMMENT_SENT for one sent already. */
+  editReviewComment(id: string, commit: string, commentId: string, body: string): Promise<ReviewCommentView>;
+  deleteReviewComment(id: string, commit: string, commentId: string): Promise<void>;
+  /** The unsent comments as one build message, then marked sent; what sending refuses (RUN_IN_PROGRESS, …) too. */
+  sendReview(id: string, commit: string): Promise<SendReviewResponse>;
+}
+
 /** Previews (issue 14): the idea's dev server, its log, and links to the ports its processes listen on. */
 export interface PreviewsPort {
   /** The idea's preview (issue 14); `requestHost` is the Host the API was reached at, for the link. */
@@ -207,6 +223,7 @@ export interface Services {
   runs: RunsPort;
   autopilots: AutopilotsPort;
   files: FilesPort;
+  reviews: ReviewsPort;
   previews: PreviewsPort;
   hosts: HostsPort;
   asides: AsidesPort;
