@@ -142,7 +142,7 @@ describe('review comments on a checkpoint’s diff', () => {
       ),
       text('Changed them.'),
     );
-    await client.run(idea.id, 'build', 'Change them');
+    const later = buildCheckpoint(await client.run(idea.id, 'build', 'Change them'));
     const afterwards = await review.list();
     expect(
       afterwards.map(({ path, isStale, movedTo, sentAt }) => ({
@@ -155,6 +155,20 @@ describe('review comments on a checkpoint’s diff', () => {
       { path: 'a.txt', isStale: true, movedTo: undefined, isSent: true },
       { path: 'src/b.ts', isStale: false, movedTo: 2, isSent: true },
     ]);
+
+    // On the later build's diff, a line it deleted is commented on as it was before it: never stale.
+    const deleted = await reviews(service, idea.id, later).add({
+      path: 'a.txt',
+      side: 'old',
+      startLine: 2,
+      body: 'Keep it lower-case.',
+    });
+    expect(deleted.status).toBe(201);
+    expect(API.addReviewComment.response.parse(await deleted.json()).comment).toMatchObject({
+      side: 'old',
+      lines: ['two'],
+      isStale: false,
+    });
 
     // A comment on the first build's lines made now is stale at once, and its message says so.
     expect((await review.add({ path: 'a.txt', startLine: 1, endLine: 2, body: 'Join them.' })).status).toBe(

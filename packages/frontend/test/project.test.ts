@@ -11,7 +11,8 @@ import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSu
 // The project's views in the browser: the built app, Catalyst, the real claude CLI over the test kit's sshd (one
 // file, one fixture: each browser file starts its own).
 // Checkpoints and files (issue 13): a build's summary says what it changed and shows the diff; a restore asks first
-// and puts the files back on the VM; the Files view browses project/ and a file's checkpoints.
+// and puts the files back on the VM; the Files view browses project/ and a file's checkpoints. A line of the diff
+// takes a review comment (issue 30).
 // Previews (issue 14): the project's package.json proposes its dev server; the person takes it, starts it, and
 // opens the app Claude built through Catalyst's preview link, in a tab of its own.
 
@@ -47,6 +48,16 @@ describe('checkpoints and files in the browser', () => {
       expect.stringContaining('one'),
       expect.stringContaining('two'),
     ]);
+    // A comment on a line of the diff (issue 30): kept with the idea, and listed in the review under the diff.
+    await diff.getByRole('button', { name: 'Comment on line 2 of a.txt' }).click();
+    await diff.getByRole('textbox', { name: 'Comment on line 2 of a.txt' }).fill('Capitalise this.');
+    await diff.getByRole('button', { name: 'Add comment' }).click();
+    const review = changes.getByRole('region', { name: 'Review' });
+    await review.getByRole('listitem').getByText('Capitalise this.').waitFor();
+    expect(await review.getByRole('listitem').locator('.review-note__where').innerText()).toBe(
+      'a.txt, line 2',
+    );
+    await diff.getByText('Capitalise this.').waitFor();
 
     model.enqueue(
       toolUse('Bash', { command: "printf 'one\\nTWO\\n' > a.txt", description: 'Edit a' }),

@@ -30,6 +30,9 @@ import {
   type PreviewView,
   type PushSubscriptionBody,
   type PushSubscriptionView,
+  type AddReviewCommentBody,
+  type ReviewCommentView,
+  type SendReviewResponse,
   type SshAliasesResponse,
   type StartAutopilotBody,
   type AddToQueueBody,
@@ -183,6 +186,34 @@ export const api = {
   /** The project becomes what it was at `commit`; the restore's own checkpoint. RUN_IN_PROGRESS during a run. */
   async restoreCheckpoint(ideaId: string, commit: string): Promise<CheckpointView> {
     return (await call('restoreCheckpoint', { params: { id: ideaId, commit } })).checkpoint;
+  },
+  /** The review comments on a checkpoint's diff (issue 30), sent ones too, each saying whether it is stale. */
+  async listReviewComments(ideaId: string, commit: string): Promise<ReviewCommentView[]> {
+    return (await call('listReviewComments', { params: { id: ideaId, commit } })).comments;
+  },
+  async addReviewComment(
+    ideaId: string,
+    commit: string,
+    body: AddReviewCommentBody,
+  ): Promise<ReviewCommentView> {
+    return (await call('addReviewComment', { params: { id: ideaId, commit }, body })).comment;
+  },
+  /** REVIEW_COMMENT_SENT (409) for a comment sent already. */
+  async editReviewComment(
+    ideaId: string,
+    commit: string,
+    commentId: string,
+    text: string,
+  ): Promise<ReviewCommentView> {
+    const params = { id: ideaId, commit, comment: commentId };
+    return (await call('editReviewComment', { params, body: { body: text } })).comment;
+  },
+  async deleteReviewComment(ideaId: string, commit: string, commentId: string): Promise<void> {
+    await call('deleteReviewComment', { params: { id: ideaId, commit, comment: commentId } });
+  },
+  /** The unsent comments as one build message; what starting a build refuses (RUN_IN_PROGRESS) too. */
+  async sendReview(ideaId: string, commit: string): Promise<SendReviewResponse> {
+    return call('sendReview', { params: { id: ideaId, commit } });
   },
   /** A directory of the project, relative to it (`''` is the project itself). */
   async listFiles(ideaId: string, path: string): Promise<FileListResponse> {

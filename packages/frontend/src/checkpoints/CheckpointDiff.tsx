@@ -4,8 +4,11 @@ import { api } from '../app/api.ts';
 import { formatSize } from '../app/format.ts';
 import { useFetched } from '../app/use-fetched.ts';
 import { capDiffRows } from '../transcript/diff-rows.ts';
-import { DiffTable } from '../transcript/DiffView.tsx';
+import { ReviewDiffTable } from './ReviewDiffTable.tsx';
+import { ReviewPanel } from './ReviewPanel.tsx';
 import { splitUnifiedDiff, type FileDiff } from './unified-diff.ts';
+import { useReview, type Review } from './use-review.ts';
+import './review.css';
 
 /** Up to this many files, each starts open; past it, each starts closed (the list is the overview). */
 export const OPEN_FILES_UP_TO = 5;
@@ -16,9 +19,13 @@ interface CheckpointDiffProps {
   commit: string;
 }
 
-/** What a checkpoint changed, fetched when opened: one collapsible diff per file. */
+/**
+ * What a checkpoint changed, fetched when opened: one collapsible diff per file, its lines to comment on, and the
+ * checkpoint's review under them (issue 30).
+ */
 export function CheckpointDiff({ id, ideaId, commit }: CheckpointDiffProps) {
   const fetched = useFetched(`${ideaId}\n${commit}`, () => api.checkpointDiff(ideaId, commit));
+  const review = useReview(ideaId, commit);
   return (
     <section id={id} className="t-changes" aria-label="Changes of this build">
       {fetched.kind === 'loading' ? (
@@ -30,13 +37,16 @@ export function CheckpointDiff({ id, ideaId, commit }: CheckpointDiffProps) {
           {fetched.message}
         </p>
       ) : (
-        <FileDiffList diff={fetched.value.diff} isTruncated={fetched.value.truncated} />
+        <>
+          <FileDiffList diff={fetched.value.diff} isTruncated={fetched.value.truncated} review={review} />
+          <ReviewPanel review={review} />
+        </>
       )}
     </section>
   );
 }
 
-function FileDiffList({ diff, isTruncated }: { diff: string; isTruncated: boolean }) {
+function FileDiffList({ diff, isTruncated, review }: { diff: string; isTruncated: boolean; review: Review }) {
   const { files } = useMemo(() => splitUnifiedDiff(diff), [diff]);
   const isOpenAtFirst = files.length <= OPEN_FILES_UP_TO;
   return (
@@ -54,6 +64,7 @@ function FileDiffList({ diff, isTruncated }: { diff: string; isTruncated: boolea
               file={file}
               isOpenAtFirst={isOpenAtFirst}
               isCut={isTruncated && index === files.length - 1}
+              review={review}
             />
           </li>
         ))}
@@ -67,10 +78,11 @@ interface FileDiffViewProps {
   isOpenAtFirst: boolean;
   /** The last file of a truncated diff: its rows stop where the diff was cut. */
   isCut: boolean;
+  review: Review;
 }
 
 /** One file: a toggle naming it (path, how it changed, +/−), then its rows; a binary file is only named. */
-function FileDiffView({ file, isOpenAtFirst, isCut }: FileDiffViewProps) {
+function FileDiffView({ file, isOpenAtFirst, isCut, review }: FileDiffViewProps) {
   const [isOpen, setIsOpen] = useState(isOpenAtFirst);
   return (
     <div className="t-changes__file">
@@ -90,7 +102,7 @@ function FileDiffView({ file, isOpenAtFirst, isCut }: FileDiffViewProps) {
         </span>{' '}
         <span className="t-changes__stat">{describeFileStat(file, isCut)}</span>
       </button>
-      {isOpen ? <FileDiffBody file={file} /> : null}
+      {isOpen ? <FileDiffBody file={file} review={review} /> : null}
     </div>
   );
 }
@@ -101,12 +113,12 @@ function describeFileStat(file: FileDiff, isCut: boolean): string {
   return `${file.status}, ${counts}${isCut ? ', cut short' : ''}`;
 }
 
-function FileDiffBody({ file }: { file: FileDiff }) {
+function FileDiffBody({ file, review }: { file: FileDiff; review: Review }) {
   const capped = useMemo(() => capDiffRows(file.rows), [file]);
   if (file.isBinary)
     return <p className="t-changes__empty muted">A binary file: its contents are not shown.</p>;
   if (file.rows.length === 0) {
     return <p className="t-changes__empty muted">No lines changed (an empty file, or only its mode).</p>;
   }
-  return <DiffTable label={`Diff of ${file.path}`} rows={capped.rows} omitted={capped.omitted} />;
+  return <ReviewDiffTable file={file} rows={capped.rows} omitted={capped.omitted} review={review} />;
 }

@@ -1,6 +1,6 @@
 import { CheckpointViewSchema, type RelayEvent } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, ApiError } from '../app/api.ts';
 import { ProjectLinksProvider } from '../files/project-context.ts';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
@@ -11,6 +11,11 @@ import { applyFrames, emptyTranscript } from '../transcript/transcript-state.ts'
 // collapsible part per file, binary files only named, a cut diff said to be cut) and "Restore to before this
 // build" (a dialog says what happens; only then the restore is asked for, to the checkpoint's parent; a refusal is
 // the server's sentence; disabled during a run; absent for the first checkpoint, which has nothing before it).
+
+beforeEach(() => {
+  // The diff's review (issue 30, CheckpointReview.test.tsx): none here.
+  vi.spyOn(api, 'listReviewComments').mockResolvedValue([]);
+});
 
 afterEach(() => {
   cleanup();
@@ -102,16 +107,18 @@ describe('a build’s checkpoint line', () => {
     expect(diff).toHaveBeenCalledWith(IDEA_ID, COMMIT);
     // Three files at most five: each starts open. A toggle's name is the file and how it changed. The region shows
     // "Loading the changes…" until the diff is there: wait for it, not for the region.
-    expect(await within(changes).findAllByRole('button')).toHaveLength(3);
+    const toggles = async () =>
+      (await within(changes).findAllByRole('button')).filter((one) => one.hasAttribute('aria-expanded'));
+    expect(await toggles()).toHaveLength(3);
     for (const name of ['src/app.ts modified, +1 −1', 'logo.png added, binary', 'README.md added, +1 −0']) {
       expect(within(changes).getByRole('button', { name }).getAttribute('aria-expanded')).toBe('true');
     }
     const table = within(changes).getByRole('table', { name: 'Diff of src/app.ts' });
     expect([...table.querySelectorAll('tr')].map((row) => [row.className, row.textContent])).toEqual([
       ['diff-hunk', '@@@ -1,2 +1,2 @@'],
-      ['diff-ctx', ' const a = 1;'],
-      ['diff-del', '-const b = 2;'],
-      ['diff-add', '+const b = 3;'],
+      ['diff-ctx', '1 const a = 1;'],
+      ['diff-del', '2-const b = 2;'],
+      ['diff-add', '2+const b = 3;'],
     ]);
     expect(within(changes).getByText('A binary file: its contents are not shown.')).toBeTruthy();
 

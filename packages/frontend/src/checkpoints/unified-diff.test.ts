@@ -111,6 +111,42 @@ describe('splitUnifiedDiff', () => {
     expect(splitUnifiedDiff(DIFF).files.find((file) => file.path === 'img.bin')?.rows).toEqual([]);
   });
 
+  it('numbers each row as the hunk headers count: old and new lines, neither for headers and notes', () => {
+    const files = splitUnifiedDiff(DIFF).files;
+    const keep = files.find((file) => file.path === 'keep.txt');
+    expect(keep?.lineNumbers.map((numbers) => [numbers.old, numbers.new])).toEqual([
+      [undefined, undefined],
+      [1, 1],
+      [2, undefined],
+      [undefined, 2],
+      [3, 3],
+      [undefined, 4],
+      [undefined, undefined],
+    ]);
+    const later = splitUnifiedDiff(
+      [
+        'diff --git a/x b/x',
+        '--- a/x',
+        '+++ b/x',
+        '@@ -40,2 +41,2 @@ function f() {',
+        ' a',
+        '-b',
+        '+c',
+        '',
+      ].join('\n'),
+    ).files[0];
+    expect(later?.lineNumbers.map((numbers) => [numbers.old, numbers.new])).toEqual([
+      [undefined, undefined],
+      [40, 41],
+      [41, undefined],
+      [undefined, 42],
+    ]);
+    expect(files.find((file) => file.path === 'gone.txt')?.lineNumbers.at(-1)).toEqual({
+      old: 1,
+      new: undefined,
+    });
+  });
+
   it('keeps a line that looks like a header inside a hunk as a line of the file', () => {
     const diff = [
       'diff --git a/notes.txt b/notes.txt',

@@ -8,6 +8,15 @@ import type { DiffRow } from '../transcript/diff-rows.ts';
 
 export type FileDiffStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied';
 
+/**
+ * A row's line numbers in the file before (`old`) and after (`new`) the change, as the hunk headers count them: a
+ * context row has both, an added row `new`, a deleted row `old`, a hunk header or a "\ No newline" note neither.
+ */
+export interface DiffLineNumbers {
+  readonly old: number | undefined;
+  readonly new: number | undefined;
+}
+
 export interface FileDiff {
   /** The path after the change; for a deleted file, the path it had. */
   readonly path: string;
@@ -18,6 +27,8 @@ export interface FileDiff {
   readonly insertions: number;
   readonly deletions: number;
   readonly rows: readonly DiffRow[];
+  /** Each row's line numbers (review comments, issue 30), index for index. */
+  readonly lineNumbers: readonly DiffLineNumbers[];
 }
 
 export interface SplitDiff {
@@ -36,6 +47,10 @@ interface FileDraft {
   insertions: number;
   deletions: number;
   rows: DiffRow[];
+  lineNumbers: DiffLineNumbers[];
+  /** The next old and new line numbers in the current hunk. */
+  nextOld: number;
+  nextNew: number;
   isInHunks: boolean;
 }
 
@@ -71,6 +86,9 @@ function startFile(gitLine: string): FileDraft {
     insertions: 0,
     deletions: 0,
     rows: [],
+    lineNumbers: [],
+    nextOld: 0,
+    nextNew: 0,
     isInHunks: false,
   };
 }
@@ -78,7 +96,7 @@ function startFile(gitLine: string): FileDraft {
 function readHeaderLine(draft: FileDraft, line: string): void {
   if (line.startsWith('@@')) {
     draft.isInHunks = true;
-    draft.rows.push({ kind: 'hunk', text: line });
+    startHunk(draft, line);
   } else if (line.startsWith('new file mode')) draft.status = 'added';
   else if (line.startsWith('deleted file mode')) draft.status = 'deleted';
   else if (line.startsWith('rename from ') || line.startsWith('copy from ')) {
@@ -92,15 +110,33 @@ function readHeaderLine(draft: FileDraft, line: string): void {
 }
 
 function readHunkLine(draft: FileDraft, line: string): void {
-  if (line.startsWith('@@')) draft.rows.push({ kind: 'hunk', text: line });
+  if (line.startsWith('@@')) startHunk(draft, line);
   else if (line.startsWith('+')) {
     draft.insertions += 1;
     draft.rows.push({ kind: 'add', text: line.slice(1) });
+    draft.lineNumbers.push({ old: undefined, new: draft.nextNew++ });
   } else if (line.startsWith('-')) {
     draft.deletions += 1;
     draft.rows.push({ kind: 'del', text: line.slice(1) });
-  } else if (line.startsWith('\\')) draft.rows.push({ kind: 'ctx', text: line });
-  else draft.rows.push({ kind: 'ctx', text: line.slice(1) });
+    draft.lineNumbers.push({ old: draft.nextOld++, new: undefined });
+  } else if (line.startsWith('\\')) {
+    draft.rows.push({ kind: 'ctx', text: line });
+    draft.lineNumbers.push(NO_NUMBERS);
+  } else {
+    draft.rows.push({ kind: 'ctx', text: line.slice(1) });
+    draft.lineNumbers.push({ old: draft.nextOld++, new: draft.nextNew++ });
+  }
+}
+
+const NO_NUMBERS: DiffLineNumbers = { old: undefined, new: undefined };
+
+/** `@@ -12,3 +14,5 @@ …`: the hunk's first old and new line numbers. */
+function startHunk(draft: FileDraft, line: string): void {
+  const starts = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+  draft.nextOld = Number(starts?.[1] ?? 0);
+  draft.nextNew = Number(starts?.[2] ?? 0);
+  draft.rows.push({ kind: 'hunk', text: line });
+  draft.lineNumbers.push(NO_NUMBERS);
 }
 
 function finishFile(draft: FileDraft): FileDiff {
@@ -113,6 +149,7 @@ function finishFile(draft: FileDraft): FileDiff {
     insertions: draft.insertions,
     deletions: draft.deletions,
     rows: draft.rows,
+    lineNumbers: draft.lineNumbers,
   };
 }
 

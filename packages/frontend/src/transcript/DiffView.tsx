@@ -10,7 +10,7 @@ export function DiffView({ change }: { change: FileChange }) {
   return <DiffTable label={`Diff of ${change.filePath}`} rows={rows} omitted={omitted} />;
 }
 
-/** Rows of a diff as a table, and how many more were cut (also a checkpoint's file, CheckpointDiff.tsx). */
+/** Rows of a diff as a table, and how many more were cut. */
 export function DiffTable({
   label,
   rows,
