@@ -204,6 +204,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
         await autopilots.forget(id);
         await asides.stopAllOf(id);
         await warm.stop(id);
+        runs.forget(id);
         await previewEngine.forget(id);
       },
     }),

@@ -160,6 +160,13 @@ export class IdeasDouble implements IdeasPort, RunsPort {
     });
   }
 
+  showMode(id: string, mode: RunMode): Promise<void> {
+    return settle(() => {
+      this.calls.push(`showMode ${id} ${mode}`);
+      this.find(id);
+    });
+  }
+
   /** The double has no runs, so no prompts: every answer is to a question that is not pending. */
   pendingPrompts(id: string): Promise<RelayEvent[]> {
     return settle(() => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './error-codes.ts';
-import { IdeaIdSchema } from './idea.ts';
+import { IdeaIdSchema, RunModeSchema } from './idea.ts';
 import { RelayEventSchema } from './relay-events.ts';
 
 /**
@@ -31,6 +31,11 @@ export const ClientFrameSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('chat'), ideaId: IdeaIdSchema, message, requestId }),
   z.strictObject({ type: z.literal('build'), ideaId: IdeaIdSchema, message, requestId }),
   z.strictObject({ type: z.literal('cancel'), ideaId: IdeaIdSchema, requestId }),
+  /**
+   * The mode the page's composer shows for the idea, sent when the page opens it and when the person switches
+   * (issue 30): the server keeps a claude of that mode waiting for the next turn, so a switch costs no cold start.
+   */
+  z.strictObject({ type: z.literal('mode'), ideaId: IdeaIdSchema, mode: RunModeSchema, requestId }),
   /** Answers a pending `claude:question`: per question text, a label, free text ("Other"), or several labels. */
   z.strictObject({
     type: z.literal('answer'),

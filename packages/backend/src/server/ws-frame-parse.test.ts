@@ -38,7 +38,7 @@ describe('parseClientFrame', () => {
         type: 'error',
         code: 'INVALID_FRAME',
         message:
-          'Unknown frame type "rm -rf"; expected one of: subscribe, unsubscribe, viewing, chat, build, cancel, answer, dismiss, permission.',
+          'Unknown frame type "rm -rf"; expected one of: subscribe, unsubscribe, viewing, chat, build, cancel, mode, answer, dismiss, permission.',
         requestId: 'r1',
       },
     });

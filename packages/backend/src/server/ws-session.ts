@@ -158,6 +158,9 @@ async function handleFrame(
     case 'cancel':
       await context.runs.cancelRun(frame.ideaId);
       return;
+    case 'mode':
+      await context.runs.showMode(frame.ideaId, frame.mode);
+      return;
     case 'answer':
       await context.runs.answerQuestion(frame.ideaId, frame.questionId, frame.answers);
       return;

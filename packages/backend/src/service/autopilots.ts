@@ -676,6 +676,7 @@ export class Autopilots {
       const isGoingOnInStep = step.state === 'paused';
       let run: ActiveRun;
       try {
+        const next = running.steps.slice(index + 1).find((other) => isWaiting(other.state));
         run = await this.#options.launch(
           ideaId,
           step.mode,
@@ -685,6 +686,8 @@ export class Autopilots {
             ...(left === undefined || running.oneMoreStep
               ? {}
               : { budgetCap: { key: `${autopilotId}/${String(running.maxBudgetUsd)}`, remainingUsd: left } }),
+            // A process of the other mode ends with this step's turn, not when the next step starts.
+            ...(next === undefined ? {} : { nextMode: next.mode }),
           },
         );
       } catch (error) {

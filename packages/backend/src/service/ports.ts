@@ -112,6 +112,11 @@ export interface RunsPort {
   dismissQuestion(id: string, questionId: string): Promise<void>;
   /** PERMISSION_REQUEST_NOT_FOUND unless the request is pending in the idea's run. */
   answerPermission(id: string, requestId: string, decision: PermissionDecision): Promise<void>;
+  /**
+   * The page's composer shows `mode` for the idea (issue 30): its next turn's claude is pre-warmed in that mode;
+   * IDEA_NOT_FOUND when there is no such idea.
+   */
+  showMode(id: string, mode: RunMode): Promise<void>;
 }
 
 /** Autopilots (issue 12): an idea's runs one after the other. */

@@ -61,12 +61,19 @@ export interface RunRequest {
   message: string;
   /** Set by an autopilot for its runs: they follow its question policy and its budget, not the idea's alone. */
   overrides?: RunOverrides | undefined;
+  /**
+   * The mode the idea's next turn is expected in, asked when this turn ends (the composer's, an autopilot's next
+   * step): a process of another mode is not kept but ended at once (warm-sessions.ts, retire).
+   */
+  nextMode?: (() => RunMode | undefined) | undefined;
 }
 
 export interface RunOverrides {
   questionPolicy?: QuestionPolicy;
   /** A cap besides the idea's own budget; `key` names it (a process started under it serves only it). */
   budgetCap?: { key: string; remainingUsd: number };
+  /** The mode of the autopilot's next step: when it is another, this step's process ends with its turn. */
+  nextMode?: RunMode | undefined;
 }
 
 /**
@@ -118,7 +125,9 @@ export async function launchRun(
     ...(resumed === undefined ? {} : { resume: resumed.point }),
     ...(warm === undefined ? {} : { warm }),
     onKeep: (kept) => {
-      context.warm.keep(id, host, key, kept);
+      const next = request.nextMode?.();
+      if (next === undefined || next === mode) context.warm.keep(id, host, key, kept);
+      else context.warm.retire(id, kept);
     },
     emit: (draft: RelayEventDraft): RelayEvent => history.append(draft),
     relayLive: (frame) => {
@@ -134,17 +143,26 @@ export async function launchRun(
 }
 
 /**
- * Pre-warms the idea (a person opened it): a claude process in its last mode waits in a session for the first
- * message, so that turn starts warm too (the CLI prints nothing and creates no session until then). Nothing
- * happens when the idea already has one, or is going away (`isGoing`: deleted, Catalyst stopping); a failure is
- * only logged (the turn then starts its own).
+ * Pre-warms the idea (a person opened it, or switched the composer's mode): a claude process in `turnMode` (`last`:
+ * its last mode) waits in a session for the first message, so that turn starts warm too (the CLI prints nothing
+ * and creates no session until then). A waiting process of another command is ended first (at once when it never
+ * took a turn). Nothing happens when the idea already has a fitting one, or is going away (`isGoing`: deleted,
+ * Catalyst stopping); a failure is only logged (the turn then starts its own).
  */
-export async function prewarm(context: RunLaunchContext, id: string, isGoing: () => boolean): Promise<void> {
+export async function prewarm(
+  context: RunLaunchContext,
+  request: { id: string; mode: RunMode | 'last' },
+  isGoing: () => boolean,
+): Promise<void> {
+  const { id } = request;
   const history = await context.histories.get(id);
-  const { host, meta, session, key, budget } = await sessionInputFor(context, id, 'last', history);
+  const { host, meta, session, key, budget } = await sessionInputFor(context, id, request.mode, history);
   const { mode } = session;
   // An idea that has spent its budget runs nothing until it is raised: nothing to wait for.
-  if (isGoing() || context.warm.has(id) || (budget !== undefined && budget.remainingUsd <= 0)) return;
+  if (isGoing() || context.warm.keyOf(id) === key || (budget !== undefined && budget.remainingUsd <= 0))
+    return;
+  await context.warm.drop(id, key);
+  if (isGoing() || context.warm.has(id)) return;
   const process = await SessionProcess.start(
     sessionSpec(session, meta.sessionId),
     context.options.hosts.get(host).host.sessions,
@@ -156,7 +174,7 @@ export async function prewarm(context: RunLaunchContext, id: string, isGoing: ()
     await process.over;
     return;
   }
-  context.warm.keep(id, host, key, { process, mode, costBaseUsd: 0 });
+  context.warm.keepFresh(id, host, key, { process, mode, costBaseUsd: 0 });
   context.options.logger.info({ ideaId: id, mode, host }, 'pre-warmed a session');
 }
 

@@ -15,7 +15,8 @@ import type { RunsPort } from './ports.ts';
 import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
 import * as routing from './prompt-routing.ts';
 import { claimRun, deletingClaim } from './run-claim.ts';
-import { launchRun, prewarm, type RunLaunchContext, type RunOverrides } from './run-launch.ts';
+import { Prewarms } from './prewarms.ts';
+import { launchRun, type RunLaunchContext, type RunOverrides } from './run-launch.ts';
 
 export interface RunsCapabilityOptions {
   active: ActiveRuns;
@@ -38,13 +39,20 @@ export class RunsCapability implements RunsPort {
   readonly #active: ActiveRuns;
   /** Runs this Catalyst started, until they end: their view before their run:started reaches the history. */
   readonly #starting = new Map<string, RunView>();
-  readonly #prewarming = new Set<string>();
+  readonly #prewarms: Prewarms;
   /** Sessions another live Catalyst follows (followed-elsewhere.ts): never taken up, stopped or ended here. */
   readonly #followedElsewhere = new Set<string>();
 
   constructor(options: RunsCapabilityOptions) {
     this.#options = options;
     this.#active = options.active;
+    this.#prewarms = new Prewarms({
+      launching: options.launching,
+      logger: options.logger,
+      warmPerHost: options.warmPerHost,
+      isBusy: (id) => this.#active.has(id) || options.autopilotOn(id) !== undefined,
+      isGoing: (id) => this.#active.isStopping() || this.#active.get(id) === deletingClaim,
+    });
   }
 
   async startRun(
@@ -84,9 +92,14 @@ export class RunsCapability implements RunsPort {
     const runId = newIdeaNamingId('run', id);
     const startedAt = new Date().toISOString();
     this.#starting.set(runId, { id: runId, ideaId: id, mode, message, state: 'running', startedAt });
-    const launching = launchRun(this.#options.launching, { id, runId, mode, message, overrides });
+    // The turn after this one: an autopilot's next step, else what the page's composer shows.
+    const nextMode = () => overrides?.nextMode ?? this.#prewarms.shownMode(id);
+    const launching = launchRun(this.#options.launching, { id, runId, mode, message, overrides, nextMode });
     const claim = claimRun(runId, launching);
-    void claim.ended.finally(() => this.#starting.delete(runId));
+    void claim.ended.finally(() => {
+      this.#starting.delete(runId);
+      this.#prewarms.afterRun(id);
+    });
     this.#active.hold(id, claim);
     try {
       claim.adopt(await launching);
@@ -173,20 +186,18 @@ export class RunsCapability implements RunsPort {
     return this.#active.get(id)?.prompts ?? routing.NO_PROMPTS;
   }
 
-  /**
-   * In the background (run-launch.ts, prewarm); not when warm sessions are off, or one is on its way. A turn sent
-   * meanwhile waits for it (warm-sessions.ts) instead of starting a second claude.
-   */
+  /** Pre-warms a claude for the idea's next turn (prewarms.ts): a person opened it. */
   prewarm(id: string): void {
-    if (this.#options.warmPerHost === 0 || this.#prewarming.has(id)) return;
-    this.#prewarming.add(id);
-    const isGoing = () => this.#active.isStopping() || this.#active.get(id) === deletingClaim;
-    const pending = prewarm(this.#options.launching, id, isGoing)
-      .catch((error: unknown) => {
-        this.#options.logger.warn({ ideaId: id, err: error }, 'could not pre-warm a session');
-      })
-      .finally(() => this.#prewarming.delete(id));
-    this.#options.launching.warm.starting(id, pending);
+    this.#prewarms.prewarm(id);
+  }
+
+  showMode(id: string, mode: RunMode): Promise<void> {
+    return this.#prewarms.show(id, mode);
+  }
+
+  /** The idea is gone: what its page showed is forgotten. */
+  forget(id: string): void {
+    this.#prewarms.forget(id);
   }
 
   /** The history's side of orphaned-runs.ts: the run is taken up when its session is still on the host. */

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { WarmProcess } from '../runs/run-driver.ts';
-import type { SessionProcess } from '../runs/session-process.ts';
 import { SESSION_LIFETIME_MS } from '../runs/session-spec.ts';
 
 /** CATALYST_WARM_PER_HOST: each waiting claude holds memory on the VM. */
@@ -28,6 +27,13 @@ interface Entry {
   warm: WarmProcess;
   key: string;
   usedAt: number;
+  /**
+   * Pre-warmed and never given a turn: it may be stopped without waiting for its exit. Until its first message the
+   * CLI writes nothing to the session; stopped, it appends at most its exit bookkeeping (a `mode` and a `cost-state`
+   * line, measured in test/mode-switch.test.ts), within moments of the signal, long before a next claude, still
+   * starting then, takes a turn: the conversation a next claude resumes is the same.
+   */
+  isFresh: boolean;
 }
 
 const DEFAULT_EXIT_GRACE_MS = 5_000;
@@ -37,6 +43,8 @@ export class WarmSessions {
   readonly #idle = new Map<string, Entry>();
   /** Pre-warms on their way: a turn of the idea waits for its one rather than starting a second claude. */
   readonly #starting = new Map<string, Promise<unknown>>();
+  /** Used processes ending because the next turn is in another mode: a new one of the idea waits for the exit. */
+  readonly #ending = new Map<string, Promise<void>>();
 
   constructor(options: WarmSessionsOptions) {
     this.#options = options;
@@ -46,13 +54,30 @@ export class WarmSessions {
     return this.#idle.has(ideaId);
   }
 
+  /** The key (session-spec.ts) of the idea's waiting process, if it has one. */
+  keyOf(ideaId: string): string | undefined {
+    return this.#idle.get(ideaId)?.key;
+  }
+
+  /** The idea's process ending (`retire`) has exited: a new claude may resume the idea's session. */
+  async ended(ideaId: string): Promise<void> {
+    await this.#ending.get(ideaId);
+  }
+
   /**
    * The idea's warm process for a turn with this command (`key`, session-spec.ts), taken out of the registry; or
    * none, after ending one that does not fit (another mode or command, or too old), so that two processes never
-   * share the idea's Claude session.
+   * share the idea's Claude session (one that never took a turn is stopped without that wait: `drop`).
    */
   async take(ideaId: string, key: string): Promise<WarmProcess | undefined> {
-    await this.#starting.get(ideaId)?.catch(() => undefined);
+    // A pre-warm may ask for another when it ends (prewarms.ts): the turn waits for the last one.
+    for (
+      let pending = this.#starting.get(ideaId);
+      pending !== undefined;
+      pending = this.#starting.get(ideaId)
+    )
+      await pending.catch(() => undefined);
+    await this.ended(ideaId);
     const entry = this.#idle.get(ideaId);
     if (entry === undefined) return undefined;
     this.#idle.delete(ideaId);
@@ -64,16 +89,49 @@ export class WarmSessions {
     ) {
       return entry.warm;
     }
-    await this.#end(entry.warm.process, 'close');
+    await this.#end(entry, 'drop');
     return undefined;
   }
 
-  /** A turn left its process warm (or a pre-warmed one is ready): it waits here for the idea's next turn. */
+  /**
+   * The idea's waiting process, unless its key is `key`, ends: at once when it never took a turn, else once it has
+   * exited (the next claude resumes the session it wrote).
+   */
+  async drop(ideaId: string, key: string): Promise<void> {
+    await this.ended(ideaId);
+    const entry = this.#idle.get(ideaId);
+    if (entry === undefined || entry.key === key) return;
+    this.#idle.delete(ideaId);
+    await this.#end(entry, 'drop');
+  }
+
+  /** A turn left its process warm: it waits here for the idea's next turn. */
   keep(ideaId: string, host: string, key: string, warm: WarmProcess): void {
+    this.#keep(ideaId, { host, warm, key, usedAt: Date.now(), isFresh: false });
+  }
+
+  /** A pre-warmed process is ready: it waits here for the idea's first turn. */
+  keepFresh(ideaId: string, host: string, key: string, warm: WarmProcess): void {
+    this.#keep(ideaId, { host, warm, key, usedAt: Date.now(), isFresh: true });
+  }
+
+  /**
+   * A turn ended and the idea's next one is expected in another mode: its process ends now, so that its exit
+   * overlaps the run's own bookkeeping; the next claude of the idea waits for what is left of it.
+   */
+  retire(ideaId: string, warm: WarmProcess): void {
+    const exited = this.#end({ warm, isFresh: false }, 'close');
+    const before = this.#ending.get(ideaId);
+    const ending = Promise.all([before, exited]).then(() => {
+      if (this.#ending.get(ideaId) === ending) this.#ending.delete(ideaId);
+    });
+    this.#ending.set(ideaId, ending);
+  }
+
+  #keep(ideaId: string, entry: Entry): void {
+    const { host, warm } = entry;
     const before = this.#idle.get(ideaId);
-    if (before !== undefined && before.warm.process !== warm.process)
-      void this.#end(before.warm.process, 'close');
-    const entry: Entry = { host, warm, key, usedAt: Date.now() };
+    if (before !== undefined && before.warm.process !== warm.process) void this.#end(before, 'drop');
     this.#idle.set(ideaId, entry);
     // Gone by itself (idle limit, the VM restarted): forgotten.
     void warm.process.over.then(() => {
@@ -98,14 +156,14 @@ export class WarmSessions {
     const entry = this.#idle.get(ideaId);
     if (entry === undefined) return;
     this.#idle.delete(ideaId);
-    await this.#end(entry.warm.process, 'stop');
+    await this.#end(entry, 'stop');
   }
 
   /** Catalyst stops: every waiting process ends (they are a cache; the next Catalyst starts its own). */
   async endAll(): Promise<void> {
     const entries = [...this.#idle.values()];
     this.#idle.clear();
-    await Promise.all(entries.map((entry) => this.#end(entry.warm.process, 'close')));
+    await Promise.all([...entries.map((entry) => this.#end(entry, 'close')), ...[...this.#ending.values()]]);
   }
 
   /** The session ids of the processes waiting here. */
@@ -120,13 +178,22 @@ export class WarmSessions {
     for (const [ideaId, entry] of onHost.slice(0, Math.max(0, onHost.length - this.#options.perHost))) {
       this.#idle.delete(ideaId);
       this.#options.logger.info({ ideaId, host }, 'ended a warm session: the host has its most');
-      void this.#end(entry.warm.process, 'close');
+      void this.#end(entry, 'close');
     }
   }
 
-  /** `close`: its input closes and the CLI exits; `stop` (or a CLI that does not exit in time): stopped by tag. */
-  async #end(process: SessionProcess, how: 'close' | 'stop'): Promise<void> {
+  /**
+   * `close`: its input closes and the CLI exits; `stop` (or a CLI that does not exit in time): stopped by tag;
+   * `drop`: a fresh process is stopped and not waited for (it wrote nothing a next claude could race with), a used
+   * one is closed.
+   */
+  async #end(entry: Pick<Entry, 'warm' | 'isFresh'>, how: 'close' | 'stop' | 'drop'): Promise<void> {
+    const { process } = entry.warm;
     if (process.isOver) return;
+    if (how === 'drop' && entry.isFresh) {
+      process.run.cancel();
+      return;
+    }
     if (how === 'stop') process.run.cancel();
     else void process.run.endInput();
     const grace = new Promise<'late'>((resolve) => {
