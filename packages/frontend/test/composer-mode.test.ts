@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { text, toolUse } from '@catalyst/testkit';
+import { text, toolUse, waitUntil } from '@catalyst/testkit';
+import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { chooseBuild, openIdea, sendMessage, toolCards, waitForRunSummary } from './idea-page.ts';
 
@@ -24,6 +25,26 @@ async function checkedMode(page: Page, line: string): Promise<'Chat' | 'Build'> 
 }
 
 const LAST_RUN_BUILD = 'Opened in Build: this idea’s last run was a build.';
+
+/** The idea's one claude on the VM, once it is of `mode` (chat's command restricts its tools, build's not). */
+async function waitingClaude(ideaId: string, mode: 'chat' | 'build'): Promise<number> {
+  const { service, claudePath } = suite.fixture;
+  let pid: number | undefined;
+  await waitUntil(
+    async () => {
+      const claudes = (await scanRunProcessesIn(join(service.ideasRoot, ideaId))).filter((process) =>
+        process.cmdline.startsWith(claudePath),
+      );
+      const [only] = claudes;
+      const isOfMode = only !== undefined && only.cmdline.includes('--tools') === (mode === 'chat');
+      pid = claudes.length === 1 && isOfMode ? only.pid : undefined;
+      return pid !== undefined;
+    },
+    { timeoutMs: 15_000, what: `one ${mode} claude of the idea on the VM` },
+  );
+  if (pid === undefined) throw new Error('no claude');
+  return pid;
+}
 
 describe('the composer’s mode', () => {
   it('opens in Build on a reload during and after a build, and keeps a switch to Chat across a reload', async () => {
@@ -69,5 +90,22 @@ describe('the composer’s mode', () => {
     expect(await checkedMode(other, 'Opened in Chat, as you left it for this idea.'), 'after a switch').toBe(
       'Chat',
     );
+  });
+
+  it('has a build claude waiting once the person switches to Build, and the Build runs in it', async () => {
+    const { service, model } = suite.fixture;
+    const title = 'Switched to Build';
+    const idea = await service.createIdea(title);
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title });
+    await waitingClaude(idea.id, 'chat');
+    await chooseBuild(page);
+    // The page said so: the chat's claude is gone, a build claude waits (polled: the VM's process table).
+    const pid = await waitingClaude(idea.id, 'build');
+    model.enqueue(text('Built at once.'));
+    await sendMessage(page, 'Build it.');
+    await waitForRunSummary(page, 'Completed');
+    // The turn ran in that claude, which waits again for the next: the same process, not a second one.
+    expect(await waitingClaude(idea.id, 'build')).toBe(pid);
   });
 });

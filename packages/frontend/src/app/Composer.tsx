@@ -38,6 +38,8 @@ interface ComposerProps {
   onCancel: () => void;
   /** More controls for the top row, beside the mode (the autopilot's toggle). */
   tools?: ReactNode;
+  /** The mode it shows, first and on every change: the page has a claude of it pre-warmed (issue 30). */
+  onModeShown?: (mode: RunMode) => void;
 }
 
 const MODE_HINT: Record<RunMode, string> = {
@@ -53,6 +55,10 @@ export function Composer(props: ComposerProps) {
   const opening = openingMode(remembered, props.lastRun);
   const mode = switched ?? opening.mode;
   const openingLine = switched === undefined ? describeOpeningMode(opening) : undefined;
+  const { onModeShown } = props;
+  useEffect(() => {
+    onModeShown?.(mode);
+  }, [mode, onModeShown]);
   const [text, setText] = useState('');
   const [confirmingBuild, setConfirmingBuild] = useState(false);
   const textareaRef = useRef<HTMLTextAreaElement>(null);

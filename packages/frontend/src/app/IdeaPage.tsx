@@ -34,6 +34,7 @@ import { IdeaHeader } from './IdeaHeader.tsx';
 import { NoticePage } from './NoticePage.tsx';
 import { navigate } from './router.ts';
 import { useIdeaStream } from './use-idea-stream.ts';
+import { useShownMode } from './use-shown-mode.ts';
 import { useViewing } from './use-viewing.ts';
 
 /** One idea: its header, the live transcript, and the composer. */
@@ -131,6 +132,8 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   }, [hostName]);
 
   useViewing(connection, connectionState, ideaId);
+  const [shownMode, setShownMode] = useState<RunMode>();
+  useShownMode(connection, connectionState, { ideaId, mode: shownMode, isLive: stream.isLive });
   const push = usePushDevice();
   useAttention({
     ideaId,
@@ -361,6 +364,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
             />
           </>
         }
+        onModeShown={setShownMode}
         onSend={(mode: RunMode, message: string) => {
           const requestId = connection.nextRequestId('send');
           if (!send({ type: mode, ideaId, message, requestId })) return;
