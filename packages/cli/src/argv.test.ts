@@ -15,7 +15,9 @@ describe('parseInvocation', () => {
       mode: 'build',
       idea: 'idea-0123456789abcdef',
       message: 'Make it so',
+      detach: false,
     });
+    expect(parseInvocation(['chat', 'x', 'Hi', '--detach']).command).toMatchObject({ detach: true });
     expect(parseInvocation(['run', 'My idea', '--chat', 'Hi?', '--json', '--budget', '0.5']).command).toEqual(
       {
         kind: 'run',
@@ -23,6 +25,7 @@ describe('parseInvocation', () => {
         idea: 'My idea',
         message: 'Hi?',
         json: true,
+        detach: false,
         budgetUsd: 0.5,
       },
     );
@@ -41,6 +44,7 @@ describe('parseInvocation', () => {
       '--budget',
       '5',
       '--continue-on-failure',
+      '--detach',
     ]);
     expect(command).toEqual({
       kind: 'autopilot',
@@ -53,6 +57,7 @@ describe('parseInvocation', () => {
       budgetUsd: 5,
       stopOnFailure: false,
       json: false,
+      detach: true,
     });
     expect(parseInvocation(['autopilot', 'x', '--step', 'chat:go']).command).toMatchObject({
       policy: 'auto',

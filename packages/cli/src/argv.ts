@@ -23,6 +23,7 @@ const OPTIONS = {
   policy: { type: 'string' },
   budget: { type: 'string' },
   'continue-on-failure': { type: 'boolean' },
+  detach: { type: 'boolean' },
   name: { type: 'string' },
   'ideas-root': { type: 'string' },
   'claude-path': { type: 'string' },
@@ -36,10 +37,10 @@ const GLOBAL_OPTIONS: readonly OptionName[] = ['help', 'url', 'token-file'];
 const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   ideas: ['json'],
   new: ['description', 'host', 'json'],
-  chat: ['budget'],
-  build: ['budget'],
-  run: ['build', 'chat', 'budget', 'json'],
-  autopilot: ['step', 'policy', 'budget', 'continue-on-failure', 'json'],
+  chat: ['budget', 'detach'],
+  build: ['budget', 'detach'],
+  run: ['build', 'chat', 'budget', 'json', 'detach'],
+  autopilot: ['step', 'policy', 'budget', 'continue-on-failure', 'json', 'detach'],
   hosts: ['json', 'name', 'ideas-root', 'claude-path', 'default', 'yes'],
 };
 
@@ -96,7 +97,14 @@ function buildCommand(name: CommandName, args: string[], values: Values): Comman
     case 'chat':
     case 'build': {
       const [idea, message] = expectTwo(name, args, ['idea', 'message']);
-      return { kind: 'stream', mode: name, idea, message, ...budgetOf(values) };
+      return {
+        kind: 'stream',
+        mode: name,
+        idea,
+        message,
+        detach: values.detach === true,
+        ...budgetOf(values),
+      };
     }
     case 'run':
       return buildRun(args, values);
@@ -149,6 +157,7 @@ function buildRun(args: string[], values: Values): Command {
     idea,
     message: nonEmpty(message, `--${mode}`),
     json: values.json === true,
+    detach: values.detach === true,
     ...budgetOf(values),
   };
 }
@@ -166,6 +175,7 @@ function buildAutopilot(args: string[], values: Values): Command {
     policy: policy.data,
     stopOnFailure: values['continue-on-failure'] !== true,
     json: values.json === true,
+    detach: values.detach === true,
     ...budgetOf(values),
   };
 }

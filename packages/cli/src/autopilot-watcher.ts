@@ -13,7 +13,7 @@ import type { Terminal } from './terminal.ts';
 
 export type AutopilotEndedEvent = Extract<RelayEvent, { type: 'autopilot:ended' }>;
 
-/** What of a step's run is shown besides the progress: what a person may have to answer. */
+/** What of a step's run a person may have to answer (asked at the terminal). */
 const PROMPT_EVENTS = new Set<RelayEvent['type']>([
   'claude:question',
   'claude:question_answered',
@@ -23,9 +23,10 @@ const PROMPT_EVENTS = new Set<RelayEvent['type']>([
 ]);
 
 /**
- * An autopilot's progress from its `autopilot:*` events: a line as each step starts and ends, and its steps'
- * questions (asked here at a terminal, as for a run, unless the model answers them). Started before the autopilot
- * is, like the run follower.
+ * An autopilot's progress from its `autopilot:*` events: a line as each step starts and ends; between them its
+ * steps' runs as `catalyst chat`/`build` show one (Claude's text as it comes, its tools), and their questions
+ * (asked here at a terminal, as for a run, unless the model answers them). Started before the autopilot is, like
+ * the run follower.
  */
 export interface AutopilotWatcher {
   /** The `autopilot:ended`, or undefined when the connection to Catalyst closed first. */
@@ -79,12 +80,16 @@ export function startAutopilotWatcher(options: AutopilotWatcherOptions): Autopil
 }
 
 function showFrame(frame: ServerFrame, watched: Watched): AutopilotEndedEvent | undefined {
-  if (!('seq' in frame)) return undefined;
   const { view, stepRuns, options } = watched;
-  if (frame.runId !== undefined && stepRuns.has(frame.runId) && PROMPT_EVENTS.has(frame.type)) {
-    options.terminal.write(watched.renderer.render(frame));
-    watched.desk.handle(frame);
+  if ('runId' in frame && frame.runId !== undefined && stepRuns.has(frame.runId)) {
+    const outputs = watched.renderer.render(frame);
+    // A step's end has its progress line: not the run's outcome line as well (what ends Claude's last line stays).
+    options.terminal.write(
+      frame.type === 'run:ended' ? outputs.filter((output) => output.stream === 'out') : outputs,
+    );
+    if ('seq' in frame && PROMPT_EVENTS.has(frame.type)) watched.desk.handle(frame);
   }
+  if (!('seq' in frame)) return undefined;
   if (!('autopilotId' in frame) || frame.autopilotId !== view.id) return undefined;
   const line = describeProgress(frame, view, options.terminal);
   if (line !== undefined) options.progress(`${line}\n`);

@@ -2,8 +2,9 @@ import { isCliError } from './cli-error.ts';
 import type { Terminal } from './terminal.ts';
 
 /**
- * What Ctrl-C does to a run or an autopilot this client started: ask Catalyst to cancel it (a POST), then let the
- * command wait for the outcome its events or its long poll report. A Ctrl-C that comes before the server named
+ * What Ctrl-C (or SIGTERM) does to a run or an autopilot this client started: ask Catalyst to cancel it (a POST),
+ * then let the command wait for the outcome its events or its long poll report; with --detach, leave it going and
+ * let the command stop at once (`gaveUp`). A Ctrl-C that comes before the server named
  * what it started is kept and acted on once the id is known. Catalyst stops a run within seconds (interrupt, then
  * SIGINT, then the stop ladder: docs/protocol.md, Cancel); if no outcome comes by `giveUpMs`, `gaveUp` resolves
  * and the command exits anyway.
@@ -21,6 +22,8 @@ export interface CancellerOptions {
   terminal: Terminal;
   cancel: (id: string) => Promise<unknown>;
   giveUpMs?: number;
+  /** --detach: an interrupt leaves it going on the server (said on stderr), and the command stops at once. */
+  isDetached?: boolean;
 }
 
 const DEFAULT_GIVE_UP_MS = 30_000;
@@ -34,6 +37,13 @@ export function createCanceller(options: CancellerOptions): Canceller {
   const gaveUp = new Promise<'gave_up'>((resolve) => {
     giveUp = resolve;
   });
+  const sayLeft = (target: string): void => {
+    terminal.err(
+      terminal.paint.yellow(
+        `\nLeft the ${what} ${target} going on Catalyst (--detach); the web app shows it.\n`,
+      ),
+    );
+  };
   const send = (target: string): void => {
     options.cancel(target).catch((error: unknown) => {
       // NO_RUN: it ended on its own meanwhile, and its outcome is on its way.
@@ -46,6 +56,11 @@ export function createCanceller(options: CancellerOptions): Canceller {
   return {
     request: () => {
       isRequested = true;
+      if (options.isDetached === true) {
+        if (id !== undefined) sayLeft(id);
+        giveUp('gave_up');
+        return;
+      }
       terminal.err(terminal.paint.yellow(`\nCancelling the ${what}… (Ctrl-C again to stop waiting)\n`));
       if (id !== undefined) send(id);
       timer = setTimeout(() => {
@@ -57,7 +72,9 @@ export function createCanceller(options: CancellerOptions): Canceller {
     },
     attach: (started) => {
       id = started;
-      if (isRequested) send(started);
+      if (!isRequested) return;
+      if (options.isDetached === true) sayLeft(started);
+      else send(started);
     },
     gaveUp,
     dispose: () => {

@@ -6,8 +6,16 @@ export type Command =
   | { kind: 'help'; topic?: CommandName }
   | { kind: 'ideas'; json: boolean }
   | { kind: 'new'; title: string; description?: string; host?: string; json: boolean }
-  | { kind: 'stream'; mode: RunMode; idea: string; message: string; budgetUsd?: number }
-  | { kind: 'run'; mode: RunMode; idea: string; message: string; budgetUsd?: number; json: boolean }
+  | { kind: 'stream'; mode: RunMode; idea: string; message: string; budgetUsd?: number; detach: boolean }
+  | {
+      kind: 'run';
+      mode: RunMode;
+      idea: string;
+      message: string;
+      budgetUsd?: number;
+      json: boolean;
+      detach: boolean;
+    }
   | {
       kind: 'autopilot';
       idea: string;
@@ -16,6 +24,8 @@ export type Command =
       budgetUsd?: number;
       stopOnFailure: boolean;
       json: boolean;
+      /** Ctrl-C or SIGTERM leaves what it started going on the server, instead of cancelling it. */
+      detach: boolean;
     }
   | { kind: 'hosts'; action: HostsAction };
 

@@ -2,9 +2,9 @@ import { ExitCode } from './exit-codes.ts';
 import type { Terminal } from './terminal.ts';
 
 /**
- * Ctrl-C. While a command has something to stop on the server (a run, an autopilot), its handler takes the first
- * Ctrl-C: it asks Catalyst to cancel and waits for the outcome. A second Ctrl-C, or one while nothing is started
- * yet, exits 130 at once.
+ * Ctrl-C, and SIGTERM alike (a supervisor's or a script's stop). While a command has something to stop on the
+ * server (a run, an autopilot), its handler takes the first: it asks Catalyst to cancel and waits for the outcome
+ * (or, with --detach, leaves it going). A second one, or one while nothing is started yet, exits 130 at once.
  */
 export interface Interrupts {
   setHandler: (handler: (() => void) | undefined) => void;
@@ -25,6 +25,7 @@ export function listenForInterrupts(terminal: Terminal, exit: (code: number) => 
     handler();
   };
   process.on('SIGINT', trigger);
+  process.on('SIGTERM', trigger);
   return {
     setHandler: (next) => {
       handler = next;

@@ -6,12 +6,13 @@ import { DEFAULT_URL } from './settings.ts';
 const COMMAND_USAGE: Record<CommandName, string> = {
   ideas: 'catalyst ideas [--json]',
   new: 'catalyst new "title" [--description "…"] [--host NAME] [--json]',
-  chat: 'catalyst chat <idea> "message" [--budget USD]',
-  build: 'catalyst build <idea> "message" [--budget USD]',
-  run: 'catalyst run <idea> (--build "message" | --chat "message") [--json] [--budget USD]',
+  chat: 'catalyst chat <idea> "message" [--budget USD] [--detach]',
+  build: 'catalyst build <idea> "message" [--budget USD] [--detach]',
+  run: 'catalyst run <idea> (--build "message" | --chat "message") [--json] [--budget USD] [--detach]',
   autopilot:
     'catalyst autopilot <idea> --step build:"message" [--step chat:"message" …]\n' +
-    '          [--policy auto|human_then_auto|human] [--budget USD] [--continue-on-failure] [--json]',
+    '          [--policy auto|human_then_auto|human] [--budget USD] [--continue-on-failure] [--json]\n' +
+    '          [--detach]',
   hosts:
     'catalyst hosts [--json]\n' +
     '  catalyst hosts add <alias|user@host[:port]> [--name NAME] [--ideas-root PATH]\n' +
@@ -28,7 +29,7 @@ const COMMAND_SUMMARY: Record<CommandName, string> = {
   chat: 'talk it through with Claude (read-only), streamed here',
   build: 'have Claude build it in the idea’s project, streamed here',
   run: 'start a run and wait for its end, no streaming; --json prints the run',
-  autopilot: 'run steps one after the other, unattended, with a line per step',
+  autopilot: 'run steps one after the other, unattended: a line per step, each step streamed here',
   hosts: 'list the hosts (* marks the default); add one, check it, confirm its key, remove it',
 };
 
@@ -63,8 +64,11 @@ Options for every command:
   --token-file FILE  its access token (CATALYST_TOKEN_FILE; default ~/.config/catalyst/token)
   -h, --help         this text
 
+Ctrl-C or SIGTERM cancels the run or autopilot on the server and waits for it; with --detach it is left
+going there (said on stderr) and the command exits at once.
+
 Exit codes: 0 completed, 1 failed (or an error from Catalyst, or a host not ready), 2 usage error,
-3 timed out or connection lost, 130 cancelled (Ctrl-C cancels the run or autopilot first).
+3 timed out or connection lost, 130 cancelled or left (--detach).
 `;
 }
 

@@ -6,6 +6,7 @@ import {
   IDEA_ID_PATTERN,
   IdeaListResponseSchema,
   RunListResponseSchema,
+  RunResponseSchema,
   RunViewSchema,
 } from '@catalyst/protocol';
 import { colorQuestion, httpError, streamedText, text, toolUse } from '@catalyst/testkit';
@@ -150,6 +151,50 @@ describe('catalyst chat and build', () => {
     expect(runs.map((one) => one.state)).toEqual(['cancelled']);
     await expectNothingLeft(fixture, idea.id);
   });
+
+  it('SIGTERM cancels the run on the server as Ctrl-C does', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Terminated build');
+    fixture.model.enqueue(waitForGo(service.projectDir(idea.id)));
+    const building = startCli(argsFor('build', idea.id, 'Wait for go.'));
+    await building.printed('→ Bash', 'stdout');
+    building.child.kill('SIGTERM');
+    const exit = await building.exited;
+    expect(exit.code, exit.stderr).toBe(130);
+    expect(exit.stderr).toContain('Cancelling the run…');
+    const [ran] = RunListResponseSchema.parse(
+      await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
+    ).runs;
+    const { run: view } = RunResponseSchema.parse(
+      await (await service.api(`/api/runs/${ran?.id ?? ''}`)).json(),
+    );
+    expect(view.state).toBe('cancelled');
+    await expectNothingLeft(fixture, idea.id);
+  });
+
+  it('with --detach, SIGTERM leaves the run going on the server and says so', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Detached build');
+    const projectDir = service.projectDir(idea.id);
+    fixture.model.enqueue(waitForGo(projectDir), text('Went on without the command.'));
+    const building = startCli(argsFor('build', idea.id, 'Wait for go.', '--detach'));
+    await building.printed('→ Bash', 'stdout');
+    building.child.kill('SIGTERM');
+    const exit = await building.exited;
+    expect(exit.code, exit.stderr).toBe(130);
+    const [ran] = RunListResponseSchema.parse(
+      await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
+    ).runs;
+    const runId = ran?.id ?? '';
+    expect(exit.stderr).toContain(`Left the run ${runId} going on Catalyst (--detach)`);
+    expect(exit.stderr).not.toContain('Cancelling');
+    const viewNow = RunResponseSchema.parse(await (await service.api(`/api/runs/${runId}`)).json());
+    expect(viewNow.run.state).toBe('running');
+    // It goes on to its end, with nobody following it from here.
+    await writeFile(join(projectDir, 'go'), '');
+    const ended = await service.api(`/api/runs/${runId}?waitMs=30000`);
+    expect(RunResponseSchema.parse(await ended.json()).run.state).toBe('completed');
+  });
 });
 
 describe('catalyst run and autopilot', () => {
@@ -168,7 +213,7 @@ describe('catalyst run and autopilot', () => {
     });
   });
 
-  it('autopilot runs its steps in order with a line per step start and end, and exits 0', async () => {
+  it('autopilot runs its steps in order with a line per step start and end, Claude’s text between, and exits 0', async () => {
     const idea = await fixture.service.createIdea('Autopilot from the CLI');
     fixture.model.enqueue(text('Planned.'), text('Executed.'));
     const exit = await run([
@@ -184,13 +229,18 @@ describe('catalyst run and autopilot', () => {
     expect(exit.code, exit.stderr).toBe(0);
     const lines = exit.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^Autopilot ap-\S+: 2 steps, questions answered auto, at most \$5\.00$/);
-    expect(lines.slice(1, 5)).toEqual([
+    // Each step's run as chat and build show one: Claude's text, between the step's lines.
+    expect(lines.slice(1, 7)).toEqual([
       '[1/2] started chat: /gsd:plan-phase 1',
+      'Planned.',
       expect.stringMatching(/^\[1\/2\] completed · 1 turn · [\d.]+ m?s · \$\d+\.\d{4}$/),
       '[2/2] started build: /gsd:execute-phase 1',
+      'Executed.',
       expect.stringMatching(/^\[2\/2\] completed · 1 turn · /),
     ]);
-    expect(lines[5]).toMatch(/^Autopilot completed · \$\d+\.\d{4}$/);
+    expect(lines[7]).toMatch(/^Autopilot completed · \$\d+\.\d{4}$/);
+    // The steps' outcomes are said once, by their lines: not by the runs' outcome lines too.
+    expect(exit.stderr).not.toMatch(/^completed/m);
   });
 });
 
@@ -204,7 +254,7 @@ describe('catalyst errors', () => {
     ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(
-      'catalyst: build takes <idea> <message>\nUsage: catalyst build <idea> "message" [--budget USD]\n' +
+      'catalyst: build takes <idea> <message>\nUsage: catalyst build <idea> "message" [--budget USD] [--detach]\n' +
         "Run 'catalyst --help' for every command.\n",
     );
     expect(unknown).toMatchObject({ code: 2, stdout: '' });

@@ -40,6 +40,7 @@ async function startAndWatch(context: CommandContext, target: Target): Promise<E
     what: 'autopilot',
     terminal,
     cancel: (id) => api.call('cancelAutopilot', { params: { autopilotId: id } }),
+    isDetached: target.command.detach,
   });
   interrupts.setHandler(canceller.request);
   try {

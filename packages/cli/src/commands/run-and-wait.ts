@@ -19,7 +19,7 @@ export async function runAndWait(context: CommandContext, command: RunCommand): 
   const { api, terminal, interrupts } = context;
   const ideaId = await resolveIdea(api, command.idea);
   const polling = new AbortController();
-  const canceller = createRunCanceller(context);
+  const canceller = createRunCanceller(context, command.detach);
   interrupts.setHandler(canceller.request);
   try {
     const run = await postRun(api, ideaId, command);

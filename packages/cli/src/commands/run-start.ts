@@ -3,13 +3,17 @@ import type { ApiClient } from '../api-client.ts';
 import { createCanceller, type Canceller } from '../canceller.ts';
 import type { CommandContext } from '../command-context.ts';
 
-/** What `chat`/`build` and `run` share: a run started over REST, and Ctrl-C that cancels it on the server. */
+/**
+ * What `chat`/`build` and `run` share: a run started over REST, and Ctrl-C (or SIGTERM) that cancels it on the
+ * server, or leaves it going with --detach.
+ */
 
-export function createRunCanceller(context: CommandContext): Canceller {
+export function createRunCanceller(context: CommandContext, isDetached: boolean): Canceller {
   return createCanceller({
     what: 'run',
     terminal: context.terminal,
     cancel: (runId) => context.api.call('cancelRun', { params: { runId } }),
+    isDetached,
   });
 }
 

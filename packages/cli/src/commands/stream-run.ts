@@ -33,7 +33,7 @@ async function startAndFollow(
   const { api, terminal, interrupts } = context;
   const { socket, ideaId, command } = target;
   const follower = startRunFollower({ socket, terminal, ideaId, onInterrupt: interrupts.trigger });
-  const canceller = createRunCanceller(context);
+  const canceller = createRunCanceller(context, command.detach);
   interrupts.setHandler(canceller.request);
   try {
     const run = await postRun(api, ideaId, command);
