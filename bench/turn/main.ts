@@ -5,12 +5,14 @@
  *   cold        CATALYST_WARM_PER_HOST=0: every turn starts its own claude, with --resume (as before issue 11);
  *   warm        the idea's claude waits in its session after its turn; turns 2–11 of one idea are written into it;
  *   prewarmed   a new idea opened (subscribe), the message sent 3 s later (a person typing): its pre-warmed claude;
+ *   modeSwitch  an idea's first Build after a chat turn, sent 3 s after the page switched its composer to Build
+ *               (the `mode` frame, issue 30): the build claude pre-warmed on the switch;
  *   bareSsh     a bare `ssh` exec of the same CLI (`claude -p`, stream-json) in the same run, to its first text
  *               delta line: what a plain remote call costs;
  *   jumped      pre-warmed first turns on a host added as an ssh_config alias behind a ProxyJump bastion (a second
  *               sshd), against the same VM added as a direct alias, alternately in one Catalyst (issue 28).
  * Human-readable lines first; the last line is one JSON object:
- * {"coldFirstTextMs","warmFirstTextMs","prewarmedFirstTextMs","bareSshFirstTextMs","warmVsBareSsh",
+ * {"coldFirstTextMs","warmFirstTextMs","prewarmedFirstTextMs","modeSwitchFirstTextMs","bareSshFirstTextMs","warmVsBareSsh",
  *  "aliasFirstTextMs","jumpedFirstTextMs"} (warmVsBareSsh = bareSsh / warm). Goals: warm and pre-warmed ≤ 100 ms, warmVsBareSsh ≥ 8. Asserts nothing.
  * Needs root, as the test kit does. Run it with scripts/bench-turn; it takes about a minute.
  */
@@ -29,13 +31,19 @@ function p50(values: readonly number[]): number {
   return Math.round(percentile(values, 50) * 10) / 10;
 }
 
-/** One chat turn: ms from the frame sent to its first text delta; resolves once the run has ended. */
-async function turn(bench: BenchCatalyst, site: Site, ideaId: string, words: string): Promise<number> {
+/** One turn (a chat unless said): ms from the frame sent to its first text delta; resolves once it has ended. */
+async function turn(
+  bench: BenchCatalyst,
+  site: Site,
+  ideaId: string,
+  words: string,
+  mode: 'chat' | 'build' = 'chat',
+): Promise<number> {
   site.model.enqueue(streamedText(words, ' More words.'));
   const firstText = bench.next((frame) => frame.type === 'claude:text_delta' && frame.ideaId === ideaId);
   const ended = bench.next((frame) => frame.type === 'run:ended' && frame.ideaId === ideaId);
   const sentAt = performance.now();
-  bench.send({ type: 'chat', ideaId, message: words });
+  bench.send({ type: mode, ideaId, message: words });
   await firstText;
   const ms = performance.now() - sentAt;
   await ended;
@@ -60,6 +68,23 @@ async function prewarmedTurns(bench: BenchCatalyst, site: Site): Promise<number[
     await bench.subscribe(ideaId);
     await new Promise((resolve) => setTimeout(resolve, TYPING_MS));
     times.push(await turn(bench, site, ideaId, 'Hello.'));
+  }
+  return times;
+}
+
+/**
+ * An idea's first Build after a chat: the page switched its composer to Build (the `mode` frame) right after the
+ * chat's turn, and the Build is sent TYPING_MS later (issue 30).
+ */
+async function modeSwitchTurns(bench: BenchCatalyst, site: Site): Promise<number[]> {
+  const times: number[] = [];
+  for (let index = 0; index < TURNS; index += 1) {
+    const ideaId = await bench.createIdea(`Switched ${String(index)}`);
+    await bench.subscribe(ideaId);
+    await turn(bench, site, ideaId, 'Talk first.');
+    bench.send({ type: 'mode', ideaId, mode: 'build' });
+    await new Promise((resolve) => setTimeout(resolve, TYPING_MS));
+    times.push(await turn(bench, site, ideaId, 'Build it.', 'build'));
   }
   return times;
 }
@@ -193,6 +218,10 @@ await withSite(async (site) => {
   say(
     `pre-warmed (first turn, sent ${String(TYPING_MS)} ms after opening): p50 ${String(p50(prewarmTimes))} ms`,
   );
+  const switchTimes = await modeSwitchTurns(warm, site);
+  say(
+    `first Build after a chat (composer switched, sent ${String(TYPING_MS)} ms later): p50 ${String(p50(switchTimes))} ms`,
+  );
   await warm.stop();
 
   const jump = await jumpedTurns(site);
@@ -204,6 +233,7 @@ await withSite(async (site) => {
     coldFirstTextMs: p50(coldTimes),
     warmFirstTextMs: p50(warmTimes),
     prewarmedFirstTextMs: p50(prewarmTimes),
+    modeSwitchFirstTextMs: p50(switchTimes),
     bareSshFirstTextMs: p50(bare),
     warmVsBareSsh: Math.round((p50(bare) / p50(warmTimes)) * 10) / 10,
     aliasFirstTextMs: p50(jump.direct),
