@@ -65,6 +65,29 @@ describe('parseInvocation', () => {
     });
   });
 
+  it('reads the queue’s actions: show, add (with --now), resume (one more step), clear, one at a time', () => {
+    const idea = 'idea-0123456789abcdef';
+    expect(parseInvocation(['queue', idea]).command).toEqual({
+      kind: 'queue',
+      idea,
+      action: { type: 'show' },
+      json: false,
+    });
+    expect(parseInvocation(['queue', idea, 'build:"Add tests."', '--now']).command).toMatchObject({
+      action: { type: 'add', step: { mode: 'build', message: 'Add tests.' }, now: true },
+    });
+    expect(parseInvocation(['queue', idea, '--resume', '--one-more-step']).command).toMatchObject({
+      action: { type: 'resume', oneMoreStep: true },
+    });
+    expect(parseInvocation(['queue', idea, '--clear', '--json']).command).toMatchObject({
+      action: { type: 'clear' },
+      json: true,
+    });
+    expect(() => parseInvocation(['queue', idea, 'chat:hi', '--clear'])).toThrow(/one of them/);
+    expect(() => parseInvocation(['queue', idea, '--now'])).toThrow(/--now goes with a message/);
+    expect(() => parseInvocation(['queue', idea, 'hi'])).toThrow(/chat:"message" or build:"message"/);
+  });
+
   it('takes --url and --token-file before or after the command', () => {
     const before = parseInvocation(['--url', 'http://h:1', 'ideas', '--token-file', '/t']);
     expect(before.connection).toEqual({ url: 'http://h:1', tokenFile: '/t' });

@@ -2,7 +2,13 @@ import { parseArgs } from 'node:util';
 import { MAX_BUDGET_USD, QuestionPolicySchema, type RunMode } from '@catalyst/protocol';
 import { z } from 'zod';
 import { usageError } from './cli-error.ts';
-import { COMMAND_NAMES, type Command, type CommandName, type Invocation } from './command.ts';
+import {
+  COMMAND_NAMES,
+  type Command,
+  type CommandName,
+  type Invocation,
+  type QueueAction,
+} from './command.ts';
 import { parseHostsAction, type HostsOptionValues } from './hosts-argv.ts';
 import { parseStepSpec } from './step-spec.ts';
 
@@ -29,6 +35,10 @@ const OPTIONS = {
   'claude-path': { type: 'string' },
   default: { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
+  now: { type: 'boolean' },
+  resume: { type: 'boolean' },
+  'one-more-step': { type: 'boolean' },
+  clear: { type: 'boolean' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 type Values = ReturnType<typeof parseWithNode>['values'];
@@ -42,6 +52,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   run: ['build', 'chat', 'budget', 'json', 'detach'],
   autopilot: ['step', 'policy', 'budget', 'continue-on-failure', 'json', 'detach'],
   hosts: ['json', 'name', 'ideas-root', 'claude-path', 'default', 'yes'],
+  queue: ['json', 'now', 'resume', 'one-more-step', 'clear'],
 };
 
 const CommandNameSchema = z.enum(COMMAND_NAMES);
@@ -112,7 +123,31 @@ function buildCommand(name: CommandName, args: string[], values: Values): Comman
       return buildAutopilot(args, values);
     case 'hosts':
       return { kind: 'hosts', action: parseHostsAction(args, hostsOptionsOf(values)) };
+    case 'queue':
+      return buildQueue(args, values);
   }
+}
+
+function buildQueue(args: string[], values: Values): Command {
+  const [idea, spec, ...more] = args;
+  if (idea === undefined || more.length > 0) {
+    throw usageError('queue takes <idea> and at most one message, as build:"message" or chat:"message"');
+  }
+  const chosen = [spec !== undefined, values.resume === true, values.clear === true].filter(Boolean);
+  if (chosen.length > 1) throw usageError('queue: give a message, --resume or --clear, one of them');
+  if (values.now === true && spec === undefined) throw usageError('queue: --now goes with a message');
+  if (values['one-more-step'] === true && values.resume !== true) {
+    throw usageError('queue: --one-more-step goes with --resume');
+  }
+  const action: QueueAction =
+    spec !== undefined
+      ? { type: 'add', step: parseStepSpec(spec), now: values.now === true }
+      : values.resume === true
+        ? { type: 'resume', oneMoreStep: values['one-more-step'] === true }
+        : values.clear === true
+          ? { type: 'clear' }
+          : { type: 'show' };
+  return { kind: 'queue', idea: nonEmpty(idea, '<idea>'), action, json: values.json === true };
 }
 
 /** Only the options given, so each hosts action can refuse one it does not take. */

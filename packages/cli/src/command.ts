@@ -27,7 +27,15 @@ export type Command =
       /** Ctrl-C or SIGTERM leaves what it started going on the server, instead of cancelling it. */
       detach: boolean;
     }
-  | { kind: 'hosts'; action: HostsAction };
+  | { kind: 'hosts'; action: HostsAction }
+  | { kind: 'queue'; idea: string; action: QueueAction; json: boolean };
+
+/** `catalyst queue …`: the idea's queue of next messages (issue 30). */
+export type QueueAction =
+  | { type: 'show' }
+  | { type: 'add'; step: StepSpec; now: boolean }
+  | { type: 'resume'; oneMoreStep: boolean }
+  | { type: 'clear' };
 
 /** `catalyst hosts …`: what to do with the hosts (issue 28). */
 export type HostsAction =
@@ -45,7 +53,7 @@ export type HostsAction =
   | { type: 'remove'; name: string; isConfirmed: boolean }
   | { type: 'aliases' };
 
-export const COMMAND_NAMES = ['ideas', 'new', 'chat', 'build', 'run', 'autopilot', 'hosts'] as const;
+export const COMMAND_NAMES = ['ideas', 'new', 'chat', 'build', 'run', 'autopilot', 'queue', 'hosts'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /** Where Catalyst is and how to get in, as given on the command line (the environment fills the gaps). */

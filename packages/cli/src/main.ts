@@ -6,6 +6,7 @@ import { COMMAND_NAMES, type Command, type Invocation } from './command.ts';
 import type { CommandContext } from './command-context.ts';
 import { runAutopilot } from './commands/autopilot.ts';
 import { runHostsCommand } from './commands/hosts.ts';
+import { runQueueCommand } from './commands/queue.ts';
 import { createIdea, listIdeas } from './commands/ideas.ts';
 import { runAndWait } from './commands/run-and-wait.ts';
 import { streamRun } from './commands/stream-run.ts';
@@ -91,6 +92,8 @@ function dispatch(
       return runAutopilot(context, command);
     case 'hosts':
       return runHostsCommand(context, command);
+    case 'queue':
+      return runQueueCommand(context, command);
   }
 }
 

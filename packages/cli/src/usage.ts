@@ -13,6 +13,10 @@ const COMMAND_USAGE: Record<CommandName, string> = {
     'catalyst autopilot <idea> --step build:"message" [--step chat:"message" …]\n' +
     '          [--policy auto|human_then_auto|human] [--budget USD] [--continue-on-failure] [--json]\n' +
     '          [--detach]',
+  queue:
+    'catalyst queue <idea> [build:"message" | chat:"message"] [--now] [--json]\n' +
+    '  catalyst queue <idea> --resume [--one-more-step]\n' +
+    '  catalyst queue <idea> --clear',
   hosts:
     'catalyst hosts [--json]\n' +
     '  catalyst hosts add <alias|user@host[:port]> [--name NAME] [--ideas-root PATH]\n' +
@@ -30,11 +34,19 @@ const COMMAND_SUMMARY: Record<CommandName, string> = {
   build: 'have Claude build it in the idea’s project, streamed here',
   run: 'start a run and wait for its end, no streaming; --json prints the run',
   autopilot: 'run steps one after the other, unattended: a line per step, each step streamed here',
+  queue: 'the messages waiting to be sent once Claude is idle: list them, queue one, go on after a pause',
   hosts: 'list the hosts (* marks the default); add one, check it, confirm its key, remove it',
 };
 
 /** More than a line says, for `catalyst help <command>`. */
 const COMMAND_DETAILS: Partial<Record<CommandName, string>> = {
+  queue: `
+  A message queued while a run or a queue goes waits and is sent, in order, once the idea is idle; one
+  queued when nothing runs or waits is sent at once. --now stops the turn that runs (as Ctrl-C in
+  \`catalyst build\` does) and sends this message next. A queue pauses when a queued message fails or is
+  stopped, or when its budget is spent; --resume goes on (--one-more-step: one step past its budget),
+  --clear removes what waits. The page edits, moves and removes queued messages.
+`,
   hosts: `
   add      adds an SSH host by an alias of ~/.ssh/config or as user@host[:port], named after it unless
            --name is given, then checks it.

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import {
   IDEA_ID_PATTERN,
   IdeaListResponseSchema,
+  QueueResponseSchema,
   RunListResponseSchema,
   RunResponseSchema,
   RunViewSchema,
 } from '@catalyst/protocol';
-import { colorQuestion, httpError, streamedText, text, toolUse } from '@catalyst/testkit';
+import { colorQuestion, httpError, streamedText, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useServiceFixture } from '../../backend/test/service-harness.ts';
 import { expectNothingLeft } from '../../backend/test/session-test-kit.ts';
@@ -194,6 +195,48 @@ describe('catalyst chat and build', () => {
     await writeFile(join(projectDir, 'go'), '');
     const ended = await service.api(`/api/runs/${runId}?waitMs=30000`);
     expect(RunResponseSchema.parse(await ended.json()).run.state).toBe('completed');
+  });
+});
+
+describe('catalyst queue', () => {
+  it('queues a message while a build runs, lists it with its id, and it is sent once the build ends', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Queued from the command line');
+    const projectDir = service.projectDir(idea.id);
+    fixture.model.enqueue(waitForGo(projectDir), text('Built.'), text('Queued, then answered.'));
+    const started = await service.api(`/api/ideas/${idea.id}/runs`, {
+      method: 'POST',
+      body: JSON.stringify({ mode: 'build', message: 'Wait for go.' }),
+    });
+    expect(started.status).toBe(202);
+    const queued = await run(['queue', 'Queued from the command line', 'chat:"What did you build?"']);
+    expect(queued.code, queued.stderr).toBe(0);
+    expect(queued.stdout).toMatch(/^Queue running · 1 waiting · \$0\.00\d* spent · ap-/);
+    expect(queued.stdout).toMatch(/^ {4}1 {2}chat: What did you build\? \(q-[0-9a-f]{8}\)$/m);
+    const listed = await run(['queue', idea.id, '--json']);
+    const { queue } = QueueResponseSchema.parse(JSON.parse(listed.stdout));
+    expect(queue?.steps.map((step) => [step.message, step.state])).toEqual([
+      ['What did you build?', 'pending'],
+    ]);
+    const misused = await run(['queue', idea.id, '--now']);
+    expect(misused.code).toBe(2);
+
+    await writeFile(join(projectDir, 'go'), '');
+    await waitUntil(
+      async () =>
+        QueueResponseSchema.parse(await (await service.api(`/api/ideas/${idea.id}/queue`)).json()).queue ===
+        null,
+      { timeoutMs: 30_000, what: 'the queue to be sent' },
+    );
+    const { runs } = RunListResponseSchema.parse(
+      await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
+    );
+    expect(runs.map((one) => [one.message, one.state])).toEqual([
+      ['What did you build?', 'completed'],
+      ['Wait for go.', 'completed'],
+    ]);
+    const empty = await run(['queue', idea.id]);
+    expect(empty.stdout).toBe('Nothing is queued.\n');
   });
 });
 
