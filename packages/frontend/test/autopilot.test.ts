@@ -157,6 +157,47 @@ describe('the queue of next messages in the browser', () => {
   });
 });
 
+describe('the idea’s own budget in the browser', () => {
+  it('asks to raise the budget when the CLI stops a build at it, and when a message is refused for it', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Budget reached');
+    // Less than one model call costs: the CLI stops before it runs the tool it asked for.
+    const set = await service.api(`/api/ideas/${idea.id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ budgetUsd: 0.0001 }),
+    });
+    expect(set.status).toBe(200);
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Budget reached' });
+    model.enqueue(toolUse('Bash', { command: 'echo never', description: 'Never runs' }));
+    await chooseBuild(page);
+    await sendMessage(page, 'Build it.');
+    const notice = page.getByRole('region', { name: 'This idea has reached its budget' });
+    await notice
+      .getByText(/Claude stopped mid-way; raise the budget and it goes on where it stopped\./)
+      .waitFor();
+    expect(await notice.innerText()).toMatch(/It has spent \$0\.\d+ of its \$0\.0001 budget/);
+    expect.soft(await findAxeViolations(page), 'axe with the budget notice').toEqual([]);
+    await notice.getByRole('button', { name: 'Not now' }).click();
+    await notice.waitFor({ state: 'detached' });
+
+    // Refused at the start: the notice asks again, the message stays in the box to send once raised.
+    await sendMessage(page, 'Again?');
+    await notice.getByText(/Raise the budget to send your message/).waitFor();
+    await notice.getByLabel('New budget ($)').fill('5');
+    await notice.getByRole('button', { name: 'Raise budget' }).click();
+    await notice.waitFor({ state: 'detached' });
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('Again?');
+    model.enqueue(text('Again, answered.'));
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Again, answered.').waitFor();
+    const meta = (await (await service.api(`/api/ideas/${idea.id}`)).json()) as {
+      idea: { meta: { budgetUsd: number } };
+    };
+    expect(meta.idea.meta.budgetUsd).toBe(5);
+  });
+});
+
 describe('autopilot in the browser', () => {
   it('composes two steps from the keyboard, follows them to the end, and tells a tab in the background', async () => {
     const { service, model } = suite.fixture;

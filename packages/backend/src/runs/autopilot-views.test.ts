@@ -89,3 +89,64 @@ describe('autopilotViewsOf', () => {
     ]);
   });
 });
+
+describe('autopilotViewsOf: a queue (issue 30)', () => {
+  it('replaces the waiting steps on each change, keeps a step stopped at its budget in place, and folds a pause', () => {
+    const autopilotId = 'ap-q';
+    const [view] = autopilotViewsOf([
+      at('autopilot:started', {
+        autopilotId,
+        kind: 'queue',
+        steps: [{ id: 'q-a', mode: 'build', message: 'a' }],
+        questionPolicy: 'human',
+        stopOnFailure: false,
+      }),
+      at('autopilot:step_started', { autopilotId, index: 0, runId: 'r1' }),
+      at('autopilot:queue_changed', {
+        autopilotId,
+        pending: [
+          { id: 'q-c', mode: 'chat', message: 'c' },
+          { id: 'q-b', mode: 'chat', message: 'b' },
+        ],
+      }),
+      at('autopilot:step_ended', {
+        autopilotId,
+        index: 0,
+        runId: 'r1',
+        state: 'paused',
+        result: result(0.25),
+      }),
+      at('autopilot:paused', { autopilotId, reason: 'budget', message: 'Step 1 stopped at its budget.' }),
+      // A change while paused leaves the stopped step first: it goes on before the rest.
+      at('autopilot:queue_changed', {
+        autopilotId,
+        pending: [{ id: 'q-b', mode: 'chat', message: 'b, edited' }],
+      }),
+      at('autopilot:budget_changed', { autopilotId, maxBudgetUsd: 2 }),
+    ]);
+    expect(view).toMatchObject({
+      kind: 'queue',
+      state: 'paused',
+      paused: { reason: 'budget', message: 'Step 1 stopped at its budget.' },
+      maxBudgetUsd: 2,
+      costUsd: 0.25,
+    });
+    expect(view?.steps.map((step) => [step.id, step.message, step.state, step.runId])).toEqual([
+      ['q-a', 'a', 'paused', 'r1'],
+      ['q-b', 'b, edited', 'pending', undefined],
+    ]);
+    const [resumed] = autopilotViewsOf([
+      at('autopilot:started', {
+        autopilotId,
+        steps: [{ mode: 'chat', message: 'x' }],
+        questionPolicy: 'auto',
+        stopOnFailure: true,
+      }),
+      at('autopilot:paused', { autopilotId, reason: 'budget', message: 'm' }),
+      at('autopilot:resumed', { autopilotId }),
+    ]);
+    // Steps of an autopilot from before ids are named by their place.
+    expect(resumed).toMatchObject({ kind: 'autopilot', state: 'running', steps: [{ id: 'step-1' }] });
+    expect(resumed?.paused).toBeUndefined();
+  });
+});

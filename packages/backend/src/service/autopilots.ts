@@ -658,6 +658,10 @@ export class Autopilots {
       const busy = this.#options.activeRun(ideaId);
       if (busy !== undefined) {
         await this.#nextChange(running, busy.ended);
+        // Its end was "send now"'s doing: that says nothing about a later step's cancel.
+        if (this.#options.activeRun(ideaId) !== busy) takeSendingNow(running);
+        // Not freed yet (or woken for something else): the next look comes after other work, never in a spin.
+        else await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
       const index = running.steps.findIndex((step) => isWaiting(step.state));

@@ -13,6 +13,7 @@ import { useAsides } from '../asides/use-asides.ts';
 import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
 import { QueuePanel } from '../autopilot/QueuePanel.tsx';
+import { BudgetNotice, CONTINUE_MESSAGE } from './BudgetNotice.tsx';
 import { FilesPanel, FilesToggle } from '../files/FilesPanel.tsx';
 import { ProjectLinksProvider } from '../files/project-context.ts';
 import { useProjectFiles } from '../files/use-project-files.ts';
@@ -71,6 +72,8 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   /** A chat/build frame sent, not yet started (`run:started`) nor refused (an error frame with its requestId). */
   const [pending, setPending] = useState<PendingSend>();
   const [accepted, setAccepted] = useState(0);
+  /** The run stopped at the idea's budget whose notice the person put away. */
+  const [dismissedBudgetStop, setDismissedBudgetStop] = useState<string>();
   const [unclaimedErrors, setUnclaimedErrors] = useState<readonly ErrorFrame[]>([]);
   const loads = useRef(0);
   const autopilot = useAutopilot(ideaId, stream.transcript.events, stream.isLive);
@@ -263,6 +266,21 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     })),
   ];
   const hasBuilt = idea?.meta?.lastMode === 'build' || summary.hasBuilt;
+  // The idea's own budget in the way (issue 30): a message refused for it, or a run the CLI stopped at it.
+  const budgetRefusal = shownErrors.find(({ frame }) => frame.code === 'BUDGET_EXCEEDED');
+  const budgetStop = findBudgetStop(stream.transcript.events);
+  const budgetBlock =
+    budgetRefusal !== undefined
+      ? { kind: 'refused' as const, dismiss: budgetRefusal.dismiss }
+      : budgetStop !== undefined && budgetStop.runId !== dismissedBudgetStop && !running
+        ? {
+            kind: 'stopped' as const,
+            mode: budgetStop.mode,
+            dismiss: () => {
+              setDismissedBudgetStop(budgetStop.runId);
+            },
+          }
+        : undefined;
 
   return (
     <main className="page idea-page">
@@ -289,14 +307,16 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
           </>
         }
       />
-      {shownErrors.map(({ id, frame, dismiss }) => (
-        <p className="form-error" role="alert" key={id}>
-          {frame.message}{' '}
-          <button type="button" className="link" onClick={dismiss}>
-            Dismiss
-          </button>
-        </p>
-      ))}
+      {shownErrors
+        .filter(({ frame }) => idea === undefined || frame.code !== 'BUDGET_EXCEEDED')
+        .map(({ id, frame, dismiss }) => (
+          <p className="form-error" role="alert" key={id}>
+            {frame.message}{' '}
+            <button type="button" className="link" onClick={dismiss}>
+              Dismiss
+            </button>
+          </p>
+        ))}
       <HostNotReady check={hostCheck} />
       {isOrphaned ? (
         <p className="notice" role="note">
@@ -325,6 +345,20 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         control={autopilot}
         slashCommands={summary.slashCommands}
       />
+      {budgetBlock === undefined || idea === undefined ? null : (
+        <BudgetNotice
+          idea={idea}
+          blocked={budgetBlock}
+          onChanged={applyChange}
+          onContinue={(mode) => {
+            const requestId = connection.nextRequestId('send');
+            if (send({ type: mode, ideaId, message: CONTINUE_MESSAGE, requestId })) {
+              setPending({ requestId, message: CONTINUE_MESSAGE, afterSeq: stream.transcript.lastSeq });
+            }
+          }}
+          onDismiss={budgetBlock.dismiss}
+        />
+      )}
       {sendError === undefined ? null : (
         <p className="form-error" role="alert">
           {sendError}
@@ -379,6 +413,21 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
       />
     </main>
   );
+}
+
+/**
+ * The newest run, when the CLI stopped it at the idea's budget and it was a person's run (an autopilot's or a
+ * queue's step pauses its queue instead, which the queue panel shows).
+ */
+function findBudgetStop(events: readonly RelayEvent[]): { runId: string; mode: RunMode } | undefined {
+  const ended = events.findLast((event) => event.type === 'run:ended');
+  if (ended?.type !== 'run:ended' || ended.runId === undefined) return undefined;
+  if (ended.error?.code !== 'BUDGET_EXCEEDED') return undefined;
+  const { runId } = ended;
+  if (events.some((event) => event.type === 'autopilot:step_started' && event.runId === runId))
+    return undefined;
+  const started = events.find((event) => event.type === 'run:started' && event.runId === runId);
+  return started?.type === 'run:started' ? { runId, mode: started.mode } : undefined;
 }
 
 /** The event that says a message sent went out: its run started, or it waits in the queue (issue 30). */
