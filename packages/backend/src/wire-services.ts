@@ -140,6 +140,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     launch: (id, mode, message, overrides) => runs.launch(id, mode, message, overrides),
     history: (id) => histories.get(id),
     activeRun: (id) => active.get(id),
+    whenFree: (id) => active.whenFree(id),
     questionPolicyOf: async (id) => {
       const { host } = await locate(id);
       return (await (await hosts.store(host)).get(id)).questionPolicy;

@@ -113,7 +113,7 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
     client.close();
   });
 
-  it('refuses a second run on a busy idea with RUN_IN_PROGRESS', async () => {
+  it('refuses a second run on a busy idea with RUN_IN_PROGRESS over REST; the composer’s frame queues it', async () => {
     const idea = await fixture.service.createIdea('Busy');
     const client = await fixture.service.connect();
     await client.subscribe(idea.id);
@@ -123,11 +123,19 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
     client.send({ type: 'chat', ideaId: idea.id, message: 'First.' });
     const started = await client.waitFor((f) => f.type === 'run:started', from);
     await stalled;
-    client.send({ type: 'chat', ideaId: idea.id, message: 'Second.', requestId: 'second' });
-    expect(await client.waitFor((f) => f.type === 'error', from)).toMatchObject({
-      code: 'RUN_IN_PROGRESS',
-      requestId: 'second',
+    const refused = await fixture.service.api(`/api/ideas/${idea.id}/runs`, {
+      method: 'POST',
+      body: JSON.stringify({ mode: 'chat', message: 'Second.' }),
     });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: 'RUN_IN_PROGRESS' } });
+    // From the page, the same message waits in the idea's queue instead (issue 30); cleared, it is never sent.
+    client.send({ type: 'chat', ideaId: idea.id, message: 'Second.', requestId: 'second' });
+    expect(await client.waitFor((f) => f.type === 'autopilot:started', from)).toMatchObject({
+      kind: 'queue',
+      steps: [{ message: 'Second.' }],
+    });
+    expect((await fixture.service.api(`/api/ideas/${idea.id}/queue`, { method: 'DELETE' })).status).toBe(200);
     client.send({ type: 'cancel', ideaId: idea.id });
     expect((await client.untilEnded(started)).at(-1)).toMatchObject({ outcome: 'cancelled' });
     client.close();

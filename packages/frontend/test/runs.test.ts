@@ -139,6 +139,8 @@ describe('runs in the browser', () => {
       what: "the Bash tool's sleep on the VM",
     });
     expect((await runProcesses()).some((p) => p.cmdline.startsWith(claudePath))).toBe(true);
+    // The run's tag: once it ends, the idea's next claude (pre-warmed in the composer's mode) carries another.
+    const runTags = new Set((await runProcesses()).map((p) => p.runTag));
     await page.getByText(/^Claude is working… what you send now waits in the queue/).waitFor();
     await page.getByRole('button', { name: 'Queue' }).waitFor();
     const sawStopping = await watchForStopping(page);
@@ -146,7 +148,7 @@ describe('runs in the browser', () => {
 
     await waitForRunSummary(page, 'Cancelled');
     expect(await sawStopping(), 'the button read "Stopping…", disabled, until the run ended').toBe(true);
-    await waitUntil(async () => (await runProcesses()).length === 0, {
+    await waitUntil(async () => !(await runProcesses()).some((p) => runTags.has(p.runTag)), {
       timeoutMs: 15_000,
       what: 'nothing of the run left on the VM',
     });

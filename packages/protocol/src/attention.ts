@@ -80,10 +80,20 @@ export function findAttention(events: readonly RelayEvent[], context: AttentionC
   const settled = new Set<string>();
   let autopilotPolicy: QuestionPolicy | undefined = context.runningAutopilotPolicy;
   let queueKind: QueueKind = 'autopilot';
+  /** A paused queue's policy: while it waits, the person's own runs are told as any run (issue 30). */
+  let pausedPolicy: QuestionPolicy | undefined;
   for (const event of events) {
     if (event.type === 'autopilot:started') {
       autopilotPolicy = event.questionPolicy;
       queueKind = event.kind ?? 'autopilot';
+    }
+    if (event.type === 'autopilot:paused' && autopilotPolicy !== undefined) {
+      pausedPolicy = autopilotPolicy;
+      autopilotPolicy = undefined;
+    }
+    if (event.type === 'autopilot:resumed' && pausedPolicy !== undefined) {
+      autopilotPolicy = pausedPolicy;
+      pausedPolicy = undefined;
     }
     if (event.type === 'claude:question_answered' || event.type === 'claude:question_closed') {
       settled.add(`question:${event.questionId}`);
@@ -94,7 +104,10 @@ export function findAttention(events: readonly RelayEvent[], context: AttentionC
         ? attentionOf(event, { ...context, autopilotPolicy, queueKind })
         : undefined;
     if (attention !== undefined) found.push({ attention, prompt: promptKeyOf(event) });
-    if (event.type === 'autopilot:ended') autopilotPolicy = undefined;
+    if (event.type === 'autopilot:ended') {
+      autopilotPolicy = undefined;
+      pausedPolicy = undefined;
+    }
   }
   return found
     .filter(({ prompt }) => prompt === undefined || !settled.has(prompt))

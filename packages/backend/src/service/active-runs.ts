@@ -9,6 +9,8 @@ import type { ActiveRun } from '../runs/run-driver.ts';
  */
 export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
+  /** Who waits for an idea's place to be free (a queue's next step): told on its release. */
+  readonly #freed = new Map<string, (() => void)[]>();
   #isStopping = false;
 
   has(id: string): boolean {
@@ -26,6 +28,17 @@ export class ActiveRuns {
 
   release(id: string): void {
     this.#runs.delete(id);
+    const waiting = this.#freed.get(id) ?? [];
+    this.#freed.delete(id);
+    for (const resolve of waiting) resolve();
+  }
+
+  /** Resolves once the idea's place is free (at once when it is). */
+  whenFree(id: string): Promise<void> {
+    if (!this.#runs.has(id)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#freed.set(id, [...(this.#freed.get(id) ?? []), resolve]);
+    });
   }
 
   /** The ideas whose place is held. */

@@ -13,13 +13,14 @@ import type {
   StartAutopilotBody,
   UpdateQueuedStepBody,
 } from '@catalyst/protocol';
-import { MAX_AUTOPILOT_STEPS } from '@catalyst/protocol';
+import { MAX_AUTOPILOT_STEPS, ideaOfRunId } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import type { RunEnding, RunError } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ActiveRun } from '../runs/run-driver.ts';
 import { isWaiting, readAutopilotView } from '../runs/autopilot-views.ts';
 import { newIdeaNamingId, readRunView } from '../runs/run-views.ts';
+import { deletingClaim } from './run-claim.ts';
 import type { RunOverrides } from './run-launch.ts';
 
 /**
@@ -37,8 +38,13 @@ export interface AutopilotsOptions {
   /** Starts a run with the queue's overrides; rejects when it cannot (RUN_IN_PROGRESS, BUDGET_EXCEEDED, …). */
   launch(id: string, mode: RunMode, message: string, overrides: RunOverrides): Promise<ActiveRun>;
   history(id: string): Promise<IdeaHistory>;
-  /** The idea's run this Catalyst follows now (one it took up after a restart, too). */
+  /**
+   * What holds the idea's place now: a run this Catalyst follows (one it took up after a restart, too), or a delete's
+   * or a restore's placeholder (its `runId` names no run).
+   */
   activeRun(id: string): ActiveRun | undefined;
+  /** Resolves once the idea's place is free. */
+  whenFree(id: string): Promise<void>;
   /** The idea's own question policy: what a plain queue says it follows (its runs follow the idea's). */
   questionPolicyOf(id: string): Promise<QuestionPolicy>;
   /** Records in the idea's meta.json which queue runs or waits (undefined: none), so a restarted Catalyst goes on. */
@@ -55,6 +61,8 @@ interface Step {
   message: string;
   state: AutopilotStepState;
   runId?: string;
+  /** Its run is starting: no longer editable, not yet `running` in the history (it stays first in `pending`). */
+  isLaunching?: boolean;
 }
 
 interface Running {
@@ -72,8 +80,10 @@ interface Running {
   paused: PauseReason | undefined;
   /** One step may run past the budget (a person's "run one more step"). */
   oneMoreStep: boolean;
-  /** The run that ends next was stopped by "send now": it neither pauses nor stops the queue. */
-  isSendingNow: boolean;
+  /** The run "send now" stopped: its end neither pauses nor stops the queue. */
+  sendingNowRunId: string | undefined;
+  /** Its loop is over (writing its end): a message that comes now begins a new queue. */
+  isEnding: boolean;
   current: ActiveRun | undefined;
   /** Resolves the wait the drive loop is in (a pause, a person's run): something changed. */
   wake: () => void;
@@ -96,7 +106,7 @@ export class Autopilots {
   /** The queue running on the idea (not paused: a paused one lets a person's run go), if any. */
   runningOn(ideaId: string): string | undefined {
     const running = this.#running.get(ideaId);
-    return running === undefined || running.paused !== undefined ? undefined : running.id;
+    return running === undefined || running.paused !== undefined || running.isEnding ? undefined : running.id;
   }
 
   /** The queue running or paused on the idea: its history stays open, it writes the next step's events. */
@@ -133,9 +143,14 @@ export class Autopilots {
    */
   async add(ideaId: string, body: AddToQueueBody): Promise<AutopilotView> {
     const step = { id: newStepId(), mode: body.mode, message: body.message };
-    // A queue on its way (two messages at once): this one joins it.
-    const running = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
-    if (running !== undefined) {
+    this.#refuseWhileDeleting(ideaId);
+    // A queue on its way (two messages at once): this one joins it. One writing its end is let finish first.
+    let running = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+    if (running?.isEnding === true) {
+      await running.done;
+      running = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+    }
+    if (running !== undefined && !running.isEnding) {
       this.#change(ideaId, running, [...this.#waiting(running), toStep(step)]);
       if (body.sendNow) this.#sendNow(ideaId, running, step.id);
       return this.#view(running.history, running.id);
@@ -148,9 +163,11 @@ export class Autopilots {
       maxBudgetUsd: undefined,
       refuseWhileRunning: false,
     });
-    const waitFor = this.#options.activeRun(ideaId);
+    // A person's run it waits for (a restore's placeholder is waited for as any busy place is, by the loop).
+    const busy = this.#options.activeRun(ideaId);
+    const waitFor = busy !== undefined && isRun(busy) ? busy : undefined;
     if (waitFor !== undefined && body.sendNow) {
-      opened.isSendingNow = true;
+      opened.sendingNowRunId = waitFor.runId;
       waitFor.cancel();
     }
     this.#follow(ideaId, opened, { costUsd: 0, ...(waitFor === undefined ? {} : { waitFor }) });
@@ -169,6 +186,7 @@ export class Autopilots {
     },
   ): Promise<Running> {
     if (this.#isLettingGo) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
+    this.#refuseWhileDeleting(ideaId);
     // The idea's slot is taken before anything is awaited: two starts at once never both pass.
     const opening = this.#openQueue(ideaId, spec);
     this.#opening.set(ideaId, opening);
@@ -216,7 +234,8 @@ export class Autopilots {
       isCancelled: false,
       paused: undefined,
       oneMoreStep: false,
-      isSendingNow: false,
+      sendingNowRunId: undefined,
+      isEnding: false,
       current: undefined,
       wake: () => undefined,
       done: Promise.resolve(),
@@ -268,7 +287,8 @@ export class Autopilots {
       isCancelled: false,
       paused: view.paused?.reason,
       oneMoreStep: false,
-      isSendingNow: false,
+      sendingNowRunId: undefined,
+      isEnding: false,
       current: undefined,
       wake: () => undefined,
       done: Promise.resolve(),
@@ -312,6 +332,13 @@ export class Autopilots {
       .finally(() => {
         this.#release(ideaId, running);
       });
+  }
+
+  #refuseWhileDeleting(ideaId: string): void {
+    const busy = this.#options.activeRun(ideaId);
+    if (busy === deletingClaim) {
+      throw new CatalystError('RUN_IN_PROGRESS', 'This idea is being deleted.');
+    }
   }
 
   #isTaken(ideaId: string): boolean {
@@ -400,8 +427,8 @@ export class Autopilots {
     if (step === undefined) return;
     this.#change(ideaId, running, [step, ...waiting.filter((other) => other !== step)]);
     const busy = running.current ?? this.#options.activeRun(ideaId);
-    if (busy !== undefined) {
-      running.isSendingNow = true;
+    if (busy !== undefined && isRun(busy)) {
+      running.sendingNowRunId = busy.runId;
       busy.cancel();
     }
     if (running.paused !== undefined)
@@ -468,7 +495,9 @@ export class Autopilots {
 
   /** The steps not started yet (a step stopped mid-way by its budget is not among them: it goes on first). */
   #waiting(running: Running): Step[] {
-    return running.steps.filter((step) => step.state === 'pending' && step.runId === undefined);
+    return running.steps.filter(
+      (step) => step.state === 'pending' && step.runId === undefined && step.isLaunching !== true,
+    );
   }
 
   /** Replaces the waiting steps; the history says so (every tab's view follows). */
@@ -481,19 +510,21 @@ export class Autopilots {
     }
     const before = this.#waiting(running);
     running.steps = [...running.steps.filter((step) => !before.includes(step)), ...waiting];
+    // A step whose run is starting is still pending in the history: it stays first there, where it is here.
+    const launching = running.steps.filter((step) => step.isLaunching === true && step.runId === undefined);
     running.history.append({
       type: 'autopilot:queue_changed',
       ideaId,
       autopilotId: running.id,
-      pending: waiting.map(({ id, mode, message }) => ({ id, mode, message })),
+      pending: [...launching, ...waiting].map(({ id, mode, message }) => ({ id, mode, message })),
     });
     running.wake();
   }
 
   async #queueOf(ideaId: string): Promise<Running> {
     const running = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
-    if (running !== undefined) return running;
-    const view = await this.queue(ideaId);
+    if (running !== undefined && !running.isEnding) return running;
+    const view = running === undefined ? await this.queue(ideaId) : null;
     throw new CatalystError(
       'NO_QUEUE',
       view === null
@@ -550,19 +581,14 @@ export class Autopilots {
       state = 'failed';
     };
     /** Records how a step's run ended; false when the queue stops. */
-    const endStep = (
-      index: number,
-      run: Pick<ActiveRun, 'runId' | 'prompts'>,
-      ending: RunEnding,
-    ): boolean => {
+    const endStep = (step: Step, run: Pick<ActiveRun, 'runId' | 'prompts'>, ending: RunEnding): boolean => {
       running.costUsd += ending.result?.costUsd ?? 0;
       const isBudgetStop = ending.error?.code === 'BUDGET_EXCEEDED';
       const stepState = isBudgetStop ? 'paused' : stepStateOf(ending.outcome);
-      const step = running.steps[index];
-      if (step !== undefined) {
-        step.state = stepState;
-        step.runId = run.runId;
-      }
+      const index = running.steps.indexOf(step);
+      step.state = stepState;
+      step.runId = run.runId;
+      const wasSentNow = takeSendingNow(running, run.runId);
       const stats = run.prompts?.stats();
       history.append({
         type: 'autopilot:step_ended',
@@ -595,9 +621,10 @@ export class Autopilots {
         return true;
       }
       if (stepState === 'cancelled') {
-        if (takeSendingNow(running)) return true;
-        // Stopped by a person (the page's Stop on the step's run): an autopilot stops too, a queue waits.
-        if (running.kind === 'autopilot') {
+        if (wasSentNow) return true;
+        // Stopped by a person (the page's Stop on the step's run): an autopilot stops too, a queue waits (and
+        // ends when nothing waits).
+        if (running.kind === 'autopilot' || !hasWaiting(running)) {
           running.isCancelled = true;
           return false;
         }
@@ -610,12 +637,12 @@ export class Autopilots {
         return true;
       }
       const why = ending.error?.message ?? `it ended ${ending.outcome}`;
-      if (running.kind === 'queue') {
+      if (running.kind === 'queue' && hasWaiting(running)) {
         this.#pause(ideaId, running, 'failed', `${stepWords(index)} failed: ${why} The rest waits.`);
         return true;
       }
       fail(stepFailure(index, why, ending.error?.code));
-      return !running.stopOnFailure;
+      return running.kind === 'autopilot' && !running.stopOnFailure;
     };
     let isGoingOn = true;
     if (from.inStep !== undefined) {
@@ -627,13 +654,15 @@ export class Autopilots {
       const ending = await this.#endingOf(history, runId, taken);
       running.current = undefined;
       if (ending === undefined) return;
-      isGoingOn = endStep(from.inStep.index, taken ?? { runId }, ending);
+      const step = running.steps[from.inStep.index];
+      if (step !== undefined) isGoingOn = endStep(step, taken ?? { runId }, ending);
     }
     if (from.waitFor !== undefined) {
       // A person's run was going when the queue began: the queue goes on once it has ended well.
       const ending = await from.waitFor.ended;
       if (this.#hasLetGo()) return;
-      if (ending.outcome !== 'completed' && !takeSendingNow(running) && !isCancelled(running)) {
+      const wasSentNow = takeSendingNow(running, from.waitFor.runId);
+      if (ending.outcome !== 'completed' && !wasSentNow && !isCancelled(running) && hasWaiting(running)) {
         this.#pause(
           ideaId,
           running,
@@ -657,16 +686,14 @@ export class Autopilots {
       // A person's run (allowed while the queue waited): the next step follows once it has ended.
       const busy = this.#options.activeRun(ideaId);
       if (busy !== undefined) {
-        await this.#nextChange(running, busy.ended);
+        await this.#nextChange(running, this.#options.whenFree(ideaId));
         // Its end was "send now"'s doing: that says nothing about a later step's cancel.
-        if (this.#options.activeRun(ideaId) !== busy) takeSendingNow(running);
-        // Not freed yet (or woken for something else): the next look comes after other work, never in a spin.
-        else await new Promise((resolve) => setImmediate(resolve));
+        if (this.#options.activeRun(ideaId) !== busy) takeSendingNow(running, busy.runId);
         continue;
       }
-      const index = running.steps.findIndex((step) => isWaiting(step.state));
-      const step = running.steps[index];
+      const step = running.steps.find((candidate) => isWaiting(candidate.state));
       if (step === undefined) break;
+      let index = running.steps.indexOf(step);
       const left = running.maxBudgetUsd === undefined ? undefined : running.maxBudgetUsd - running.costUsd;
       if (left !== undefined && left <= 0 && !running.oneMoreStep) {
         this.#pause(
@@ -679,6 +706,8 @@ export class Autopilots {
       }
       const isGoingOnInStep = step.state === 'paused';
       let run: ActiveRun;
+      // From here it is no longer a person's to edit, move or remove: it is being sent.
+      step.isLaunching = true;
       try {
         const next = running.steps.slice(index + 1).find((other) => isWaiting(other.state));
         run = await this.#options.launch(
@@ -695,7 +724,9 @@ export class Autopilots {
           },
         );
       } catch (error) {
+        step.isLaunching = false;
         if (this.#hasLetGo()) return;
+        index = running.steps.indexOf(step);
         const reason = isCatalystError(error)
           ? { code: error.code, message: error.message }
           : { code: 'INTERNAL' as const, message: 'The step could not start.' };
@@ -710,6 +741,7 @@ export class Autopilots {
           this.#pause(ideaId, running, 'failed', `${stepWords(index)} could not start: ${reason.message}`);
           continue;
         }
+        if (reason.code === 'RUN_IN_PROGRESS') continue;
         step.state = 'failed';
         history.append({
           type: 'autopilot:step_ended',
@@ -725,8 +757,11 @@ export class Autopilots {
       }
       running.oneMoreStep = false;
       running.current = run;
+      step.isLaunching = false;
       step.state = 'running';
       step.runId = run.runId;
+      // Its place, counted anew after the await (the waiting steps behind it may have changed).
+      index = running.steps.indexOf(step);
       history.append({ type: 'autopilot:step_started', ideaId, runId: run.runId, autopilotId, index });
       // Catalyst began to let go while the step started: the run goes on, and the next Catalyst
       // follows it as this step's run.
@@ -740,8 +775,9 @@ export class Autopilots {
       running.current = undefined;
       // Let go (a restart): the run goes on in its session, and the next Catalyst goes on from here.
       if (this.#hasLetGo()) return;
-      isGoingOn = endStep(index, run, ending);
+      isGoingOn = endStep(step, run, ending);
     }
+    running.isEnding = true;
     if (isCancelled(running)) state = 'cancelled';
     // Free before the end is seen, as a run is: a client acting on autopilot:ended (a second cancel, a new
     // queue) finds none running. meta.json first, so a new queue's mark is never undone by this one's.
@@ -822,10 +858,21 @@ function isCancelled(running: Running): boolean {
   return running.isCancelled;
 }
 
-function takeSendingNow(running: Running): boolean {
-  const was = running.isSendingNow;
-  running.isSendingNow = false;
-  return was;
+/** Whether "send now" stopped this run; forgotten once that run has ended, whichever way. */
+function takeSendingNow(running: Running, runId: string): boolean {
+  if (running.sendingNowRunId !== runId) return false;
+  running.sendingNowRunId = undefined;
+  return true;
+}
+
+/** A step waits to be sent (or to go on, stopped mid-way by its budget). */
+function hasWaiting(running: Running): boolean {
+  return running.steps.some((step) => isWaiting(step.state) && step.isLaunching !== true);
+}
+
+/** A run's claim, not a delete's or a restore's placeholder (whose `runId` names no run). */
+function isRun(busy: ActiveRun): boolean {
+  return ideaOfRunId(busy.runId) !== undefined;
 }
 
 function isSpent(running: Running): boolean {

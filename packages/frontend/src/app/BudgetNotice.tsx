@@ -52,9 +52,9 @@ export function BudgetNotice({ idea, blocked, onChanged, onContinue, onDismiss }
   };
 
   return (
-    <section className="panel budget-notice" role="alert" aria-labelledby={headingId}>
+    <section className="panel budget-notice" aria-labelledby={headingId}>
       <h2 id={headingId}>This idea has reached its budget</h2>
-      <p>
+      <p role="alert">
         It has spent {formatCost(spent)}
         {cap === undefined ? '' : ` of its ${formatCost(cap)} budget`}.{' '}
         {blocked.kind === 'stopped'
@@ -79,7 +79,7 @@ export function BudgetNotice({ idea, blocked, onChanged, onContinue, onDismiss }
           type="number"
           inputMode="decimal"
           min="0.0001"
-          step="0.01"
+          step="any"
           value={value}
           onChange={(event) => {
             setValue(event.target.value);

@@ -196,8 +196,9 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   // request.
   useEffect(() => {
     if (pending === undefined) return;
+    const known = stepIdsUpTo(stream.transcript.events, pending.afterSeq);
     const started = stream.transcript.events.some(
-      (e) => e.seq > pending.afterSeq && carriesMessage(e, pending.message),
+      (e) => e.seq > pending.afterSeq && carriesMessage(e, pending.message, known),
     );
     if (started) {
       setPending(undefined);
@@ -431,15 +432,46 @@ function findBudgetStop(events: readonly RelayEvent[]): { runId: string; mode: R
 }
 
 /** The event that says a message sent went out: its run started, or it waits in the queue (issue 30). */
-function carriesMessage(event: RelayEvent, message: string): boolean {
+function carriesMessage(event: RelayEvent, message: string, known: ReadonlySet<string>): boolean {
   if (event.type === 'run:started') return event.message === message;
-  if (event.type === 'autopilot:started') return event.steps.some((step) => step.message === message);
-  if (event.type === 'autopilot:queue_changed') return event.pending.some((step) => step.message === message);
-  return false;
+  // A queued message is a new step, last: not one already there with the same words, moved or edited.
+  const steps =
+    event.type === 'autopilot:started'
+      ? event.steps
+      : event.type === 'autopilot:queue_changed'
+        ? event.pending
+        : [];
+  const last = steps.at(-1);
+  return last?.message === message && (last.id === undefined || !known.has(last.id));
 }
 
-/** From the history itself, so a view that failed to load cannot keep the composer blocked. */
+/** The ids of the queued steps the history held up to `seq`. */
+function stepIdsUpTo(events: readonly RelayEvent[], seq: number): Set<string> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (event.seq > seq) break;
+    const steps =
+      event.type === 'autopilot:started'
+        ? event.steps
+        : event.type === 'autopilot:queue_changed'
+          ? event.pending
+          : [];
+    for (const step of steps) if (step.id !== undefined) ids.add(step.id);
+  }
+  return ids;
+}
+
+/**
+ * From the history itself, so a view that failed to load cannot mislead the composer: a queue runs (a message
+ * sent now goes after it), not paused (a message sent now runs at once) nor ended.
+ */
 function isAutopilotRunning(events: readonly RelayEvent[]): boolean {
-  const last = events.findLast((event) => event.type.startsWith('autopilot:'));
-  return last !== undefined && last.type !== 'autopilot:ended';
+  const last = events.findLast(
+    (event) =>
+      event.type === 'autopilot:started' ||
+      event.type === 'autopilot:paused' ||
+      event.type === 'autopilot:resumed' ||
+      event.type === 'autopilot:ended',
+  );
+  return last?.type === 'autopilot:started' || last?.type === 'autopilot:resumed';
 }

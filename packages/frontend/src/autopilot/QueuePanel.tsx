@@ -122,7 +122,7 @@ function PausedNotice(props: {
               id={budgetId}
               type="number"
               min="0.0001"
-              step="0.01"
+              step="any"
               inputMode="decimal"
               value={budget}
               onChange={(event) => {

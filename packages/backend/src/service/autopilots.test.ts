@@ -1,0 +1,216 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { AutopilotView, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
+import type { RunEnding } from '../core/run-ending.ts';
+import type { IdeaHistory } from '../ideas/event-history.ts';
+import type { ActiveRun } from '../runs/run-driver.ts';
+import { ActiveRuns } from './active-runs.ts';
+import { Autopilots } from './autopilots.ts';
+
+// The queue's engine (issue 30) with the idea's place, its history and its runs in memory: what a person does while
+// a step is starting or while the queue writes its end, and how a queue whose last message fails ends. The same
+// engine against the real CLI, sshd and history is in test/queue.test.ts.
+
+const ideaId = 'idea-0123456789abcdef';
+
+interface Launched {
+  mode: RunMode;
+  message: string;
+  run: ActiveRun;
+  end: (ending: RunEnding) => void;
+}
+
+function setUp() {
+  const events: RelayEvent[] = [];
+  const history = {
+    append(draft: RelayEventDraft): RelayEvent {
+      const event = { ...draft, seq: events.length + 1, ts: new Date().toISOString() };
+      events.push(event);
+      return event;
+    },
+    latest(request: { select?: (event: RelayEvent) => boolean }) {
+      return Promise.resolve({
+        events: events.filter((event) => request.select?.(event) ?? true),
+        isComplete: true,
+      });
+    },
+  } as unknown as IdeaHistory;
+  const active = new ActiveRuns();
+  const launched: Launched[] = [];
+  /** Each launch waits until the test lets it go on: a step's run takes its time to start (SSH, a checkpoint). */
+  const starting: (() => void)[] = [];
+  let marked: string | undefined;
+  /** False: a cancel does not reach the run (it ends by itself, as one whose turn was just over). */
+  let isCancelHonoured = true;
+  /** Resolves the next write of meta.json when the test lets it. */
+  let holdMark: Promise<void> | undefined;
+  const autopilots = new Autopilots({
+    launch: async (_id, mode, message) => {
+      await new Promise<void>((resolve) => starting.push(resolve));
+      let end: (ending: RunEnding) => void = () => undefined;
+      const ended = new Promise<RunEnding>((resolve) => {
+        end = (ending) => {
+          active.release(ideaId);
+          resolve(ending);
+        };
+      });
+      const runId = `run-0123456789abcdef-${String(launched.length + 1).padStart(8, '0')}-0000-4000-8000-000000000000`;
+      const run: ActiveRun = {
+        runId,
+        ended,
+        cancel: () => {
+          if (isCancelHonoured) end({ outcome: 'cancelled' });
+        },
+      };
+      active.hold(ideaId, run);
+      launched.push({ mode, message, run, end });
+      return run;
+    },
+    history: () => Promise.resolve(history),
+    activeRun: (id) => active.get(id),
+    whenFree: (id) => active.whenFree(id),
+    questionPolicyOf: () => Promise.resolve('human'),
+    mark: async (_id, autopilotId) => {
+      await holdMark;
+      marked = autopilotId;
+    },
+    logger: pino({ level: 'silent' }),
+  });
+  const completed = (message: string): RunEnding => ({
+    outcome: 'completed',
+    result: {
+      success: true,
+      subtype: 'success',
+      sessionId: 's',
+      durationMs: 1,
+      numTurns: 1,
+      costUsd: 0.01,
+      permissionDenials: [],
+      result: message,
+    },
+  });
+  const until = async (check: () => boolean) => {
+    for (let tries = 0; tries < 1000 && !check(); tries += 1)
+      await new Promise((resolve) => setImmediate(resolve));
+    expect(check()).toBe(true);
+  };
+  return {
+    autopilots,
+    events,
+    launched,
+    starting,
+    completed,
+    until,
+    marked: () => marked,
+    honourCancels: (value: boolean) => {
+      isCancelHonoured = value;
+    },
+    holdMarks: () => {
+      let release: () => void = () => undefined;
+      holdMark = new Promise((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        holdMark = undefined;
+        release();
+      };
+    },
+  };
+}
+
+const summary = (view: AutopilotView | null) =>
+  view?.steps.map(
+    (step) =>
+      `${step.message}: ${step.state}${step.result?.result === undefined ? '' : ` (${step.result.result})`}`,
+  );
+
+describe('the queue engine', () => {
+  it('takes a step out of a person’s hands while its run starts: moving another to the top keeps each sent once', async () => {
+    const { autopilots, launched, starting, completed, until } = setUp();
+    await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
+    const view = await autopilots.add(ideaId, { mode: 'chat', message: 'B', sendNow: false });
+    await until(() => starting.length === 1);
+    // A's run is starting: A is no longer a waiting message, B may move, but not before A.
+    const a = view.steps[0];
+    const b = view.steps[1];
+    if (a === undefined || b === undefined) throw new Error('two steps expected');
+    await expect(autopilots.updateStep(ideaId, a.id, { message: 'A, edited' })).rejects.toMatchObject({
+      code: 'QUEUE_STEP_NOT_FOUND',
+    });
+    const moved = await autopilots.updateStep(ideaId, b.id, { position: 0 });
+    expect(summary(moved)).toEqual(['A: pending', 'B: pending']);
+    starting.shift()?.();
+    await until(() => launched.length === 1);
+    launched[0]?.end(completed('A done'));
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 2);
+    launched[1]?.end(completed('B done'));
+    await until(() => !autopilots.isHolding(ideaId));
+    expect(launched.map((one) => one.message)).toEqual(['A', 'B']);
+    expect(summary(await autopilots.latest(ideaId))).toEqual([
+      'A: completed (A done)',
+      'B: completed (B done)',
+    ]);
+  });
+
+  it('a message that comes while a queue writes its end begins a new queue, and is sent', async () => {
+    const { autopilots, launched, starting, completed, until, holdMarks } = setUp();
+    const first = await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 1);
+    const release = holdMarks();
+    launched[0]?.end(completed('A done'));
+    await until(() => autopilots.runningOn(ideaId) === undefined);
+    const late = autopilots.add(ideaId, { mode: 'chat', message: 'Late', sendNow: false });
+    release();
+    const second = await late;
+    expect(second.id).not.toBe(first.id);
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 2);
+    launched[1]?.end(completed('Late done'));
+    await until(() => !autopilots.isHolding(ideaId));
+    expect(summary(await autopilots.get(ideaId, first.id))).toEqual(['A: completed (A done)']);
+    expect(summary(await autopilots.get(ideaId, second.id))).toEqual(['Late: completed (Late done)']);
+  });
+
+  it('a queue whose last message fails ends failed instead of waiting with nothing to send', async () => {
+    const { autopilots, launched, starting, until, marked } = setUp();
+    const view = await autopilots.add(ideaId, { mode: 'build', message: 'Only', sendNow: false });
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 1);
+    launched[0]?.end({ outcome: 'failed', error: { code: 'CLI_FAILED', message: 'It broke.' } });
+    await until(() => !autopilots.isHolding(ideaId));
+    const ended = await autopilots.get(ideaId, view.id);
+    expect(ended).toMatchObject({ state: 'failed', error: { message: 'Step 1 failed: It broke.' } });
+    expect(marked()).toBeUndefined();
+  });
+
+  it('a send-now whose target ended before the stop leaves a later stop to pause the queue', async () => {
+    const { autopilots, launched, starting, completed, until, events, honourCancels } = setUp();
+    await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
+    await autopilots.add(ideaId, { mode: 'chat', message: 'B', sendNow: false });
+    const view = await autopilots.add(ideaId, { mode: 'chat', message: 'C', sendNow: false });
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 1);
+    // C is sent now, but A's turn was over already: A completes by itself.
+    honourCancels(false);
+    await autopilots.sendStepNow(ideaId, view.steps[2]?.id ?? '');
+    launched[0]?.end(completed('A done'));
+    honourCancels(true);
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 2);
+    expect(launched[1]?.message).toBe('C');
+    // The person stops C: the queue waits (B is still to send), as any stop of a queued message does.
+    launched[1]?.run.cancel();
+    await until(() => events.some((event) => event.type === 'autopilot:paused'));
+    expect(events.find((event) => event.type === 'autopilot:paused')).toMatchObject({ reason: 'cancelled' });
+    await autopilots.clear(ideaId);
+    expect(autopilots.isHolding(ideaId)).toBe(false);
+  });
+});
