@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_AUTO_ANSWER_DELAY_MS, IdeaMetaSchema, UpdateIdeaBodySchema } from './idea.ts';
+import {
+  DEFAULT_AUTO_ANSWER_DELAY_MS,
+  IdeaMetaSchema,
+  ModelNameSchema,
+  UpdateIdeaBodySchema,
+} from './idea.ts';
 import { ClientFrameSchema } from './ws-frames.ts';
 
 const older = {
@@ -54,5 +59,16 @@ describe('answer, dismiss and permission frames', () => {
       false,
     );
     expect(ClientFrameSchema.safeParse({ type: 'dismiss', ideaId, questionId: 'q' }).success).toBe(true);
+  });
+});
+
+describe('ModelNameSchema', () => {
+  it('takes the CLI’s model names and aliases, never one the command line would read as an option', () => {
+    for (const name of ['claude-haiku-4-5', 'claude-sonnet-4-5[1m]', 'haiku', 'us.anthropic.claude:v1']) {
+      expect(ModelNameSchema.safeParse(name).success, name).toBe(true);
+    }
+    for (const name of ['-p', '--dangerously-skip-permissions', '', 'a b', 'x'.repeat(101)]) {
+      expect(ModelNameSchema.safeParse(name).success, name).toBe(false);
+    }
   });
 });

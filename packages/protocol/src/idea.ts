@@ -73,8 +73,11 @@ const delayMs = z
   .min(0)
   .max(24 * 3_600_000);
 
-/** A model name as the CLI's `--model` takes it (`claude-haiku-4-5`, `claude-sonnet-4-5[1m]`, an alias). */
-export const ModelNameSchema = z.string().regex(/^[A-Za-z0-9._:[\]-]{1,100}$/, 'not a model name');
+/**
+ * A model name as the CLI's `--model` takes it (`claude-haiku-4-5`, `claude-sonnet-4-5[1m]`, an alias); never one
+ * that starts with a dash, which the command line would read as an option.
+ */
+export const ModelNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:[\]-]{0,99}$/, 'not a model name');
 
 export const IdeaMetaSchema = z.strictObject({
   schemaVersion: z.literal(IDEA_META_SCHEMA_VERSION),
