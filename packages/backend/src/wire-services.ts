@@ -1,4 +1,4 @@
-import type { RelayEvent } from '@catalyst/protocol';
+import { spentUsd, type RelayEvent } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { ActiveRuns } from './service/active-runs.ts';
 import { Asides, DEFAULT_ASIDE_TIMEOUT_MS } from './service/asides.ts';
@@ -141,6 +141,11 @@ export function wireServices(options: ServiceOptions): WiredServices {
     history: (id) => histories.get(id),
     activeRun: (id) => active.get(id),
     whenFree: (id) => active.whenFree(id),
+    ideaBudgetAllows: async (id) => {
+      const { host } = await locate(id);
+      const meta = await (await hosts.store(host)).get(id);
+      return meta.budgetUsd === undefined || spentUsd(meta) < meta.budgetUsd;
+    },
     questionPolicyOf: async (id) => {
       const { host } = await locate(id);
       return (await (await hosts.store(host)).get(id)).questionPolicy;
@@ -199,7 +204,9 @@ export function wireServices(options: ServiceOptions): WiredServices {
         runs.prewarm(id);
       },
       onBudgetChanged: (id) => {
-        autopilots.ideaBudgetChanged(id);
+        autopilots.ideaBudgetChanged(id).catch((error: unknown) => {
+          logger.warn({ ideaId: id, err: error }, 'could not go on with a queue paused by its budget');
+        });
       },
       stopAllOf: async (id) => {
         await autopilots.forget(id);

@@ -69,6 +69,7 @@ function setUp() {
     history: () => Promise.resolve(history),
     activeRun: (id) => active.get(id),
     whenFree: (id) => active.whenFree(id),
+    ideaBudgetAllows: () => Promise.resolve(true),
     questionPolicyOf: () => Promise.resolve('human'),
     mark: async (_id, autopilotId) => {
       await holdMark;

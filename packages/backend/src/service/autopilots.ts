@@ -45,6 +45,8 @@ export interface AutopilotsOptions {
   activeRun(id: string): ActiveRun | undefined;
   /** Resolves once the idea's place is free. */
   whenFree(id: string): Promise<void>;
+  /** Whether the idea's own budget leaves something to spend (true without one). */
+  ideaBudgetAllows(id: string): Promise<boolean>;
   /** The idea's own question policy: what a plain queue says it follows (its runs follow the idea's). */
   questionPolicyOf(id: string): Promise<QuestionPolicy>;
   /** Records in the idea's meta.json which queue runs or waits (undefined: none), so a restarted Catalyst goes on. */
@@ -464,10 +466,12 @@ export class Autopilots {
   }
 
   /** The idea's own budget changed: a queue paused by a budget goes on when its own budget allows (it may pause again). */
-  ideaBudgetChanged(ideaId: string): void {
+  async ideaBudgetChanged(ideaId: string): Promise<void> {
     const running = this.#running.get(ideaId);
-    if (running?.paused === 'budget' && !isSpent(running))
-      this.#goOn(ideaId, running, { oneMoreStep: false });
+    if (running?.paused !== 'budget' || isSpent(running)) return;
+    // Only once the raise lets a step start: a pause that would come again at once is not undone.
+    if (!(await this.#options.ideaBudgetAllows(ideaId))) return;
+    if (pauseOf(running) === 'budget') this.#goOn(ideaId, running, { oneMoreStep: false });
   }
 
   /** Goes on with a paused queue; BUDGET_EXCEEDED when its budget is spent (unless `oneMoreStep`). */
@@ -851,6 +855,11 @@ interface DriveFrom {
   waitFor?: ActiveRun;
   /** The first step that failed before a restart (stopOnFailure false): the autopilot still ends failed. */
   failure?: RunError;
+}
+
+/** Read through a call: a person may resume the queue while a caller awaits. */
+function pauseOf(running: Running): PauseReason | undefined {
+  return running.paused;
 }
 
 /** Read through a call: a cancel arrives while the loop awaits. */
