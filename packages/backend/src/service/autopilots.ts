@@ -176,17 +176,7 @@ export class Autopilots {
     return this.#view(opened.history, opened.id);
   }
 
-  async #open(
-    ideaId: string,
-    spec: {
-      kind: QueueKind;
-      steps: QueuedStep[];
-      questionPolicy: QuestionPolicy | undefined;
-      stopOnFailure: boolean;
-      maxBudgetUsd: number | undefined;
-      refuseWhileRunning: boolean;
-    },
-  ): Promise<Running> {
+  async #open(ideaId: string, spec: QueueSpec): Promise<Running> {
     if (this.#isLettingGo) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
     this.#refuseWhileDeleting(ideaId);
     // The idea's slot is taken before anything is awaited: two starts at once never both pass.
@@ -201,17 +191,7 @@ export class Autopilots {
     }
   }
 
-  async #openQueue(
-    ideaId: string,
-    spec: {
-      kind: QueueKind;
-      steps: QueuedStep[];
-      questionPolicy: QuestionPolicy | undefined;
-      stopOnFailure: boolean;
-      maxBudgetUsd: number | undefined;
-      refuseWhileRunning: boolean;
-    },
-  ): Promise<Running> {
+  async #openQueue(ideaId: string, spec: QueueSpec): Promise<Running> {
     const id = newIdeaNamingId('ap', ideaId);
     const history = await this.#options.history(ideaId);
     if (spec.refuseWhileRunning && this.#options.activeRun(ideaId) !== undefined) {
@@ -224,7 +204,7 @@ export class Autopilots {
     // Named in meta.json before it exists in the history: a restart never loses a started queue.
     await this.#options.mark(ideaId, id);
     const steps = spec.steps.map((step) => ({ ...step, id: step.id ?? newStepId() }));
-    const running: Running = {
+    const running = runningQueue({
       id,
       kind: spec.kind,
       history,
@@ -233,15 +213,8 @@ export class Autopilots {
       stopOnFailure: spec.stopOnFailure,
       maxBudgetUsd: spec.maxBudgetUsd,
       costUsd: 0,
-      isCancelled: false,
       paused: undefined,
-      oneMoreStep: false,
-      sendingNowRunId: undefined,
-      isEnding: false,
-      current: undefined,
-      wake: () => undefined,
-      done: Promise.resolve(),
-    };
+    });
     history.append({
       type: 'autopilot:started',
       ideaId,
@@ -271,7 +244,7 @@ export class Autopilots {
     if (this.#isTaken(ideaId)) return;
     const inStepIndex = view.steps.findIndex((step) => step.state === 'running');
     const inStep = view.steps[inStepIndex];
-    const running: Running = {
+    const running = runningQueue({
       id: autopilotId,
       kind: view.kind,
       history,
@@ -286,15 +259,8 @@ export class Autopilots {
       stopOnFailure: view.stopOnFailure,
       maxBudgetUsd: view.maxBudgetUsd,
       costUsd: view.costUsd,
-      isCancelled: false,
       paused: view.paused?.reason,
-      oneMoreStep: false,
-      sendingNowRunId: undefined,
-      isEnding: false,
-      current: undefined,
-      wake: () => undefined,
-      done: Promise.resolve(),
-    };
+    });
     this.#running.set(ideaId, running);
     const failed = view.steps.findIndex((step) => step.state === 'failed');
     const failedStep = view.steps[failed];
@@ -845,6 +811,44 @@ export class Autopilots {
     }
     return this.settled();
   }
+}
+
+/** What a new queue is made of: its kind, first steps and policies. */
+interface QueueSpec {
+  kind: QueueKind;
+  steps: QueuedStep[];
+  questionPolicy: QuestionPolicy | undefined;
+  stopOnFailure: boolean;
+  maxBudgetUsd: number | undefined;
+  /** An autopilot is refused while a run goes; a queue waits for it. */
+  refuseWhileRunning: boolean;
+}
+
+/** A queue as the engine holds it, from what it is made of and where it stands. */
+function runningQueue(
+  fields: Pick<
+    Running,
+    | 'id'
+    | 'kind'
+    | 'history'
+    | 'steps'
+    | 'questionPolicy'
+    | 'stopOnFailure'
+    | 'maxBudgetUsd'
+    | 'costUsd'
+    | 'paused'
+  >,
+): Running {
+  return {
+    ...fields,
+    isCancelled: false,
+    oneMoreStep: false,
+    sendingNowRunId: undefined,
+    isEnding: false,
+    current: undefined,
+    wake: () => undefined,
+    done: Promise.resolve(),
+  };
 }
 
 interface DriveFrom {

@@ -2,6 +2,7 @@ import { spentUsd, type IdeaView, type RunMode } from '@catalyst/protocol';
 import { useId, useState } from 'react';
 import { api, describeError } from './api.ts';
 import { formatCost } from './format.ts';
+import { UsdInput } from './UsdInput.tsx';
 
 /** The message a run stopped mid-way by its budget goes on with (as a paused queue's step does, server-side). */
 export const CONTINUE_MESSAGE = 'Continue where you stopped.';
@@ -74,17 +75,7 @@ export function BudgetNotice({ idea, blocked, onChanged, onContinue, onDismiss }
         }}
       >
         <label htmlFor={inputId}>New budget ($)</label>
-        <input
-          id={inputId}
-          type="number"
-          inputMode="decimal"
-          min="0.0001"
-          step="any"
-          value={value}
-          onChange={(event) => {
-            setValue(event.target.value);
-          }}
-        />
+        <UsdInput id={inputId} value={value} onChange={setValue} />
         <button type="submit" className="primary" disabled={isBusy}>
           {blocked.kind === 'stopped' ? 'Raise and go on' : 'Raise budget'}
         </button>

@@ -1,6 +1,7 @@
 import type { AutopilotStepView, AutopilotView, RunMode } from '@catalyst/protocol';
 import { useId, useState } from 'react';
 import { api, describeError } from '../app/api.ts';
+import { UsdInput } from '../app/UsdInput.tsx';
 
 interface QueuePanelProps {
   ideaId: string;
@@ -118,17 +119,7 @@ function PausedNotice(props: {
             }}
           >
             <label htmlFor={budgetId}>Budget ($)</label>
-            <input
-              id={budgetId}
-              type="number"
-              min="0.0001"
-              step="any"
-              inputMode="decimal"
-              value={budget}
-              onChange={(event) => {
-                setBudget(event.target.value);
-              }}
-            />
+            <UsdInput id={budgetId} value={budget} onChange={setBudget} />
             <button type="submit" disabled={isBusy}>
               Raise and go on
             </button>
