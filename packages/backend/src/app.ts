@@ -210,7 +210,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     ...(options.staticDir ? { staticDir: options.staticDir } : {}),
   });
   const server = createServer(app);
-  const hub = createWsHub({ server, services, auth, logger, viewing });
+  const hub = createWsHub({ server, services, auth, logger, viewing, terminals: services.terminals });
   port = await listen(server, config.port, config.bind);
   const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
   logger.info({ config: describeConfig(config), port }, 'catalyst listening');

@@ -26,6 +26,7 @@ import { Reviews } from './service/reviews.ts';
 import { deletingClaim } from './service/run-claim.ts';
 import { RunsCapability } from './service/runs-capability.ts';
 import { takeUpSessions } from './service/session-takeup.ts';
+import { Terminals } from './service/terminals.ts';
 import { DEFAULT_WARM_PER_HOST, WarmSessions } from './service/warm-sessions.ts';
 
 /**
@@ -78,6 +79,8 @@ export interface WiredServices extends Services {
    * restart, an update), let go of: Claude goes on in its session on the host and the next Catalyst takes it up.
    */
   shutdown(options?: { keepRuns?: boolean }): Promise<void>;
+  /** The terminals on the ideas' hosts (issue 31), served by the WebSocket hub at `/ws/terminal`. */
+  terminals: Terminals;
 }
 
 export function wireServices(options: ServiceOptions): WiredServices {
@@ -184,6 +187,12 @@ export function wireServices(options: ServiceOptions): WiredServices {
     isDeleting: (id) => active.get(id) === deletingClaim,
     isStopping: () => active.isStopping(),
   });
+  const terminals = new Terminals({
+    hosts,
+    hostOf: async (id) => (await locate(id)).host,
+    isDeleting: (id) => active.get(id) === deletingClaim,
+    logger,
+  });
   const projectFiles = new ProjectFiles({ hosts, locate, checkpoints });
   const autopilotControl = new AutopilotsCapability({
     autopilots,
@@ -214,9 +223,11 @@ export function wireServices(options: ServiceOptions): WiredServices {
         await warm.stop(id);
         runs.forget(id);
         await previewEngine.forget(id);
+        await terminals.closeAllOf(id);
       },
     }),
     runs,
+    terminals,
     autopilots: autopilotControl,
     files: new FilesCapability({
       checkpoints,
@@ -249,7 +260,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     },
     shutdown: (closing = {}) =>
       shutdownServices(
-        { active, autopilots, asides, warm, previewEngine, histories },
+        { active, autopilots, asides, warm, previewEngine, histories, terminals },
         closing.keepRuns === true,
       ),
   };
@@ -264,12 +275,14 @@ async function shutdownServices(
     warm: WarmSessions;
     previewEngine: Previews;
     histories: IdeaHistories;
+    terminals: Terminals;
   },
   keepRuns: boolean,
 ): Promise<void> {
   parts.active.beginStopping();
   const stoppingAutopilots = parts.autopilots.stop({ keepRuns });
   const stoppingAsides = parts.asides.stopAll();
+  const stoppingTerminals = parts.terminals.shutdown();
   const going = parts.active.all();
   for (const run of going) {
     if (keepRuns && run.detach !== undefined) run.detach();
@@ -278,6 +291,7 @@ async function shutdownServices(
   await Promise.allSettled(going.map((run) => run.ended));
   await stoppingAutopilots;
   await stoppingAsides;
+  await stoppingTerminals;
   await parts.warm.endAll();
   await parts.previewEngine.stopAll();
   await parts.histories.closeAll();

@@ -68,6 +68,9 @@ export const ErrorCodeSchema = z.enum([
   'NO_SESSION',
   // An idea has as many asides going as it may (MAX_ASIDES_PER_IDEA).
   'TOO_MANY_ASIDES',
+  // A terminal (issue 31) that is not open here (ended, or never was); an idea with MAX_TERMINALS_PER_IDEA open.
+  'TERMINAL_NOT_FOUND',
+  'TOO_MANY_TERMINALS',
   'RUN_TIMED_OUT',
   'HOST_DISK_FULL',
   'INVALID_FRAME',

@@ -26,3 +26,4 @@ export * from './api-contract.ts';
 export * from './openapi.ts';
 export * from './attention.ts';
 export * from './push.ts';
+export * from './terminal-frames.ts';

@@ -158,6 +158,33 @@ export type Preflight = PreflightView;
 /** The preflight's warning for a host without git (issue 13). */
 export const NO_GIT_WARNING = 'git is not installed: builds are not checkpointed, and cannot be undone.';
 
+/** A terminal's shell (issue 31): where it starts, the tag every process of it carries, its first window size. */
+export interface TerminalSpec {
+  /** Absolute: the idea's `project/`. */
+  cwd: string;
+  /** Set as CATALYST_RUN_TAG in the shell's environment, so killRun(runTag) stops all it started. */
+  runTag: string;
+  cols: number;
+  rows: number;
+}
+
+export type TerminalEnd =
+  { kind: 'exited'; code: number | null; signal: string | null } | { kind: 'lost'; message: string };
+
+/** An interactive shell on a pty of the host: bytes in, bytes out (stdout and stderr are one stream on a pty). */
+export interface HostTerminal {
+  /** The pty's output as it comes; read it to its end, or the shell stalls (backpressure, not buffering). */
+  readonly output: AsyncIterable<Uint8Array>;
+  /** The person's keys, to the pty; dropped once the shell has ended. */
+  write(data: Uint8Array): void;
+  /** The pty's window change (SIGWINCH to its foreground job). */
+  resize(cols: number, rows: number): void;
+  /** Ends the shell and everything it started (kill by its run tag), then the channel. Idempotent. */
+  close(): Promise<void>;
+  /** Settles once the shell has exited or its transport has gone; never rejects. */
+  readonly ended: Promise<TerminalEnd>;
+}
+
 export interface Host extends HostFiles {
   /** A name for logs and errors (`local`, or `user@host:port`). */
   readonly label: string;
@@ -176,6 +203,12 @@ export interface Host extends HostFiles {
    * be reached.
    */
   openTcp(address: string, port: number): Promise<Duplex>;
+  /**
+   * An interactive login shell on a pty in `spec.cwd` (issue 31): over SSH an exec channel with a pty on a pooled
+   * connection, locally `script(1)` (util-linux) around the shell, so no native module. Rejects with a CatalystError
+   * (HOST_UNAVAILABLE, RUN_START_FAILED) when it cannot be opened.
+   */
+  openTerminal(spec: TerminalSpec): Promise<HostTerminal>;
   /** Stops every process carrying `runTag`, from any connection (after a reconnect or a backend restart). */
   killRun(runTag: string): Promise<void>;
   /**

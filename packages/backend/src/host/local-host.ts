@@ -12,6 +12,7 @@ import type { Host, Preflight, RunHandle } from './host.ts';
 import { runLocalCommand } from './local-command.ts';
 import { createLocalFiles } from './local-files.ts';
 import { openLocalTcp } from './local-tcp.ts';
+import { openLocalTerminal } from './local-terminal.ts';
 import { runLocalPreflight, type LocalPreflightOptions } from './local-preflight.ts';
 import type { OpenRawChannel, RawChannel, RawChannelEnd } from './raw-channel.ts';
 import { createVmSessions } from './vm-sessions.ts';
@@ -37,6 +38,7 @@ export interface LocalHostOptions {
 
 const KILL_SCRIPT_SLACK_MS = 10_000;
 const SWEEP_TIMEOUT_MS = 60_000;
+const TERMINAL_READY_MS = 15_000;
 
 /** What a login on this machine would set; `LC_*` too. The run spec's env is exported on top by the wrapper. */
 const RUN_ENV_NAMES: ReadonlySet<string> = new Set([
@@ -164,6 +166,12 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
       return preflight;
     },
     openTcp: openLocalTcp,
+    openTerminal: (spec) =>
+      openLocalTerminal(spec, {
+        killRun,
+        readyTimeoutMs: TERMINAL_READY_MS,
+        environment: runnerEnvironment(),
+      }),
     killRun,
     sweepRuns: () => sweepLocalRuns(shell, killGraceMs),
     close() {

@@ -1,16 +1,18 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { MAX_CLIENT_FRAME_BYTES } from '@catalyst/protocol';
+import { MAX_CLIENT_FRAME_BYTES, TERMINAL_WS_PATH } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { WsServices } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
+import { startTerminalSocket, type TerminalsPort } from './terminal-socket.ts';
 import { startWsSession, type WsSession } from './ws-session.ts';
 import type { ViewingTabs } from '../push/viewing-tabs.ts';
 import { closeOnSignOut } from './ws-sign-out.ts';
 
 /**
- * The WebSocket at `/ws`, on the HTTP server's `upgrade` event. Token and Origin are checked on the upgrade
+ * The WebSockets at `/ws` and, with terminals, `/ws/terminal` (terminal-socket.ts: a socket per terminal, so a
+ * shell's bytes never queue behind an idea's events), on the HTTP server's `upgrade` event. Token and Origin are checked on the upgrade
  * request itself, so a refused client gets a plain 401/403 and no WebSocket ever exists for it. The hub owns its
  * connections (no module-level registry); close() ends them all.
  */
@@ -37,6 +39,8 @@ export interface WsHubOptions {
   heartbeatMs?: number;
   /** Which browser sessions show which idea (their tabs' `viewing` frames), for push (issue 29). */
   viewing?: ViewingTabs;
+  /** The open terminals (issue 31); without them `/ws/terminal` is not found. */
+  terminals?: TerminalsPort;
 }
 
 export interface WsHub {
@@ -55,7 +59,8 @@ export function createWsHub(options: WsHubOptions): WsHub {
     clientTracking: false,
   });
   const sessions = createSessions(options);
-  const onUpgrade = createUpgradeHandler({ wss, auth, logger, accept: sessions.accept });
+  const paths = new Set([WS_PATH, ...(options.terminals === undefined ? [] : [TERMINAL_WS_PATH])]);
+  const onUpgrade = createUpgradeHandler({ wss, auth, logger, paths, accept: sessions.accept });
   server.on('upgrade', onUpgrade);
 
   let closing: Promise<void> | undefined;
@@ -84,11 +89,13 @@ function createUpgradeHandler(context: {
   wss: WebSocketServer;
   auth: Auth;
   logger: Logger;
-  accept: (socket: WebSocket, request: IncomingMessage) => void;
+  paths: ReadonlySet<string>;
+  accept: (socket: WebSocket, request: IncomingMessage, path: string) => void;
 }): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
   const { wss, auth, logger, accept } = context;
   return (request, socket, head) => {
-    if (pathOf(request) !== WS_PATH) {
+    const path = pathOf(request);
+    if (path === undefined || !context.paths.has(path)) {
       refuseUpgrade(socket, 404, 'Not found.');
       return;
     }
@@ -100,7 +107,7 @@ function createUpgradeHandler(context: {
       return;
     }
     wss.handleUpgrade(request, socket, head, (client) => {
-      accept(client, request);
+      accept(client, request, path);
       closeOnSignOut(auth, request, client);
     });
   };
@@ -118,9 +125,21 @@ function createSessions(options: WsHubOptions) {
   heartbeat.unref();
   return {
     count: () => sessions.size,
-    accept: (socket: WebSocket, request: IncomingMessage): void => {
+    accept: (socket: WebSocket, request: IncomingMessage, path: string): void => {
       connectionCount += 1;
       const child = logger.child({ connection: connectionCount });
+      if (path === TERMINAL_WS_PATH && options.terminals !== undefined) {
+        sessions.set(
+          socket,
+          startTerminalSocket({ socket, terminals: options.terminals, logger: child, maxBufferedBytes }),
+        );
+        socket.once('close', (code: number) => {
+          sessions.delete(socket);
+          child.info({ code }, 'terminal websocket closed');
+        });
+        child.info('terminal websocket opened');
+        return;
+      }
       const browserSession = options.auth.sessionOf(request)?.id;
       const onViewing = (ideaId: string | null) => options.viewing?.set(socket, browserSession, ideaId);
       sessions.set(socket, startWsSession({ socket, services, logger: child, maxBufferedBytes, onViewing }));

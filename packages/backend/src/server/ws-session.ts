@@ -68,7 +68,7 @@ export function startWsSession(options: WsSessionOptions): WsSession {
 }
 
 /** A client that has not answered the previous ping by the next one is gone (sleeping laptop, cut network). */
-function createHeartbeat(socket: WebSocket, logger: Logger): () => void {
+export function createHeartbeat(socket: WebSocket, logger: Logger): () => void {
   let isAlive = true;
   socket.on('pong', () => {
     isAlive = true;

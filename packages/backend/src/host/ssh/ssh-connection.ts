@@ -18,6 +18,12 @@ export type ChannelOpenResult<T> =
   | { kind: 'lost'; message: string }
   | { kind: 'failed'; error: CatalystError };
 
+export interface PtyWindow {
+  term: string;
+  cols: number;
+  rows: number;
+}
+
 export interface SshConnection {
   readonly id: number;
   readonly label: string;
@@ -25,6 +31,8 @@ export interface SshConnection {
   readonly authenticatedWith: string | undefined;
   /** No pty, ever: a pty merges stderr into stdout and makes claude think it is interactive (§2). */
   exec(command: string): Promise<ChannelOpenResult<ClientChannel>>;
+  /** As exec, on a pty of `window`'s size (a terminal, ssh-terminal.ts): stderr merges into stdout there. */
+  execPty(command: string, window: PtyWindow): Promise<ChannelOpenResult<ClientChannel>>;
   sftp(): Promise<ChannelOpenResult<SFTPWrapper>>;
   /**
    * A direct-tcpip channel to `<address>:<port>` on the server (ssh2 forwardOut), `address` an IP address (Host.openTcp):
@@ -96,6 +104,16 @@ function wrapClient(
     isOpen: () => isOpen,
     exec: (command) =>
       settled(openChannel<ClientChannel>(label, (callback) => client.exec(command, callback))),
+    execPty: (command, window) =>
+      settled(
+        openChannel<ClientChannel>(label, (callback) =>
+          client.exec(
+            command,
+            { pty: { term: window.term, cols: window.cols, rows: window.rows } },
+            callback,
+          ),
+        ),
+      ),
     sftp: () => settled(openChannel<SFTPWrapper>(label, (callback) => client.sftp(callback))),
     forwardOut: (address, port) => settled(openForward(client, address, port)),
     end,

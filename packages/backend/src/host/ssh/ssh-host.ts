@@ -20,6 +20,7 @@ import { readWithinOverSsh } from './ssh-read-within.ts';
 import { createSshPool, type PoolStats } from './ssh-pool.ts';
 import { runSshPreflight } from './ssh-preflight.ts';
 import { createSshOpenRawChannel } from './ssh-raw-channel.ts';
+import { openSshTerminal } from './ssh-terminal.ts';
 
 /**
  * The Host on a user's VM over plain SSH (nothing of ours is installed there): runs go through the run wrapper
@@ -86,6 +87,12 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
       }),
     ),
     openTcp: (address, port) => pool.open('forward', (connection) => connection.forwardOut(address, port)),
+    openTerminal: (spec) =>
+      openSshTerminal(pool, spec, {
+        killRun,
+        label: settings.label,
+        readyTimeoutMs: settings.timing.probeTimeoutMs,
+      }),
     killRun,
     sweepRuns: () => sweepSshRuns(openControl, graceMs),
     close: async () => {

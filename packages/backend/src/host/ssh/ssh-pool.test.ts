@@ -34,6 +34,7 @@ class FakeConnection {
   // The pool never calls these itself: its callers' openers do, and the tests' openers call openFake().
   exec = (): Promise<ChannelOpenResult<never>> =>
     Promise.resolve({ kind: 'lost', message: 'not a real connection' });
+  execPty = this.exec;
   sftp = this.exec;
   forwardOut = this.exec;
   isOpen = (): boolean => this.#isOpen;

@@ -1,0 +1,155 @@
+import {
+  MAX_TERMINAL_INPUT_BYTES,
+  TerminalClientFrameSchema,
+  type TerminalClientFrame,
+  type TerminalServerFrame,
+} from '@catalyst/protocol';
+import type { Logger } from 'pino';
+import { WebSocket, type RawData } from 'ws';
+import { isCatalystError } from '../core/catalyst-error.ts';
+import type { TerminalAttachment, TerminalLink, Terminals } from '../service/terminals.ts';
+import { INTERNAL_MESSAGE } from './http-errors.ts';
+import { createHeartbeat, SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON } from './ws-session.ts';
+
+/**
+ * One terminal's WebSocket (`/ws/terminal`, issue 31): JSON text frames for control, binary frames for bytes. The
+ * first frame opens a terminal or attaches to one; the socket then carries that terminal only. A dropped socket
+ * detaches (the shell goes on for a while); `close` ends it. Nothing typed or printed is logged: only frame types
+ * and ids.
+ */
+
+/** Another client attached to this terminal (a second tab, the CLI): this one lets go. */
+export const DISPLACED_CLOSE_CODE = 4009;
+/** The terminal could not be opened or attached to: the error frame before it says why. */
+export const TERMINAL_REFUSED_CLOSE_CODE = 4004;
+
+export type TerminalsPort = Pick<Terminals, 'open' | 'attach'>;
+
+export interface TerminalSocketOptions {
+  socket: WebSocket;
+  terminals: TerminalsPort;
+  logger: Logger;
+  maxBufferedBytes: number;
+}
+
+export function startTerminalSocket(options: TerminalSocketOptions): { checkAlive(): void } {
+  const { socket, logger } = options;
+  let link: TerminalLink | undefined;
+  let isLinking = false;
+  const sendFrame = (frame: TerminalServerFrame): void => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+  };
+  const attachment: TerminalAttachment = {
+    onOutput: (chunk) => {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      // A client that cannot keep up is let go; the scrollback has the output when it attaches again.
+      if (socket.bufferedAmount > options.maxBufferedBytes) {
+        socket.close(SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON);
+        return;
+      }
+      socket.send(chunk, { binary: true });
+    },
+    onEnded: (ending) => {
+      if (link !== undefined) sendFrame({ type: 'ended', terminalId: link.terminalId, ...ending });
+      link = undefined;
+      socket.close(1000, 'terminal ended');
+    },
+    onDisplaced: () => {
+      link = undefined;
+      socket.close(DISPLACED_CLOSE_CODE, 'attached elsewhere');
+    },
+  };
+  const refuse = (error: unknown): void => {
+    sendFrame(toErrorFrame(error, logger));
+    socket.close(TERMINAL_REFUSED_CLOSE_CODE, 'terminal refused');
+  };
+  const linkTo = async (frame: TerminalClientFrame & { type: 'open' | 'attach' }): Promise<void> => {
+    const size = { cols: frame.cols, rows: frame.rows };
+    const linked =
+      frame.type === 'open'
+        ? await options.terminals.open(frame.ideaId, size, attachment)
+        : options.terminals.attach(frame.terminalId, size, attachment);
+    if (socket.readyState !== WebSocket.OPEN) {
+      linked.detach();
+      return;
+    }
+    link = linked;
+    const { terminalId, ideaId, cwd } = linked;
+    sendFrame({ type: 'ready', terminalId, ideaId, cwd, isReattached: frame.type === 'attach' });
+    if (linked.replay.length > 0) socket.send(linked.replay, { binary: true });
+  };
+  const onFrame = (frame: TerminalClientFrame): void => {
+    if (frame.type === 'open' || frame.type === 'attach') {
+      if (link !== undefined || isLinking) {
+        sendFrame(invalid('This socket has its terminal already.'));
+        return;
+      }
+      isLinking = true;
+      linkTo(frame).catch(refuse);
+      return;
+    }
+    if (link === undefined) {
+      sendFrame(invalid('Open or attach to a terminal first.'));
+      return;
+    }
+    if (frame.type === 'resize') link.resize({ cols: frame.cols, rows: frame.rows });
+    else void link.close();
+  };
+  socket.on('message', (data: RawData, isBinary: boolean) => {
+    const bytes = toBuffer(data);
+    if (isBinary) {
+      if (bytes.length > MAX_TERMINAL_INPUT_BYTES) {
+        sendFrame({
+          type: 'error',
+          code: 'FRAME_TOO_LARGE',
+          message: 'Send at most 64 KiB of input at once.',
+        });
+        return;
+      }
+      if (link === undefined) sendFrame(invalid('Open or attach to a terminal first.'));
+      else link.write(bytes);
+      return;
+    }
+    const parsed = parseFrame(bytes);
+    if (parsed === undefined) {
+      sendFrame(invalid('Not a terminal frame (docs/protocol.md, the terminal’s WebSocket).'));
+      return;
+    }
+    onFrame(parsed);
+  });
+  socket.on('error', (error) => {
+    logger.warn({ err: error }, 'terminal websocket error');
+  });
+  socket.on('close', () => {
+    link?.detach();
+    link = undefined;
+  });
+  return { checkAlive: createHeartbeat(socket, logger) };
+}
+
+function parseFrame(bytes: Buffer): TerminalClientFrame | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = TerminalClientFrameSchema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function invalid(message: string): TerminalServerFrame {
+  return { type: 'error', code: 'INVALID_FRAME', message };
+}
+
+function toErrorFrame(error: unknown, logger: Logger): TerminalServerFrame {
+  if (isCatalystError(error)) return { type: 'error', code: error.code, message: error.message };
+  logger.error({ err: error }, 'terminal failed unexpectedly');
+  return { type: 'error', code: 'INTERNAL', message: INTERNAL_MESSAGE };
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}

@@ -1,0 +1,252 @@
+import { randomBytes } from 'node:crypto';
+import { MAX_TERMINALS_PER_IDEA, type TerminalEndReason } from '@catalyst/protocol';
+import type { Logger } from 'pino';
+import { CatalystError } from '../core/catalyst-error.ts';
+import { Scrollback } from '../core/scrollback.ts';
+import type { HostTerminal, TerminalEnd } from '../host/host.ts';
+import { createRunTag } from '../host/wrapped-run.ts';
+import type { HostRegistry } from './host-registry.ts';
+
+/**
+ * The open terminals (issue 31), each a shell on its idea's host in the idea's `project/`, tagged like a run. A
+ * terminal outlives its WebSocket for `detachMs` (a dropped socket, a phone that slept): its output goes on into a
+ * bounded scrollback, replayed when a client attaches again by the terminal's id. Closing it, its idea's deletion or
+ * Catalyst's stop kill everything it started by its tag. What is typed or printed is never logged.
+ */
+
+export const DEFAULT_TERMINAL_DETACH_MS = 60_000;
+export const DEFAULT_SCROLLBACK_BYTES = 256 * 1024;
+
+export interface TerminalSize {
+  cols: number;
+  rows: number;
+}
+
+export interface TerminalEnding {
+  reason: TerminalEndReason;
+  exitCode: number | null;
+  message: string;
+}
+
+/** The socket's side: where output goes, and how it hears of the end or of another client taking over. */
+export interface TerminalAttachment {
+  onOutput(chunk: Uint8Array): void;
+  onEnded(ending: TerminalEnding): void;
+  onDisplaced(): void;
+}
+
+export interface TerminalLink {
+  readonly terminalId: string;
+  readonly ideaId: string;
+  readonly cwd: string;
+  /** The recent output, for a client that attached again (empty for a new terminal). */
+  readonly replay: Buffer;
+  write(data: Uint8Array): void;
+  resize(size: TerminalSize): void;
+  close(): Promise<void>;
+  /** The socket went: the shell goes on for detachMs, then ends. */
+  detach(): void;
+}
+
+export interface TerminalsOptions {
+  hosts: HostRegistry;
+  /** The idea's host by name (IDEA_NOT_FOUND, HOST_UNAVAILABLE otherwise). */
+  hostOf: (ideaId: string) => Promise<string>;
+  /** True while the idea is being deleted: no terminal opens then. */
+  isDeleting: (ideaId: string) => boolean;
+  logger: Logger;
+  detachMs?: number;
+  scrollbackBytes?: number;
+}
+
+interface Entry {
+  id: string;
+  ideaId: string;
+  cwd: string;
+  runTag: string;
+  terminal: HostTerminal;
+  scrollback: Scrollback;
+  attachment: TerminalAttachment | undefined;
+  detachTimer: NodeJS.Timeout | undefined;
+  closingReason: TerminalEndReason | undefined;
+  finished: Promise<void>;
+}
+
+export class Terminals {
+  readonly #options: TerminalsOptions;
+  readonly #entries = new Map<string, Entry>();
+  #isClosed = false;
+
+  constructor(options: TerminalsOptions) {
+    this.#options = options;
+  }
+
+  async open(ideaId: string, size: TerminalSize, attachment: TerminalAttachment): Promise<TerminalLink> {
+    const { hosts } = this.#options;
+    const hostName = await this.#options.hostOf(ideaId);
+    if (this.#isStopping() || this.#options.isDeleting(ideaId)) {
+      throw new CatalystError('IDEA_NOT_FOUND', 'The idea is being deleted, or Catalyst is stopping.');
+    }
+    if (this.idsOf(ideaId).length >= MAX_TERMINALS_PER_IDEA) {
+      throw new CatalystError(
+        'TOO_MANY_TERMINALS',
+        `This idea has ${String(MAX_TERMINALS_PER_IDEA)} terminals open already; close one first.`,
+      );
+    }
+    const cwd = (await hosts.store(hostName)).paths(ideaId).project;
+    const runTag = createRunTag();
+    const terminal = await hosts.get(hostName).host.openTerminal({ cwd, runTag, ...size });
+    const entry: Entry = {
+      id: `term-${randomBytes(16).toString('hex')}`,
+      ideaId,
+      cwd,
+      runTag,
+      terminal,
+      scrollback: new Scrollback(this.#options.scrollbackBytes ?? DEFAULT_SCROLLBACK_BYTES),
+      attachment,
+      detachTimer: undefined,
+      closingReason: undefined,
+      finished: Promise.resolve(),
+    };
+    this.#entries.set(entry.id, entry);
+    entry.finished = this.#pump(entry);
+    this.#options.logger.info({ ideaId, terminalId: entry.id, host: hostName }, 'terminal opened');
+    // Catalyst began to stop while the shell opened: shutdown() did not see it.
+    if (this.#isStopping()) void this.#close(entry, 'shutdown');
+    return this.#link(entry, Buffer.alloc(0));
+  }
+
+  /** TERMINAL_NOT_FOUND unless the terminal is open here; a client attached already is displaced. */
+  attach(terminalId: string, size: TerminalSize, attachment: TerminalAttachment): TerminalLink {
+    const entry = this.#entries.get(terminalId);
+    if (entry === undefined || entry.closingReason !== undefined) {
+      throw new CatalystError('TERMINAL_NOT_FOUND', 'This terminal has ended; open a new one.');
+    }
+    clearTimeout(entry.detachTimer);
+    entry.detachTimer = undefined;
+    const previous = entry.attachment;
+    entry.attachment = attachment;
+    previous?.onDisplaced();
+    entry.terminal.resize(size.cols, size.rows);
+    return this.#link(entry, entry.scrollback.contents());
+  }
+
+  #isStopping(): boolean {
+    return this.#isClosed;
+  }
+
+  idsOf(ideaId: string): string[] {
+    return [...this.#entries.values()].filter((entry) => entry.ideaId === ideaId).map((entry) => entry.id);
+  }
+
+  /** The run tags of the idea's terminals (for scans and tests). */
+  runTagsOf(ideaId: string): string[] {
+    return [...this.#entries.values()]
+      .filter((entry) => entry.ideaId === ideaId)
+      .map((entry) => entry.runTag);
+  }
+
+  /** The idea is being deleted: its terminals end, with all they started. */
+  async closeAllOf(ideaId: string): Promise<void> {
+    const entries = [...this.#entries.values()].filter((entry) => entry.ideaId === ideaId);
+    await Promise.all(entries.map((entry) => this.#close(entry, 'idea_deleted')));
+  }
+
+  async shutdown(): Promise<void> {
+    this.#isClosed = true;
+    await Promise.all([...this.#entries.values()].map((entry) => this.#close(entry, 'shutdown')));
+  }
+
+  #link(entry: Entry, replay: Buffer): TerminalLink {
+    const attachment = entry.attachment;
+    const isCurrent = () => entry.attachment === attachment && attachment !== undefined;
+    return {
+      terminalId: entry.id,
+      ideaId: entry.ideaId,
+      cwd: entry.cwd,
+      replay,
+      write: (data) => {
+        if (isCurrent()) entry.terminal.write(data);
+      },
+      resize: (size) => {
+        if (isCurrent()) entry.terminal.resize(size.cols, size.rows);
+      },
+      close: () => this.#close(entry, 'closed'),
+      detach: () => {
+        if (!isCurrent()) return;
+        entry.attachment = undefined;
+        const detachMs = this.#options.detachMs ?? DEFAULT_TERMINAL_DETACH_MS;
+        entry.detachTimer = setTimeout(() => void this.#close(entry, 'detached'), detachMs);
+        entry.detachTimer.unref();
+      },
+    };
+  }
+
+  async #close(entry: Entry, reason: TerminalEndReason): Promise<void> {
+    entry.closingReason ??= reason;
+    clearTimeout(entry.detachTimer);
+    try {
+      await entry.terminal.close();
+    } catch (error) {
+      this.#options.logger.warn(
+        { err: error, ideaId: entry.ideaId, terminalId: entry.id },
+        'the terminal’s processes could not all be stopped by its tag',
+      );
+    }
+    await entry.finished;
+  }
+
+  async #killLeftovers(entry: Entry): Promise<void> {
+    try {
+      await entry.terminal.close();
+    } catch (error) {
+      this.#options.logger.warn(
+        { err: error, ideaId: entry.ideaId, terminalId: entry.id },
+        'what the terminal left running could not be stopped by its tag',
+      );
+    }
+  }
+
+  async #pump(entry: Entry): Promise<void> {
+    try {
+      for await (const chunk of entry.terminal.output) {
+        entry.scrollback.append(chunk);
+        entry.attachment?.onOutput(chunk);
+      }
+    } catch {
+      // The output stream fails only as its transport goes; `ended` says how.
+    }
+    const end = await entry.terminal.ended;
+    // A shell that exited by itself may have left jobs behind (`nohup … &`): they carry its tag, and go too.
+    if (entry.closingReason === undefined) await this.#killLeftovers(entry);
+    const ending = describeEnding(entry.closingReason, end);
+    clearTimeout(entry.detachTimer);
+    this.#entries.delete(entry.id);
+    entry.closingReason ??= ending.reason;
+    entry.attachment?.onEnded(ending);
+    entry.attachment = undefined;
+    this.#options.logger.info(
+      { ideaId: entry.ideaId, terminalId: entry.id, reason: ending.reason },
+      'terminal ended',
+    );
+  }
+}
+
+const MESSAGES: Record<TerminalEndReason, string> = {
+  exited: 'The shell exited.',
+  closed: 'The terminal was closed.',
+  idea_deleted: 'The idea was deleted, so its terminal ended.',
+  detached: 'No one came back to this terminal in time, so it ended.',
+  lost: 'The connection to the host was lost, so the terminal ended.',
+  shutdown: 'Catalyst stopped, so the terminal ended.',
+};
+
+function describeEnding(closingReason: TerminalEndReason | undefined, end: TerminalEnd): TerminalEnding {
+  const reason = closingReason ?? (end.kind === 'lost' ? 'lost' : 'exited');
+  const exitCode = end.kind === 'exited' ? end.code : null;
+  const message =
+    reason === 'exited' && exitCode !== null && exitCode !== 0
+      ? `The shell exited with code ${String(exitCode)}.`
+      : MESSAGES[reason];
+  return { reason, exitCode, message };
+}

@@ -1,0 +1,95 @@
+import type { IncomingMessage } from 'node:http';
+import { TerminalServerFrameSchema, type TerminalServerFrame } from '@catalyst/protocol';
+import { WebSocket, type RawData } from 'ws';
+
+/**
+ * A terminal's WebSocket as a test drives it: JSON frames parsed with the protocol's schema, the output kept as
+ * text (ANSI and all) so a test waits for what a command printed.
+ */
+export interface TerminalClient {
+  readonly socket: WebSocket;
+  readonly frames: TerminalServerFrame[];
+  /** Everything printed since the socket opened, replay included. */
+  output(): string;
+  send(frame: unknown): void;
+  type(text: string): void;
+  /** Waits until the output (after `from`, a length of output() taken before) matches. */
+  waitForOutput(pattern: RegExp, from?: number): Promise<RegExpMatchArray>;
+  waitForFrame<T extends TerminalServerFrame['type']>(
+    type: T,
+  ): Promise<Extract<TerminalServerFrame, { type: T }>>;
+  readonly closed: Promise<{ code: number; reason: string }>;
+}
+
+export function openTerminalClient(
+  url: string,
+  options: { headers?: Record<string, string>; origin?: string } = {},
+): Promise<TerminalClient> {
+  const socket = new WebSocket(url, {
+    headers: options.headers ?? {},
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
+  });
+  const frames: TerminalServerFrame[] = [];
+  const decoder = new TextDecoder();
+  let printed = '';
+  const checks = new Set<() => void>();
+  socket.on('message', (data: RawData, isBinary: boolean) => {
+    const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+    if (isBinary) printed += decoder.decode(bytes, { stream: true });
+    else frames.push(TerminalServerFrameSchema.parse(JSON.parse(bytes.toString('utf8'))));
+    for (const check of checks) check();
+  });
+  /** Resolves with `find()`'s first defined answer, checked at each frame; fails after 15 s saying what it saw. */
+  const waitFor = <T>(find: () => T | undefined, what: () => string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const found = find();
+        if (found === undefined) return;
+        checks.delete(check);
+        clearTimeout(timer);
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        checks.delete(check);
+        reject(new Error(`timed out waiting for ${what()}`));
+      }, 15_000);
+      checks.add(check);
+      check();
+    });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    socket.once('close', (code, reason) => {
+      resolve({ code, reason: reason.toString() });
+    });
+  });
+  const client: TerminalClient = {
+    socket,
+    frames,
+    output: () => printed,
+    send: (frame) => {
+      socket.send(JSON.stringify(frame));
+    },
+    type: (text) => {
+      socket.send(Buffer.from(text, 'utf8'), { binary: true });
+    },
+    waitForOutput: (pattern, from = 0) =>
+      waitFor(
+        () => printed.slice(from).match(pattern) ?? undefined,
+        () => `terminal output ${String(pattern)} (so far: ${JSON.stringify(printed.slice(-300))})`,
+      ),
+    waitForFrame: <T extends TerminalServerFrame['type']>(type: T) =>
+      waitFor(
+        () => frames.find((frame): frame is Extract<TerminalServerFrame, { type: T }> => frame.type === type),
+        () => `a ${type} frame (so far: ${JSON.stringify(frames)})`,
+      ),
+    closed,
+  };
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => {
+      resolve(client);
+    });
+    socket.once('unexpected-response', (_request, response: IncomingMessage) => {
+      reject(new Error(`upgrade refused with ${String(response.statusCode)}`));
+    });
+    socket.once('error', reject);
+  });
+}

@@ -1,0 +1,130 @@
+import { TERMINAL_WS_PATH } from '@catalyst/protocol';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { refusedUpgrade } from './server-ws-client.ts';
+import { useServiceFixture } from './service-harness.ts';
+import { openTerminalClient, type TerminalClient } from './terminal-client.ts';
+
+// Issue 31: a terminal on the idea's host (the test kit's sshd, as its non-root bash user), in its project folder.
+
+const fixture = useServiceFixture();
+
+function terminalUrl(): string {
+  return `${fixture.service.catalyst.url.replace('http', 'ws')}${TERMINAL_WS_PATH}`;
+}
+
+async function connectTerminal(): Promise<TerminalClient> {
+  return openTerminalClient(terminalUrl(), {
+    headers: { authorization: `Bearer ${fixture.service.catalyst.token}` },
+  });
+}
+
+async function openTerminal(ideaId: string, size = { cols: 80, rows: 24 }) {
+  const client = await connectTerminal();
+  client.send({ type: 'open', ideaId, ...size });
+  const ready = await client.waitForFrame('ready');
+  return { client, ready };
+}
+
+/** Runs a command and waits for its own line of output, told apart from the echo by a computed marker. */
+async function run(client: TerminalClient, command: string, marker: string): Promise<string> {
+  const from = client.output().length;
+  client.type(`${command}; echo "${marker}-$((40+2))"\r`);
+  const match = await client.waitForOutput(new RegExp(`([^]*)${marker}-42`), from);
+  return match[1] ?? '';
+}
+
+describe('the terminal over SSH', () => {
+  it('opens in the project folder, runs commands, and follows a resize', async () => {
+    const idea = await fixture.service.createIdea('Terminal basics');
+    const { client, ready } = await openTerminal(idea.id);
+    expect(ready).toMatchObject({
+      ideaId: idea.id,
+      cwd: fixture.service.projectDir(idea.id),
+      isReattached: false,
+    });
+
+    expect(await run(client, 'pwd', 'done-pwd')).toContain(fixture.service.projectDir(idea.id));
+    expect(await run(client, 'echo "hello-$((6*7))"', 'done-echo')).toContain('hello-42');
+    expect(await run(client, 'stty size', 'done-size')).toContain('24 80');
+    client.send({ type: 'resize', cols: 120, rows: 40 });
+    expect(await run(client, 'stty size', 'done-resize')).toContain('40 120');
+
+    client.send({ type: 'close' });
+    expect(await client.waitForFrame('ended')).toMatchObject({ reason: 'closed' });
+    expect((await client.closed).code).toBe(1000);
+  });
+
+  it('keeps the shell over a dropped socket: attached again by id, its variables are still set', async () => {
+    const idea = await fixture.service.createIdea('Terminal reconnect');
+    const { client, ready } = await openTerminal(idea.id);
+    await run(client, 'KEPT=kept-$((1000+234))', 'done-set');
+    client.socket.terminate();
+    await client.closed;
+
+    const again = await connectTerminal();
+    again.send({ type: 'attach', terminalId: ready.terminalId, cols: 80, rows: 24 });
+    expect(await again.waitForFrame('ready')).toMatchObject({
+      terminalId: ready.terminalId,
+      isReattached: true,
+    });
+    // The scrollback came first: what the shell printed before the drop.
+    await again.waitForOutput(/done-set-42/);
+    expect(await run(again, 'echo "value=$KEPT"', 'done-get')).toContain('value=kept-1234');
+    again.send({ type: 'close' });
+    await again.waitForFrame('ended');
+  });
+
+  it('leaves no process of it on the VM once closed, nor once its idea is deleted', async () => {
+    const idea = await fixture.service.createIdea('Terminal cleanup');
+    const closing = await openTerminal(idea.id);
+    const deleting = await openTerminal(idea.id);
+    await run(closing.client, 'sleep 301 & true', 'done-bg1');
+    await run(deleting.client, 'nohup sleep 302 >/dev/null 2>&1 & true', 'done-bg2');
+    const before = await fixture.runProcesses(idea.id);
+    expect(before.map((found) => found.cmdline)).toEqual(expect.arrayContaining(['sleep 301', 'sleep 302']));
+
+    closing.client.send({ type: 'close' });
+    expect(await closing.client.waitForFrame('ended')).toMatchObject({ reason: 'closed' });
+    expect((await fixture.runProcesses(idea.id)).map((found) => found.cmdline)).not.toContain('sleep 301');
+
+    const deleted = await fixture.service.api(`/api/ideas/${idea.id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(204);
+    expect(await deleting.client.waitForFrame('ended')).toMatchObject({ reason: 'idea_deleted' });
+    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+  });
+
+  it('says plainly that an unknown terminal has ended', async () => {
+    const client = await connectTerminal();
+    client.send({ type: 'attach', terminalId: `term-${'0'.repeat(32)}`, cols: 80, rows: 24 });
+    expect(await client.waitForFrame('error')).toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    expect((await client.closed).code).toBe(4004);
+  });
+});
+
+describe('who may open a terminal', () => {
+  it('refuses a preview’s origin even with a whole session, and a session cookie without its key', async () => {
+    const { catalyst } = fixture.service;
+    const login = await fetch(`${catalyst.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: catalyst.url },
+      body: JSON.stringify({ token: catalyst.token }),
+    });
+    expect(login.status).toBe(200);
+    const { key } = z.object({ key: z.string() }).parse(await login.json());
+    const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    const protocols = [`catalyst-key.${key}`];
+
+    const previewOrigin = `http://p-${'a'.repeat(20)}.localhost:${String(catalyst.port + 1)}`;
+    const fromPreview = await refusedUpgrade(terminalUrl(), {
+      headers: { cookie },
+      origin: previewOrigin,
+      protocols,
+    });
+    expect(fromPreview.status).toBe(403);
+    const cookieOnly = await refusedUpgrade(terminalUrl(), { headers: { cookie }, origin: catalyst.url });
+    expect(cookieOnly.status).toBe(401);
+    const nothing = await refusedUpgrade(terminalUrl(), { origin: catalyst.url });
+    expect(nothing.status).toBe(401);
+  });
+});
