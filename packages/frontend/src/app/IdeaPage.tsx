@@ -22,6 +22,7 @@ import { usePushDevice } from '../notify/push-context.ts';
 import { isMutedHere } from '../notify/push-device.ts';
 import { useAttention } from '../notify/use-attention.ts';
 import { PreviewPanel, PreviewToggle } from '../preview/PreviewPanel.tsx';
+import { TerminalPanel, TerminalToggle } from '../terminal/TerminalPanel.tsx';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
 import { summarize } from '../transcript/transcript-state.ts';
 import { api, describeError } from './api.ts';
@@ -82,6 +83,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const filesPanelId = useId();
   const [isPreviewOpen, setIsPreviewOpen] = useState(false);
   const previewPanelId = useId();
+  const [isTerminalOpen, setIsTerminalOpen] = useState(false);
   const asides = useAsides(ideaId, stream.transcript.events);
   const [isAsideOpen, setIsAsideOpen] = useState(false);
   const asidePanelId = useId();
@@ -304,6 +306,12 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
                 setIsPreviewOpen((isOpen) => !isOpen);
               }}
             />
+            <TerminalToggle
+              isOpen={isTerminalOpen}
+              onToggle={() => {
+                setIsTerminalOpen((isOpen) => !isOpen);
+              }}
+            />
             <NotifyButton ideaId={ideaId} />
           </>
         }
@@ -327,6 +335,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
       ) : null}
       <FilesPanel id={filesPanelId} ideaId={ideaId} view={files.view} projectVersion={files.version} />
       <PreviewPanel id={previewPanelId} ideaId={ideaId} isOpen={isPreviewOpen} onIdeaChanged={applyChange} />
+      {isTerminalOpen ? <TerminalPanel ideaId={ideaId} /> : null}
       <ProjectLinksProvider value={files.links}>
         <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
       </ProjectLinksProvider>

@@ -1,0 +1,95 @@
+import { useCallback, useId, useState } from 'react';
+import { TerminalView } from './TerminalView.tsx';
+import { forgetTerminal, keptTerminals, keepTerminal } from './kept-terminals.ts';
+import './terminal.css';
+
+interface OpenTerminal {
+  /** This page's key for the view, stable from before the server names the shell. */
+  key: number;
+  number: number;
+  terminalId: string | undefined;
+}
+
+let nextKey = 1;
+
+/**
+ * The idea's terminals (issue 31): shells on its host in its `project/`, one shown at a time, each with its own
+ * socket. Their ids are kept for this tab (sessionStorage), so a reload attaches to the same shells while the server
+ * keeps them (a minute without a client).
+ */
+export function TerminalPanel({ ideaId }: { ideaId: string }) {
+  const [terminals, setTerminals] = useState<OpenTerminal[]>(() => {
+    const kept = keptTerminals(ideaId);
+    const ids = kept.length === 0 ? [undefined] : kept;
+    return ids.map((terminalId, index) => ({ key: nextKey++, number: index + 1, terminalId }));
+  });
+  const [shownKey, setShownKey] = useState<number | undefined>(terminals[0]?.key);
+  const headingId = useId();
+
+  const openNew = useCallback(() => {
+    const key = nextKey++;
+    setTerminals((current) => [
+      ...current,
+      { key, number: Math.max(0, ...current.map((terminal) => terminal.number)) + 1, terminalId: undefined },
+    ]);
+    setShownKey(key);
+  }, []);
+
+  const remove = (key: number) => {
+    const removed = terminals.find((terminal) => terminal.key === key);
+    if (removed?.terminalId !== undefined) forgetTerminal(ideaId, removed.terminalId);
+    const rest = terminals.filter((terminal) => terminal.key !== key);
+    setTerminals(rest);
+    if (shownKey === key) setShownKey(rest.at(-1)?.key);
+  };
+
+  return (
+    <section className="panel terminal-panel" aria-labelledby={headingId}>
+      <div className="terminal-head">
+        <h2 id={headingId}>Terminal</h2>
+        <div className="terminal-tabs" role="group" aria-label="Terminals">
+          {terminals.map((terminal) => (
+            <button
+              key={terminal.key}
+              type="button"
+              aria-pressed={terminal.key === shownKey}
+              onClick={() => {
+                setShownKey(terminal.key);
+              }}
+            >
+              {`Terminal ${String(terminal.number)}`}
+            </button>
+          ))}
+        </div>
+        <button type="button" onClick={openNew}>
+          New terminal
+        </button>
+      </div>
+      {terminals.length === 0 ? <p className="muted">No terminal is open.</p> : null}
+      {terminals.map((terminal) => (
+        <TerminalView
+          key={terminal.key}
+          ideaId={ideaId}
+          terminalId={terminal.terminalId}
+          label={`Terminal ${String(terminal.number)}`}
+          isShown={terminal.key === shownKey}
+          onReady={(terminalId) => {
+            keepTerminal(ideaId, terminalId);
+          }}
+          onClose={() => {
+            remove(terminal.key);
+          }}
+        />
+      ))}
+    </section>
+  );
+}
+
+/** Opens and closes the terminals, beside the idea's other actions (until the workspace's tabs hold them). */
+export function TerminalToggle({ isOpen, onToggle }: { isOpen: boolean; onToggle: () => void }) {
+  return (
+    <button type="button" aria-pressed={isOpen} onClick={onToggle}>
+      Terminal
+    </button>
+  );
+}

@@ -1,0 +1,113 @@
+import { FitAddon } from '@xterm/addon-fit';
+import { Terminal } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
+import { useEffect, useRef, useState } from 'react';
+import { TerminalSocket, type TerminalState } from './terminal-socket.ts';
+
+export interface TerminalViewProps {
+  ideaId: string;
+  /** A shell to attach to again (kept across a reload); a new one is opened without it. */
+  terminalId: string | undefined;
+  label: string;
+  isShown: boolean;
+  onReady: (terminalId: string) => void;
+  onClose: () => void;
+}
+
+const SCROLLBACK_LINES = 5_000;
+
+/**
+ * One terminal (issue 31): xterm.js on its socket. The terminal fits its element (a ResizeObserver, then the pty's
+ * window follows); copy and paste are xterm's (select to copy with the browser's copy, paste with the browser's
+ * paste); a dropped socket attaches again to the same shell and redraws from its recent output.
+ */
+export function TerminalView({ ideaId, terminalId, label, isShown, onReady, onClose }: TerminalViewProps) {
+  const element = useRef<HTMLDivElement>(null);
+  const socketRef = useRef<TerminalSocket>(undefined);
+  const [state, setState] = useState<TerminalState>({ kind: 'connecting' });
+  const callbacks = useRef({ onReady });
+  callbacks.current = { onReady };
+
+  useEffect(() => {
+    const host = element.current;
+    if (host === null) return;
+    const terminal = new Terminal({
+      scrollback: SCROLLBACK_LINES,
+      cursorBlink: true,
+      fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+      fontSize: 13,
+    });
+    const fit = new FitAddon();
+    terminal.loadAddon(fit);
+    terminal.open(host);
+    const fitNow = () => {
+      if (host.clientWidth > 0 && host.clientHeight > 0) fit.fit();
+    };
+    fitNow();
+    const socket = new TerminalSocket({
+      ideaId,
+      ...(terminalId === undefined ? {} : { terminalId }),
+      size: () => ({ cols: terminal.cols, rows: terminal.rows }),
+      onOutput: (bytes, isReplay) => {
+        // A replay is the shell's recent output from the server: it replaces what this page showed.
+        if (isReplay) terminal.reset();
+        terminal.write(bytes);
+      },
+      onState: setState,
+      onReady: (id) => {
+        callbacks.current.onReady(id);
+      },
+    });
+    socketRef.current = socket;
+    const typed = terminal.onData((data) => {
+      socket.write(data);
+    });
+    const resized = terminal.onResize(({ cols, rows }) => {
+      socket.resize(cols, rows);
+    });
+    const observer = new ResizeObserver(fitNow);
+    observer.observe(host);
+    return () => {
+      observer.disconnect();
+      typed.dispose();
+      resized.dispose();
+      socket.dispose();
+      terminal.dispose();
+    };
+    // The socket is this terminal's for the component's life: the panel keys each view by its own key, so the id it
+    // learns later (onReady) changes nothing here.
+  }, [ideaId]);
+
+  return (
+    <div className="terminal-view" hidden={!isShown}>
+      <div className="terminal-bar">
+        <p className="terminal-state" role="status">
+          {describeState(state)}
+        </p>
+        <button
+          type="button"
+          onClick={() => {
+            if (state.kind === 'ended') onClose();
+            else socketRef.current?.close();
+          }}
+        >
+          {state.kind === 'ended' ? `Remove ${label}` : `Close ${label}`}
+        </button>
+      </div>
+      <div className="terminal-screen" ref={element} role="region" aria-label={label} />
+    </div>
+  );
+}
+
+function describeState(state: TerminalState): string {
+  switch (state.kind) {
+    case 'connecting':
+      return 'Opening a shell on the idea’s host…';
+    case 'live':
+      return 'Connected: a shell in the project folder.';
+    case 'reconnecting':
+      return 'Reconnecting to the same shell…';
+    case 'ended':
+      return state.message;
+  }
+}

@@ -1,0 +1,166 @@
+import {
+  TERMINAL_WS_PATH,
+  TerminalServerFrameSchema,
+  type TerminalClientFrame,
+  type TerminalServerFrame,
+} from '@catalyst/protocol';
+import { sessionProtocols } from '../app/session-key.ts';
+
+/**
+ * One terminal's WebSocket (issue 31, docs/protocol.md): opens a shell on the idea's host, then, whenever the
+ * socket drops, attaches to the same shell again by its id (the server keeps it for a minute and replays its recent
+ * output), until the shell ends or the page closes it. Bytes travel as binary frames, control as JSON.
+ */
+
+export type TerminalState =
+  { kind: 'connecting' } | { kind: 'live' } | { kind: 'reconnecting' } | { kind: 'ended'; message: string };
+
+export interface TerminalSocketOptions {
+  ideaId: string;
+  /** A shell opened earlier (before a reload): attached to instead of opening a new one. */
+  terminalId?: string;
+  size: () => { cols: number; rows: number };
+  onOutput: (bytes: Uint8Array, isReplay: boolean) => void;
+  onState: (state: TerminalState) => void;
+  /** The server's id for the shell, once it has one. */
+  onReady?: (terminalId: string) => void;
+  url?: string;
+}
+
+const RETRY_DELAYS_MS = [250, 1_000, 2_000, 5_000];
+/** The server keeps a detached shell for 60 s; past that an attach can only say it ended. */
+const GIVE_UP_AFTER_MS = 70_000;
+
+export class TerminalSocket {
+  readonly #options: TerminalSocketOptions;
+  #socket: WebSocket | undefined;
+  #terminalId: string | undefined;
+  #isEnded = false;
+  #attempt = 0;
+  #droppedAt: number | undefined;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #isExpectingReplay = false;
+
+  constructor(options: TerminalSocketOptions) {
+    this.#options = options;
+    this.#terminalId = options.terminalId;
+    this.#connect();
+  }
+
+  get terminalId(): string | undefined {
+    return this.#terminalId;
+  }
+
+  /** The person's keys (or a paste). */
+  write(text: string): void {
+    if (this.#socket?.readyState === WebSocket.OPEN && this.#terminalId !== undefined) {
+      this.#socket.send(new TextEncoder().encode(text));
+    }
+  }
+
+  resize(cols: number, rows: number): void {
+    this.#sendFrame({ type: 'resize', cols, rows });
+  }
+
+  /** Ends the shell and all it started; the server answers with `ended`. */
+  close(): void {
+    if (this.#isEnded) return;
+    if (this.#socket?.readyState === WebSocket.OPEN && this.#terminalId !== undefined) {
+      this.#sendFrame({ type: 'close' });
+      return;
+    }
+    this.#end('The terminal was closed.');
+  }
+
+  /** The page goes away: the socket closes, the shell lives on for the server's minute. */
+  dispose(): void {
+    this.#isEnded = true;
+    clearTimeout(this.#retry);
+    this.#socket?.close(1000, 'page closed');
+  }
+
+  #connect(): void {
+    const url =
+      this.#options.url ??
+      `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${TERMINAL_WS_PATH}`;
+    const socket = new WebSocket(url, sessionProtocols());
+    socket.binaryType = 'arraybuffer';
+    this.#socket = socket;
+    socket.addEventListener('open', () => {
+      const size = this.#options.size();
+      this.#sendFrame(
+        this.#terminalId === undefined
+          ? { type: 'open', ideaId: this.#options.ideaId, ...size }
+          : { type: 'attach', terminalId: this.#terminalId, ...size },
+      );
+    });
+    socket.addEventListener('message', (event: MessageEvent<unknown>) => {
+      if (event.data instanceof ArrayBuffer) {
+        this.#options.onOutput(new Uint8Array(event.data), this.#isExpectingReplay);
+        this.#isExpectingReplay = false;
+        return;
+      }
+      if (typeof event.data === 'string') this.#onFrame(event.data);
+    });
+    socket.addEventListener('close', () => {
+      if (this.#socket === socket) this.#onDropped();
+    });
+  }
+
+  #onFrame(text: string): void {
+    const parsed = TerminalServerFrameSchema.safeParse(safeJson(text));
+    if (!parsed.success) return;
+    const frame: TerminalServerFrame = parsed.data;
+    if (frame.type === 'ready') {
+      this.#terminalId = frame.terminalId;
+      this.#attempt = 0;
+      this.#droppedAt = undefined;
+      this.#isExpectingReplay = frame.isReattached;
+      this.#options.onReady?.(frame.terminalId);
+      this.#options.onState({ kind: 'live' });
+    } else if (frame.type === 'ended') {
+      this.#end(frame.message);
+    } else if (frame.code === 'TERMINAL_NOT_FOUND' || this.#terminalId === undefined) {
+      this.#end(frame.message);
+    }
+  }
+
+  #onDropped(): void {
+    if (this.#isEnded) return;
+    this.#droppedAt ??= Date.now();
+    if (this.#terminalId === undefined && this.#attempt > 0) {
+      this.#end('The terminal could not be opened: the connection to Catalyst failed.');
+      return;
+    }
+    if (Date.now() - this.#droppedAt > GIVE_UP_AFTER_MS) {
+      this.#end('The connection to Catalyst was lost for too long, so the terminal ended.');
+      return;
+    }
+    this.#options.onState({ kind: 'reconnecting' });
+    const delay = RETRY_DELAYS_MS[Math.min(this.#attempt, RETRY_DELAYS_MS.length - 1)] ?? 5_000;
+    this.#attempt += 1;
+    this.#retry = setTimeout(() => {
+      this.#connect();
+    }, delay);
+  }
+
+  #end(message: string): void {
+    if (this.#isEnded) return;
+    this.#isEnded = true;
+    clearTimeout(this.#retry);
+    this.#options.onState({ kind: 'ended', message });
+    this.#socket?.close(1000, 'terminal ended');
+  }
+
+  #sendFrame(frame: TerminalClientFrame): void {
+    if (this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(JSON.stringify(frame));
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startTcpProxy } from '@catalyst/testkit';
+import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
+import { useBrowserSuite } from './browser-harness.ts';
+import { openIdea } from './idea-page.ts';
+
+// Issue 31: the idea's terminal in the page, over SSH to the test kit's sshd, with xterm.js in Chromium.
+
+const suite = useBrowserSuite();
+
+function screen(page: Page, name: string): Locator {
+  return page.getByRole('region', { name, exact: true });
+}
+
+/**
+ * Types a command into the terminal and returns what it printed: between two lines the shell prints around it, told
+ * from the echoed command line by the sums they hold.
+ */
+async function run(page: Page, name: string, command: string, marker: string): Promise<string> {
+  await screen(page, name).click();
+  await page.keyboard.type(`echo "${marker}-b$((0+1))"; ${command}; echo "${marker}-e$((40+2))"`);
+  await page.keyboard.press('Enter');
+  const rows = screen(page, name).locator('.xterm-rows');
+  await expect
+    .poll(async () => (await rows.innerText()).includes(`${marker}-e42`), { timeout: 15_000 })
+    .toBe(true);
+  const shown = await rows.innerText();
+  return shown.slice(shown.lastIndexOf(`${marker}-b1`), shown.lastIndexOf(`${marker}-e42`));
+}
+
+function state(page: Page, name: string): Locator {
+  return page.locator('.terminal-view', { has: screen(page, name) }).getByRole('status');
+}
+
+describe('the terminal', () => {
+  it('runs commands in the project folder, follows a resize, survives a dropped socket, and leaves nothing behind', async () => {
+    const { service } = suite.fixture;
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
+    onTestFinished(() => proxy.close());
+    const idea = await service.createIdea('Terminal in the page');
+    const page = await suite.openLoggedInPage({ origin: proxy.url });
+    await openIdea(page, { id: idea.id, title: 'Terminal in the page' });
+
+    await page.getByRole('button', { name: 'Terminal', exact: true }).click();
+    await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('Connected');
+    expect(await run(page, 'Terminal 1', 'pwd', 'pwd-done')).toContain(service.projectDir(idea.id));
+    expect(await run(page, 'Terminal 1', 'echo "hi-$((6*7))"', 'echo-done')).toContain('hi-42');
+
+    const before = await run(page, 'Terminal 1', 'stty size', 'size-1');
+    await page.setViewportSize({ width: 760, height: 900 });
+    await expect
+      .poll(async () => (await run(page, 'Terminal 1', 'stty size', 'size-2')).match(/\d+ \d+/)?.[0])
+      .not.toBe(before.match(/\d+ \d+/)?.[0]);
+
+    const [terminalId] = service.catalyst.services.terminals.idsOf(idea.id);
+    await run(page, 'Terminal 1', 'KEPT=kept-$((1000+234))', 'set-done');
+    expect(proxy.dropConnections()).toBeGreaterThan(0);
+    await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('Connected');
+    expect(await run(page, 'Terminal 1', 'echo "value=$KEPT"', 'get-done')).toContain('value=kept-1234');
+    expect(service.catalyst.services.terminals.idsOf(idea.id)).toEqual([terminalId]);
+
+    await page.getByRole('button', { name: 'New terminal' }).click();
+    await expect.poll(() => state(page, 'Terminal 2').innerText()).toContain('Connected');
+    expect(service.catalyst.services.terminals.idsOf(idea.id)).toHaveLength(2);
+    await run(page, 'Terminal 2', 'sleep 303 & true', 'bg-done');
+    const ideaDir = join(service.ideasRoot, idea.id);
+    // The idea's pre-warmed claude carries a run tag too: the terminals' own are looked for.
+    const terminalTags = new Set(service.catalyst.services.terminals.runTagsOf(idea.id));
+    const terminalProcesses = async () =>
+      (await scanRunProcessesIn(ideaDir)).filter((found) => terminalTags.has(found.runTag));
+    expect((await terminalProcesses()).map((found) => found.cmdline)).toContain('sleep 303');
+
+    await page.getByRole('button', { name: 'Close Terminal 2' }).click();
+    await expect.poll(() => state(page, 'Terminal 2').innerText()).toContain('The terminal was closed.');
+    expect((await terminalProcesses()).map((found) => found.cmdline)).not.toContain('sleep 303');
+    await page.getByRole('button', { name: 'Terminal 1', exact: true }).click();
+    await page.getByRole('button', { name: 'Close Terminal 1' }).click();
+    await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('The terminal was closed.');
+    expect(await terminalProcesses()).toEqual([]);
+  });
+});
