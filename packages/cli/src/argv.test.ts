@@ -65,6 +65,16 @@ describe('parseInvocation', () => {
     });
   });
 
+  it('reads shell with exactly one idea', () => {
+    expect(parseInvocation(['shell', 'idea-0123456789abcdef']).command).toEqual({
+      kind: 'shell',
+      idea: 'idea-0123456789abcdef',
+    });
+    expect(() => parseInvocation(['shell'])).toThrow(/shell takes one <idea>/);
+    expect(() => parseInvocation(['shell', 'a', 'b'])).toThrow(/shell takes one <idea>/);
+    expect(() => parseInvocation(['shell', 'a', '--json'])).toThrow();
+  });
+
   it('reads the queue’s actions: show, add (with --now), resume (one more step), clear, one at a time', () => {
     const idea = 'idea-0123456789abcdef';
     expect(parseInvocation(['queue', idea]).command).toEqual({

@@ -53,6 +53,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   autopilot: ['step', 'policy', 'budget', 'continue-on-failure', 'json', 'detach'],
   hosts: ['json', 'name', 'ideas-root', 'claude-path', 'default', 'yes'],
   queue: ['json', 'now', 'resume', 'one-more-step', 'clear'],
+  shell: [],
 };
 
 const CommandNameSchema = z.enum(COMMAND_NAMES);
@@ -125,6 +126,11 @@ function buildCommand(name: CommandName, args: string[], values: Values): Comman
       return { kind: 'hosts', action: parseHostsAction(args, hostsOptionsOf(values)) };
     case 'queue':
       return buildQueue(args, values);
+    case 'shell': {
+      const [idea, ...more] = args;
+      if (idea === undefined || more.length > 0) throw usageError('shell takes one <idea>');
+      return { kind: 'shell', idea: nonEmpty(idea, '<idea>') };
+    }
   }
 }
 

@@ -28,7 +28,8 @@ export type Command =
       detach: boolean;
     }
   | { kind: 'hosts'; action: HostsAction }
-  | { kind: 'queue'; idea: string; action: QueueAction; json: boolean };
+  | { kind: 'queue'; idea: string; action: QueueAction; json: boolean }
+  | { kind: 'shell'; idea: string };
 
 /** `catalyst queue …`: the idea's queue of next messages (issue 30). */
 export type QueueAction =
@@ -53,7 +54,17 @@ export type HostsAction =
   | { type: 'remove'; name: string; isConfirmed: boolean }
   | { type: 'aliases' };
 
-export const COMMAND_NAMES = ['ideas', 'new', 'chat', 'build', 'run', 'autopilot', 'queue', 'hosts'] as const;
+export const COMMAND_NAMES = [
+  'ideas',
+  'new',
+  'chat',
+  'build',
+  'run',
+  'autopilot',
+  'queue',
+  'shell',
+  'hosts',
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /** Where Catalyst is and how to get in, as given on the command line (the environment fills the gaps). */

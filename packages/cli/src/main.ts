@@ -7,11 +7,13 @@ import type { CommandContext } from './command-context.ts';
 import { runAutopilot } from './commands/autopilot.ts';
 import { runHostsCommand } from './commands/hosts.ts';
 import { runQueueCommand } from './commands/queue.ts';
+import { runShell } from './commands/shell.ts';
 import { createIdea, listIdeas } from './commands/ideas.ts';
 import { runAndWait } from './commands/run-and-wait.ts';
 import { streamRun } from './commands/stream-run.ts';
 import { ExitCode, exitCodeOfError, type ExitCodeValue } from './exit-codes.ts';
 import { openIdeaSocket } from './idea-socket.ts';
+import { openTerminalSocket } from './terminal-socket.ts';
 import { listenForInterrupts } from './interrupts.ts';
 import { readToken, resolveSettings } from './settings.ts';
 import { createProcessTerminal, flushStreams, type Terminal } from './terminal.ts';
@@ -72,6 +74,7 @@ async function connect(
     ...io,
     api: createApiClient(settings.url, token),
     openSocket: () => openIdeaSocket(settings.url, token),
+    openTerminalSocket: () => openTerminalSocket(settings.url, token),
   };
 }
 
@@ -94,6 +97,8 @@ function dispatch(
       return runHostsCommand(context, command);
     case 'queue':
       return runQueueCommand(context, command);
+    case 'shell':
+      return runShell(context, command);
   }
 }
 

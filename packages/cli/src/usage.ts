@@ -17,6 +17,7 @@ const COMMAND_USAGE: Record<CommandName, string> = {
     'catalyst queue <idea> [build:"message" | chat:"message"] [--now] [--json]\n' +
     '  catalyst queue <idea> --resume [--one-more-step]\n' +
     '  catalyst queue <idea> --clear',
+  shell: 'catalyst shell <idea>',
   hosts:
     'catalyst hosts [--json]\n' +
     '  catalyst hosts add <alias|user@host[:port]> [--name NAME] [--ideas-root PATH]\n' +
@@ -35,11 +36,18 @@ const COMMAND_SUMMARY: Record<CommandName, string> = {
   run: 'start a run and wait for its end, no streaming; --json prints the run',
   autopilot: 'run steps one after the other, unattended: a line per step, each step streamed here',
   queue: 'the messages waiting to be sent once Claude is idle: list them, queue one, go on after a pause',
+  shell: 'a shell on the idea’s host, in its project folder (exit or Ctrl-D ends it)',
   hosts: 'list the hosts (* marks the default); add one, check it, confirm its key, remove it',
 };
 
 /** More than a line says, for `catalyst help <command>`. */
 const COMMAND_DETAILS: Partial<Record<CommandName, string>> = {
+  shell: `
+  The same terminal as the idea's page: a login shell on the idea's host (over SSH on a VM), in its
+  project folder. Everything it starts is stopped when it ends. At a terminal, keys go to the remote
+  shell as typed (Ctrl-C too) and a window change follows; piped, the input is typed and its end ends
+  the shell. Exits 0 when the shell exits 0, 1 otherwise.
+`,
   queue: `
   A message queued while a run or a queue goes waits and is sent, in order, once the idea is idle; one
   queued when nothing runs or waits is sent at once. --now stops the turn that runs (as Ctrl-C in
