@@ -7,6 +7,7 @@ import { NO_GIT_WARNING } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { describeHostCleanup, type BackendFixtureInput, type HostCleanupSetup } from './host-cleanup.ts';
 import { describeHostContract } from './host-contract.ts';
+import { describeTerminalContract } from './host-terminal-contract.ts';
 import { hasLocalRunDir, scanLocalProcesses, watchRun } from './host-test-kit.ts';
 import { describeRealClaude } from './real-claude-suite.ts';
 
@@ -41,6 +42,7 @@ function localSetup(shell: string): HostCleanupSetup {
 for (const shell of ['/bin/sh', '/bin/bash']) {
   describeHostContract(`local ${shell}`, localSetup(shell));
 }
+describeTerminalContract('local', localSetup('/bin/sh'));
 // The cleanup proofs under dash here; under bash they run over SSH (ssh-host.test.ts, the bash user).
 describeHostCleanup('local /bin/sh', localSetup('/bin/sh'));
 

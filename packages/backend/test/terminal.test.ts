@@ -1,5 +1,6 @@
 import { TERMINAL_WS_PATH } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
+import { waitUntil } from '@catalyst/testkit';
 import { z } from 'zod';
 import { refusedUpgrade } from './server-ws-client.ts';
 import { useServiceFixture } from './service-harness.ts';
@@ -81,8 +82,15 @@ describe('the terminal over SSH', () => {
     const deleting = await openTerminal(idea.id);
     await run(closing.client, 'sleep 301 & true', 'done-bg1');
     await run(deleting.client, 'nohup sleep 302 >/dev/null 2>&1 & true', 'done-bg2');
-    const before = await fixture.runProcesses(idea.id);
-    expect(before.map((found) => found.cmdline)).toEqual(expect.arrayContaining(['sleep 301', 'sleep 302']));
+    // A job forked in the background shows the shell's command line until its exec: waited for.
+    const commands = async () => (await fixture.runProcesses(idea.id)).map((found) => found.cmdline);
+    await waitUntil(
+      async () => (await commands()).filter((line) => line.startsWith('sleep 30')).length === 2,
+      {
+        timeoutMs: 10_000,
+        what: 'the background sleeps to start',
+      },
+    );
 
     closing.client.send({ type: 'close' });
     expect(await closing.client.waitForFrame('ended')).toMatchObject({ reason: 'closed' });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startTcpProxy } from '@catalyst/testkit';
+import { startTcpProxy, waitUntil } from '@catalyst/testkit';
 import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { openIdea } from './idea-page.ts';
@@ -56,7 +56,11 @@ describe('the terminal', () => {
 
     const [terminalId] = service.catalyst.services.terminals.idsOf(idea.id);
     await run(page, 'Terminal 1', 'KEPT=kept-$((1000+234))', 'set-done');
+    const reconnected = page.waitForEvent('websocket', (socket) => socket.url().endsWith('/ws/terminal'));
     expect(proxy.dropConnections()).toBeGreaterThan(0);
+    await (
+      await reconnected
+    ).waitForEvent('framereceived', (frame) => String(frame.payload).includes('"ready"'));
     await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('Connected');
     expect(await run(page, 'Terminal 1', 'echo "value=$KEPT"', 'get-done')).toContain('value=kept-1234');
     expect(service.catalyst.services.terminals.idsOf(idea.id)).toEqual([terminalId]);
@@ -70,7 +74,11 @@ describe('the terminal', () => {
     const terminalTags = new Set(service.catalyst.services.terminals.runTagsOf(idea.id));
     const terminalProcesses = async () =>
       (await scanRunProcessesIn(ideaDir)).filter((found) => terminalTags.has(found.runTag));
-    expect((await terminalProcesses()).map((found) => found.cmdline)).toContain('sleep 303');
+    // A job forked in the background shows the shell's command line until its exec: waited for.
+    await waitUntil(async () => (await terminalProcesses()).some((found) => found.cmdline === 'sleep 303'), {
+      timeoutMs: 10_000,
+      what: 'the background sleep to start',
+    });
 
     await page.getByRole('button', { name: 'Close Terminal 2' }).click();
     await expect.poll(() => state(page, 'Terminal 2').innerText()).toContain('The terminal was closed.');

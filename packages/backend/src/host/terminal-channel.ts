@@ -93,10 +93,19 @@ async function readMarker(
   }
 }
 
+/**
+ * The output after the marker. A stream destroyed by close() (the local pipes) fails its reader with a premature
+ * close: that is the output's end here, never an error; `ended` says how the shell ended.
+ */
 async function* continueWith(first: Buffer, chunks: AsyncIterator<Buffer>): AsyncIterable<Uint8Array> {
   if (first.length > 0) yield first;
   for (;;) {
-    const next = await chunks.next();
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await chunks.next();
+    } catch {
+      return;
+    }
     if (next.done === true) return;
     yield next.value;
   }

@@ -208,13 +208,9 @@ export class Terminals {
   }
 
   async #pump(entry: Entry): Promise<void> {
-    try {
-      for await (const chunk of entry.terminal.output) {
-        entry.scrollback.append(chunk);
-        entry.attachment?.onOutput(chunk);
-      }
-    } catch {
-      // The output stream fails only as its transport goes; `ended` says how.
+    for await (const chunk of entry.terminal.output) {
+      entry.scrollback.append(chunk);
+      entry.attachment?.onOutput(chunk);
     }
     const end = await entry.terminal.ended;
     // A shell that exited by itself may have left jobs behind (`nohup … &`): they carry its tag, and go too.

@@ -30,6 +30,8 @@ export interface TerminalSocketOptions {
 const RETRY_DELAYS_MS = [250, 1_000, 2_000, 5_000];
 /** The server keeps a detached shell for 60 s; past that an attach can only say it ended. */
 const GIVE_UP_AFTER_MS = 70_000;
+/** Keys typed while reconnecting, sent once the shell is back; more is dropped (a paste into a dead link). */
+const MAX_TYPED_AHEAD_CHARS = 4_096;
 
 export class TerminalSocket {
   readonly #options: TerminalSocketOptions;
@@ -40,6 +42,8 @@ export class TerminalSocket {
   #droppedAt: number | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #isExpectingReplay = false;
+  #isLive = false;
+  #typedAhead = '';
 
   constructor(options: TerminalSocketOptions) {
     this.#options = options;
@@ -51,11 +55,14 @@ export class TerminalSocket {
     return this.#terminalId;
   }
 
-  /** The person's keys (or a paste). */
+  /** The person's keys (or a paste); while the socket is away, kept (a bounded amount) until it is back. */
   write(text: string): void {
-    if (this.#socket?.readyState === WebSocket.OPEN && this.#terminalId !== undefined) {
+    if (this.#isEnded) return;
+    if (this.#isLive && this.#socket?.readyState === WebSocket.OPEN) {
       this.#socket.send(new TextEncoder().encode(text));
+      return;
     }
+    if (this.#typedAhead.length + text.length <= MAX_TYPED_AHEAD_CHARS) this.#typedAhead += text;
   }
 
   resize(cols: number, rows: number): void {
@@ -116,8 +123,14 @@ export class TerminalSocket {
       this.#attempt = 0;
       this.#droppedAt = undefined;
       this.#isExpectingReplay = frame.isReattached;
+      this.#isLive = true;
       this.#options.onReady?.(frame.terminalId);
       this.#options.onState({ kind: 'live' });
+      if (this.#typedAhead !== '') {
+        const typed = this.#typedAhead;
+        this.#typedAhead = '';
+        this.write(typed);
+      }
     } else if (frame.type === 'ended') {
       this.#end(frame.message);
     } else if (frame.code === 'TERMINAL_NOT_FOUND' || this.#terminalId === undefined) {
@@ -126,6 +139,7 @@ export class TerminalSocket {
   }
 
   #onDropped(): void {
+    this.#isLive = false;
     if (this.#isEnded) return;
     this.#droppedAt ??= Date.now();
     if (this.#terminalId === undefined && this.#attempt > 0) {
