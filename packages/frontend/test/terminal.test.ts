@@ -3,6 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startTcpProxy, waitUntil } from '@catalyst/testkit';
 import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
+import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { openIdea } from './idea-page.ts';
 
@@ -46,6 +47,7 @@ describe('the terminal', () => {
     await page.getByRole('button', { name: 'Terminal', exact: true }).click();
     await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('Connected');
     expect(await run(page, 'Terminal 1', 'pwd', 'pwd-done')).toContain(service.projectDir(idea.id));
+    expect(await findAxeViolations(page)).toEqual([]);
     expect(await run(page, 'Terminal 1', 'echo "hi-$((6*7))"', 'echo-done')).toContain('hi-42');
 
     const before = await run(page, 'Terminal 1', 'stty size', 'size-1');
