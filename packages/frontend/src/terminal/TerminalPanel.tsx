@@ -76,6 +76,9 @@ export function TerminalPanel({ ideaId }: { ideaId: string }) {
           onReady={(terminalId) => {
             keepTerminal(ideaId, terminalId);
           }}
+          onEnded={(terminalId) => {
+            forgetTerminal(ideaId, terminalId);
+          }}
           onClose={() => {
             remove(terminal.key);
           }}

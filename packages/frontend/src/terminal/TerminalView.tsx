@@ -11,6 +11,8 @@ export interface TerminalViewProps {
   label: string;
   isShown: boolean;
   onReady: (terminalId: string) => void;
+  /** The shell has ended: its id opens nothing any more. */
+  onEnded: (terminalId: string) => void;
   onClose: () => void;
 }
 
@@ -21,12 +23,20 @@ const SCROLLBACK_LINES = 5_000;
  * window follows); copy and paste are xterm's (select to copy with the browser's copy, paste with the browser's
  * paste); a dropped socket attaches again to the same shell and redraws from its recent output.
  */
-export function TerminalView({ ideaId, terminalId, label, isShown, onReady, onClose }: TerminalViewProps) {
+export function TerminalView({
+  ideaId,
+  terminalId,
+  label,
+  isShown,
+  onReady,
+  onEnded,
+  onClose,
+}: TerminalViewProps) {
   const element = useRef<HTMLDivElement>(null);
   const socketRef = useRef<TerminalSocket>(undefined);
   const [state, setState] = useState<TerminalState>({ kind: 'connecting' });
-  const callbacks = useRef({ onReady });
-  callbacks.current = { onReady };
+  const callbacks = useRef({ onReady, onEnded });
+  callbacks.current = { onReady, onEnded };
 
   useEffect(() => {
     const host = element.current;
@@ -53,7 +63,11 @@ export function TerminalView({ ideaId, terminalId, label, isShown, onReady, onCl
         if (isReplay) terminal.reset();
         terminal.write(bytes);
       },
-      onState: setState,
+      onState: (next) => {
+        setState(next);
+        const id = socketRef.current?.terminalId;
+        if (next.kind === 'ended' && id !== undefined) callbacks.current.onEnded(id);
+      },
       onReady: (id) => {
         callbacks.current.onReady(id);
       },
