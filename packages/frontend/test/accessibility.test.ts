@@ -6,6 +6,7 @@ import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import {
   chooseBuild,
+  chooseIdeaAction,
   claudeTexts,
   ideaLink,
   openIdea,
@@ -14,6 +15,7 @@ import {
   toolCards,
   transcript,
   waitForRunSummary,
+  workspaceTab,
 } from './idea-page.ts';
 import { saveScreenshot } from './page-problems.ts';
 
@@ -150,11 +152,11 @@ describe('accessibility (axe, WCAG 2.1 A and AA)', () => {
     await page.evaluate(() => {
       for (const details of document.querySelectorAll('details')) details.open = true;
     });
-    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await workspaceTab(page, 'Settings').click();
     await page.getByRole('region', { name: 'Settings', exact: true }).waitFor();
     await expectAccessible(page, 'idea page with a question and Settings open');
 
-    await page.getByRole('button', { name: 'Edit idea', exact: true }).click();
+    await chooseIdeaAction(page, 'Edit idea');
     const edit = page.getByRole('form', { name: 'Edit idea', exact: true });
     await edit.waitFor();
     await expectAccessible(page, 'idea page with a question and Edit open');
@@ -175,7 +177,7 @@ describe('accessibility (axe, WCAG 2.1 A and AA)', () => {
 
     // axe leaves the contrast inside a modal <dialog> (the top layer) undecided; the dialog's colours are the
     // page's own (--fg on --bg-raised, a "danger" button), judged everywhere else. Its other rules do run.
-    await page.getByRole('button', { name: 'Delete idea', exact: true }).click();
+    await chooseIdeaAction(page, 'Delete idea');
     const dialog = page.getByRole('dialog', { name: 'Delete “Tip splitter, built”?' });
     await dialog.waitFor();
     await expectAccessible(page, 'delete dialog');

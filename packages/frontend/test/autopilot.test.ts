@@ -206,7 +206,9 @@ describe('autopilot in the browser', () => {
     await page.addInitScript(fakeBackgroundTab);
     await page.context().grantPermissions(['notifications'], { origin: service.catalyst.url });
     await openIdea(page, { id: idea.id, title: 'Autopilot, followed' });
+    await page.getByRole('button', { name: 'Idea actions', exact: true }).click();
     await page.getByText('Notifications on', { exact: true }).waitFor();
+    await page.keyboard.press('Escape');
 
     const panel = await openPanel(page);
     await panel.getByLabel('Step 1 message', { exact: true }).fill('Check it.');

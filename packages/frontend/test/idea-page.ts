@@ -117,14 +117,27 @@ export function permissionCard(page: Page, tool: string): Locator {
   return transcript(page).getByRole('region', { name: `Permission: ${tool}`, exact: true });
 }
 
+/** A tab of the idea's workspace (issue 31): Conversation (on a narrow screen), Changes, Files, Preview, Settings. */
+export function workspaceTab(page: Page, name: string): Locator {
+  return page.getByRole('tablist', { name: 'Workspace' }).getByRole('tab', { name, exact: true });
+}
+
+/** "Idea actions", then one of them: "Edit idea", "Delete idea". */
+export async function chooseIdeaAction(page: Page, name: string): Promise<void> {
+  await page.getByRole('button', { name: 'Idea actions', exact: true }).click();
+  await page
+    .getByRole('dialog', { name: 'Idea actions', exact: true })
+    .getByRole('button', { name, exact: true })
+    .click();
+}
+
 /** "Settings", then a policy's select; the change saves at once, and the panel says "Saved.". */
 export async function choosePolicy(
   page: Page,
   policy: { label: 'Question policy' | 'Permission policy'; value: string },
 ): Promise<void> {
   const settings = page.getByRole('region', { name: 'Settings', exact: true });
-  if (!(await settings.isVisible()))
-    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  if (!(await settings.isVisible())) await workspaceTab(page, 'Settings').click();
   await settings.getByLabel(policy.label, { exact: true }).selectOption(policy.value);
   await settings
     .getByRole('status')
@@ -134,7 +147,7 @@ export async function choosePolicy(
 
 /** "Edit idea", new title and description, "Save"; resolves once the heading shows the new title. */
 export async function editIdea(page: Page, idea: { title: string; description: string }): Promise<void> {
-  await page.getByRole('button', { name: 'Edit idea', exact: true }).click();
+  await chooseIdeaAction(page, 'Edit idea');
   const form = page.getByRole('form', { name: 'Edit idea', exact: true });
   await form.getByLabel('Title', { exact: true }).fill(idea.title);
   await form.getByLabel('Description', { exact: true }).fill(idea.description);

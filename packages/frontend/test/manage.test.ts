@@ -7,8 +7,9 @@ import { text, toolUse } from '@catalyst/testkit';
 import { toolResultsOf } from '../../backend/test/question-client.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import {
-  choosePolicy,
   chooseBuild,
+  chooseIdeaAction,
+  choosePolicy,
   claudeTexts,
   editIdea,
   ideaHeading,
@@ -19,6 +20,7 @@ import {
   sendMessage,
   toolCards,
   waitForRunSummary,
+  workspaceTab,
 } from './idea-page.ts';
 
 // Managing an idea from its page: the permission policy and the cards it brings, editing, deleting.
@@ -100,16 +102,16 @@ describe('managing an idea in the browser', () => {
     });
 
     // A budget: the header shows what is spent of it; an empty field removes it.
-    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await workspaceTab(page, 'Settings').click();
     const settings = page.getByRole('region', { name: 'Settings', exact: true });
     const budget = settings.getByRole('form', { name: 'Budget', exact: true });
     await budget.getByLabel('Budget (USD)', { exact: true }).fill('5');
     await budget.getByRole('button', { name: 'Save budget', exact: true }).click();
-    await page.getByText('$0.00 of $5.00', { exact: true }).waitFor();
+    await page.getByText('$0.0000 of $5.00', { exact: true }).waitFor();
     expect(await fetchIdea(idea.id)).toMatchObject({ idea: { meta: { budgetUsd: 5 } } });
     await budget.getByLabel('Budget (USD)', { exact: true }).fill('');
     await budget.getByRole('button', { name: 'Save budget', exact: true }).click();
-    await page.getByText('$0.00', { exact: true }).waitFor();
+    await page.getByText('$0.0000', { exact: true }).waitFor();
     expect((await fetchIdea(idea.id)).idea?.meta).not.toHaveProperty('budgetUsd');
 
     // The answering model: a name the CLI takes is saved; anything else is refused on the page, saying why.
@@ -130,13 +132,13 @@ describe('managing an idea in the browser', () => {
     await ideaLink(page, 'Final name').click();
     await ideaHeading(page, 'Final name').waitFor();
     const dialog = page.getByRole('dialog', { name: 'Delete “Final name”?' });
-    await page.getByRole('button', { name: 'Delete idea', exact: true }).click();
+    await chooseIdeaAction(page, 'Delete idea');
     await dialog.getByRole('button', { name: 'Keep it', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
     expect((await fetchIdea(idea.id)).status).toBe(200);
     expect(existsSync(folder)).toBe(true);
 
-    await page.getByRole('button', { name: 'Delete idea', exact: true }).click();
+    await chooseIdeaAction(page, 'Delete idea');
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('heading', { name: 'Ideas', exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { useBrowserSuite } from './browser-harness.ts';
 import { colorQuestion, text, toolUse } from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
-import { createIdeaFromList, sendMessage, sidewaysOverflow, transcript } from './idea-page.ts';
+import { createIdeaFromList, sendMessage, sidewaysOverflow, transcript, workspaceTab } from './idea-page.ts';
 
 // Every view on the two phones the issue names (issue 29): the page never scrolls sideways, and each control a thumb
 // uses is at least 44 px tall and wide (a link inside a sentence excepted, as WCAG 2.5.5 does).
@@ -110,15 +110,16 @@ describe('every view on a phone', () => {
       await card.getByRole('button', { name: 'Submit answer' }).click();
       await transcript(page).getByText('Blue it is.').waitFor();
 
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await workspaceTab(page, 'Settings').click();
       await page.getByRole('region', { name: 'Settings', exact: true }).waitFor();
       await expectFitsThumbs(page, phone.width, `an idea's settings, ${size}`);
-      await page.getByRole('button', { name: 'Files', exact: true }).click();
+      await workspaceTab(page, 'Files').click();
       await page.getByRole('region', { name: 'Files' }).waitFor();
       await expectFitsThumbs(page, phone.width, `an idea's files, ${size}`);
-      await page.getByRole('button', { name: 'Preview', exact: true }).click();
+      await workspaceTab(page, 'Preview').click();
       await page.getByRole('region', { name: 'Preview' }).waitFor();
       await expectFitsThumbs(page, phone.width, `an idea's preview, ${size}`);
+      await workspaceTab(page, 'Conversation').click();
       await page.getByRole('button', { name: 'Autopilot', exact: true }).click();
       await page.getByRole('region', { name: 'Autopilot', exact: true }).waitFor();
       await expectFitsThumbs(page, phone.width, `the autopilot panel, ${size}`);

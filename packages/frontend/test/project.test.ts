@@ -6,7 +6,16 @@ import { freePort, text, toolUse, waitUntil } from '@catalyst/testkit';
 import type { ServiceUnderTest } from '../../backend/test/service-harness.ts';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
-import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSummary } from './idea-page.ts';
+import {
+  chooseBuild,
+  chooseIdeaAction,
+  openIdea,
+  sendMessage,
+  toolCards,
+  transcript,
+  waitForRunSummary,
+  workspaceTab,
+} from './idea-page.ts';
 
 // The project's views in the browser: the built app, Catalyst, the real claude CLI over the test kit's sshd (one
 // file, one fixture: each browser file starts its own).
@@ -82,7 +91,7 @@ describe('checkpoints and files in the browser', () => {
     expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
 
     // The Files view: the tree, a file with its lines, its checkpoints.
-    await page.getByRole('button', { name: 'Files', exact: true }).click();
+    await workspaceTab(page, 'Files').click();
     const files = page.getByRole('region', { name: 'Files' });
     const tree = files.getByRole('list', { name: 'Project files' });
     await tree.getByRole('button', { name: 'src' }).click();
@@ -117,7 +126,7 @@ describe('previews in the browser', () => {
     const page = await suite.openLoggedInPage();
     await openIdea(page, { id: idea.id, title: 'Previewable' });
 
-    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await workspaceTab(page, 'Preview').click();
     const panel = page.getByRole('region', { name: 'Preview' });
     const state = panel.getByTestId('preview-state');
     await state.getByText('Stopped').waitFor();
@@ -139,6 +148,13 @@ describe('previews in the browser', () => {
     expect(new URL(tab.url()).pathname).toBe('/');
     expect(new URL(tab.url()).port).not.toBe(String(service.catalyst.port));
     await tab.close();
+
+    // Deleting the idea now would stop its preview: the confirmation says so (issue 31).
+    await chooseIdeaAction(page, 'Delete idea');
+    const deleting = page.getByRole('dialog', { name: 'Delete “Previewable”?' });
+    await deleting.getByText(/Its preview is running: it stops/).waitFor();
+    await deleting.getByRole('button', { name: 'Keep it', exact: true }).click();
+    await deleting.waitFor({ state: 'detached' });
 
     await panel.getByRole('button', { name: 'Stop' }).click();
     await state.getByText('Stopped').waitFor();

@@ -87,6 +87,7 @@ describe('Web Push in the browser', () => {
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     await openIdea(page, { id: idea.id, title: 'Ask me on the phone' });
     // A secure context with a service worker and a PushManager: push is offered here.
+    await page.getByRole('button', { name: 'Idea actions', exact: true }).click();
     await page.getByRole('button', { name: 'Notify me on this device' }).waitFor();
 
     const cdp = await page.context().newCDPSession(page);

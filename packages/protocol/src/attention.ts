@@ -225,9 +225,9 @@ function questionAnswers(event: Extract<RelayEvent, { type: 'claude:question' }>
   }));
 }
 
-/** `$0.12`, `$0.0042` under a cent. */
+/** `$0.0270`: as the page says every amount spent (issue 31), so a notification and the page agree. */
 function formatCost(usd: number): string {
-  return `$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
+  return `$${usd.toFixed(4)}`;
 }
 
 function withError(text: string, error: { message: string } | undefined): string {

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, describeError } from './api.ts';
 import { Dialog } from './Dialog.tsx';
+import { useFetched } from './use-fetched.ts';
 
 /** "Delete …?" with the harmless choice first; from the idea's page, and from the list for a broken folder. */
 export function DeleteIdeaDialog({
@@ -16,6 +17,10 @@ export function DeleteIdeaDialog({
 }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  // A preview that runs is stopped with the idea (issue 31): the person is told before, not surprised after.
+  const preview = useFetched(ideaId, () => api.preview(ideaId));
+  const isPreviewRunning =
+    preview.kind === 'loaded' && (preview.value.state === 'running' || preview.value.state === 'starting');
   const remove = async () => {
     setBusy(true);
     try {
@@ -32,6 +37,7 @@ export function DeleteIdeaDialog({
         Its folder on the host, the project Claude built in it and the whole conversation are removed. This
         cannot be undone.
       </p>
+      {isPreviewRunning ? <p>Its preview is running: it stops, and its link no longer opens.</p> : null}
       {error === undefined ? null : (
         <p className="form-error" role="alert">
           {error}

@@ -9,8 +9,8 @@ import {
 import { useState, type ReactNode, type SyntheticEvent } from 'react';
 import { api, describeError } from './api.ts';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
-import { formatCost } from './format.ts';
-import { SettingsPanel } from './IdeaSettings.tsx';
+import { formatBudget, formatCost } from './format.ts';
+import { IdeaMenu } from './IdeaMenu.tsx';
 import { navigate } from './router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 
@@ -23,20 +23,15 @@ interface IdeaHeaderProps {
   sessionId: string | undefined;
   running: boolean;
   onChanged: (idea: IdeaView) => void;
-  /** More controls at the end of the header's row of actions ("Notify me"). */
+  /** More controls at the end of the idea's actions ("Notify me"). */
   actions?: ReactNode;
 }
-
-type Panel = 'none' | 'edit' | 'settings';
 
 export function IdeaHeader(props: IdeaHeaderProps) {
   const { idea, host, running } = props;
   const meta = idea?.meta;
-  const [panel, setPanel] = useState<Panel>('none');
+  const [isEditing, setIsEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
-  const toggle = (next: Panel) => {
-    setPanel((current) => (current === next ? 'none' : next));
-  };
   const status = props.liveStatus ?? meta?.status;
 
   return (
@@ -70,7 +65,7 @@ export function IdeaHeader(props: IdeaHeaderProps) {
           <dd>
             {meta === undefined
               ? '…'
-              : `${formatCost(spentUsd(meta))}${meta.budgetUsd === undefined ? '' : ` of ${formatCost(meta.budgetUsd)}`}`}
+              : `${formatCost(spentUsd(meta))}${meta.budgetUsd === undefined ? '' : ` of ${formatBudget(meta.budgetUsd)}`}`}
           </dd>
         </div>
         <div>
@@ -81,48 +76,44 @@ export function IdeaHeader(props: IdeaHeaderProps) {
         </div>
       </dl>
       <div className="actions idea-actions">
-        <button
-          type="button"
-          aria-expanded={panel === 'edit'}
-          onClick={() => {
-            toggle('edit');
-          }}
-        >
-          Edit idea
-        </button>
-        <button
-          type="button"
-          aria-expanded={panel === 'settings'}
-          onClick={() => {
-            toggle('settings');
-          }}
-        >
-          Settings
-        </button>
-        <button
-          type="button"
-          className="danger"
-          disabled={running}
-          title={running ? 'Cancel the run before deleting' : undefined}
-          onClick={() => {
-            setDeleting(true);
-          }}
-        >
-          Delete idea
-        </button>
-        {props.actions}
+        <IdeaMenu>
+          {(close) => (
+            <>
+              <button
+                type="button"
+                aria-expanded={isEditing}
+                onClick={() => {
+                  close();
+                  setIsEditing((editing) => !editing);
+                }}
+              >
+                Edit idea
+              </button>
+              <button
+                type="button"
+                className="danger"
+                disabled={running}
+                title={running ? 'Cancel the run before deleting' : undefined}
+                onClick={() => {
+                  close();
+                  setDeleting(true);
+                }}
+              >
+                Delete idea
+              </button>
+              {props.actions}
+            </>
+          )}
+        </IdeaMenu>
       </div>
-      {panel === 'edit' && idea !== undefined && meta !== undefined ? (
+      {isEditing && idea !== undefined && meta !== undefined ? (
         <EditForm
           idea={idea}
           onDone={(updated) => {
             if (updated) props.onChanged(updated);
-            setPanel('none');
+            setIsEditing(false);
           }}
         />
-      ) : null}
-      {panel === 'settings' && idea !== undefined && meta !== undefined ? (
-        <SettingsPanel idea={idea} onChanged={props.onChanged} />
       ) : null}
       {deleting ? (
         <DeleteIdeaDialog

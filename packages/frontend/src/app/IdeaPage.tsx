@@ -14,18 +14,19 @@ import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
 import { QueuePanel } from '../autopilot/QueuePanel.tsx';
 import { BudgetNotice, CONTINUE_MESSAGE } from './BudgetNotice.tsx';
-import { FilesPanel, FilesToggle } from '../files/FilesPanel.tsx';
+import { CheckpointList } from '../checkpoints/CheckpointList.tsx';
+import { FilesPanel } from '../files/FilesPanel.tsx';
 import { ProjectLinksProvider } from '../files/project-context.ts';
 import { useProjectFiles } from '../files/use-project-files.ts';
 import { NotifyButton } from '../notify/NotifyButton.tsx';
 import { usePushDevice } from '../notify/push-context.ts';
 import { isMutedHere } from '../notify/push-device.ts';
 import { useAttention } from '../notify/use-attention.ts';
-import { PreviewPanel, PreviewToggle } from '../preview/PreviewPanel.tsx';
-import { TerminalPanel, TerminalToggle } from '../terminal/TerminalPanel.tsx';
+import { PreviewPanel } from '../preview/PreviewPanel.tsx';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
 import { summarize } from '../transcript/transcript-state.ts';
-import { api, describeError } from './api.ts';
+import { api, ApiError, describeError } from './api.ts';
+import { AppLink } from './AppLink.tsx';
 import { HostNotReady } from './HostNotReady.tsx';
 import { useConnection, useConnectionState } from './App.tsx';
 import type { SendResult } from './connection.ts';
@@ -33,11 +34,14 @@ import { Composer } from './Composer.tsx';
 import { findLastRun } from './composer-mode.ts';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { IdeaHeader } from './IdeaHeader.tsx';
+import { SettingsPanel } from './IdeaSettings.tsx';
 import { NoticePage } from './NoticePage.tsx';
 import { navigate } from './router.ts';
 import { useIdeaStream } from './use-idea-stream.ts';
 import { useShownMode } from './use-shown-mode.ts';
 import { useViewing } from './use-viewing.ts';
+import { Workspace } from '../workspace/Workspace.tsx';
+import { shownTab, useIsWide, useWorkspaceTab, type SideTab } from '../workspace/use-workspace-tab.ts';
 
 /** One idea: its header, the live transcript, and the composer. */
 const SEND_PROBLEMS: Record<SendResult, string | undefined> = {
@@ -66,6 +70,8 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const summary = useMemo(() => summarize(stream.transcript), [stream.transcript]);
   const [idea, setIdea] = useState<IdeaView>();
   const [loadError, setLoadError] = useState<string>();
+  /** The server said there is no such idea: deleted (here, or in another tab or device). */
+  const [isGone, setIsGone] = useState(false);
   const [host, setHost] = useState<HostHealthView>();
   const [hostCheck, setHostCheck] = useState<HostCheckView | null>();
   const [stoppingRun, setStoppingRun] = useState<{ runId: string; requestId: string }>();
@@ -81,11 +87,10 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const [isAutopilotOpen, setIsAutopilotOpen] = useState(false);
   const autopilotPanelId = useId();
   const filesPanelId = useId();
-  const [isPreviewOpen, setIsPreviewOpen] = useState(false);
   const previewPanelId = useId();
-  const [isTerminalOpen, setIsTerminalOpen] = useState(false);
   const asides = useAsides(ideaId, stream.transcript.events);
   const [isAsideOpen, setIsAsideOpen] = useState(false);
+  const [jumpSlot, setJumpSlot] = useState<HTMLDivElement | null>(null);
   const asidePanelId = useId();
 
   // Only the newest answer counts: a slow older one must not overwrite a settings change made since.
@@ -98,9 +103,16 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
       setIdea(fresh);
       setLoadError(undefined);
     } catch (caught) {
-      if (load === loads.current) setLoadError(describeError(caught));
+      if (load !== loads.current) return;
+      setLoadError(describeError(caught));
+      if (caught instanceof ApiError && caught.code === 'IDEA_NOT_FOUND') setIsGone(true);
     }
   }, [ideaId]);
+
+  // Once at first, without waiting for the stream: an idea that no longer exists never becomes live.
+  useEffect(() => {
+    void reload();
+  }, [reload]);
   const applyChange = useCallback((changed: IdeaView) => {
     loads.current += 1;
     setIdea(changed);
@@ -160,7 +172,20 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     summary.activeRun.startedSeq <= subscribed.lastSeq;
   const activeRunId = isOrphaned ? undefined : summary.activeRun?.runId;
   const running = activeRunId !== undefined;
-  const files = useProjectFiles(stream.transcript.events, running, summary.projectRoot);
+  const isWide = useIsWide();
+  const [urlTab, setTab] = useWorkspaceTab();
+  const isFilesShown = shownTab(urlTab, isWide) === 'files';
+  const setIsFilesShown = useCallback(
+    (isShown: boolean) => {
+      setTab(isShown ? 'files' : isWide ? 'changes' : 'conversation');
+    },
+    [setTab, isWide],
+  );
+  const filesShown = useMemo(
+    () => ({ isShown: isFilesShown, setIsShown: setIsFilesShown }),
+    [isFilesShown, setIsFilesShown],
+  );
+  const files = useProjectFiles(stream.transcript.events, running, summary.projectRoot, filesShown);
   const lastMode = idea?.meta?.lastMode;
   const lastRun = useMemo(
     () => findLastRun(stream.transcript.events, lastMode),
@@ -236,6 +261,17 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     [send, ideaId],
   );
 
+  if (isGone || stream.errors.some((shown) => shown.frame.code === 'IDEA_NOT_FOUND')) {
+    return (
+      <main className="centered">
+        <div className="panel" role="alert">
+          <h1>This idea was deleted</h1>
+          <p>Its conversation and its project are gone.</p>
+          <AppLink href="/">Back to your ideas</AppLink>
+        </div>
+      </main>
+    );
+  }
   if (loadError !== undefined && idea === undefined) {
     return (
       <NoticePage
@@ -285,6 +321,31 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
           }
         : undefined;
 
+  const renderSidePanel = (tab: SideTab, isShown: boolean) => {
+    switch (tab) {
+      case 'changes':
+        return isShown ? (
+          <ProjectLinksProvider value={files.links}>
+            <CheckpointList ideaId={ideaId} projectVersion={files.version} />
+          </ProjectLinksProvider>
+        ) : null;
+      case 'files':
+        return (
+          <FilesPanel id={filesPanelId} ideaId={ideaId} view={files.view} projectVersion={files.version} />
+        );
+      case 'preview':
+        return (
+          <PreviewPanel id={previewPanelId} ideaId={ideaId} isOpen={isShown} onIdeaChanged={applyChange} />
+        );
+      case 'settings':
+        return idea === undefined ? (
+          <p className="muted">Loading…</p>
+        ) : (
+          <SettingsPanel idea={idea} onChanged={applyChange} />
+        );
+    }
+  };
+
   return (
     <main className="page idea-page">
       <ConnectionBanner state={connectionState} />
@@ -296,130 +357,119 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         sessionId={summary.sessionId ?? idea?.meta?.sessionId}
         running={running}
         onChanged={applyChange}
-        actions={
+        actions={<NotifyButton ideaId={ideaId} />}
+      />
+      <Workspace
+        renderPanel={(tab, isShown) => renderSidePanel(tab, isShown)}
+        conversation={
           <>
-            <FilesToggle panelId={filesPanelId} view={files.view} />
-            <PreviewToggle
-              panelId={previewPanelId}
-              isOpen={isPreviewOpen}
-              onToggle={() => {
-                setIsPreviewOpen((isOpen) => !isOpen);
+            {shownErrors
+              .filter(({ frame }) => idea === undefined || frame.code !== 'BUDGET_EXCEEDED')
+              .map(({ id, frame, dismiss }) => (
+                <p className="form-error" role="alert" key={id}>
+                  {frame.message}{' '}
+                  <button type="button" className="link" onClick={dismiss}>
+                    Dismiss
+                  </button>
+                </p>
+              ))}
+            <HostNotReady check={hostCheck} />
+            {isOrphaned ? (
+              <p className="notice" role="note">
+                The last run stopped without an ending (Catalyst was restarted while it ran). You can send a
+                new message.
+              </p>
+            ) : null}
+            <ProjectLinksProvider value={files.links}>
+              <Transcript state={stream.transcript} actions={actions} isLive={isLive} jumpSlot={jumpSlot} />
+            </ProjectLinksProvider>
+            <QueuePanel ideaId={ideaId} view={autopilot.view} onChanged={autopilot.adopt} />
+            <AsidePanel
+              id={asidePanelId}
+              isOpen={isAsideOpen}
+              control={asides}
+              hasSession={(summary.sessionId ?? idea?.meta?.sessionId) !== undefined}
+              onClose={() => {
+                setIsAsideOpen(false);
               }}
             />
-            <TerminalToggle
-              isOpen={isTerminalOpen}
-              onToggle={() => {
-                setIsTerminalOpen((isOpen) => !isOpen);
-              }}
-            />
-            <NotifyButton ideaId={ideaId} />
-          </>
-        }
-      />
-      {shownErrors
-        .filter(({ frame }) => idea === undefined || frame.code !== 'BUDGET_EXCEEDED')
-        .map(({ id, frame, dismiss }) => (
-          <p className="form-error" role="alert" key={id}>
-            {frame.message}{' '}
-            <button type="button" className="link" onClick={dismiss}>
-              Dismiss
-            </button>
-          </p>
-        ))}
-      <HostNotReady check={hostCheck} />
-      {isOrphaned ? (
-        <p className="notice" role="note">
-          The last run stopped without an ending (Catalyst was restarted while it ran). You can send a new
-          message.
-        </p>
-      ) : null}
-      <FilesPanel id={filesPanelId} ideaId={ideaId} view={files.view} projectVersion={files.version} />
-      <PreviewPanel id={previewPanelId} ideaId={ideaId} isOpen={isPreviewOpen} onIdeaChanged={applyChange} />
-      {isTerminalOpen ? <TerminalPanel ideaId={ideaId} /> : null}
-      <ProjectLinksProvider value={files.links}>
-        <Transcript state={stream.transcript} actions={actions} isLive={isLive} />
-      </ProjectLinksProvider>
-      <QueuePanel ideaId={ideaId} view={autopilot.view} onChanged={autopilot.adopt} />
-      <AsidePanel
-        id={asidePanelId}
-        isOpen={isAsideOpen}
-        control={asides}
-        hasSession={(summary.sessionId ?? idea?.meta?.sessionId) !== undefined}
-        onClose={() => {
-          setIsAsideOpen(false);
-        }}
-      />
-      <AutopilotPanel
-        id={autopilotPanelId}
-        isOpen={isAutopilotOpen}
-        control={autopilot}
-        slashCommands={summary.slashCommands}
-      />
-      {budgetBlock === undefined || idea === undefined ? null : (
-        <BudgetNotice
-          idea={idea}
-          blocked={budgetBlock}
-          onChanged={applyChange}
-          onContinue={(mode) => {
-            const requestId = connection.nextRequestId('send');
-            if (send({ type: mode, ideaId, message: CONTINUE_MESSAGE, requestId })) {
-              setPending({ requestId, message: CONTINUE_MESSAGE, afterSeq: stream.transcript.lastSeq });
-            }
-          }}
-          onDismiss={budgetBlock.dismiss}
-        />
-      )}
-      {sendError === undefined ? null : (
-        <p className="form-error" role="alert">
-          {sendError}
-        </p>
-      )}
-      <Composer
-        ideaId={ideaId}
-        connected={connectionState === 'open' && isLive}
-        running={running}
-        isAutopilotRunning={isAutopilotRunning(stream.transcript.events)}
-        pending={pending !== undefined}
-        accepted={accepted}
-        stopping={stoppingRun !== undefined && stoppingRun.runId === activeRunId}
-        hasBuilt={hasBuilt}
-        hostName={hostName}
-        lastRun={lastRun}
-        newestSeq={stream.transcript.lastSeq}
-        slashCommands={summary.slashCommands}
-        waitingForPerson={summary.pendingQuestionIds.length + summary.pendingPermissionIds.length > 0}
-        tools={
-          <>
-            <AutopilotToggle
-              panelId={autopilotPanelId}
+            <AutopilotPanel
+              id={autopilotPanelId}
               isOpen={isAutopilotOpen}
               control={autopilot}
-              onToggle={() => {
-                setIsAutopilotOpen((isOpen) => !isOpen);
-              }}
+              slashCommands={summary.slashCommands}
             />
-            <AsideToggle
-              panelId={asidePanelId}
-              isOpen={isAsideOpen}
-              goingCount={asides.goingCount}
-              onToggle={() => {
-                setIsAsideOpen((isOpen) => !isOpen);
-              }}
-            />
+            {budgetBlock === undefined || idea === undefined ? null : (
+              <BudgetNotice
+                idea={idea}
+                blocked={budgetBlock}
+                onChanged={applyChange}
+                onContinue={(mode) => {
+                  const requestId = connection.nextRequestId('send');
+                  if (send({ type: mode, ideaId, message: CONTINUE_MESSAGE, requestId })) {
+                    setPending({ requestId, message: CONTINUE_MESSAGE, afterSeq: stream.transcript.lastSeq });
+                  }
+                }}
+                onDismiss={budgetBlock.dismiss}
+              />
+            )}
+            {sendError === undefined ? null : (
+              <p className="form-error" role="alert">
+                {sendError}
+              </p>
+            )}
+            <div className="composer-dock">
+              <div ref={setJumpSlot} className="jump-slot" />
+              <Composer
+                ideaId={ideaId}
+                connected={connectionState === 'open' && isLive}
+                running={running}
+                isAutopilotRunning={isAutopilotRunning(stream.transcript.events)}
+                pending={pending !== undefined}
+                accepted={accepted}
+                stopping={stoppingRun !== undefined && stoppingRun.runId === activeRunId}
+                hasBuilt={hasBuilt}
+                hostName={hostName}
+                lastRun={lastRun}
+                newestSeq={stream.transcript.lastSeq}
+                slashCommands={summary.slashCommands}
+                waitingForPerson={summary.pendingQuestionIds.length + summary.pendingPermissionIds.length > 0}
+                tools={
+                  <>
+                    <AutopilotToggle
+                      panelId={autopilotPanelId}
+                      isOpen={isAutopilotOpen}
+                      control={autopilot}
+                      onToggle={() => {
+                        setIsAutopilotOpen((isOpen) => !isOpen);
+                      }}
+                    />
+                    <AsideToggle
+                      panelId={asidePanelId}
+                      isOpen={isAsideOpen}
+                      goingCount={asides.goingCount}
+                      onToggle={() => {
+                        setIsAsideOpen((isOpen) => !isOpen);
+                      }}
+                    />
+                  </>
+                }
+                onModeShown={setShownMode}
+                onSend={(mode: RunMode, message: string) => {
+                  const requestId = connection.nextRequestId('send');
+                  if (!send({ type: mode, ideaId, message, requestId })) return;
+                  setPending({ requestId, message, afterSeq: stream.transcript.lastSeq });
+                }}
+                onCancel={() => {
+                  const requestId = connection.nextRequestId('cancel');
+                  if (activeRunId !== undefined && send({ type: 'cancel', ideaId, requestId })) {
+                    setStoppingRun({ runId: activeRunId, requestId });
+                  }
+                }}
+              />
+            </div>
           </>
         }
-        onModeShown={setShownMode}
-        onSend={(mode: RunMode, message: string) => {
-          const requestId = connection.nextRequestId('send');
-          if (!send({ type: mode, ideaId, message, requestId })) return;
-          setPending({ requestId, message, afterSeq: stream.transcript.lastSeq });
-        }}
-        onCancel={() => {
-          const requestId = connection.nextRequestId('cancel');
-          if (activeRunId !== undefined && send({ type: 'cancel', ideaId, requestId })) {
-            setStoppingRun({ runId: activeRunId, requestId });
-          }
-        }}
       />
     </main>
   );

@@ -1,7 +1,16 @@
 /** Small formatting shared by the screens. */
 
+/**
+ * What was spent, as the transcript's run summaries always said it (issue 31: one format everywhere, so the
+ * autopilot's $0.0270 is the transcript's $0.0270, not $0.03).
+ */
 export function formatCost(usd: number): string {
-  return `$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
+  return `$${usd.toFixed(4)}`;
+}
+
+/** A budget a person set ("$5.00"): an amount they typed, in cents. */
+export function formatBudget(usd: number): string {
+  return `$${usd.toFixed(2)}`;
 }
 
 const units: [Intl.RelativeTimeFormatUnit, number][] = [

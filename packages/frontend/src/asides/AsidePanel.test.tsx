@@ -93,7 +93,7 @@ describe('the asides panel', () => {
     renderPanel(controlOf({ views }));
     const items = screen.getByRole('list', { name: 'Asides asked' }).querySelectorAll('li');
     expect(items[0]?.querySelector('strong')?.textContent).toBe('simple');
-    expect(items[0]?.textContent).toContain('claude-haiku-4-5 · $0.01 · 2.1 s');
+    expect(items[0]?.textContent).toContain('claude-haiku-4-5 · $0.0123 · 2.1 s');
     expect(items[1]?.textContent).toContain('No answer: No conversation found.');
   });
 });

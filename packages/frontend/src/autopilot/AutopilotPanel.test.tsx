@@ -131,11 +131,11 @@ describe('AutopilotPanel', () => {
     const { rerender } = renderPanel(control);
     const steps = within(screen.getByRole('list', { name: 'Autopilot steps' })).getAllByRole('listitem');
     expect(steps.map((step) => step.textContent)).toEqual([
-      'Chat Completed · $0.01 · 4.2 sPlan it.',
+      'Chat Completed · $0.0123 · 4.2 sPlan it.',
       'Build RunningBuild it.',
       'Chat PendingCheck it.',
     ]);
-    expect(outcome()).toBe('Autopilot: Running · step 2 of 3 · $0.01');
+    expect(outcome()).toBe('Autopilot: Running · step 2 of 3 · $0.0123');
     expect(screen.queryByRole('form', { name: 'New autopilot' }), 'no new one while it runs').toBeNull();
     fireEvent.click(button('Cancel autopilot'));
     expect(control.cancel).toHaveBeenCalledOnce();
@@ -153,7 +153,7 @@ describe('AutopilotPanel', () => {
     const error = 'This idea is busy: a run is going on. Wait for it to end, or cancel it.';
     const control = controlOf({ view, error });
     renderPanel(control);
-    expect(outcome()).toBe('Last autopilot: Cancelled · 2 steps · $0.01');
+    expect(outcome()).toBe('Last autopilot: Cancelled · 2 steps · $0.0123');
     const steps = within(screen.getByRole('list', { name: 'Autopilot steps' })).getAllByRole('listitem');
     expect(steps.map((step) => step.querySelector('.ap-step-state')?.textContent)).toEqual([
       'Cancelled',

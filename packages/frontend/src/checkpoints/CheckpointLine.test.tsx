@@ -12,7 +12,12 @@ import { applyFrames, emptyTranscript } from '../transcript/transcript-state.ts'
 // build" (a dialog says what happens; only then the restore is asked for, to the checkpoint's parent; a refusal is
 // the server's sentence; disabled during a run; absent for the first checkpoint, which has nothing before it).
 
+const scrolled = vi.fn();
+
 beforeEach(() => {
+  // jsdom lays nothing out: what is brought into view is recorded.
+  scrolled.mockClear();
+  Element.prototype.scrollIntoView = scrolled;
   // The diff's review (issue 30, CheckpointReview.test.tsx): none here.
   vi.spyOn(api, 'listReviewComments').mockResolvedValue([]);
 });
@@ -105,6 +110,9 @@ describe('a build’s checkpoint line', () => {
     expect(button('View changes').getAttribute('aria-expanded')).toBe('true');
     const changes = await screen.findByRole('region', { name: 'Changes of this build' });
     expect(diff).toHaveBeenCalledWith(IDEA_ID, COMMIT);
+    // Opened, the diff comes into view at the top of the window (issue 31), not below the fold.
+    expect(scrolled.mock.contexts[0]).toBe(changes);
+    expect(scrolled).toHaveBeenCalledWith({ block: 'start' });
     // Three files at most five: each starts open. A toggle's name is the file and how it changed. The region shows
     // "Loading the changes…" until the diff is there: wait for it, not for the region.
     const toggles = async () =>

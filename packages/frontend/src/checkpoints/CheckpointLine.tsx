@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useProjectLinks } from '../files/project-context.ts';
 import { changeCountText } from '../transcript/SessionNotice.tsx';
 import { CheckpointDiff } from './CheckpointDiff.tsx';
@@ -14,6 +14,11 @@ export function CheckpointLine({ checkpoint }: { checkpoint: CheckpointEvent }) 
   const [isAsking, setIsAsking] = useState(false);
   const diffId = useId();
   const { parent } = checkpoint;
+  // Opened, the diff comes into view at the top of the window (issue 31): below the fold, or under the sticky
+  // composer, it looked as if nothing had happened.
+  useEffect(() => {
+    if (isDiffOpen) document.getElementById(diffId)?.scrollIntoView({ block: 'start' });
+  }, [isDiffOpen, diffId]);
   return (
     <div className="t-checkpoint">
       <p className="t-checkpoint__line">
@@ -47,7 +52,9 @@ export function CheckpointLine({ checkpoint }: { checkpoint: CheckpointEvent }) 
       {isAsking && parent !== null ? (
         <RestoreDialog
           ideaId={checkpoint.ideaId}
-          checkpoint={{ ...checkpoint, parent }}
+          restoreTo={parent}
+          title="Restore to before this build?"
+          what={`The project’s files go back to exactly how they were before this build: its changes (${changeCountText(checkpoint)}) and any made since are undone.`}
           onClose={() => {
             setIsAsking(false);
           }}

@@ -2,21 +2,24 @@ import { useState } from 'react';
 import { api, describeError } from '../app/api.ts';
 import { Dialog } from '../app/Dialog.tsx';
 import { useProjectLinks } from '../files/project-context.ts';
-import { changeCountText } from '../transcript/SessionNotice.tsx';
-import { RESTORE_WHILE_RUNNING, type CheckpointEvent } from './checkpoint-text.ts';
+import { RESTORE_WHILE_RUNNING } from './checkpoint-text.ts';
 
 interface RestoreDialogProps {
   ideaId: string;
-  /** The build's checkpoint; the project goes back to its parent. */
-  checkpoint: CheckpointEvent & { parent: string };
+  /** The checkpoint the project goes back to. */
+  restoreTo: string;
+  /** "Restore to before this build?" */
+  title: string;
+  /** What goes back and what is undone, in a sentence. */
+  what: string;
   onClose: () => void;
 }
 
 /**
- * "Restore to before this build?", saying what happens, with the harmless choice first. Once restored it closes:
- * the transcript shows the restore (`checkpoint:restored`) as it does for any client.
+ * "Restore to …?", saying what happens, with the harmless choice first. Once restored it closes: the transcript
+ * shows the restore (`checkpoint:restored`) as it does for any client.
  */
-export function RestoreDialog({ ideaId, checkpoint, onClose }: RestoreDialogProps) {
+export function RestoreDialog({ ideaId, restoreTo, title, what, onClose }: RestoreDialogProps) {
   const { isRunning } = useProjectLinks();
   const [error, setError] = useState<string>();
   const [isBusy, setIsBusy] = useState(false);
@@ -24,7 +27,7 @@ export function RestoreDialog({ ideaId, checkpoint, onClose }: RestoreDialogProp
     setIsBusy(true);
     setError(undefined);
     try {
-      await api.restoreCheckpoint(ideaId, checkpoint.parent);
+      await api.restoreCheckpoint(ideaId, restoreTo);
       onClose();
     } catch (caught) {
       setError(describeError(caught));
@@ -32,8 +35,8 @@ export function RestoreDialog({ ideaId, checkpoint, onClose }: RestoreDialogProp
     }
   };
   return (
-    <Dialog title="Restore to before this build?" onClose={onClose}>
-      <p>{`The project’s files go back to exactly how they were before this build: its changes (${changeCountText(checkpoint)}) and any made since are undone.`}</p>
+    <Dialog title={title} onClose={onClose}>
+      <p>{what}</p>
       <p>The restore is recorded as a new checkpoint, so it can be undone too.</p>
       <p>Claude is told in your next message, so that it knows the files changed.</p>
       {isRunning ? <p className="hint">{RESTORE_WHILE_RUNNING}</p> : null}

@@ -27,20 +27,38 @@ export function foldersOf(path: string): string[] {
   return segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
 }
 
-export function useFilesView(): FilesView {
-  const [isOpen, setIsOpen] = useState(false);
+/** Whether the view is in sight, when something else decides it (the workspace's Files tab). */
+export interface ShownState {
+  readonly isShown: boolean;
+  setIsShown: (isShown: boolean) => void;
+}
+
+export function useFilesView(shownBy?: ShownState): FilesView {
+  const [isOwnOpen, setIsOwnOpen] = useState(false);
+  const isOpen = shownBy?.isShown ?? isOwnOpen;
+  const setShown = shownBy?.setIsShown;
+  const setIsOpen = useCallback(
+    (open: boolean) => {
+      if (setShown === undefined) setIsOwnOpen(open);
+      else setShown(open);
+    },
+    [setShown],
+  );
   const [selected, setSelected] = useState<FileSelection>();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const [openedFromLink, setOpenedFromLink] = useState(0);
   const toggle = useCallback(() => {
-    setIsOpen((open) => !open);
-  }, []);
-  const openFile = useCallback((path: string) => {
-    setIsOpen(true);
-    setSelected({ path, at: undefined });
-    setExpanded((current) => new Set([...current, ...foldersOf(path)]));
-    setOpenedFromLink((count) => count + 1);
-  }, []);
+    setIsOpen(!isOpen);
+  }, [isOpen, setIsOpen]);
+  const openFile = useCallback(
+    (path: string) => {
+      setIsOpen(true);
+      setSelected({ path, at: undefined });
+      setExpanded((current) => new Set([...current, ...foldersOf(path)]));
+      setOpenedFromLink((count) => count + 1);
+    },
+    [setIsOpen],
+  );
   const toggleFolder = useCallback((path: string) => {
     setExpanded((current) => {
       const next = new Set(current);

@@ -1,7 +1,7 @@
 import type { RelayEvent } from '@catalyst/protocol';
 import { useMemo } from 'react';
 import type { ProjectLinks } from './project-context.ts';
-import { useFilesView, type FilesView } from './use-files-view.ts';
+import { useFilesView, type FilesView, type ShownState } from './use-files-view.ts';
 
 interface ProjectFiles {
   readonly view: FilesView;
@@ -16,8 +16,9 @@ export function useProjectFiles(
   events: readonly RelayEvent[],
   isRunning: boolean,
   root: string | undefined,
+  shownBy?: ShownState,
 ): ProjectFiles {
-  const view = useFilesView();
+  const view = useFilesView(shownBy);
   const { openFile } = view;
   const links = useMemo(() => ({ isRunning, root, openFile }), [isRunning, root, openFile]);
   const version = useMemo(() => findLastCheckpointSeq(events), [events]);

@@ -124,7 +124,7 @@ describe('findAttention', () => {
         kind: 'autopilot_ended',
         seq: 9,
         title: 'Autopilot failed',
-        body: 'Tip splitter · $0.01: Step 2 failed: it broke.',
+        body: 'Tip splitter · $0.0123: Step 2 failed: it broke.',
       },
       { kind: 'run_ended', seq: 11, title: 'Run completed', body: 'Tip splitter' },
     ]);
@@ -162,7 +162,7 @@ describe('findAttention: a queue of messages (issue 30)', () => {
         title: 'Paused: a step failed',
         body: 'Tip splitter: Step 1 failed: It broke. The rest waits.',
       },
-      { kind: 'autopilot_ended', title: 'Queued messages sent', body: 'Tip splitter · $0.00' },
+      { kind: 'autopilot_ended', title: 'Queued messages sent', body: 'Tip splitter · $0.0000' },
     ]);
     expect(found[0]?.push.body).toBe('Tip splitter: a queued message failed; the rest waits for you.');
   });

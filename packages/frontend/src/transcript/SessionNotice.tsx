@@ -1,3 +1,4 @@
+import { formatCost } from '../app/format.ts';
 import type { NoticeEvent } from './transcript-items.ts';
 
 export const SESSION_REPLACED_TEXT =
@@ -88,7 +89,7 @@ export function autopilotText(event: Extract<NoticeEvent, { type: `autopilot:${s
     case 'autopilot:step_ended':
       return `Autopilot step ${String(event.index + 1)} ${event.state}${event.error === undefined ? '' : `: ${event.error.message}`}.`;
     case 'autopilot:ended':
-      return `Autopilot ${event.state} ($${event.costUsd.toFixed(4)})${event.error === undefined ? '' : `: ${event.error.message}`}.`;
+      return `Autopilot ${event.state} (${formatCost(event.costUsd)})${event.error === undefined ? '' : `: ${event.error.message}`}.`;
     case 'autopilot:paused':
       return `Paused: ${event.message}`;
     case 'autopilot:resumed':

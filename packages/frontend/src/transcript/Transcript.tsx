@@ -1,4 +1,5 @@
 import { useLayoutEffect, useMemo, useRef } from 'react';
+import { createPortal } from 'react-dom';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import type { TranscriptActions } from './transcript-actions.ts';
 import { isSameItem, TranscriptItemView } from './TranscriptItemView.tsx';
@@ -14,10 +15,15 @@ interface TranscriptProps {
   actions: TranscriptActions;
   /** False while the history replays: the render window waits for it before it fixes its first item. */
   isLive?: boolean;
+  /**
+   * Where "Jump to latest" goes: just above the composer (issue 31), so it is seen, not under the sticky composer.
+   * Without it, the button sits at the transcript's foot.
+   */
+  jumpSlot?: HTMLElement | null;
 }
 
 /** An idea's conversation with Claude, live: role="log", newest at the bottom. */
-export function Transcript({ state, actions, isLive = true }: TranscriptProps): React.JSX.Element {
+export function Transcript({ state, actions, isLive = true, jumpSlot }: TranscriptProps): React.JSX.Element {
   const items = useMemo(() => buildItems(state), [state]);
   const stableActions = useStableActions(actions);
   const { ref, isAtBottom, scrollToBottom } = useStickToBottom<HTMLDivElement>(items);
@@ -44,12 +50,20 @@ export function Transcript({ state, actions, isLive = true }: TranscriptProps): 
           </ErrorBoundary>
         ))}
       </div>
-      {isAtBottom ? null : (
-        <button type="button" className="t-jump" onClick={scrollToBottom}>
-          Jump to latest
-        </button>
+      {isAtBottom ? null : jumpSlot ? (
+        createPortal(<JumpButton onClick={scrollToBottom} />, jumpSlot)
+      ) : (
+        <JumpButton onClick={scrollToBottom} />
       )}
     </div>
+  );
+}
+
+function JumpButton({ onClick }: { onClick: () => void }) {
+  return (
+    <button type="button" className="t-jump" onClick={onClick}>
+      Jump to latest
+    </button>
   );
 }
 

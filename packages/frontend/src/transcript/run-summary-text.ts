@@ -1,3 +1,4 @@
+import { formatCost } from '../app/format.ts';
 import type { CommandResult, RelayEvent, RunOutcomeKind } from '@catalyst/protocol';
 
 type RunEnded = Extract<RelayEvent, { type: 'run:ended' }>;
@@ -28,7 +29,7 @@ export function describeRunSummary(input: RunSummaryInput): string {
   if (durationMs !== undefined) parts.push(formatDuration(durationMs));
   if (result !== undefined) {
     parts.push(result.numTurns === 1 ? '1 turn' : `${result.numTurns} turns`);
-    parts.push(`$${result.costUsd.toFixed(4)}`);
+    parts.push(formatCost(result.costUsd));
   }
   const error = explainedError(input);
   const line = parts.join(' · ');

@@ -1,0 +1,163 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { text, toolUse } from '@catalyst/testkit';
+import { findAxeViolations } from './axe-check.ts';
+import { useBrowserSuite } from './browser-harness.ts';
+import { chooseBuild, openIdea, sendMessage, transcript, waitForRunSummary } from './idea-page.ts';
+import { saveScreenshot } from './page-problems.ts';
+
+// The idea's page as a workspace (issue 31): on a wide screen the conversation beside a side panel of tabs
+// (Changes, Files, Preview, Settings), its tab in the URL and its width remembered; on a phone the same tabs, one
+// at a time. One fixture for the file.
+
+const suite = useBrowserSuite();
+const WIDE = { width: 1440, height: 900, isMobile: false, hasTouch: false };
+const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true };
+
+async function expectAccessibleInBothSchemes(page: Page, where: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await saveScreenshot(page, 'workspace', `${where} ${colorScheme}`);
+    expect.soft(await findAxeViolations(page), `axe on ${where}, ${colorScheme}`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+function tab(page: Page, name: string) {
+  return page.getByRole('tablist', { name: 'Workspace' }).getByRole('tab', { name, exact: true });
+}
+
+describe('the workspace on a wide screen', () => {
+  it('shows a diff beside the transcript, restores any checkpoint, and keeps its tab and width', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Side by side');
+    const project = service.projectDir(idea.id);
+    const page = await suite.openLoggedInPage({ device: WIDE });
+    await openIdea(page, { id: idea.id, title: 'Side by side' });
+    await chooseBuild(page);
+    for (const version of ['one', 'two']) {
+      model.enqueue(
+        toolUse('Write', { file_path: join(project, 'a.txt'), content: `${version}\n` }),
+        text(`Wrote ${version}.`),
+      );
+      await sendMessage(page, `Write ${version}.`);
+      await transcript(page).getByText(`Wrote ${version}.`).waitFor();
+      await waitForRunSummary(page, 'Completed');
+    }
+
+    // Changes is the side panel's first tab: every checkpoint, newest first.
+    expect(await tab(page, 'Changes').getAttribute('aria-selected')).toBe('true');
+    const changes = page.getByRole('tabpanel', { name: 'Changes' });
+    const builds = changes.getByRole('article', { name: /^After a build/ });
+    await expect.poll(() => builds.count()).toBe(2);
+    await builds.first().getByRole('button', { name: 'View changes' }).click();
+    const diff = builds.first().getByRole('table', { name: 'Diff of a.txt' });
+    await diff.getByText('two').waitFor();
+    const diffBox = await diff.boundingBox();
+    const logBox = await transcript(page).boundingBox();
+    expect(diffBox !== null && logBox !== null && diffBox.x >= logBox.x + logBox.width).toBe(true);
+    expect(await diff.isVisible()).toBe(true);
+    await expectAccessibleInBothSchemes(page, 'a diff beside the transcript');
+
+    // Restore to the first build's checkpoint, which "Restore to before this build" could not reach.
+    await builds.last().getByRole('button', { name: 'Restore to this checkpoint' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore to this checkpoint?' });
+    await dialog.getByRole('button', { name: 'Restore files' }).click();
+    await changes.getByRole('article', { name: /^Restore,/ }).waitFor();
+    expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('one\n');
+
+    // The tabs are a tablist: the arrow keys move along them; the open one is in the URL, so a reload keeps it.
+    await tab(page, 'Changes').focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await tab(page, 'Files').evaluate((element) => element === document.activeElement)).toBe(true);
+    await page.getByRole('region', { name: 'Files' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('files');
+
+    // The splitter widens the side panel from the keyboard, and the width is remembered.
+    const splitter = page.getByRole('separator', { name: 'Side panel width' });
+    const before = Number(await splitter.getAttribute('aria-valuenow'));
+    await splitter.focus();
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    expect(Number(await splitter.getAttribute('aria-valuenow'))).toBe(before + 64);
+    await page.reload();
+    await page.getByRole('region', { name: 'Files' }).waitFor();
+    expect(await tab(page, 'Files').getAttribute('aria-selected')).toBe('true');
+    expect(Number(await splitter.getAttribute('aria-valuenow'))).toBe(before + 64);
+    await expectAccessibleInBothSchemes(page, 'files beside the transcript');
+  });
+});
+
+describe('the workspace on a phone', () => {
+  it('brings a diff opened above the composer into view, and says so when an idea was deleted', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('A diff in a pocket');
+    const project = service.projectDir(idea.id);
+    const page = await suite.openLoggedInPage({ device: PHONE, expectedConsole: [/404/] });
+    await openIdea(page, { id: idea.id, title: 'A diff in a pocket' });
+    await chooseBuild(page);
+    model.enqueue(
+      toolUse('Write', { file_path: join(project, 'notes.md'), content: '# Notes\n\nFirst line.\n' }),
+      text('Wrote the notes.'),
+    );
+    await sendMessage(page, 'Write the notes.');
+    await waitForRunSummary(page, 'Completed');
+
+    // The build's line sits just above the composer: its diff opens at the top of the window, not under it.
+    await transcript(page).getByRole('button', { name: 'View changes' }).last().click();
+    const row = transcript(page).getByRole('table', { name: 'Diff of notes.md' }).getByText('First line.');
+    await row.waitFor();
+    const rowBox = await row.boundingBox();
+    const composerBox = await page.getByLabel('Message', { exact: true }).boundingBox();
+    expect(rowBox !== null && composerBox !== null && rowBox.y + rowBox.height <= composerBox.y).toBe(true);
+    expect(rowBox !== null && rowBox.y >= 0).toBe(true);
+
+    // Scrolled away, "Jump to latest" is above the composer, not under it.
+    await page.evaluate(() => {
+      window.scrollTo(0, 0);
+    });
+    const jump = page.getByRole('button', { name: 'Jump to latest' });
+    await jump.waitFor();
+    const jumpBox = await jump.boundingBox();
+    const dockBox = await page.getByLabel('Message', { exact: true }).boundingBox();
+    expect(jumpBox !== null && dockBox !== null && jumpBox.y + jumpBox.height <= dockBox.y).toBe(true);
+    await jump.click();
+    await jump.waitFor({ state: 'detached' });
+
+    // Back to it after it was deleted: a plain sentence and a way to the list, not "Loading…".
+    expect((await service.api(`/api/ideas/${idea.id}`, { method: 'DELETE' })).ok).toBe(true);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'This idea was deleted' }).waitFor();
+    await page.getByRole('link', { name: 'Back to your ideas' }).click();
+    await page.getByRole('heading', { name: 'Ideas', exact: true }).waitFor();
+  });
+
+  it('shows one tab at a time, the conversation first', async () => {
+    const { service } = suite.fixture;
+    const idea = await service.createIdea('In a pocket');
+    const page = await suite.openLoggedInPage({ device: PHONE });
+    await openIdea(page, { id: idea.id, title: 'In a pocket' });
+    expect(await tab(page, 'Conversation').getAttribute('aria-selected')).toBe('true');
+    expect(await transcript(page).isVisible()).toBe(true);
+
+    await tab(page, 'Changes').click();
+    await page
+      .getByRole('region', { name: 'Changes' })
+      .getByText(/No checkpoint yet/)
+      .waitFor();
+    expect(await transcript(page).isVisible()).toBe(false);
+    expect(await page.getByLabel('Message', { exact: true }).isVisible()).toBe(false);
+    await expectAccessibleInBothSchemes(page, 'the Changes tab on a phone');
+
+    await tab(page, 'Conversation').click();
+    await transcript(page).waitFor();
+    await page.getByRole('button', { name: 'Idea actions' }).click();
+    await page
+      .getByRole('dialog', { name: 'Idea actions' })
+      .getByRole('button', { name: 'Edit idea' })
+      .waitFor();
+    await expectAccessibleInBothSchemes(page, 'the idea actions on a phone');
+  });
+});
