@@ -107,7 +107,7 @@ describe('managing an idea in the browser', () => {
     const budget = settings.getByRole('form', { name: 'Budget', exact: true });
     await budget.getByLabel('Budget (USD)', { exact: true }).fill('5');
     await budget.getByRole('button', { name: 'Save budget', exact: true }).click();
-    await page.getByText('$0.0000 of $5.00', { exact: true }).waitFor();
+    await page.getByText('$0.0000 of $5.0000', { exact: true }).waitFor();
     expect(await fetchIdea(idea.id)).toMatchObject({ idea: { meta: { budgetUsd: 5 } } });
     await budget.getByLabel('Budget (USD)', { exact: true }).fill('');
     await budget.getByRole('button', { name: 'Save budget', exact: true }).click();

@@ -1,11 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { text, toolUse } from '@catalyst/testkit';
+import { freePort, longRunningCommand, text, toolUse } from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
-import { chooseBuild, openIdea, sendMessage, transcript, waitForRunSummary } from './idea-page.ts';
+import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSummary } from './idea-page.ts';
 import { saveScreenshot } from './page-problems.ts';
 
 // The idea's page as a workspace (issue 31): on a wide screen the conversation beside a side panel of tabs
@@ -15,6 +15,7 @@ import { saveScreenshot } from './page-problems.ts';
 const suite = useBrowserSuite();
 const WIDE = { width: 1440, height: 900, isMobile: false, hasTouch: false };
 const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true };
+const APP = join(import.meta.dirname, '..', '..', 'backend', 'test', 'fixtures', 'preview-server.cjs');
 
 async function expectAccessibleInBothSchemes(page: Page, where: string): Promise<void> {
   for (const colorScheme of ['light', 'dark'] as const) {
@@ -87,6 +88,21 @@ describe('the workspace on a wide screen', () => {
     expect(await tab(page, 'Files').getAttribute('aria-selected')).toBe('true');
     expect(Number(await splitter.getAttribute('aria-valuenow'))).toBe(before + 64);
     await expectAccessibleInBothSchemes(page, 'files beside the transcript');
+
+    // The shortcuts, listed behind "?": single keys open the tabs, "/" goes to the message box.
+    await page.keyboard.press('?');
+    const shortcuts = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await shortcuts.getByRole('cell', { name: 'Go to the message box' }).waitFor();
+    await page.keyboard.press('Escape');
+    await shortcuts.waitFor({ state: 'detached' });
+    await page.keyboard.press('p');
+    expect(await tab(page, 'Preview').getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('/');
+    await expect
+      .poll(() =>
+        page.getByLabel('Message', { exact: true }).evaluate((box) => box === document.activeElement),
+      )
+      .toBe(true);
   });
 });
 
@@ -126,6 +142,26 @@ describe('the workspace on a phone', () => {
     await jump.click();
     await jump.waitFor({ state: 'detached' });
 
+    // A build cancelled mid-step says so in the person's words; the CLI's notes to Claude are a click away.
+    const command = longRunningCommand(30);
+    model.enqueue(toolUse('Bash', { command, description: 'Wait' }));
+    await sendMessage(page, 'Wait a while.');
+    await toolCards(page, 'Bash').filter({ hasText: command }).getByText('Running…').waitFor();
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await waitForRunSummary(page, 'Cancelled');
+    await transcript(page).getByText('Stopped: cancelled by you.').first().waitFor();
+    expect(
+      await transcript(page)
+        .getByText(/Request interrupted by user/)
+        .isVisible(),
+    ).toBe(false);
+    expect(
+      await transcript(page)
+        .getByText(/want to proceed/)
+        .isVisible(),
+    ).toBe(false);
+    expect(await toolCards(page, 'Bash').getByText('Error', { exact: true }).count()).toBe(0);
+
     // Back to it after it was deleted: a plain sentence and a way to the list, not "Loading…".
     expect((await service.api(`/api/ideas/${idea.id}`, { method: 'DELETE' })).ok).toBe(true);
     await page.reload();
@@ -159,5 +195,37 @@ describe('the workspace on a phone', () => {
       .getByRole('button', { name: 'Edit idea' })
       .waitFor();
     await expectAccessibleInBothSchemes(page, 'the idea actions on a phone');
+  });
+});
+
+describe('the preview in the workspace', () => {
+  it('says when the command listens on another port than the one set, and takes it on a click', async () => {
+    const { service } = suite.fixture;
+    const idea = await service.createIdea('Another port');
+    const project = service.projectDir(idea.id);
+    const listensOn = await freePort();
+    const setTo = await freePort();
+    await copyFile(APP, join(project, 'server.cjs'));
+    const patched = await service.api(`/api/ideas/${idea.id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({
+        previewCommand: `PORT=${String(listensOn)} node server.cjs`,
+        previewPort: setTo,
+      }),
+    });
+    expect(patched.ok).toBe(true);
+    const page = await suite.openLoggedInPage({ device: WIDE });
+    // The tab is in the URL: a link opens the idea at its preview.
+    await page.goto(`/ideas/${idea.id}?tab=preview`);
+    const panel = page.getByRole('region', { name: 'Preview' });
+    await panel.getByRole('button', { name: 'Start' }).click();
+    await panel
+      .getByText(`Your command listens on ${String(listensOn)}, not on ${String(setTo)}: use it?`)
+      .waitFor();
+    await panel.getByRole('button', { name: `Use port ${String(listensOn)}` }).click();
+    const state = panel.getByTestId('preview-state');
+    await state.getByText(/^Running at /).waitFor();
+    await panel.getByRole('button', { name: 'Stop' }).click();
+    await state.getByText('Stopped').waitFor();
   });
 });

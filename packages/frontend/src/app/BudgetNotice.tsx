@@ -1,7 +1,7 @@
 import { spentUsd, type IdeaView, type RunMode } from '@catalyst/protocol';
 import { useId, useState } from 'react';
 import { api, describeError } from './api.ts';
-import { formatBudget, formatCost } from './format.ts';
+import { formatCost } from './format.ts';
 import { UsdInput } from './UsdInput.tsx';
 
 /** The message a run stopped mid-way by its budget goes on with (as a paused queue's step does, server-side). */
@@ -57,7 +57,7 @@ export function BudgetNotice({ idea, blocked, onChanged, onContinue, onDismiss }
       <h2 id={headingId}>This idea has reached its budget</h2>
       <p role="alert">
         It has spent {formatCost(spent)}
-        {cap === undefined ? '' : ` of its ${formatBudget(cap)} budget`}.{' '}
+        {cap === undefined ? '' : ` of its ${formatCost(cap)} budget`}.{' '}
         {blocked.kind === 'stopped'
           ? 'Claude stopped mid-way; raise the budget and it goes on where it stopped.'
           : 'Raise the budget to send your message (it is still in the box).'}

@@ -9,7 +9,7 @@ import {
 import { useState, type ReactNode, type SyntheticEvent } from 'react';
 import { api, describeError } from './api.ts';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
-import { formatBudget, formatCost } from './format.ts';
+import { formatCost } from './format.ts';
 import { IdeaMenu } from './IdeaMenu.tsx';
 import { navigate } from './router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
@@ -65,7 +65,7 @@ export function IdeaHeader(props: IdeaHeaderProps) {
           <dd>
             {meta === undefined
               ? '…'
-              : `${formatCost(spentUsd(meta))}${meta.budgetUsd === undefined ? '' : ` of ${formatBudget(meta.budgetUsd)}`}`}
+              : `${formatCost(spentUsd(meta))}${meta.budgetUsd === undefined ? '' : ` of ${formatCost(meta.budgetUsd)}`}`}
           </dd>
         </div>
         <div>

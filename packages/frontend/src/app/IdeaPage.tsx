@@ -40,6 +40,8 @@ import { navigate } from './router.ts';
 import { useIdeaStream } from './use-idea-stream.ts';
 import { useShownMode } from './use-shown-mode.ts';
 import { useViewing } from './use-viewing.ts';
+import { ShortcutsDialog } from '../workspace/ShortcutsDialog.tsx';
+import { usePageShortcuts } from '../workspace/use-page-shortcuts.ts';
 import { Workspace } from '../workspace/Workspace.tsx';
 import { shownTab, useIsWide, useWorkspaceTab, type SideTab } from '../workspace/use-workspace-tab.ts';
 
@@ -186,6 +188,18 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
     [isFilesShown, setIsFilesShown],
   );
   const files = useProjectFiles(stream.transcript.events, running, summary.projectRoot, filesShown);
+  const [isShowingShortcuts, setIsShowingShortcuts] = useState(false);
+  const showShortcuts = useCallback(() => {
+    setIsShowingShortcuts(true);
+  }, []);
+  const focusMessage = useCallback(() => {
+    if (!isWide) setTab('conversation');
+    // After the conversation is in sight: a hidden box takes no focus.
+    requestAnimationFrame(() => {
+      document.getElementById(`message-${ideaId}`)?.focus();
+    });
+  }, [isWide, setTab, ideaId]);
+  usePageShortcuts({ openTab: setTab, showShortcuts, focusMessage });
   const lastMode = idea?.meta?.lastMode;
   const lastRun = useMemo(
     () => findLastRun(stream.transcript.events, lastMode),
@@ -349,6 +363,13 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   return (
     <main className="page idea-page">
       <ConnectionBanner state={connectionState} />
+      {isShowingShortcuts ? (
+        <ShortcutsDialog
+          onClose={() => {
+            setIsShowingShortcuts(false);
+          }}
+        />
+      ) : null}
       <IdeaHeader
         ideaId={ideaId}
         idea={idea}
@@ -357,7 +378,14 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         sessionId={summary.sessionId ?? idea?.meta?.sessionId}
         running={running}
         onChanged={applyChange}
-        actions={<NotifyButton ideaId={ideaId} />}
+        actions={
+          <>
+            <NotifyButton ideaId={ideaId} />
+            <button type="button" onClick={showShortcuts}>
+              Keyboard shortcuts <kbd>?</kbd>
+            </button>
+          </>
+        }
       />
       <Workspace
         renderPanel={(tab, isShown) => renderSidePanel(tab, isShown)}

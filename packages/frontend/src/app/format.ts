@@ -8,11 +8,6 @@ export function formatCost(usd: number): string {
   return `$${usd.toFixed(4)}`;
 }
 
-/** A budget a person set ("$5.00"): an amount they typed, in cents. */
-export function formatBudget(usd: number): string {
-  return `$${usd.toFixed(2)}`;
-}
-
 const units: [Intl.RelativeTimeFormatUnit, number][] = [
   ['day', 86_400_000],
   ['hour', 3_600_000],

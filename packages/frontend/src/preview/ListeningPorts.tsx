@@ -10,7 +10,15 @@ import { useTabOpener } from './use-tab-opener.ts';
  * again a few seconds after each answer (each look runs a command on the host, which can take longer than that),
  * each with a way to open it in a tab of its own.
  */
-export function ListeningPorts({ ideaId }: { ideaId: string }) {
+interface ListeningPortsProps {
+  ideaId: string;
+  /** The port a starting preview waits for (null when it waits for none). */
+  waitingOn: number | null;
+  /** Makes the preview use this port instead (issue 31). */
+  onUsePort: (port: number) => void;
+}
+
+export function ListeningPorts({ ideaId, waitingOn, onUsePort }: ListeningPortsProps) {
   const headingId = useId();
   const ports = usePolled(ideaId, () => api.listeningPorts(ideaId), PORTS_POLL_MS);
   const tabs = useTabOpener<number>();
@@ -27,6 +35,9 @@ export function ListeningPorts({ ideaId }: { ideaId: string }) {
         <p className="form-error" role="alert">
           {ports.message}
         </p>
+      ) : null}
+      {ports.kind === 'loaded' ? (
+        <OtherPortHint ports={ports.value} waitingOn={waitingOn} onUsePort={onUsePort} />
       ) : null}
       {ports.kind === 'loaded' ? (
         <PortList ports={ports.value} openingPort={tabs.opening} onOpen={open} />
@@ -69,5 +80,36 @@ function PortList({ ports, openingPort, onOpen }: PortListProps) {
         </li>
       ))}
     </ul>
+  );
+}
+
+/**
+ * A preview waiting on a port nothing listens on, while its own command listens on another (issue 31): the
+ * person is told, and offered that port, rather than left waiting.
+ */
+function OtherPortHint({
+  ports,
+  waitingOn,
+  onUsePort,
+}: {
+  ports: readonly ListeningPort[];
+  waitingOn: number | null;
+  onUsePort: (port: number) => void;
+}) {
+  if (waitingOn === null || ports.some(({ port }) => port === waitingOn)) return null;
+  const other = ports.find(({ source }) => source === 'preview');
+  if (other === undefined) return null;
+  return (
+    <p className="notice" role="status">
+      {`Your command listens on ${String(other.port)}, not on ${String(waitingOn)}: use it?`}{' '}
+      <button
+        type="button"
+        onClick={() => {
+          onUsePort(other.port);
+        }}
+      >
+        Use port {other.port}
+      </button>
+    </p>
   );
 }

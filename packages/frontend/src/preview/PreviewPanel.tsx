@@ -52,7 +52,17 @@ function PreviewBody({ ideaId, onIdeaChanged }: { ideaId: string; onIdeaChanged:
           <PreviewLog ideaId={ideaId} view={view} version={preview.version} />
         </>
       )}
-      <ListeningPorts ideaId={ideaId} />
+      <ListeningPorts
+        ideaId={ideaId}
+        waitingOn={view?.state === 'starting' ? view.port : null}
+        onUsePort={(port) => {
+          const command = view?.command;
+          if (command === undefined || command === null) return;
+          void preview.save({ previewCommand: command, previewPort: port }).then((isSaved) => {
+            if (isSaved) preview.restart();
+          });
+        }}
+      />
     </>
   );
 }

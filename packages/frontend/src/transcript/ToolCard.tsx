@@ -2,6 +2,7 @@ import { useMemo, type ReactNode } from 'react';
 import type { RelayEvent } from '@catalyst/protocol';
 import { useProjectLinks } from '../files/project-context.ts';
 import { DiffView } from './DiffView.tsx';
+import { isRefusalNote, stoppedWords, useRunOutcome } from './stopped-words.ts';
 import {
   displayKeyInput,
   projectRelativePath,
@@ -90,8 +91,20 @@ function ToolInput({ input }: { input: Record<string, unknown> }) {
 }
 
 function ToolOutput({ result, isRunEnded }: { result: ToolResult | undefined; isRunEnded: boolean }) {
+  const outcome = useRunOutcome(result?.runId);
   if (result === undefined) {
     return <p className="t-tool__status">{isRunEnded ? 'No result' : 'Running…'}</p>;
+  }
+  // The CLI's note to Claude when a call was refused or cut short is no error of the tool (issue 31).
+  if (result.isError && isRefusalNote(result.content)) {
+    return (
+      <details className="t-tool__result t-tool__stopped">
+        <summary>
+          {outcome === undefined || outcome === 'completed' ? 'Not run: refused.' : stoppedWords(outcome)}
+        </summary>
+        <pre className="t-pre t-tool__output">{result.content}</pre>
+      </details>
+    );
   }
   const content = result.content === '' ? '(no output)' : result.content;
   const output = <pre className="t-pre t-tool__output">{content}</pre>;

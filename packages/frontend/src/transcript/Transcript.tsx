@@ -6,6 +6,7 @@ import { isSameItem, TranscriptItemView } from './TranscriptItemView.tsx';
 import { buildItems, type TranscriptState } from './transcript-state.ts';
 import { useItemWindow } from './use-item-window.ts';
 import { useStickToBottom } from './use-stick-to-bottom.ts';
+import { RunOutcomesContext, runOutcomesOf } from './stopped-words.ts';
 import { useScrollToAnchor } from './prompt-anchor.ts';
 
 export type { TranscriptActions } from './transcript-actions.ts';
@@ -25,37 +26,40 @@ interface TranscriptProps {
 /** An idea's conversation with Claude, live: role="log", newest at the bottom. */
 export function Transcript({ state, actions, isLive = true, jumpSlot }: TranscriptProps): React.JSX.Element {
   const items = useMemo(() => buildItems(state), [state]);
+  const outcomes = useMemo(() => runOutcomesOf(state.events), [state.events]);
   const stableActions = useStableActions(actions);
   const { ref, isAtBottom, scrollToBottom } = useStickToBottom<HTMLDivElement>(items);
   const { visible, hiddenCount, showEarlier } = useItemWindow(items, isLive);
   useScrollToAnchor(visible.length);
   return (
-    <div className="t-transcript">
-      <div ref={ref} className="t-log" role="log" aria-label="Transcript">
-        {items.length === 0 ? <p className="t-empty">Nothing here yet: send Claude a message.</p> : null}
-        {hiddenCount === 0 ? null : (
-          <button type="button" className="t-earlier" onClick={showEarlier}>
-            Show earlier ({hiddenCount})
-          </button>
+    <RunOutcomesContext.Provider value={outcomes}>
+      <div className="t-transcript">
+        <div ref={ref} className="t-log" role="log" aria-label="Transcript">
+          {items.length === 0 ? <p className="t-empty">Nothing here yet: send Claude a message.</p> : null}
+          {hiddenCount === 0 ? null : (
+            <button type="button" className="t-earlier" onClick={showEarlier}>
+              Show earlier ({hiddenCount})
+            </button>
+          )}
+          {visible.map((item) => (
+            // One item that cannot be shown stays one line; the rest of the conversation is still there.
+            <ErrorBoundary
+              key={item.key}
+              resetKey={item}
+              isSameKey={isSameItem}
+              fallback={<ItemFailed kind={item.kind} />}
+            >
+              <TranscriptItemView item={item} actions={stableActions} />
+            </ErrorBoundary>
+          ))}
+        </div>
+        {isAtBottom ? null : jumpSlot ? (
+          createPortal(<JumpButton onClick={scrollToBottom} />, jumpSlot)
+        ) : (
+          <JumpButton onClick={scrollToBottom} />
         )}
-        {visible.map((item) => (
-          // One item that cannot be shown stays one line; the rest of the conversation is still there.
-          <ErrorBoundary
-            key={item.key}
-            resetKey={item}
-            isSameKey={isSameItem}
-            fallback={<ItemFailed kind={item.kind} />}
-          >
-            <TranscriptItemView item={item} actions={stableActions} />
-          </ErrorBoundary>
-        ))}
       </div>
-      {isAtBottom ? null : jumpSlot ? (
-        createPortal(<JumpButton onClick={scrollToBottom} />, jumpSlot)
-      ) : (
-        <JumpButton onClick={scrollToBottom} />
-      )}
-    </div>
+    </RunOutcomesContext.Provider>
   );
 }
 
