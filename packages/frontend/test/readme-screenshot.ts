@@ -9,7 +9,8 @@ import { chooseBuild } from './idea-page.ts';
 
 /**
  * Makes the README's picture of an idea's page mid-build: the real app, backend, CLI and sshd, with the scripted
- * model playing a short chat and a build that is still running its tests.
+ * model playing a short chat and a build that is still running its tests; beside the conversation, the workspace's
+ * Files tab shows the file the build wrote (issue 31).
  * `pnpm exec tsx packages/frontend/test/readme-screenshot.ts` writes docs/images/idea-mid-build.png.
  */
 
@@ -29,8 +30,10 @@ try {
       description: 'A tiny command-line tool that splits a bill and the tip between friends.',
     }),
   });
-  const page = await (await browser.newContext({ viewport: { width: 1100, height: 1300 } })).newPage();
+  const page = await (await browser.newContext({ viewport: { width: 1440, height: 1300 } })).newPage();
   await page.goto(loginLink(service.catalyst.url, service.catalyst.token));
+  // The link's token is exchanged for the session before the list shows: only then is the page logged in.
+  await page.getByRole('heading', { name: 'Ideas', exact: true }).waitFor();
   await page.goto(`${service.catalyst.url}/ideas/${idea.id}`);
 
   const composer = page.getByLabel('Message', { exact: true });
@@ -63,6 +66,10 @@ try {
   await composer.press('Enter');
   await page.getByRole('article', { name: 'Tool: Bash' }).waitFor();
   await page.getByText(/^Claude is working…/).waitFor();
+  await page.getByRole('tablist', { name: 'Workspace' }).getByRole('tab', { name: 'Files' }).click();
+  const files = page.getByRole('region', { name: 'Files' });
+  await files.getByRole('list', { name: 'Project files' }).getByRole('button', { name: 'split.py' }).click();
+  await files.getByRole('table', { name: 'Contents of split.py' }).getByText('def split').waitFor();
   await mkdir(fileURLToPath(new URL('../../../docs/images/', import.meta.url)), { recursive: true });
   await page.screenshot({ path: output, fullPage: true });
   console.log(`wrote ${output}`);

@@ -5,7 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { freePort, longRunningCommand, text, toolUse } from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
-import { chooseBuild, openIdea, sendMessage, toolCards, transcript, waitForRunSummary } from './idea-page.ts';
+import {
+  chooseBuild,
+  openIdea,
+  sendMessage,
+  toolCards,
+  transcript,
+  userMessages,
+  waitForRunSummary,
+} from './idea-page.ts';
 import { saveScreenshot } from './page-problems.ts';
 
 // The idea's page as a workspace (issue 31): on a wide screen the conversation beside a side panel of tabs
@@ -227,5 +235,30 @@ describe('the preview in the workspace', () => {
     await state.getByText(/^Running at /).waitFor();
     await panel.getByRole('button', { name: 'Stop' }).click();
     await state.getByText('Stopped').waitFor();
+  });
+});
+
+describe('two tabs at once', () => {
+  it('sends both messages: the one that comes while Claude is busy waits in the queue, not in its box', async () => {
+    const { service, model } = suite.fixture;
+    const idea = await service.createIdea('Two tabs');
+    const first = await suite.openLoggedInPage({ device: WIDE });
+    const second = await suite.openLoggedInPage({ device: WIDE });
+    await openIdea(first, { id: idea.id, title: 'Two tabs' });
+    await openIdea(second, { id: idea.id, title: 'Two tabs' });
+    model.enqueue(text('One answer.'), text('Another answer.'));
+    await Promise.all([
+      sendMessage(first, 'From the first tab.'),
+      sendMessage(second, 'From the second tab.'),
+    ]);
+    for (const page of [first, second]) {
+      await transcript(page).getByText('Another answer.').waitFor();
+      expect(await userMessages(page).allInnerTexts()).toEqual([
+        expect.stringContaining('From the'),
+        expect.stringContaining('From the'),
+      ]);
+      expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('');
+      expect(await page.getByRole('alert').count()).toBe(0);
+    }
   });
 });

@@ -6,7 +6,8 @@ import { z } from 'zod';
 const STORAGE_KEY = 'catalyst.sidePanelWidth';
 export const SIDE_WIDTH_MIN = 320;
 export const SIDE_WIDTH_MAX = 960;
-export const SIDE_WIDTH_DEFAULT = 560;
+/** Until the person sets one: about two fifths of the window, the conversation keeping the rest. */
+const DEFAULT_SHARE = 0.42;
 
 const StoredWidthSchema = z.coerce.number().int().min(SIDE_WIDTH_MIN).max(SIDE_WIDTH_MAX);
 
@@ -15,15 +16,16 @@ export function clampSideWidth(width: number): number {
 }
 
 function readStoredWidth(): number {
+  const fallback = clampSideWidth(window.innerWidth * DEFAULT_SHARE);
   let stored: string | null = null;
   try {
     stored = localStorage.getItem(STORAGE_KEY);
   } catch {
     // Storage refused (a private window's policy): the default width, nothing remembered.
-    return SIDE_WIDTH_DEFAULT;
+    return fallback;
   }
   const parsed = StoredWidthSchema.safeParse(stored);
-  return parsed.success ? parsed.data : SIDE_WIDTH_DEFAULT;
+  return parsed.success ? parsed.data : fallback;
 }
 
 export function useSideWidth(): [number, (width: number) => void] {
