@@ -44,7 +44,7 @@ describe('the terminal', () => {
     const page = await suite.openLoggedInPage({ origin: proxy.url });
     await openIdea(page, { id: idea.id, title: 'Terminal in the page' });
 
-    await page.getByRole('button', { name: 'Terminal', exact: true }).click();
+    await page.getByRole('tab', { name: 'Terminal', exact: true }).click();
     await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('Connected');
     expect(await run(page, 'Terminal 1', 'pwd', 'pwd-done')).toContain(service.projectDir(idea.id));
     expect(await findAxeViolations(page)).toEqual([]);

@@ -42,6 +42,7 @@ import { useShownMode } from './use-shown-mode.ts';
 import { useViewing } from './use-viewing.ts';
 import { ShortcutsDialog } from '../workspace/ShortcutsDialog.tsx';
 import { usePageShortcuts } from '../workspace/use-page-shortcuts.ts';
+import { TerminalPanel } from '../terminal/TerminalPanel.tsx';
 import { Workspace } from '../workspace/Workspace.tsx';
 import { shownTab, useIsWide, useWorkspaceTab, type SideTab } from '../workspace/use-workspace-tab.ts';
 
@@ -177,6 +178,12 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const isWide = useIsWide();
   const [urlTab, setTab] = useWorkspaceTab();
   const isFilesShown = shownTab(urlTab, isWide) === 'files';
+  /** The Terminal tab, once opened, stays mounted: its shells stay attached while another tab is in sight. */
+  const [hasOpenedTerminal, setHasOpenedTerminal] = useState(false);
+  const isTerminalShown = shownTab(urlTab, isWide) === 'terminal';
+  useEffect(() => {
+    if (isTerminalShown) setHasOpenedTerminal(true);
+  }, [isTerminalShown]);
   const setIsFilesShown = useCallback(
     (isShown: boolean) => {
       setTab(isShown ? 'files' : isWide ? 'changes' : 'conversation');
@@ -351,6 +358,8 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         return (
           <PreviewPanel id={previewPanelId} ideaId={ideaId} isOpen={isShown} onIdeaChanged={applyChange} />
         );
+      case 'terminal':
+        return isShown || hasOpenedTerminal ? <TerminalPanel ideaId={ideaId} /> : null;
       case 'settings':
         return idea === undefined ? (
           <p className="muted">Loading…</p>

@@ -87,12 +87,3 @@ export function TerminalPanel({ ideaId }: { ideaId: string }) {
     </section>
   );
 }
-
-/** Opens and closes the terminals, beside the idea's other actions (until the workspace's tabs hold them). */
-export function TerminalToggle({ isOpen, onToggle }: { isOpen: boolean; onToggle: () => void }) {
-  return (
-    <button type="button" aria-pressed={isOpen} onClick={onToggle}>
-      Terminal
-    </button>
-  );
-}

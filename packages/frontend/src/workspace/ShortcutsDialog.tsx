@@ -10,6 +10,7 @@ export const SHORTCUTS: readonly { keys: string; what: string }[] = [
   { keys: 'c', what: 'The Changes tab' },
   { keys: 'f', what: 'The Files tab' },
   { keys: 'p', what: 'The Preview tab' },
+  { keys: '`', what: 'The Terminal tab (a shell on the idea’s host, in its project folder)' },
   { keys: 's', what: 'The Settings tab' },
   { keys: '← →, Home, End', what: 'Move between the tabs, on a tab' },
   { keys: '← →', what: 'Widen or narrow the side panel, on its splitter' },

@@ -6,6 +6,7 @@ const TAB_KEYS: Readonly<Record<string, WorkspaceTab>> = {
   c: 'changes',
   f: 'files',
   p: 'preview',
+  '`': 'terminal',
   s: 'settings',
 };
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
  * pushed).
  */
 
-export const SIDE_TABS = ['changes', 'files', 'preview', 'settings'] as const;
+export const SIDE_TABS = ['changes', 'files', 'preview', 'terminal', 'settings'] as const;
 export type SideTab = (typeof SIDE_TABS)[number];
 export const WorkspaceTabSchema = z.enum(['conversation', ...SIDE_TABS]);
 export type WorkspaceTab = z.infer<typeof WorkspaceTabSchema>;
@@ -17,6 +17,7 @@ export const TAB_NAMES: Record<WorkspaceTab, string> = {
   changes: 'Changes',
   files: 'Files',
   preview: 'Preview',
+  terminal: 'Terminal',
   settings: 'Settings',
 };
 
