@@ -2,6 +2,7 @@ import { TERMINAL_WS_PATH } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@catalyst/testkit';
 import { z } from 'zod';
+import { scanLocalProcesses } from './host-test-kit.ts';
 import { refusedUpgrade } from './server-ws-client.ts';
 import { useServiceFixture } from './service-harness.ts';
 import { openTerminalClient, type TerminalClient } from './terminal-client.ts';
@@ -96,10 +97,13 @@ describe('the terminal over SSH', () => {
     expect(await closing.client.waitForFrame('ended')).toMatchObject({ reason: 'closed' });
     expect((await fixture.runProcesses(idea.id)).map((found) => found.cmdline)).not.toContain('sleep 301');
 
+    // By tag, not by place: once deleted, the idea's folder is in the trash, and a survivor would work there.
+    const tags = fixture.service.catalyst.services.terminals.runTagsOf(idea.id);
+    expect(tags).toHaveLength(1);
     const deleted = await fixture.service.api(`/api/ideas/${idea.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);
     expect(await deleting.client.waitForFrame('ended')).toMatchObject({ reason: 'idea_deleted' });
-    expect(await fixture.runProcesses(idea.id)).toEqual([]);
+    for (const tag of tags) expect(await scanLocalProcesses(tag)).toEqual([]);
   });
 
   it('says plainly that an unknown terminal has ended', async () => {

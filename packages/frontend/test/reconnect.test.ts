@@ -64,6 +64,8 @@ async function openIdeaThroughProxy(title: string) {
   const idea = await service.createIdea(title);
   const page = await suite.openLoggedInPage({ origin: proxy.url });
   await openIdea(page, { id: idea.id, title });
+  // Live (the history caught up: the box is enabled), so a test that loses answers from now on loses only its own.
+  await page.getByLabel('Message', { exact: true }).and(page.locator(':enabled')).waitFor();
   return { proxy, idea, page };
 }
 

@@ -12,7 +12,7 @@ import { IdeaIdSchema } from './idea.ts';
 export const TERMINAL_WS_PATH = '/ws/terminal';
 export const MAX_TERMINAL_COLS = 1_000;
 export const MAX_TERMINAL_ROWS = 1_000;
-/** A client's binary frame (a paste) is at most this long; a larger one is refused and the socket closed. */
+/** A client's binary frame is at most this long; a larger one is refused with an error frame (the page splits pastes). */
 export const MAX_TERMINAL_INPUT_BYTES = 64 * 1024;
 /** How many terminals an idea may have open at once. */
 export const MAX_TERMINALS_PER_IDEA = 8;

@@ -76,7 +76,8 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
     link = linked;
     const { terminalId, ideaId, cwd } = linked;
     sendFrame({ type: 'ready', terminalId, ideaId, cwd, isReattached: frame.type === 'attach' });
-    if (linked.replay.length > 0) socket.send(linked.replay, { binary: true });
+    // An attach is always answered with its replay, empty or not: the client takes the next bytes as it.
+    if (frame.type === 'attach' || linked.replay.length > 0) socket.send(linked.replay, { binary: true });
   };
   const onFrame = (frame: TerminalClientFrame): void => {
     if (frame.type === 'open' || frame.type === 'attach') {

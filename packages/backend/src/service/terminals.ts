@@ -77,6 +77,9 @@ export class Terminals {
   readonly #entries = new Map<string, Entry>();
   #isClosed = false;
 
+  /** Shells being opened, by idea: counted in the limit. */
+  readonly #opening = new Map<string, number>();
+
   constructor(options: TerminalsOptions) {
     this.#options = options;
   }
@@ -87,15 +90,27 @@ export class Terminals {
     if (this.#isStopping() || this.#options.isDeleting(ideaId)) {
       throw new CatalystError('IDEA_NOT_FOUND', 'The idea is being deleted, or Catalyst is stopping.');
     }
-    if (this.idsOf(ideaId).length >= MAX_TERMINALS_PER_IDEA) {
+    // Shells on their way count: opens at once never pass the limit together.
+    const opening = this.#opening.get(ideaId) ?? 0;
+    if (this.idsOf(ideaId).length + opening >= MAX_TERMINALS_PER_IDEA) {
       throw new CatalystError(
         'TOO_MANY_TERMINALS',
         `This idea has ${String(MAX_TERMINALS_PER_IDEA)} terminals open already; close one first.`,
       );
     }
-    const cwd = (await hosts.store(hostName)).paths(ideaId).project;
-    const runTag = createRunTag();
-    const terminal = await hosts.get(hostName).host.openTerminal({ cwd, runTag, ...size });
+    this.#opening.set(ideaId, opening + 1);
+    let cwd: string;
+    let runTag: string;
+    let terminal: HostTerminal;
+    try {
+      cwd = (await hosts.store(hostName)).paths(ideaId).project;
+      runTag = createRunTag();
+      terminal = await hosts.get(hostName).host.openTerminal({ cwd, runTag, ...size });
+    } finally {
+      const left = (this.#opening.get(ideaId) ?? 1) - 1;
+      if (left === 0) this.#opening.delete(ideaId);
+      else this.#opening.set(ideaId, left);
+    }
     const entry: Entry = {
       id: `term-${randomBytes(16).toString('hex')}`,
       ideaId,
@@ -111,8 +126,9 @@ export class Terminals {
     this.#entries.set(entry.id, entry);
     entry.finished = this.#pump(entry);
     this.#options.logger.info({ ideaId, terminalId: entry.id, host: hostName }, 'terminal opened');
-    // Catalyst began to stop while the shell opened: shutdown() did not see it.
+    // Catalyst began to stop, or the idea to be deleted, while the shell opened: neither saw it.
     if (this.#isStopping()) void this.#close(entry, 'shutdown');
+    else if (this.#options.isDeleting(ideaId)) void this.#close(entry, 'idea_deleted');
     return this.#link(entry, Buffer.alloc(0));
   }
 

@@ -19,9 +19,12 @@ let nextKey = 1;
  */
 export function TerminalPanel({ ideaId }: { ideaId: string }) {
   const [terminals, setTerminals] = useState<OpenTerminal[]>(() => {
-    const kept = keptTerminals(ideaId);
-    const ids = kept.length === 0 ? [undefined] : kept;
-    return ids.map((terminalId, index) => ({ key: nextKey++, number: index + 1, terminalId }));
+    // Only shells this tab opened before (a reload) are attached to at once: showing the tab starts nothing.
+    return keptTerminals(ideaId).map((terminalId, index) => ({
+      key: nextKey++,
+      number: index + 1,
+      terminalId,
+    }));
   });
   const [shownKey, setShownKey] = useState<number | undefined>(terminals[0]?.key);
   const headingId = useId();
@@ -65,7 +68,12 @@ export function TerminalPanel({ ideaId }: { ideaId: string }) {
           New terminal
         </button>
       </div>
-      {terminals.length === 0 ? <p className="muted">No terminal is open.</p> : null}
+      {terminals.length === 0 ? (
+        <p className="muted">
+          No terminal is open. <strong>New terminal</strong> opens a shell on the idea’s host, in its project
+          folder.
+        </p>
+      ) : null}
       {terminals.map((terminal) => (
         <TerminalView
           key={terminal.key}

@@ -54,14 +54,23 @@ export function TerminalView({
       if (host.clientWidth > 0 && host.clientHeight > 0) fit.fit();
     };
     fitNow();
+    let isReplaying = false;
     const socket = new TerminalSocket({
       ideaId,
       ...(terminalId === undefined ? {} : { terminalId }),
       size: () => ({ cols: terminal.cols, rows: terminal.rows }),
       onOutput: (bytes, isReplay) => {
-        // A replay is the shell's recent output from the server: it replaces what this page showed.
-        if (isReplay) terminal.reset();
-        terminal.write(bytes);
+        if (!isReplay) {
+          terminal.write(bytes);
+          return;
+        }
+        // A replay is the shell's recent output from the server: it replaces what this page showed. Terminal queries
+        // in it (cursor position, device attributes) must not be answered into the live shell as keys.
+        terminal.reset();
+        isReplaying = true;
+        terminal.write(bytes, () => {
+          isReplaying = false;
+        });
       },
       onState: (next) => {
         setState(next);
@@ -74,7 +83,7 @@ export function TerminalView({
     });
     socketRef.current = socket;
     const typed = terminal.onData((data) => {
-      socket.write(data);
+      if (!isReplaying) socket.write(data);
     });
     const resized = terminal.onResize(({ cols, rows }) => {
       socket.resize(cols, rows);

@@ -28,6 +28,10 @@ export interface TerminalSocketOptions {
 }
 
 const RETRY_DELAYS_MS = [250, 1_000, 2_000, 5_000];
+/** The server's close code when another client attached to the same terminal. */
+const DISPLACED_CLOSE_CODE = 4009;
+/** A paste goes in frames of this many bytes, well under what the server takes in one. */
+const INPUT_CHUNK_BYTES = 32 * 1024;
 /** The server keeps a detached shell for 60 s; past that an attach can only say it ended. */
 const GIVE_UP_AFTER_MS = 70_000;
 /** Keys typed while reconnecting, sent once the shell is back; more is dropped (a paste into a dead link). */
@@ -55,11 +59,18 @@ export class TerminalSocket {
     return this.#terminalId;
   }
 
-  /** The person's keys (or a paste); while the socket is away, kept (a bounded amount) until it is back. */
+  /**
+   * The person's keys (or a paste, sent in frames the server takes: at most MAX_TERMINAL_INPUT_BYTES each); while the
+   * socket is away, kept (a bounded amount) until it is back.
+   */
   write(text: string): void {
     if (this.#isEnded) return;
-    if (this.#isLive && this.#socket?.readyState === WebSocket.OPEN) {
-      this.#socket.send(new TextEncoder().encode(text));
+    const socket = this.#socket;
+    if (this.#isLive && socket?.readyState === WebSocket.OPEN) {
+      const bytes = new TextEncoder().encode(text);
+      for (let at = 0; at < bytes.length; at += INPUT_CHUNK_BYTES) {
+        socket.send(bytes.subarray(at, at + INPUT_CHUNK_BYTES));
+      }
       return;
     }
     if (this.#typedAhead.length + text.length <= MAX_TYPED_AHEAD_CHARS) this.#typedAhead += text;
@@ -109,8 +120,15 @@ export class TerminalSocket {
       }
       if (typeof event.data === 'string') this.#onFrame(event.data);
     });
-    socket.addEventListener('close', () => {
-      if (this.#socket === socket) this.#onDropped();
+    socket.addEventListener('close', (event) => {
+      if (this.#socket !== socket) return;
+      // Another tab or window (a duplicated tab holds the same ids) attached to this shell: it goes on there, and
+      // this page lets go instead of taking it back (two pages would push each other off forever).
+      if (event.code === DISPLACED_CLOSE_CODE) {
+        this.#end('This terminal was opened in another tab or window; it goes on there.');
+        return;
+      }
+      this.#onDropped();
     });
   }
 
