@@ -1,4 +1,3 @@
-import type { ClientRequest, IncomingMessage } from 'node:http';
 import {
   ServerFrameSchema,
   type ClientFrame,
@@ -6,9 +5,10 @@ import {
   type ServerFrame,
   type SubscribedFrame,
 } from '@catalyst/protocol';
-import { WebSocket, type RawData } from 'ws';
-import { unreachable } from './api-client.ts';
+import type { WebSocket} from 'ws';
+import { type RawData } from 'ws';
 import { CliError } from './cli-error.ts';
+import { openTokenSocket } from './token-socket.ts';
 
 /**
  * Catalyst's WebSocket (`/ws`, docs/protocol.md), as the web app uses it: subscribe to an idea, receive its
@@ -31,22 +31,7 @@ export interface IdeaSocket {
 const SILENCE_LIMIT_MS = 100_000;
 
 export async function openIdeaSocket(url: string, token: string): Promise<IdeaSocket> {
-  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, {
-    headers: { authorization: `Bearer ${token}` },
-    perMessageDeflate: false,
-    // A listener that takes the connection but never answers the upgrade must not hang the command.
-    handshakeTimeout: 10_000,
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('unexpected-response', (request: ClientRequest, response: IncomingMessage) => {
-      readRefusal(request, response).then(reject, reject);
-    });
-    socket.once('error', (error) => {
-      reject(unreachable(url, error));
-    });
-  });
-  return wrapSocket(socket);
+  return wrapSocket(await openTokenSocket(url, '/ws', token));
 }
 
 function wrapSocket(socket: WebSocket): IdeaSocket {
@@ -135,21 +120,6 @@ function watchForSilence(socket: WebSocket): void {
 }
 
 /** A refused upgrade is a plain-text HTTP answer: 401 without the token, 403 for a foreign origin. */
-async function readRefusal(request: ClientRequest, response: IncomingMessage): Promise<CliError> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response)
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  request.destroy();
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  const status = response.statusCode ?? 0;
-  if (status === 401) return new CliError('UNAUTHORIZED', text || 'Catalyst refused the access token.');
-  if (status === 403) return new CliError('FORBIDDEN_ORIGIN', text || 'Catalyst refused the connection.');
-  return new CliError(
-    'UNEXPECTED_RESPONSE',
-    `Catalyst refused the WebSocket with HTTP ${String(status)}: ${text}`,
-  );
-}
-
 function parseFrame(text: string): ServerFrame | undefined {
   const parsed = ServerFrameSchema.safeParse(parseJson(text));
   return parsed.success ? parsed.data : undefined;

@@ -1,31 +1,10 @@
-import type { ClientRequest, IncomingMessage } from 'node:http';
 import { TERMINAL_WS_PATH } from '@catalyst/protocol';
-import { WebSocket } from 'ws';
-import { unreachable } from './api-client.ts';
-import { CliError } from './cli-error.ts';
+import type { WebSocket } from 'ws';
+import { openTokenSocket } from './token-socket.ts';
 
 /** A terminal's own WebSocket (`/ws/terminal`, docs/protocol.md), let in by the token like the API. */
 export async function openTerminalSocket(url: string, token: string): Promise<WebSocket> {
-  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}${TERMINAL_WS_PATH}`, {
-    headers: { authorization: `Bearer ${token}` },
-    perMessageDeflate: false,
-    handshakeTimeout: 10_000,
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('unexpected-response', (request: ClientRequest, response: IncomingMessage) => {
-      request.destroy();
-      const status = response.statusCode ?? 0;
-      reject(
-        status === 401
-          ? new CliError('UNAUTHORIZED', 'Catalyst refused the access token.')
-          : new CliError('UNEXPECTED_RESPONSE', `Catalyst refused the terminal with HTTP ${String(status)}.`),
-      );
-    });
-    socket.once('error', (error) => {
-      reject(unreachable(url, error));
-    });
-  });
+  const socket = await openTokenSocket(url, TERMINAL_WS_PATH, token);
   // After the open, errors arrive as a close; without a listener ws would throw them.
   socket.on('error', () => undefined);
   return socket;
