@@ -4,6 +4,7 @@ import type {
   HostCheckView,
   HostHealthView,
   IdeaView,
+  QueuedStep,
   RelayEvent,
   RunMode,
 } from '@catalyst/protocol';
@@ -531,14 +532,15 @@ function findBudgetStop(events: readonly RelayEvent[]): { runId: string; mode: R
 function carriesMessage(event: RelayEvent, message: string, known: ReadonlySet<string>): boolean {
   if (event.type === 'run:started') return event.message === message;
   // A queued message is a new step, last: not one already there with the same words, moved or edited.
-  const steps =
-    event.type === 'autopilot:started'
-      ? event.steps
-      : event.type === 'autopilot:queue_changed'
-        ? event.pending
-        : [];
-  const last = steps.at(-1);
+  const last = queuedStepsOf(event).at(-1);
   return last?.message === message && (last.id === undefined || !known.has(last.id));
+}
+
+/** The waiting steps an event names: a queue's first, or its waiting ones after a change; none for any other. */
+function queuedStepsOf(event: RelayEvent): readonly QueuedStep[] {
+  if (event.type === 'autopilot:started') return event.steps;
+  if (event.type === 'autopilot:queue_changed') return event.pending;
+  return [];
 }
 
 /** The ids of the queued steps the history held up to `seq`. */
@@ -546,13 +548,7 @@ function stepIdsUpTo(events: readonly RelayEvent[], seq: number): Set<string> {
   const ids = new Set<string>();
   for (const event of events) {
     if (event.seq > seq) break;
-    const steps =
-      event.type === 'autopilot:started'
-        ? event.steps
-        : event.type === 'autopilot:queue_changed'
-          ? event.pending
-          : [];
-    for (const step of steps) if (step.id !== undefined) ids.add(step.id);
+    for (const step of queuedStepsOf(event)) if (step.id !== undefined) ids.add(step.id);
   }
   return ids;
 }
