@@ -117,7 +117,7 @@ export class Autopilots {
   }
 
   async start(ideaId: string, body: StartAutopilotBody): Promise<AutopilotView> {
-    const busy = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+    const busy = await this.#queueOn(ideaId);
     if (busy !== undefined) {
       throw new CatalystError(
         'RUN_IN_PROGRESS',
@@ -147,10 +147,10 @@ export class Autopilots {
     const step = { id: newStepId(), mode: body.mode, message: body.message };
     this.#refuseWhileDeleting(ideaId);
     // A queue on its way (two messages at once): this one joins it. One writing its end is let finish first.
-    let running = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+    let running = await this.#queueOn(ideaId);
     if (running?.isEnding === true) {
       await running.done;
-      running = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+      running = await this.#queueOn(ideaId);
     }
     if (running !== undefined && !running.isEnding) {
       this.#change(ideaId, running, [...this.#waiting(running), toStep(step)]);
@@ -307,6 +307,11 @@ export class Autopilots {
     if (busy === deletingClaim) {
       throw new CatalystError('RUN_IN_PROGRESS', 'This idea is being deleted.');
     }
+  }
+
+  /** The idea's queue, once one on its way has opened (undefined when none is, or its opening failed). */
+  async #queueOn(ideaId: string): Promise<Running | undefined> {
+    return this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
   }
 
   #isTaken(ideaId: string): boolean {
@@ -492,7 +497,7 @@ export class Autopilots {
   }
 
   async #queueOf(ideaId: string): Promise<Running> {
-    const running = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+    const running = await this.#queueOn(ideaId);
     if (running !== undefined && !running.isEnding) return running;
     const view = running === undefined ? await this.queue(ideaId) : null;
     throw new CatalystError(
@@ -505,7 +510,7 @@ export class Autopilots {
 
   /** The idea is being deleted (it has no run): its queue ends, cancelled, wherever it was. */
   async forget(ideaId: string): Promise<void> {
-    const running = this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+    const running = await this.#queueOn(ideaId);
     if (running === undefined) return;
     running.isCancelled = true;
     running.current?.cancel();
