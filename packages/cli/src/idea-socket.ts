@@ -5,7 +5,7 @@ import {
   type ServerFrame,
   type SubscribedFrame,
 } from '@catalyst/protocol';
-import type { WebSocket} from 'ws';
+import type { WebSocket } from 'ws';
 import { type RawData } from 'ws';
 import { CliError } from './cli-error.ts';
 import { openTokenSocket } from './token-socket.ts';
