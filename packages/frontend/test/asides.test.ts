@@ -65,7 +65,7 @@ describe('question asides in the browser', () => {
 
       model.enqueue(text('Tags are in.'));
       await writeFile(gate, 'open\n');
-      await waitForRunSummary(page, 'Completed');
+      await waitForRunSummary(page, 'Completed', 2);
       await claudeTexts(page).filter({ hasText: 'Tags are in.' }).waitFor();
       // After a reload the thread is read from the history again.
       await page.reload();

@@ -66,9 +66,13 @@ export function runSummaries(page: Page): Locator {
   return transcript(page).getByRole('note', { name: 'Run summary', exact: true });
 }
 
-/** Waits for a run summary whose outcome (its first word or words) is `outcome`. */
-export async function waitForRunSummary(page: Page, outcome: string): Promise<Locator> {
-  const summary = runSummaries(page).filter({ hasText: new RegExp(`^\\s*${outcome}\\b`) });
+/**
+ * Waits for a run summary whose outcome (its first word or words) is `outcome`: the only one, or with `nth`, the
+ * nth of them (1-based), for a transcript that already holds earlier runs with the same outcome.
+ */
+export async function waitForRunSummary(page: Page, outcome: string, nth?: number): Promise<Locator> {
+  const matching = runSummaries(page).filter({ hasText: new RegExp(`^\\s*${outcome}\\b`) });
+  const summary = nth === undefined ? matching : matching.nth(nth - 1);
   await summary.waitFor();
   return summary;
 }

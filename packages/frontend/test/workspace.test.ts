@@ -46,14 +46,14 @@ describe('the workspace on a wide screen', () => {
     const page = await suite.openLoggedInPage({ device: WIDE });
     await openIdea(page, { id: idea.id, title: 'Side by side' });
     await chooseBuild(page);
-    for (const version of ['one', 'two']) {
+    for (const [index, version] of ['one', 'two'].entries()) {
       model.enqueue(
         toolUse('Write', { file_path: join(project, 'a.txt'), content: `${version}\n` }),
         text(`Wrote ${version}.`),
       );
       await sendMessage(page, `Write ${version}.`);
       await transcript(page).getByText(`Wrote ${version}.`).waitFor();
-      await waitForRunSummary(page, 'Completed');
+      await waitForRunSummary(page, 'Completed', index + 1);
     }
 
     // Changes is the side panel's first tab: every checkpoint, newest first.
