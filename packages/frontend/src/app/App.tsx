@@ -1,6 +1,7 @@
-import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApiError, UNAUTHORIZED_EVENT, api } from './api.ts';
-import { Connection, type ConnectionState } from './connection.ts';
+import { Connection } from './connection.ts';
+import { ConnectionContext } from './connection-context.ts';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import { createBrowserPushPorts } from '../notify/browser-push-ports.ts';
 import { PushContext } from '../notify/push-context.ts';
@@ -14,21 +15,6 @@ import { navigate, routeOf, usePath } from './router.ts';
 import { sessionProtocols } from './session-key.ts';
 
 type Login = 'logging_in' | 'checking' | 'ok' | 'missing' | 'refused' | 'pairing_refused' | 'offline';
-
-const ConnectionContext = createContext<Connection | undefined>(undefined);
-
-export function useConnection(): Connection {
-  const connection = useContext(ConnectionContext);
-  if (connection === undefined) throw new Error('useConnection outside the logged-in app');
-  return connection;
-}
-
-export function useConnectionState(connection: Connection): ConnectionState {
-  return useSyncExternalStore(
-    (listener) => connection.onState(listener),
-    () => connection.state,
-  );
-}
 
 /**
  * The printed link's token, or a pairing link's code (issue 29), is swapped for a session first; the old

@@ -3,7 +3,7 @@ import { useMemo } from 'react';
 import type { ProjectLinks } from './project-context.ts';
 import { useFilesView, type FilesView, type ShownState } from './use-files-view.ts';
 
-interface ProjectFiles {
+export interface ProjectFiles {
   readonly view: FilesView;
   /** For the transcript's cards (ProjectLinksProvider). */
   readonly links: ProjectLinks;
