@@ -286,6 +286,65 @@ describe('previews', () => {
     await post(service, `/api/ideas/${idea.id}/preview/stop`);
   });
 
+  it('frames: its frame link sets a partitioned cookie, and it notes whether the app’s pages allow Catalyst’s frame', async () => {
+    // Issue 31: the Preview tab shows the app in a frame when its headers allow.
+    const { service } = fixture;
+    const { idea, view } = await runningPreview(service, 'Framed');
+    const { frameUrl, origin } = view;
+    if (frameUrl === undefined || origin === undefined)
+      throw new Error('a preview of its own name has a frame link');
+    expect(view.frame).toBeUndefined();
+    const framed = {
+      'sec-fetch-dest': 'iframe',
+      'sec-fetch-mode': 'navigate',
+      'sec-fetch-site': 'cross-site',
+    };
+    const entered = await previewFetch(`${frameUrl}&to=${encodeURIComponent('/page?x=1')}`, {
+      headers: framed,
+    });
+    expect(entered.status).toBe(303);
+    expect(entered.headers.get('location')).toBe('/page?x=1');
+    const setCookie = entered.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(
+      /^catalyst_preview_\d+=[\w-]+; Path=\/; HttpOnly; SameSite=None; Secure; Partitioned$/,
+    );
+    // Where a frame link goes stays on the preview's own site.
+    const again = (await previewOf(service, idea.id)).frameUrl ?? '';
+    const offSite = await previewFetch(`${again}&to=${encodeURIComponent('//evil.example/')}`, {
+      headers: framed,
+    });
+    expect(offSite.headers.get('location')).toBe('/');
+
+    const cookie = setCookie.split(';')[0] ?? '';
+    const load = async (path: string, headers = framed) => {
+      const answer = await previewFetch(`${origin}${path}`, { headers: { cookie, ...headers } });
+      expect(answer.status).toBe(200);
+      return answer;
+    };
+    // Passed on as the app sent it: never rewritten to force a frame.
+    expect((await load('/?xfo=DENY')).headers.get('x-frame-options')).toBe('DENY');
+    expect((await previewOf(service, idea.id)).frame).toEqual({
+      path: '/?xfo=DENY',
+      loads: 1,
+      refusal: 'x-frame-options',
+    });
+    await load(`/?csp=${encodeURIComponent("frame-ancestors 'self'")}`);
+    expect((await previewOf(service, idea.id)).frame?.refusal).toBe('frame-ancestors');
+    // Catalyst's page is at the origin the API was asked from.
+    const allowing = `/?xfo=DENY&csp=${encodeURIComponent(`frame-ancestors ${service.catalyst.url}`)}`;
+    await load(allowing);
+    expect((await previewOf(service, idea.id)).frame).toEqual({ path: allowing, loads: 3 });
+    // A page loaded in a tab, or a fetch, is no frame.
+    await load('/?xfo=DENY', { ...framed, 'sec-fetch-dest': 'document' });
+    await load('/?xfo=DENY', {
+      'sec-fetch-dest': 'empty',
+      'sec-fetch-mode': 'cors',
+      'sec-fetch-site': 'same-origin',
+    });
+    expect((await previewOf(service, idea.id)).frame?.loads).toBe(3);
+    await post(service, `/api/ideas/${idea.id}/preview/stop`);
+  });
+
   it('drops Catalyst’s cookies from a WebSocket handshake whatever its lines end with, and rewrites it valid', async () => {
     const { service } = fixture;
     const { idea, view } = await runningPreview(service, 'Odd handshakes');

@@ -67,6 +67,8 @@ describe('REST authentication', () => {
     expect(response.headers.get('x-powered-by')).toBeNull();
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    // Frames of the previews' own names alone (issue 31).
+    expect(response.headers.get('content-security-policy')).toContain('; frame-src http://*.localhost:*;');
   });
 
   it('refuses a request from a foreign page even with the token', async () => {

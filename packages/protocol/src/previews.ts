@@ -31,6 +31,21 @@ export const PreviewSuggestionSchema = z.strictObject({
 });
 export type PreviewSuggestion = z.infer<typeof PreviewSuggestionSchema>;
 
+/** How an app's answer forbade showing it in Catalyst's frame: its `X-Frame-Options`, or CSP `frame-ancestors`. */
+export const FramingRefusalSchema = z.enum(['x-frame-options', 'frame-ancestors']);
+export type FramingRefusal = z.infer<typeof FramingRefusalSchema>;
+
+/** The pages of a preview loaded in a frame, as its server passed them on (issue 31). */
+export const PreviewFrameSchema = z.strictObject({
+  /** The latest page's path and query, as requested. */
+  path: z.string().max(2_048),
+  /** How many pages were loaded in a frame so far: a newer answer than the one a person saw counts higher. */
+  loads: z.number().int().nonnegative(),
+  /** The latest page forbade being shown in Catalyst's frame. */
+  refusal: FramingRefusalSchema.optional(),
+});
+export type PreviewFrame = z.infer<typeof PreviewFrameSchema>;
+
 /** `GET /api/ideas/:id/preview`, and the answer of start and stop. */
 export const PreviewViewSchema = z.strictObject({
   state: PreviewStateSchema,
@@ -44,6 +59,14 @@ export const PreviewViewSchema = z.strictObject({
   url: z.string().optional(),
   /** Where Catalyst serves the preview (`http://127.0.0.1:41234`), while it runs. */
   origin: z.string().optional(),
+  /**
+   * While running, when the preview has a name of its own (`p-….localhost`, Catalyst reached on loopback): a fresh
+   * one-time link for the Preview tab's frame (issue 31). It sets the preview's cookie Partitioned, for Catalyst's
+   * page alone; `to` (a path) is where it then goes, `/` by default. Absent when the preview cannot be framed.
+   */
+  frameUrl: z.string().optional(),
+  /** What the preview's server saw of its pages loaded in a frame, once one was. */
+  frame: PreviewFrameSchema.optional(),
   /** When the state began. */
   since: z.iso.datetime().optional(),
   /** The last lines the command printed (stdout and stderr), e.g. why it crashed. */

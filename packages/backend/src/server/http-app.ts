@@ -33,11 +33,13 @@ export interface HttpAppOptions {
  * script anywhere; the page cannot be framed (clickjacking) and sends no Referer. The web app manifest and the
  * service worker (/sw.js) are named too, same origin only, rather than left to the default. Styles may be inline
  * (`style-src 'self' 'unsafe-inline'`): the terminal's xterm.js writes its measured cell sizes and colours into
- * `<style>` elements it makes at run time (issue 31). Styles run no code; scripts stay same-origin only.
+ * `<style>` elements it makes at run time (issue 31). Styles run no code; scripts stay same-origin only. Frames
+ * only of `http://*.localhost:*`, the names of the previews' own servers (the Preview tab's frame, issue 31; a CSP
+ * host can only start with `*.`, so `p-*` cannot be said), never of Catalyst's own origin or another name.
  */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
-    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; manifest-src 'self'; worker-src 'self'",
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-src http://*.localhost:*; frame-ancestors 'none'; manifest-src 'self'; worker-src 'self'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',

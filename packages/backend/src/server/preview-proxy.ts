@@ -15,6 +15,7 @@ import { isSwitchingProtocols, locateHeadEnd, rewriteHead } from './answer-head.
 import { cookieValues } from './auth.ts';
 import type { PreviewServer, PreviewServerOptions } from '../service/preview-server.ts';
 import { listenOnLoopbacks } from './preview-listen.ts';
+import { PreviewFrames } from './preview-frames.ts';
 
 /**
  * One preview's server (issue 14): a port of Catalyst's own machine that forwards every request, WebSocket
@@ -35,7 +36,13 @@ import { listenOnLoopbacks } from './preview-listen.ts';
  * neither Catalyst at 127.0.0.1 nor another preview, and a `Domain=localhost` cookie is refused), which its links
  * use when Catalyst is reached on loopback. A ticket opens the preview only under the host its link names, so the
  * cookie is never set for a name shared with Catalyst. Requests another site's page makes (another preview's
- * fetch or WebSocket) are refused whatever they carry: only a top-level page load may come from elsewhere.
+ * fetch or WebSocket) are refused whatever they carry: only a page load may come from elsewhere.
+ *
+ * In a frame of Catalyst's page (issue 31) the preview is a site other than the page's, and Chromium keeps no
+ * ordinary cookie for such a frame, `SameSite=None; Secure` included (third-party cookies are blocked: measured
+ * with Debian's Chromium 156). A frame's ticket sets the cookie `Partitioned` (CHIPS): kept, and sent, only under
+ * Catalyst's page's site (`Secure` holds over plain http on a `*.localhost` name, a secure context). Another site's
+ * page has no such cookie for it, so it cannot frame the preview signed in.
  */
 
 export const ENTER_PATH = '/.catalyst-preview/enter';
@@ -62,8 +69,8 @@ export type PreviewProxy = PreviewServer;
 export async function startPreviewProxy(options: PreviewProxyOptions): Promise<PreviewProxy> {
   const secret = randomBytes(32).toString('base64url');
   const hostName = `p-${randomBytes(10).toString('hex')}.localhost`;
-  /** Each ticket's expiry and the Host it opens the preview under. */
-  const tickets = new Map<string, { expires: number; host: string }>();
+  const tickets: Tickets = new Map();
+  const frames = new PreviewFrames();
   const agent = new UpstreamAgent(options.openUpstream);
   /** Sockets the server no longer tracks (upgraded, refused upgrades, CONNECTs): closed by close() itself. */
   const detached = new Set<Duplex>();
@@ -100,7 +107,7 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       inUse--;
       options.onActivity();
     });
-    forward(request, response, agent, options);
+    forward(request, response, agent, { ...options, frames });
   });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     detach(socket);
@@ -134,13 +141,19 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
   return {
     listenPort,
     hostName,
-    mintEntry(origin) {
+    mintEntry(origin, { embedder } = {}) {
       const now = Date.now();
       for (const [ticket, { expires }] of tickets) if (expires <= now) tickets.delete(ticket);
       const ticket = randomBytes(24).toString('base64url');
-      tickets.set(ticket, { expires: now + TICKET_MS, host: new URL(origin).host });
+      tickets.set(ticket, {
+        expires: now + TICKET_MS,
+        host: new URL(origin).host,
+        isFramed: embedder !== undefined,
+      });
+      if (embedder !== undefined) frames.embedIn(embedder);
       return `${ENTER_PATH}?ticket=${ticket}`;
     },
+    frame: () => frames.latest,
     inUse: () => inUse,
     async close() {
       for (const socket of detached) socket.destroy();
@@ -162,12 +175,20 @@ function sameSecret(presented: string, secret: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Each ticket's expiry, the Host it opens the preview under, and whether it is a frame's. */
+type Tickets = Map<string, { expires: number; host: string; isFramed: boolean }>;
+
+/** A path of the preview's own for `to` (never `//host`, which a browser reads as another site), else `/`. */
+const OWN_PATH = /^\/(?![/\\])[\x21-\x7e]{0,2047}$/;
+
 function enter(
   request: IncomingMessage,
   response: ServerResponse,
-  state: { tickets: Map<string, { expires: number; host: string }>; cookieName: string; secret: string },
+  state: { tickets: Tickets; cookieName: string; secret: string },
 ): void {
-  const ticket = new URL(request.url ?? '/', 'http://preview').searchParams.get('ticket') ?? '';
+  const query = new URL(request.url ?? '/', 'http://preview').searchParams;
+  const ticket = query.get('ticket') ?? '';
+  const to = query.get('to') ?? '/';
   const found = state.tickets.get(ticket);
   state.tickets.delete(ticket);
   response.setHeader('Cache-Control', 'no-store');
@@ -182,9 +203,10 @@ function enter(
     );
     return;
   }
+  const sameSite = found.isFramed ? 'SameSite=None; Secure; Partitioned' : 'SameSite=Lax';
   response.writeHead(303, {
-    Location: '/',
-    'Set-Cookie': `${state.cookieName}=${state.secret}; Path=/; HttpOnly; SameSite=Lax`,
+    Location: OWN_PATH.test(to) ? to : '/',
+    'Set-Cookie': `${state.cookieName}=${state.secret}; Path=/; HttpOnly; ${sameSite}`,
   });
   response.end();
 }
@@ -224,7 +246,7 @@ function forward(
   request: IncomingMessage,
   response: ServerResponse,
   agent: Agent,
-  options: PreviewProxyOptions,
+  options: PreviewProxyOptions & { frames: PreviewFrames },
 ): void {
   const upstream: ClientRequest = httpRequest({
     agent,
@@ -241,6 +263,7 @@ function forward(
     try {
       if (status < 200 || status > 599) throw new Error(`status ${status}`);
       response.writeHead(status, downstreamHeaders(answer.rawHeaders));
+      options.frames.note(request, answer);
     } catch (error) {
       upstream.destroy();
       answer.resume();

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import type { PreviewFrame } from '@catalyst/protocol';
 
 /**
  * The port through which the previews (previews.ts) get an HTTP server of their own for a preview: the composition
@@ -20,6 +21,14 @@ export interface PreviewServerOptions {
   logger: Logger;
 }
 
+export interface EntryOptions {
+  /**
+   * A ticket for a frame in Catalyst's page, whose origin this is (issue 31): the cookie it sets is Partitioned, the
+   * only kind Chromium keeps for a frame of another site, and the pages loaded in a frame are checked against it.
+   */
+  embedder?: string;
+}
+
 export interface PreviewServer {
   /** The port this server listens on (Catalyst's machine). */
   readonly listenPort: number;
@@ -29,7 +38,9 @@ export interface PreviewServer {
    * A fresh one-time path+query (`/.catalyst-preview/enter?ticket=…`), valid for a minute, under `origin` alone
    * (the link's `http://host:port`).
    */
-  mintEntry(origin: string): string;
+  mintEntry(origin: string, options?: EntryOptions): string;
+  /** The pages loaded in a frame of Catalyst's page so far (issue 31), once one was. */
+  frame(): PreviewFrame | undefined;
   /**
    * WebSockets (dev servers' hot reload) and responses still streaming through it now: someone has the preview
    * open.

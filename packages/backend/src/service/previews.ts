@@ -115,13 +115,11 @@ export class Previews {
       return { state: 'stopped', ...base, ...(suggestion === undefined ? {} : { suggestion }) };
     }
     const lastOutput = preview.output.lastLines();
-    const origin = preview.proxy === undefined ? undefined : this.#origin(preview.proxy, requestHost);
+    const { proxy } = preview;
     return {
       state: preview.state,
       ...base,
-      ...(preview.state === 'running' && preview.proxy !== undefined && origin !== undefined
-        ? { url: `${origin}${preview.proxy.mintEntry(origin)}`, origin }
-        : {}),
+      ...(preview.state === 'running' && proxy !== undefined ? this.#links(proxy, requestHost) : {}),
       since: preview.since,
       ...(lastOutput.length === 0 ? {} : { lastOutput }),
       ...(preview.exit === undefined ? {} : { exit: preview.exit }),
@@ -348,6 +346,25 @@ export class Previews {
       onActivity,
       logger: this.#options.logger,
     });
+  }
+
+  /**
+   * A running preview's one-time links: to open it in a tab; and, when it has a name of its own, for the Preview
+   * tab's frame in the page at `requestHost` (issue 31). Under a name shared with Catalyst it is not framed: Catalyst's
+   * CSP allows frames of `*.localhost` names alone (docs/security.md).
+   */
+  #links(proxy: PreviewProxy, requestHost: string | undefined): Partial<PreviewView> {
+    const origin = this.#origin(proxy, requestHost);
+    const frame = proxy.frame();
+    const isOwnSite = new URL(origin).hostname === proxy.hostName;
+    return {
+      url: `${origin}${proxy.mintEntry(origin)}`,
+      origin,
+      ...(isOwnSite && requestHost !== undefined
+        ? { frameUrl: `${origin}${proxy.mintEntry(origin, { embedder: `http://${requestHost}` })}` }
+        : {}),
+      ...(frame === undefined ? {} : { frame }),
+    };
   }
 
   /**
