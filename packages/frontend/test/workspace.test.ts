@@ -18,7 +18,7 @@ import { saveScreenshot } from './page-problems.ts';
 
 // The idea's page as a workspace (issue 31): on a wide screen the conversation beside a side panel of tabs
 // (Changes, Files, Preview, Settings), its tab in the URL and its width remembered; on a phone the same tabs, one
-// at a time. One fixture for the file.
+// at a time. The running app in the Preview tab's frame, or why not. One fixture for the file.
 
 const suite = useBrowserSuite();
 const WIDE = { width: 1440, height: 900, isMobile: false, hasTouch: false };
@@ -237,6 +237,77 @@ describe('the preview in the workspace', () => {
     await state.getByText(/^Running at /).waitFor();
     await panel.getByRole('button', { name: 'Stop' }).click();
     await state.getByText('Stopped').waitFor();
+  });
+});
+
+describe('the app in the Preview tab', () => {
+  /** An idea whose preview is the fixture app (with `env` before its command), started; its page at the Preview tab. */
+  async function previewTab(title: string, env = '') {
+    const { service } = suite.fixture;
+    const idea = await service.createIdea(title);
+    await copyFile(APP, join(service.projectDir(idea.id), 'server.cjs'));
+    const patched = await service.api(`/api/ideas/${idea.id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ previewCommand: `${env}node server.cjs`, previewPort: await freePort() }),
+    });
+    expect(patched.ok).toBe(true);
+    expect((await service.api(`/api/ideas/${idea.id}/preview/start`, { method: 'POST' })).ok).toBe(true);
+    const page = await suite.openLoggedInPage({
+      device: WIDE,
+      expectedConsole: [/Refused to display .* in a frame because it set 'X-Frame-Options' to 'deny'/],
+    });
+    await page.goto(`/ideas/${idea.id}?tab=preview`);
+    const panel = page.getByRole('region', { name: 'Preview' });
+    const stop = async () => {
+      await panel.getByRole('button', { name: 'Stop' }).click();
+      await panel.getByTestId('preview-state').getByText('Stopped').waitFor();
+    };
+    return { page, panel, stop };
+  }
+
+  it('shows the running app in a frame, with the path it shows, Reload, and Open in a tab', async () => {
+    const { page, panel, stop } = await previewTab('Framed app');
+    const app = panel.frameLocator('iframe[title="The app, as the preview serves it"]');
+    // Signed in inside the frame: its cookie is Partitioned, kept under Catalyst's page (else a 401 page).
+    await app.getByRole('heading', { name: 'Hello from the preview' }).waitFor();
+    expect(await app.locator('#path').innerText()).toBe('/');
+    const path = panel.getByTestId('preview-frame-path');
+    await path.getByText('/', { exact: true }).waitFor();
+    await expectAccessibleInBothSchemes(page, 'the app in the preview tab');
+
+    // A page the app moved to: the path follows, and Reload loads that page again, signed in by a fresh link.
+    const frame = page.frames().find((candidate) => new URL(candidate.url()).hostname.endsWith('.localhost'));
+    if (frame === undefined) throw new Error('the preview’s frame is there');
+    await frame.goto(`${new URL(frame.url()).origin}/deeper?page=2`);
+    await path.getByText('/deeper?page=2', { exact: true }).waitFor();
+    await panel.getByRole('button', { name: 'Reload', exact: true }).click();
+    await app.locator('#path').getByText('/deeper?page=2').waitFor();
+
+    const opened = page.context().waitForEvent('page');
+    await panel.getByRole('button', { name: 'Open in a tab' }).click();
+    const tab = await opened;
+    await tab.getByRole('heading', { name: 'Hello from the preview' }).waitFor();
+    expect(new URL(tab.url()).pathname).toBe('/deeper');
+    await tab.close();
+    await stop();
+  });
+
+  it('says so, instead of a blank frame, when the app forbids framing', async () => {
+    const { page, panel, stop } = await previewTab('Unframeable app', 'PREVIEW_X_FRAME_OPTIONS=DENY ');
+    const refused = panel.getByTestId('preview-frame-refused');
+    await refused
+      .getByText(
+        'This app does not allow being shown in a frame (its X-Frame-Options header); open it in a tab.',
+      )
+      .waitFor();
+    expect(await panel.locator('iframe').count()).toBe(0);
+    await expectAccessibleInBothSchemes(page, 'an app that forbids framing');
+    const opened = page.context().waitForEvent('page');
+    await refused.getByRole('button', { name: 'Open in a tab' }).click();
+    const tab = await opened;
+    await tab.getByRole('heading', { name: 'Hello from the preview' }).waitFor();
+    await tab.close();
+    await stop();
   });
 });
 

@@ -2,6 +2,7 @@ import type { IdeaView } from '@catalyst/protocol';
 import { useEffect, useId, useRef } from 'react';
 import { ListeningPorts } from './ListeningPorts.tsx';
 import { PreviewActions } from './PreviewActions.tsx';
+import { PreviewFrame } from './PreviewFrame.tsx';
 import { PreviewLog } from './PreviewLog.tsx';
 import { PreviewSettings } from './PreviewSettings.tsx';
 import { LastOutput, PreviewStatus } from './PreviewStatus.tsx';
@@ -17,8 +18,8 @@ interface PreviewPanelProps {
 }
 
 /**
- * The idea's Preview view (issue 14): the dev server Catalyst runs for the project on its host, its settings, its
- * output, and the ports the idea's processes listen on. What is inside is mounted only while open, so nothing is
+ * The idea's Preview view (issue 14): the dev server Catalyst runs for the project on its host, the app in a frame
+ * while it runs (issue 31), its settings, its output, and the ports the idea's processes listen on. What is inside is mounted only while open, so nothing is
  * asked for (and no poll runs) while it is closed.
  */
 export function PreviewPanel({ id, ideaId, isOpen, onIdeaChanged }: PreviewPanelProps) {
@@ -47,6 +48,9 @@ function PreviewBody({ ideaId, onIdeaChanged }: { ideaId: string; onIdeaChanged:
       {view === undefined ? null : (
         <>
           <PreviewActions ideaId={ideaId} preview={preview} view={view} />
+          {view.state === 'running' ? (
+            <PreviewFrame key={view.origin} ideaId={ideaId} view={view} onFrameLoad={preview.refresh} />
+          ) : null}
           {view.state === 'crashed' ? <LastOutput lines={view.lastOutput ?? []} /> : null}
           <PreviewSettings view={view} isBusy={preview.busy !== undefined} onSave={preview.save} />
           <PreviewLog ideaId={ideaId} view={view} version={preview.version} />
