@@ -220,9 +220,10 @@ function enter(
 /**
  * A request a page of another site made: another preview's fetch, form post or WebSocket (it may carry this
  * preview's cookie when both share a host name, as previews reached by a machine's name do). Fetch Metadata says
- * where it comes from; without it (an older browser), the Origin of a request a page made. A top-level page load
- * (GET) may come from anywhere: that is how Catalyst's link opens the preview, and its page cannot read what it
- * loads. Clients that are not browsers send neither and are not refused here.
+ * where it comes from; without it (an older browser), the Origin of a request a page made. A page load (GET, in a
+ * tab or a frame) may come from anywhere: that is how Catalyst's link and its Preview tab's frame open the preview,
+ * and the page that asked cannot read what it loads. Clients that are not browsers send neither and are not refused
+ * here.
  */
 function isFromAnotherSite(request: IncomingMessage): boolean {
   const site = request.headers['sec-fetch-site'];
