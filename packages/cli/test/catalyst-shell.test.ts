@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTcpProxy, type TcpProxy } from '@catalyst/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { useServiceFixture } from '../../backend/test/service-harness.ts';
 import { killLeftovers, startCli } from './cli-process.ts';
 
@@ -43,4 +44,82 @@ describe('catalyst shell', () => {
     expect(exit.code).toBe(0);
     expect(fixture.service.catalyst.services.terminals.idsOf(idea.id)).toEqual([]);
   });
+
+  it('re-attaches to the same shell after a dropped connection, saying so on stderr', async () => {
+    const idea = await fixture.service.createIdea('Shell through a flaky network');
+    const proxy = await startProxy();
+    const cli = startShellAt(proxy.url, idea.id);
+    cli.type('KEPT="kept-$((40+2))"; echo "pid-$$"');
+    const [, pid] = await cli.printedMatch(/pid-(\d+)/, 'stdout');
+
+    expect(proxy.dropConnections(), 'the command had a connection to drop').toBeGreaterThan(0);
+    await cli.printed('catalyst: lost the connection to Catalyst', 'stderr');
+    await cli.printed('catalyst: reconnected; the same shell goes on.', 'stderr');
+    cli.type('echo "again-$KEPT-$$"');
+    await cli.printed(`again-kept-42-${pid}`, 'stdout');
+    expect(fixture.service.catalyst.services.terminals.idsOf(idea.id)).toHaveLength(1);
+
+    cli.type('exit');
+    const exit = await cli.exited;
+    expect(exit.code).toBe(0);
+    // The notices are on stderr only, one line each; the replay did not print the shell's output twice.
+    expect(exit.stdout).not.toContain('catalyst:');
+    expect(
+      exit.stderr
+        .trim()
+        .split(/\r?\n/)
+        .filter((line) => line !== ''),
+    ).toEqual([
+      'catalyst: lost the connection to Catalyst; reconnecting to the same shell…',
+      'catalyst: reconnected; the same shell goes on.',
+    ]);
+    expect(exit.stdout.split(`pid-${pid}`)).toHaveLength(2);
+  });
+
+  it('keeps what is typed while the connection is down and sends it once back', async () => {
+    const idea = await fixture.service.createIdea('Typing into a dropped shell');
+    const proxy = await startProxy();
+    const cli = startShellAt(proxy.url, idea.id);
+    cli.type('echo "ready-$((1+1))"');
+    await cli.printed('ready-2', 'stdout');
+
+    proxy.hold();
+    proxy.dropConnections();
+    await cli.printed('catalyst: lost the connection to Catalyst', 'stderr');
+    cli.type('echo "typed-$((3*3))-while-away"');
+    proxy.release();
+    await cli.printed('typed-9-while-away', 'stdout');
+    cli.type('exit');
+    expect((await cli.exited).code).toBe(0);
+  });
+
+  it('says so and exits 1 when the shell ended while the connection was down', async () => {
+    const idea = await fixture.service.createIdea('Shell gone meanwhile');
+    const proxy = await startProxy();
+    const cli = startShellAt(proxy.url, idea.id);
+    cli.type('echo "ready-$((1+1))"');
+    await cli.printed('ready-2', 'stdout');
+
+    proxy.hold();
+    proxy.dropConnections();
+    await cli.printed('catalyst: lost the connection to Catalyst', 'stderr');
+    await fixture.service.catalyst.services.terminals.closeAllOf(idea.id);
+    proxy.release();
+    const exit = await cli.exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toContain('The shell ended while the connection to Catalyst was lost.');
+  });
 });
+
+async function startProxy(): Promise<TcpProxy> {
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: fixture.service.catalyst.port });
+  onTestFinished(() => proxy.close());
+  return proxy;
+}
+
+function startShellAt(url: string, ideaId: string) {
+  return startCli(['--url', url, '--token-file', tokenFile, 'shell', ideaId], {
+    atTerminal: true,
+    hasStderrApart: true,
+  });
+}

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { closeSync, openSync } from 'node:fs';
+import { Readable, type Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The real bin, run as a person runs it: the file itself (its shebang finds node), in a process of its own. */
@@ -14,10 +15,12 @@ export interface CliExit {
 }
 
 export interface CliProcess {
-  readonly child: ChildProcessByStdio<Writable | null, Readable, Readable>;
+  readonly child: ChildProcess;
   readonly exited: Promise<CliExit>;
   /** Resolves once the process has printed `text` on stdout or stderr; rejects if it exits first. */
   printed(text: string, stream?: 'stdout' | 'stderr'): Promise<void>;
+  /** Resolves with the first match of `pattern` on that stream, once there is one; rejects if it exits first. */
+  printedMatch(pattern: RegExp, stream: 'stdout' | 'stderr'): Promise<RegExpMatchArray>;
   /** Types a line at the terminal (`atTerminal` only). */
   type(line: string): void;
 }
@@ -32,6 +35,10 @@ export interface CliOptions {
    * is what is typed (`type`) and whose stdout is the terminal's, stdout and stderr together, lines ending CRLF.
    */
   atTerminal?: boolean;
+  /** At a terminal, the CLI's stderr apart from it (on a pipe `script` passes down as fd 3), as `stderr`. */
+  hasStderrApart?: boolean;
+  /** Not at a terminal: stdin is this file (`catalyst … < file`). */
+  stdinFile?: string;
 }
 
 const running = new Set<CliProcess>();
@@ -48,19 +55,16 @@ export function startCli(args: string[], options: CliOptions = {}): CliProcess {
     ...options.env,
   };
   const bin = options.bin ?? CLI_BIN;
-  const child =
-    options.atTerminal === true
-      ? spawn('/usr/bin/script', ['-qefc', [bin, ...args].map(shellQuote).join(' '), '/dev/null'], {
-          cwd: options.cwd,
-          env,
-          stdio: ['pipe', 'pipe', 'pipe'],
-        })
-      : spawn(bin, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnCli(bin, args, { ...options, env });
   const output = { stdout: '', stderr: '' };
   const watchers = new Set<() => void>();
+  const streams = {
+    stdout: pipeOf(child.stdout),
+    stderr: pipeOf(options.hasStderrApart === true ? child.stdio[3] : child.stderr),
+  };
   for (const stream of ['stdout', 'stderr'] as const) {
-    child[stream].setEncoding('utf8');
-    child[stream].on('data', (chunk: string) => {
+    streams[stream].setEncoding('utf8');
+    streams[stream].on('data', (chunk: string) => {
       output[stream] += chunk;
       for (const watcher of watchers) watcher();
     });
@@ -73,7 +77,10 @@ export function startCli(args: string[], options: CliOptions = {}): CliProcess {
   const cli: CliProcess = {
     child,
     exited,
-    printed: (text, stream) => awaitOutput({ output, watchers, exited }, text, stream),
+    printed: async (text, stream) => {
+      await awaitOutput({ output, watchers, exited }, text, stream);
+    },
+    printedMatch: (pattern, stream) => awaitOutput({ output, watchers, exited }, pattern, stream),
     type: (line) => {
       if (child.stdin === null) throw new Error('type() needs atTerminal');
       child.stdin.write(`${line}\n`);
@@ -82,6 +89,32 @@ export function startCli(args: string[], options: CliOptions = {}): CliProcess {
   running.add(cli);
   void exited.then(() => running.delete(cli));
   return cli;
+}
+
+function spawnCli(
+  bin: string,
+  args: string[],
+  options: CliOptions & { env: Record<string, string> },
+): ChildProcess {
+  const { cwd, env } = options;
+  if (options.atTerminal !== true) {
+    const stdin = options.stdinFile === undefined ? 'ignore' : openSync(options.stdinFile, 'r');
+    const child = spawn(bin, args, { cwd, env, stdio: [stdin, 'pipe', 'pipe'] });
+    if (typeof stdin === 'number') closeSync(stdin);
+    return child;
+  }
+  const command = [bin, ...args].map(shellQuote).join(' ');
+  const isApart = options.hasStderrApart === true;
+  return spawn('/usr/bin/script', ['-qefc', isApart ? `${command} 2>&3` : command, '/dev/null'], {
+    cwd,
+    env,
+    stdio: isApart ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+function pipeOf(stream: Readable | Writable | null | undefined): Readable {
+  if (!(stream instanceof Readable)) throw new Error('the CLI’s output is not a pipe');
+  return stream;
 }
 
 function shellQuote(arg: string): string {
@@ -95,21 +128,23 @@ function awaitOutput(
     watchers: Set<() => void>;
     exited: Promise<CliExit>;
   },
-  text: string,
+  text: string | RegExp,
   stream: 'stdout' | 'stderr' | undefined,
-): Promise<void> {
+): Promise<RegExpMatchArray> {
   const { output, watchers, exited } = process;
-  return new Promise<void>((resolve, reject) => {
+  const pattern = typeof text === 'string' ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : text;
+  return new Promise<RegExpMatchArray>((resolve, reject) => {
     const check = (): void => {
       const seen = stream === undefined ? output.stdout + output.stderr : output[stream];
-      if (!seen.includes(text)) return;
+      const match = pattern.exec(seen);
+      if (match === null) return;
       watchers.delete(check);
-      resolve();
+      resolve(match);
     };
     watchers.add(check);
     check();
     void exited.then((exit) => {
-      reject(new Error(`the CLI exited before printing ${JSON.stringify(text)}: ${JSON.stringify(exit)}`));
+      reject(new Error(`the CLI exited before printing ${String(text)}: ${JSON.stringify(exit)}`));
     });
   });
 }
