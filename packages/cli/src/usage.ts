@@ -45,8 +45,11 @@ const COMMAND_DETAILS: Partial<Record<CommandName, string>> = {
   shell: `
   The same terminal as the idea's page: a login shell on the idea's host (over SSH on a VM), in its
   project folder. Everything it starts is stopped when it ends. At a terminal, keys go to the remote
-  shell as typed (Ctrl-C too) and a window change follows; piped, the input is typed and its end ends
-  the shell. Exits 0 when the shell exits 0, 1 otherwise.
+  shell as typed (Ctrl-C too) and a window change follows; piped, the input is typed (read no faster
+  than it is sent) and its end ends the shell. A dropped connection is re-attached to the same shell
+  for up to a minute (a line on stderr says it was lost, one that it is back); what is typed meanwhile
+  waits and is sent once back. Exits 0 when the shell exits 0, 1 otherwise (or if the shell ended
+  while the connection was lost), 3 when Catalyst could not be reached again in time.
 `,
   queue: `
   A message queued while a run or a queue goes waits and is sent, in order, once the idea is idle; one
