@@ -148,8 +148,9 @@ export class ShellLink {
   #onFrame(bytes: Buffer): void {
     const frame = parseFrame(bytes);
     if (frame === undefined) {
+      // Not echoed: a frame's text at a raw terminal could carry escape sequences.
       this.#options.onNotice(
-        `catalyst: an unreadable frame from Catalyst was ignored: ${bytes.toString('utf8', 0, 200)}`,
+        `catalyst: Catalyst sent a frame this command cannot read (${String(bytes.length)} bytes); it was ignored.`,
       );
       return;
     }
