@@ -1,8 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TERMINAL_WS_PATH } from '@catalyst/protocol';
 import { startTcpProxy, type TcpProxy } from '@catalyst/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { WebSocket } from 'ws';
 import { useServiceFixture } from '../../backend/test/service-harness.ts';
 import { killLeftovers, startCli } from './cli-process.ts';
 
@@ -108,6 +110,31 @@ describe('catalyst shell', () => {
     const exit = await cli.exited;
     expect(exit.code).toBe(1);
     expect(exit.stderr).toContain('The shell ended while the connection to Catalyst was lost.');
+  });
+
+  it('lets go, says so and exits 1 when the same shell is attached elsewhere', async () => {
+    const idea = await fixture.service.createIdea('Shell taken over');
+    const cli = startShellAt(fixture.service.catalyst.url, idea.id);
+    cli.type('echo "ready-$((1+1))"');
+    await cli.printed('ready-2', 'stdout');
+    const [terminalId] = fixture.service.catalyst.services.terminals.idsOf(idea.id);
+    const other = new WebSocket(`${fixture.service.catalyst.url.replace(/^http/, 'ws')}${TERMINAL_WS_PATH}`, {
+      headers: { authorization: `Bearer ${fixture.service.catalyst.token}` },
+    });
+    onTestFinished(() => {
+      other.close();
+    });
+    await new Promise((resolve) => other.once('open', resolve));
+    other.send(JSON.stringify({ type: 'attach', terminalId, cols: 80, rows: 24 }));
+
+    const exit = await cli.exited;
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toContain('this shell was opened elsewhere');
+    // It did not take the shell back: the other socket still has it, and closes it.
+    const ended = new Promise((resolve) => other.once('close', resolve));
+    other.send(JSON.stringify({ type: 'close' }));
+    await ended;
+    expect(fixture.service.catalyst.services.terminals.idsOf(idea.id)).toEqual([]);
   });
 });
 
