@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RelayEvent, RelayEventDraft, ServerFrame, SubscribedFrame } from '@catalyst/protocol';
-import { createTempDir, text } from '@catalyst/testkit';
+import { createTempDir, text, waitUntil } from '@catalyst/testkit';
 import { createLocalFiles } from '../src/host/local-files.ts';
 import { IdeaHistory } from '../src/ideas/event-history.ts';
 import { RESERVE_BLOCK } from '../src/ideas/seq-reservation.ts';
@@ -149,6 +149,12 @@ describe('the subscribed frame over a real WebSocket, after a restart that left 
       expect(next.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
       expect(next[0]?.seq).toBeGreaterThan(newest + RESERVE_BLOCK / 2);
       after.close();
+      // With no warm sessions the turn's claude exits once its input is closed, which follows its run:ended: only
+      // then is nothing of the idea's left for the kill below to strand until its lease lapses.
+      await waitUntil(async () => (await fixture.runProcesses(idea.id)).length === 0, {
+        timeoutMs: 10_000,
+        what: 'the turn`s claude to exit',
+      });
     } finally {
       await running?.kill();
       await fixture.restartService();
