@@ -32,6 +32,8 @@ export interface ServiceUnderTest {
   createIdea(title: string): Promise<IdeaView>;
   connect(): Promise<IdeaClient>;
   projectDir(ideaId: string): string;
+  /** What the service logged so far (info and up), one JSON line each: to check what is never logged. */
+  logText(): string;
   stop(): Promise<void>;
 }
 
@@ -40,9 +42,10 @@ export type { ServiceOptions };
 export async function startService(options: ServiceOptions): Promise<ServiceUnderTest> {
   const { configDir, ideasRoot, env } = await prepareService(options);
   const config = loadConfig(env, { homeDir: configDir.path });
+  const logged: string[] = [];
   const catalyst = await startCatalyst({
     config,
-    logger: pino({ level: 'silent' }),
+    logger: pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
     ...(options.staticDir === undefined ? {} : { staticDir: options.staticDir }),
     ...(options.push === undefined ? {} : { push: options.push }),
   });
@@ -67,6 +70,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
       return new IdeaClient(await openClient(`${catalyst.url.replace('http', 'ws')}/ws`, { headers }));
     },
     projectDir: (ideaId) => join(ideasRoot, ideaId, 'project'),
+    logText: () => logged.join(''),
     stop: () => catalyst.close(),
   };
 }

@@ -65,7 +65,7 @@ describe('the terminal over SSH', () => {
     await client.closed;
 
     const again = await connectTerminal();
-    again.send({ type: 'attach', terminalId: ready.terminalId, cols: 80, rows: 24 });
+    again.send({ type: 'attach', ideaId: idea.id, terminalId: ready.terminalId, cols: 80, rows: 24 });
     expect(await again.waitForFrame('ready')).toMatchObject({
       terminalId: ready.terminalId,
       isReattached: true,
@@ -107,10 +107,33 @@ describe('the terminal over SSH', () => {
   });
 
   it('says plainly that an unknown terminal has ended', async () => {
+    const idea = await fixture.service.createIdea('Terminal unknown');
     const client = await connectTerminal();
-    client.send({ type: 'attach', terminalId: `term-${'0'.repeat(32)}`, cols: 80, rows: 24 });
+    client.send({
+      type: 'attach',
+      ideaId: idea.id,
+      terminalId: `term-${'0'.repeat(32)}`,
+      cols: 80,
+      rows: 24,
+    });
     expect(await client.waitForFrame('error')).toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
     expect((await client.closed).code).toBe(4004);
+  });
+
+  it('attaches a terminal only for its own idea, and never logs its id', async () => {
+    const owner = await fixture.service.createIdea('Terminal owner');
+    const other = await fixture.service.createIdea('Terminal other');
+    const { client, ready } = await openTerminal(owner.id);
+    const stranger = await connectTerminal();
+    stranger.send({ type: 'attach', ideaId: other.id, terminalId: ready.terminalId, cols: 80, rows: 24 });
+    expect(await stranger.waitForFrame('error')).toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    expect((await stranger.closed).code).toBe(4004);
+    // The owner's socket was not displaced by the refused attach: its shell still answers.
+    expect(await run(client, 'echo "still-$((2*3))"', 'done-still')).toContain('still-6');
+    client.send({ type: 'close' });
+    await client.waitForFrame('ended');
+    expect(fixture.service.logText()).toContain('terminal opened');
+    expect(fixture.service.logText()).not.toContain(ready.terminalId);
   });
 });
 

@@ -25,8 +25,17 @@ const rows = z.int().min(1).max(MAX_TERMINAL_ROWS);
 export const TerminalClientFrameSchema = z.discriminatedUnion('type', [
   /** A new shell on the idea's host, in its `project/`, of this window size. */
   z.strictObject({ type: z.literal('open'), ideaId: IdeaIdSchema, cols, rows }),
-  /** The terminal again after a dropped socket: its recent output is sent first, then what comes. */
-  z.strictObject({ type: z.literal('attach'), terminalId: TerminalIdSchema, cols, rows }),
+  /**
+   * The terminal again after a dropped socket: its recent output is sent first, then what comes. The idea it belongs
+   * to comes with its id: a terminal of another idea is TERMINAL_NOT_FOUND, as an unknown one is.
+   */
+  z.strictObject({
+    type: z.literal('attach'),
+    ideaId: IdeaIdSchema,
+    terminalId: TerminalIdSchema,
+    cols,
+    rows,
+  }),
   /** The window changed (the pty's window change). */
   z.strictObject({ type: z.literal('resize'), cols, rows }),
   /** Ends the shell and every process it started. */

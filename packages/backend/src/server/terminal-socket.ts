@@ -68,7 +68,7 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
     const linked =
       frame.type === 'open'
         ? await options.terminals.open(frame.ideaId, size, attachment)
-        : options.terminals.attach(frame.terminalId, size, attachment);
+        : options.terminals.attach({ ideaId: frame.ideaId, terminalId: frame.terminalId }, size, attachment);
     if (socket.readyState !== WebSocket.OPEN) {
       linked.detach();
       return;

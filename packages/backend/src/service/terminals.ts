@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { MAX_TERMINALS_PER_IDEA, type TerminalEndReason } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { CatalystError } from '../core/catalyst-error.ts';
@@ -20,6 +20,12 @@ export const DEFAULT_SCROLLBACK_BYTES = 256 * 1024;
 export interface TerminalSize {
   cols: number;
   rows: number;
+}
+
+/** A terminal as a client names it when it attaches again: its idea, and its id. */
+export interface TerminalTarget {
+  ideaId: string;
+  terminalId: string;
 }
 
 export interface TerminalEnding {
@@ -61,6 +67,8 @@ export interface TerminalsOptions {
 
 interface Entry {
   id: string;
+  /** For logs: the id is what lets a client attach, so it is never logged (logLabel). */
+  label: string;
   ideaId: string;
   cwd: string;
   runTag: string;
@@ -111,8 +119,10 @@ export class Terminals {
       if (left === 0) this.#opening.delete(ideaId);
       else this.#opening.set(ideaId, left);
     }
+    const id = `term-${randomBytes(16).toString('hex')}`;
     const entry: Entry = {
-      id: `term-${randomBytes(16).toString('hex')}`,
+      id,
+      label: logLabel(id),
       ideaId,
       cwd,
       runTag,
@@ -125,17 +135,20 @@ export class Terminals {
     };
     this.#entries.set(entry.id, entry);
     entry.finished = this.#pump(entry);
-    this.#options.logger.info({ ideaId, terminalId: entry.id, host: hostName }, 'terminal opened');
+    this.#options.logger.info({ ideaId, terminal: entry.label, host: hostName }, 'terminal opened');
     // Catalyst began to stop, or the idea to be deleted, while the shell opened: neither saw it.
     if (this.#isStopping()) void this.#close(entry, 'shutdown');
     else if (this.#options.isDeleting(ideaId)) void this.#close(entry, 'idea_deleted');
     return this.#link(entry, Buffer.alloc(0));
   }
 
-  /** TERMINAL_NOT_FOUND unless the terminal is open here; a client attached already is displaced. */
-  attach(terminalId: string, size: TerminalSize, attachment: TerminalAttachment): TerminalLink {
-    const entry = this.#entries.get(terminalId);
-    if (entry === undefined || entry.closingReason !== undefined) {
+  /**
+   * TERMINAL_NOT_FOUND unless the terminal is open here, on that idea (an id alone is not enough: a terminal of
+   * another idea is not found either); a client attached already is displaced.
+   */
+  attach(target: TerminalTarget, size: TerminalSize, attachment: TerminalAttachment): TerminalLink {
+    const entry = this.#entries.get(target.terminalId);
+    if (entry === undefined || entry.ideaId !== target.ideaId || entry.closingReason !== undefined) {
       throw new CatalystError('TERMINAL_NOT_FOUND', 'This terminal has ended; open a new one.');
     }
     clearTimeout(entry.detachTimer);
@@ -205,7 +218,7 @@ export class Terminals {
       await entry.terminal.close();
     } catch (error) {
       this.#options.logger.warn(
-        { err: error, ideaId: entry.ideaId, terminalId: entry.id },
+        { err: error, ideaId: entry.ideaId, terminal: entry.label },
         'the terminal’s processes could not all be stopped by its tag',
       );
     }
@@ -217,7 +230,7 @@ export class Terminals {
       await entry.terminal.close();
     } catch (error) {
       this.#options.logger.warn(
-        { err: error, ideaId: entry.ideaId, terminalId: entry.id },
+        { err: error, ideaId: entry.ideaId, terminal: entry.label },
         'what the terminal left running could not be stopped by its tag',
       );
     }
@@ -238,10 +251,15 @@ export class Terminals {
     entry.attachment?.onEnded(ending);
     entry.attachment = undefined;
     this.#options.logger.info(
-      { ideaId: entry.ideaId, terminalId: entry.id, reason: ending.reason },
+      { ideaId: entry.ideaId, terminal: entry.label, reason: ending.reason },
       'terminal ended',
     );
   }
+}
+
+/** A short name for a terminal in logs, from which its id cannot be found again (a hash's first 8 hex digits). */
+function logLabel(terminalId: string): string {
+  return createHash('sha256').update(terminalId).digest('hex').slice(0, 8);
 }
 
 const MESSAGES: Record<TerminalEndReason, string> = {

@@ -79,7 +79,13 @@ describe('TerminalSocket', () => {
     await until(() => states.at(-1)?.kind === 'reconnecting');
     socket.write('pwd\r');
     await until(() => seen.frames.length === 2);
-    expect(seen.frames[1]).toEqual({ type: 'attach', terminalId: TERMINAL, cols: 100, rows: 30 });
+    expect(seen.frames[1]).toEqual({
+      type: 'attach',
+      ideaId: IDEA,
+      terminalId: TERMINAL,
+      cols: 100,
+      rows: 30,
+    });
     expect(seen.bytes).toEqual(['ls\r']);
     ready(sockets[1], true);
     sockets[1]?.send(Buffer.from('$ ls\r\n'), { binary: true });

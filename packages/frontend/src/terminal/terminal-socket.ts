@@ -109,7 +109,7 @@ export class TerminalSocket {
       this.#sendFrame(
         this.#terminalId === undefined
           ? { type: 'open', ideaId: this.#options.ideaId, ...size }
-          : { type: 'attach', terminalId: this.#terminalId, ...size },
+          : { type: 'attach', ideaId: this.#options.ideaId, terminalId: this.#terminalId, ...size },
       );
     });
     socket.addEventListener('message', (event: MessageEvent<unknown>) => {
