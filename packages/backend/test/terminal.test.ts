@@ -137,6 +137,34 @@ describe('the terminal over SSH', () => {
   });
 });
 
+describe('how many terminals a host takes', () => {
+  it('holds a host to a quarter of its run slots over all its ideas, and says which host is full', async () => {
+    // The test host's pool has the default 4 connections × 8 runs: 8 terminals, as 4 + 4 from two ideas.
+    const first = await fixture.service.createIdea('Terminals one');
+    const second = await fixture.service.createIdea('Terminals two');
+    const third = await fixture.service.createIdea('Terminals three');
+    const opened = await Promise.all(
+      [first, first, first, first, second, second, second, second].map((idea) => openTerminal(idea.id)),
+    );
+    const refused = await connectTerminal();
+    refused.send({ type: 'open', ideaId: third.id, cols: 80, rows: 24 });
+    const error = await refused.waitForFrame('error');
+    expect(error.code).toBe('TOO_MANY_TERMINALS');
+    expect(error.message).toContain('The host vm has 8 terminals open already');
+    expect((await refused.closed).code).toBe(4004);
+
+    // A closed one makes room again.
+    const [closing, ...rest] = opened;
+    closing?.client.send({ type: 'close' });
+    await closing?.client.waitForFrame('ended');
+    const room = await openTerminal(third.id);
+    for (const { client } of [...rest, room]) {
+      client.send({ type: 'close' });
+      await client.waitForFrame('ended');
+    }
+  });
+});
+
 describe('who may open a terminal', () => {
   it('refuses a preview’s origin even with a whole session, and a session cookie without its key', async () => {
     const { catalyst } = fixture.service;

@@ -68,7 +68,8 @@ export const ErrorCodeSchema = z.enum([
   'NO_SESSION',
   // An idea has as many asides going as it may (MAX_ASIDES_PER_IDEA).
   'TOO_MANY_ASIDES',
-  // A terminal (issue 31) that is not open here (ended, or never was); an idea with MAX_TERMINALS_PER_IDEA open.
+  // A terminal (issue 31) that is not open here (ended, never was, or another idea's); an idea with
+  // MAX_TERMINALS_PER_IDEA open, or a host with its share of terminals open (a quarter of its run slots).
   'TERMINAL_NOT_FOUND',
   'TOO_MANY_TERMINALS',
   'RUN_TIMED_OUT',

@@ -168,6 +168,11 @@ export interface TerminalSpec {
   rows: number;
 }
 
+/** A quarter of a host's run slots, at least 1: what its terminals may hold of them (Host.maxTerminals). */
+export function terminalShareOf(runSlots: number): number {
+  return Math.max(1, Math.floor(runSlots / 4));
+}
+
 export type TerminalEnd =
   { kind: 'exited'; code: number | null; signal: string | null } | { kind: 'lost'; message: string };
 
@@ -209,6 +214,12 @@ export interface Host extends HostFiles {
    * (HOST_UNAVAILABLE, RUN_START_FAILED) when it cannot be opened.
    */
   openTerminal(spec: TerminalSpec): Promise<HostTerminal>;
+  /**
+   * How many terminals may be open on this host at once, over all its ideas: over SSH a terminal holds one of the
+   * pool's run slots for as long as it is open, so terminals get a quarter of them (terminalShareOf) and runs keep
+   * the rest.
+   */
+  readonly maxTerminals: number;
   /** Stops every process carrying `runTag`, from any connection (after a reconnect or a backend restart). */
   killRun(runTag: string): Promise<void>;
   /**

@@ -39,6 +39,8 @@ export interface LocalHostOptions {
 const KILL_SCRIPT_SLACK_MS = 10_000;
 const SWEEP_TIMEOUT_MS = 60_000;
 const TERMINAL_READY_MS = 15_000;
+/** This machine has no pool of slots; its terminals are held to what an SSH host with the default pool allows. */
+const LOCAL_MAX_TERMINALS = 8;
 
 /** What a login on this machine would set; `LC_*` too. The run spec's env is exported on top by the wrapper. */
 const RUN_ENV_NAMES: ReadonlySet<string> = new Set([
@@ -172,6 +174,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
         readyTimeoutMs: TERMINAL_READY_MS,
         environment: runnerEnvironment(),
       }),
+    maxTerminals: LOCAL_MAX_TERMINALS,
     killRun,
     sweepRuns: () => sweepLocalRuns(shell, killGraceMs),
     close() {

@@ -67,6 +67,7 @@ export interface TerminalsOptions {
 
 interface Entry {
   id: string;
+  hostName: string;
   /** For logs: the id is what lets a client attach, so it is never logged (logLabel). */
   label: string;
   ideaId: string;
@@ -85,8 +86,9 @@ export class Terminals {
   readonly #entries = new Map<string, Entry>();
   #isClosed = false;
 
-  /** Shells being opened, by idea: counted in the limit. */
+  /** Shells being opened, by idea and by host: counted in the limits. */
   readonly #opening = new Map<string, number>();
+  readonly #openingOnHost = new Map<string, number>();
 
   constructor(options: TerminalsOptions) {
     this.#options = options;
@@ -98,30 +100,23 @@ export class Terminals {
     if (this.#isStopping() || this.#options.isDeleting(ideaId)) {
       throw new CatalystError('IDEA_NOT_FOUND', 'The idea is being deleted, or Catalyst is stopping.');
     }
-    // Shells on their way count: opens at once never pass the limit together.
-    const opening = this.#opening.get(ideaId) ?? 0;
-    if (this.idsOf(ideaId).length + opening >= MAX_TERMINALS_PER_IDEA) {
-      throw new CatalystError(
-        'TOO_MANY_TERMINALS',
-        `This idea has ${String(MAX_TERMINALS_PER_IDEA)} terminals open already; close one first.`,
-      );
-    }
-    this.#opening.set(ideaId, opening + 1);
+    const host = hosts.get(hostName).host;
+    this.#checkRoom(ideaId, hostName, host.maxTerminals);
+    const release = this.#holdOpening(ideaId, hostName);
     let cwd: string;
     let runTag: string;
     let terminal: HostTerminal;
     try {
       cwd = (await hosts.store(hostName)).paths(ideaId).project;
       runTag = createRunTag();
-      terminal = await hosts.get(hostName).host.openTerminal({ cwd, runTag, ...size });
+      terminal = await host.openTerminal({ cwd, runTag, ...size });
     } finally {
-      const left = (this.#opening.get(ideaId) ?? 1) - 1;
-      if (left === 0) this.#opening.delete(ideaId);
-      else this.#opening.set(ideaId, left);
+      release();
     }
     const id = `term-${randomBytes(16).toString('hex')}`;
     const entry: Entry = {
       id,
+      hostName,
       label: logLabel(id),
       ideaId,
       cwd,
@@ -158,6 +153,40 @@ export class Terminals {
     previous?.onDisplaced();
     entry.terminal.resize(size.cols, size.rows);
     return this.#link(entry, entry.scrollback.contents());
+  }
+
+  /**
+   * TOO_MANY_TERMINALS when the idea, or its host, has all the terminals it may have. Shells on their way count:
+   * opens at once never pass a limit together. The host's limit keeps terminals from taking the run slots runs need.
+   */
+  #checkRoom(ideaId: string, hostName: string, hostLimit: number): void {
+    const ofIdea = this.idsOf(ideaId).length + (this.#opening.get(ideaId) ?? 0);
+    if (ofIdea >= MAX_TERMINALS_PER_IDEA) {
+      throw new CatalystError(
+        'TOO_MANY_TERMINALS',
+        `This idea has ${String(MAX_TERMINALS_PER_IDEA)} terminals open already; close one first.`,
+      );
+    }
+    const onHost =
+      [...this.#entries.values()].filter((entry) => entry.hostName === hostName).length +
+      (this.#openingOnHost.get(hostName) ?? 0);
+    if (onHost >= hostLimit) {
+      throw new CatalystError(
+        'TOO_MANY_TERMINALS',
+        `The host ${hostName} has ${String(hostLimit)} terminals open already (its ideas' together, so that runs keep their slots); close one first.`,
+        { details: { host: hostName, limit: hostLimit } },
+      );
+    }
+  }
+
+  /** Counts a shell on its way in both limits; the returned function lets go of it. */
+  #holdOpening(ideaId: string, hostName: string): () => void {
+    addCount(this.#opening, ideaId, 1);
+    addCount(this.#openingOnHost, hostName, 1);
+    return () => {
+      addCount(this.#opening, ideaId, -1);
+      addCount(this.#openingOnHost, hostName, -1);
+    };
   }
 
   #isStopping(): boolean {
@@ -255,6 +284,12 @@ export class Terminals {
       'terminal ended',
     );
   }
+}
+
+function addCount(counts: Map<string, number>, key: string, delta: number): void {
+  const count = (counts.get(key) ?? 0) + delta;
+  if (count <= 0) counts.delete(key);
+  else counts.set(key, count);
 }
 
 /** A short name for a terminal in logs, from which its id cannot be found again (a hash's first 8 hex digits). */

@@ -5,7 +5,7 @@ import {
   renderRunTagLine,
   renderSweepScript,
 } from '../../core/run-wrapper.ts';
-import type { Host, Preflight, RunSpec } from '../host.ts';
+import { terminalShareOf, type Host, type Preflight, type RunSpec } from '../host.ts';
 import type { OpenRawChannel } from '../raw-channel.ts';
 import { createVmSessions } from '../vm-sessions.ts';
 import { DEFAULT_GRACE_MS, startWrappedRun, SWEEP_STALE_MS } from '../wrapped-run.ts';
@@ -93,6 +93,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
         label: settings.label,
         readyTimeoutMs: settings.timing.probeTimeoutMs,
       }),
+    maxTerminals: terminalShareOf(settings.pool.maxRunsPerConnection * settings.pool.maxConnections),
     killRun,
     sweepRuns: () => sweepSshRuns(openControl, graceMs),
     close: async () => {
