@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { TerminalServerFrameSchema, type TerminalServerFrame } from '@catalyst/protocol';
+import { TERMINAL_WS_PATH, TerminalServerFrameSchema, type TerminalServerFrame } from '@catalyst/protocol';
 import { WebSocket, type RawData } from 'ws';
+import type { ServiceUnderTest } from './service-harness.ts';
 
 /**
  * A terminal's WebSocket as a test drives it: JSON frames parsed with the protocol's schema, the output kept as
@@ -92,4 +93,34 @@ export function openTerminalClient(
     });
     socket.once('error', reject);
   });
+}
+
+export function terminalUrl(service: ServiceUnderTest): string {
+  return `${service.catalyst.url.replace('http', 'ws')}${TERMINAL_WS_PATH}`;
+}
+
+/** A terminal socket of a signed-in client (the Bearer token), not linked to a terminal yet. */
+export function connectTerminal(service: ServiceUnderTest): Promise<TerminalClient> {
+  return openTerminalClient(terminalUrl(service), {
+    headers: { authorization: `Bearer ${service.catalyst.token}` },
+  });
+}
+
+export async function openTerminal(service: ServiceUnderTest, ideaId: string, size = { cols: 80, rows: 24 }) {
+  const client = await connectTerminal(service);
+  client.send({ type: 'open', ideaId, ...size });
+  const ready = await client.waitForFrame('ready');
+  return { client, ready };
+}
+
+/** Runs a command and waits for its own line of output, told apart from the echo by a computed marker. */
+export async function runInTerminal(
+  client: TerminalClient,
+  command: string,
+  marker: string,
+): Promise<string> {
+  const from = client.output().length;
+  client.type(`${command}; echo "${marker}-$((40+2))"\r`);
+  const match = await client.waitForOutput(new RegExp(`([^]*)${marker}-42`), from);
+  return match[1] ?? '';
 }

@@ -1,40 +1,24 @@
-import { TERMINAL_WS_PATH } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@catalyst/testkit';
 import { z } from 'zod';
 import { scanLocalProcesses } from './host-test-kit.ts';
 import { refusedUpgrade } from './server-ws-client.ts';
 import { useServiceFixture } from './service-harness.ts';
-import { openTerminalClient, type TerminalClient } from './terminal-client.ts';
+import {
+  connectTerminal as connectTo,
+  openTerminal as openIn,
+  runInTerminal,
+  terminalUrl as terminalUrlOf,
+} from './terminal-client.ts';
 
 // Issue 31: a terminal on the idea's host (the test kit's sshd, as its non-root bash user), in its project folder.
 
 const fixture = useServiceFixture();
 
-function terminalUrl(): string {
-  return `${fixture.service.catalyst.url.replace('http', 'ws')}${TERMINAL_WS_PATH}`;
-}
-
-async function connectTerminal(): Promise<TerminalClient> {
-  return openTerminalClient(terminalUrl(), {
-    headers: { authorization: `Bearer ${fixture.service.catalyst.token}` },
-  });
-}
-
-async function openTerminal(ideaId: string, size = { cols: 80, rows: 24 }) {
-  const client = await connectTerminal();
-  client.send({ type: 'open', ideaId, ...size });
-  const ready = await client.waitForFrame('ready');
-  return { client, ready };
-}
-
-/** Runs a command and waits for its own line of output, told apart from the echo by a computed marker. */
-async function run(client: TerminalClient, command: string, marker: string): Promise<string> {
-  const from = client.output().length;
-  client.type(`${command}; echo "${marker}-$((40+2))"\r`);
-  const match = await client.waitForOutput(new RegExp(`([^]*)${marker}-42`), from);
-  return match[1] ?? '';
-}
+const terminalUrl = () => terminalUrlOf(fixture.service);
+const connectTerminal = () => connectTo(fixture.service);
+const openTerminal = (ideaId: string) => openIn(fixture.service, ideaId);
+const run = runInTerminal;
 
 describe('the terminal over SSH', () => {
   it('opens in the project folder, runs commands, and follows a resize', async () => {

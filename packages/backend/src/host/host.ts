@@ -180,8 +180,13 @@ export type TerminalEnd =
 export interface HostTerminal {
   /** The pty's output as it comes; read it to its end, or the shell stalls (backpressure, not buffering). */
   readonly output: AsyncIterable<Uint8Array>;
-  /** The person's keys, to the pty; dropped once the shell has ended. */
-  write(data: Uint8Array): void;
+  /**
+   * The person's keys, to the pty; dropped once the shell has ended. False when the way to the pty has its fill (the
+   * SSH window is spent, the pipe is full): the bytes are kept, but the caller waits for drained() before more.
+   */
+  write(data: Uint8Array): boolean;
+  /** Settles once what was written has gone on towards the pty (or the shell has ended). */
+  drained(): Promise<void>;
   /** The pty's window change (SIGWINCH to its foreground job). */
   resize(cols: number, rows: number): void;
   /** Ends the shell and everything it started (kill by its run tag), then the channel. Idempotent. */

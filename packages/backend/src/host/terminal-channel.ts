@@ -49,15 +49,29 @@ export async function startTerminal(
   void transport.ended.then(() => (isClosed = true));
   return {
     output: continueWith(rest, chunks),
-    write: (data) => {
-      if (!isClosed) transport.input.write(data);
-    },
+    write: (data) => isClosed || transport.input.write(data),
+    drained: () => drainedOrEnded(transport, () => isClosed),
     resize: (cols, rows) => {
       if (!isClosed) options.resize(tty, cols, rows);
     },
     close: () => (closing ??= close()),
     ended: transport.ended,
   };
+}
+
+function drainedOrEnded(transport: PtyTransport, isClosed: () => boolean): Promise<void> {
+  const { input } = transport;
+  if (isClosed() || !input.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      input.off('drain', done);
+      input.off('close', done);
+      resolve();
+    };
+    input.on('drain', done);
+    input.on('close', done);
+    void transport.ended.then(done);
+  });
 }
 
 async function readMarker(

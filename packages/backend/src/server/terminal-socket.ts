@@ -9,7 +9,7 @@ import { WebSocket, type RawData } from 'ws';
 import { isCatalystError } from '../core/catalyst-error.ts';
 import type { TerminalAttachment, TerminalLink, Terminals } from '../service/terminals.ts';
 import { INTERNAL_MESSAGE } from './http-errors.ts';
-import { createHeartbeat, SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON } from './ws-session.ts';
+import { createHeartbeat } from './ws-session.ts';
 
 /**
  * One terminal's WebSocket (`/ws/terminal`, issue 31): JSON text frames for control, binary frames for bytes. The
@@ -29,7 +29,6 @@ export interface TerminalSocketOptions {
   socket: WebSocket;
   terminals: TerminalsPort;
   logger: Logger;
-  maxBufferedBytes: number;
 }
 
 export function startTerminalSocket(options: TerminalSocketOptions): { checkAlive(): void } {
@@ -39,16 +38,13 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
   const sendFrame = (frame: TerminalServerFrame): void => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
   };
+  const output = createOutputPacer(socket);
   const attachment: TerminalAttachment = {
     onOutput: (chunk) => {
-      if (socket.readyState !== WebSocket.OPEN) return;
-      // A client that cannot keep up is let go; the scrollback has the output when it attaches again.
-      if (socket.bufferedAmount > options.maxBufferedBytes) {
-        socket.close(SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON);
-        return;
-      }
-      socket.send(chunk, { binary: true });
+      output.send(chunk);
     },
+    isBehind: () => output.isBehind(),
+    caughtUp: () => output.caughtUp(),
     onEnded: (ending) => {
       if (link !== undefined) sendFrame({ type: 'ended', terminalId: link.terminalId, ...ending });
       link = undefined;
@@ -77,7 +73,7 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
     const { terminalId, ideaId, cwd } = linked;
     sendFrame({ type: 'ready', terminalId, ideaId, cwd, isReattached: frame.type === 'attach' });
     // An attach is always answered with its replay, empty or not: the client takes the next bytes as it.
-    if (frame.type === 'attach' || linked.replay.length > 0) socket.send(linked.replay, { binary: true });
+    if (frame.type === 'attach' || linked.replay.length > 0) output.send(linked.replay);
   };
   const onFrame = (frame: TerminalClientFrame): void => {
     if (frame.type === 'open' || frame.type === 'attach') {
@@ -108,7 +104,7 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
         return;
       }
       if (link === undefined) sendFrame(invalid('Open or attach to a terminal first.'));
-      else link.write(bytes);
+      else if (!link.write(bytes)) waitForInput(link);
       return;
     }
     const parsed = parseFrame(bytes);
@@ -121,11 +117,58 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
   socket.on('error', (error) => {
     logger.warn({ err: error }, 'terminal websocket error');
   });
+  // The pty's side is full (a big paste, `catalyst shell x < big.sql`): the socket is not read until it drains, so
+  // the client's sends wait in TCP, not in this process.
+  const waitForInput = (waiting: TerminalLink): void => {
+    if (socket.isPaused) return;
+    socket.pause();
+    void waiting.drained().then(() => {
+      socket.resume();
+    });
+  };
   socket.on('close', () => {
+    output.close();
     link?.detach();
     link = undefined;
   });
   return { checkAlive: createHeartbeat(socket, logger) };
+}
+
+/**
+ * The terminal's output to its socket, with the socket's buffer as the measure of a slow client: past
+ * OUTPUT_HIGH_WATER_BYTES the client is behind (the service stops reading the shell's output), and it has caught up
+ * once the buffer is down to OUTPUT_LOW_WATER_BYTES, as told by the send callbacks of what is in flight.
+ */
+export const OUTPUT_HIGH_WATER_BYTES = 256 * 1024;
+export const OUTPUT_LOW_WATER_BYTES = 64 * 1024;
+
+function createOutputPacer(socket: WebSocket): {
+  send(chunk: Uint8Array): void;
+  isBehind(): boolean;
+  caughtUp(): Promise<void>;
+  close(): void;
+} {
+  let waiting: (() => void)[] = [];
+  const settle = (): void => {
+    const isCaughtUp =
+      socket.readyState !== WebSocket.OPEN || socket.bufferedAmount <= OUTPUT_LOW_WATER_BYTES;
+    if (!isCaughtUp) return;
+    const settled = waiting;
+    waiting = [];
+    for (const resolve of settled) resolve();
+  };
+  return {
+    send: (chunk) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(chunk, { binary: true }, settle);
+    },
+    isBehind: () => socket.readyState === WebSocket.OPEN && socket.bufferedAmount > OUTPUT_HIGH_WATER_BYTES,
+    caughtUp: () =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        settle();
+      }),
+    close: settle,
+  };
 }
 
 function parseFrame(bytes: Buffer): TerminalClientFrame | undefined {

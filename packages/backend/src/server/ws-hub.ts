@@ -129,10 +129,7 @@ function createSessions(options: WsHubOptions) {
       connectionCount += 1;
       const child = logger.child({ connection: connectionCount });
       if (path === TERMINAL_WS_PATH && options.terminals !== undefined) {
-        sessions.set(
-          socket,
-          startTerminalSocket({ socket, terminals: options.terminals, logger: child, maxBufferedBytes }),
-        );
+        sessions.set(socket, startTerminalSocket({ socket, terminals: options.terminals, logger: child }));
         socket.once('close', (code: number) => {
           sessions.delete(socket);
           child.info({ code }, 'terminal websocket closed');

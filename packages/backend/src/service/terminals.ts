@@ -3,9 +3,13 @@ import { MAX_TERMINALS_PER_IDEA, type TerminalEndReason } from '@catalyst/protoc
 import type { Logger } from 'pino';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { Scrollback } from '../core/scrollback.ts';
-import type { HostTerminal, TerminalEnd } from '../host/host.ts';
+import type { HostTerminal } from '../host/host.ts';
 import { createRunTag } from '../host/wrapped-run.ts';
 import type { HostRegistry } from './host-registry.ts';
+import { describeEnding, type TerminalEnding } from './terminal-ending.ts';
+import { TerminalFlow, type FlowClient, type TerminalFlowStats } from './terminal-flow.ts';
+
+export type { TerminalEnding } from './terminal-ending.ts';
 
 /**
  * The open terminals (issue 31), each a shell on its idea's host in the idea's `project/`, tagged like a run. A
@@ -28,14 +32,11 @@ export interface TerminalTarget {
   terminalId: string;
 }
 
-export interface TerminalEnding {
-  reason: TerminalEndReason;
-  exitCode: number | null;
-  message: string;
-}
-
-/** The socket's side: where output goes, and how it hears of the end or of another client taking over. */
-export interface TerminalAttachment {
+/**
+ * The socket's side: where output goes, whether it is behind (the output then waits: terminal-flow.ts), and how it
+ * hears of the end or of another client taking over.
+ */
+export interface TerminalAttachment extends FlowClient {
   onOutput(chunk: Uint8Array): void;
   onEnded(ending: TerminalEnding): void;
   onDisplaced(): void;
@@ -47,7 +48,9 @@ export interface TerminalLink {
   readonly cwd: string;
   /** The recent output, for a client that attached again (empty for a new terminal). */
   readonly replay: Buffer;
-  write(data: Uint8Array): void;
+  /** False when the way to the pty has its fill: send no more before drained() settles. */
+  write(data: Uint8Array): boolean;
+  drained(): Promise<void>;
   resize(size: TerminalSize): void;
   close(): Promise<void>;
   /** The socket went: the shell goes on for detachMs, then ends. */
@@ -75,6 +78,7 @@ interface Entry {
   runTag: string;
   terminal: HostTerminal;
   scrollback: Scrollback;
+  flow: TerminalFlow;
   attachment: TerminalAttachment | undefined;
   detachTimer: NodeJS.Timeout | undefined;
   closingReason: TerminalEndReason | undefined;
@@ -114,6 +118,7 @@ export class Terminals {
       release();
     }
     const id = `term-${randomBytes(16).toString('hex')}`;
+    const scrollbackBytes = this.#options.scrollbackBytes ?? DEFAULT_SCROLLBACK_BYTES;
     const entry: Entry = {
       id,
       hostName,
@@ -122,7 +127,8 @@ export class Terminals {
       cwd,
       runTag,
       terminal,
-      scrollback: new Scrollback(this.#options.scrollbackBytes ?? DEFAULT_SCROLLBACK_BYTES),
+      scrollback: new Scrollback(scrollbackBytes),
+      flow: new TerminalFlow(scrollbackBytes),
       attachment,
       detachTimer: undefined,
       closingReason: undefined,
@@ -151,6 +157,7 @@ export class Terminals {
     const previous = entry.attachment;
     entry.attachment = attachment;
     previous?.onDisplaced();
+    entry.flow.wake();
     entry.terminal.resize(size.cols, size.rows);
     return this.#link(entry, entry.scrollback.contents());
   }
@@ -193,6 +200,11 @@ export class Terminals {
     return this.#isClosed;
   }
 
+  /** How the terminal's output and input flow (for tests); undefined once it has ended. */
+  flowOf(terminalId: string): TerminalFlowStats | undefined {
+    return this.#entries.get(terminalId)?.flow.stats();
+  }
+
   idsOf(ideaId: string): string[] {
     return [...this.#entries.values()].filter((entry) => entry.ideaId === ideaId).map((entry) => entry.id);
   }
@@ -224,8 +236,11 @@ export class Terminals {
       cwd: entry.cwd,
       replay,
       write: (data) => {
-        if (isCurrent()) entry.terminal.write(data);
+        if (!isCurrent() || entry.terminal.write(data)) return true;
+        entry.flow.countInputWait();
+        return false;
       },
+      drained: () => entry.terminal.drained(),
       resize: (size) => {
         if (isCurrent()) entry.terminal.resize(size.cols, size.rows);
       },
@@ -233,6 +248,7 @@ export class Terminals {
       detach: () => {
         if (!isCurrent()) return;
         entry.attachment = undefined;
+        entry.flow.detached();
         const detachMs = this.#options.detachMs ?? DEFAULT_TERMINAL_DETACH_MS;
         entry.detachTimer = setTimeout(() => void this.#close(entry, 'detached'), detachMs);
         entry.detachTimer.unref();
@@ -243,6 +259,7 @@ export class Terminals {
   async #close(entry: Entry, reason: TerminalEndReason): Promise<void> {
     entry.closingReason ??= reason;
     clearTimeout(entry.detachTimer);
+    entry.flow.wake();
     try {
       await entry.terminal.close();
     } catch (error) {
@@ -266,9 +283,12 @@ export class Terminals {
   }
 
   async #pump(entry: Entry): Promise<void> {
+    const current = () => ({ client: entry.attachment, isEnding: entry.closingReason !== undefined });
     for await (const chunk of entry.terminal.output) {
       entry.scrollback.append(chunk);
+      entry.flow.countRead(chunk.length, entry.attachment !== undefined);
       entry.attachment?.onOutput(chunk);
+      await entry.flow.readyToRead(current);
     }
     const end = await entry.terminal.ended;
     // A shell that exited by itself may have left jobs behind (`nohup … &`): they carry its tag, and go too.
@@ -295,23 +315,4 @@ function addCount(counts: Map<string, number>, key: string, delta: number): void
 /** A short name for a terminal in logs, from which its id cannot be found again (a hash's first 8 hex digits). */
 function logLabel(terminalId: string): string {
   return createHash('sha256').update(terminalId).digest('hex').slice(0, 8);
-}
-
-const MESSAGES: Record<TerminalEndReason, string> = {
-  exited: 'The shell exited.',
-  closed: 'The terminal was closed.',
-  idea_deleted: 'The idea was deleted, so its terminal ended.',
-  detached: 'No one came back to this terminal in time, so it ended.',
-  lost: 'The connection to the host was lost, so the terminal ended.',
-  shutdown: 'Catalyst stopped, so the terminal ended.',
-};
-
-function describeEnding(closingReason: TerminalEndReason | undefined, end: TerminalEnd): TerminalEnding {
-  const reason = closingReason ?? (end.kind === 'lost' ? 'lost' : 'exited');
-  const exitCode = end.kind === 'exited' ? end.code : null;
-  const message =
-    reason === 'exited' && exitCode !== null && exitCode !== 0
-      ? `The shell exited with code ${String(exitCode)}.`
-      : MESSAGES[reason];
-  return { reason, exitCode, message };
 }

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import { waitUntil } from '@catalyst/testkit';
+import { describe, expect, it } from 'vitest';
+import { scanLocalProcesses } from './host-test-kit.ts';
+import { useServiceFixture } from './service-harness.ts';
+import { connectTerminal, openTerminal, runInTerminal, type TerminalClient } from './terminal-client.ts';
+
+// A terminal's output is read only as fast as someone takes it (service/terminal-flow.ts), over SSH to the test
+// kit's sshd.
+
+const fixture = useServiceFixture();
+const MIB = 1024 * 1024;
+
+/** The terminal's `yes`, found by the terminal's run tag: its CPU time (utime + stime, in ticks) and state. */
+async function yesOf(runTag: string): Promise<{ ticks: number; state: string }> {
+  const yes = (await scanLocalProcesses(runTag)).find((found) => found.cmdline.startsWith('yes'));
+  if (yes === undefined) throw new Error('the terminal’s yes is not running');
+  const stat = await readFile(`/proc/${String(yes.pid)}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ticks: Number(fields[11]) + Number(fields[12]), state: fields[0] ?? '?' };
+}
+
+/**
+ * Ctrl-C, then a marker once the shell is back. A plain pattern: the output since `from` holds megabytes of `yes`,
+ * which a pattern with a leading `[^]*` would scan again from every position.
+ */
+async function stopYes(client: TerminalClient, marker: string): Promise<void> {
+  client.type('\x03');
+  const from = client.output().length;
+  client.type(`echo "${marker}-$((40+2))"\r`);
+  await client.waitForOutput(new RegExp(`${marker}-42`), from);
+}
+
+describe('the terminal’s output flow', () => {
+  it('stops reading a detached shell once its scrollback is full, and goes on when attached again', async () => {
+    const { terminals } = fixture.service.catalyst.services;
+    const idea = await fixture.service.createIdea('Terminal flow detached');
+    const { client, ready } = await openTerminal(fixture.service, idea.id);
+    const flow = () => terminals.flowOf(ready.terminalId);
+    client.type('yes detached\r');
+    await waitUntil(() => (flow()?.bytesRead ?? 0) > MIB, { timeoutMs: 10_000, what: 'yes to print' });
+    client.socket.terminate();
+    await client.closed;
+
+    await waitUntil(() => flow()?.isHoldingBack === true, { timeoutMs: 10_000, what: 'the reader to stop' });
+    const [tag = ''] = terminals.runTagsOf(idea.id);
+    const held = flow()?.bytesRead ?? 0;
+    // What the host sent before the reader stopped fills the channel's buffers here; then `yes` blocks on the VM.
+    let last = -1;
+    await waitUntil(
+      async () => {
+        const { ticks, state } = await yesOf(tag);
+        const isStill = ticks === last && state === 'S';
+        last = ticks;
+        return isStill;
+      },
+      { timeoutMs: 10_000, intervalMs: 200, what: 'yes to block' },
+    );
+    // Nothing to await: that nothing happens is the point. Half a second is 50 ticks of a `yes` that could write.
+    await delay(500);
+    expect(flow()).toMatchObject({ bytesRead: held, isHoldingBack: true });
+    expect((await yesOf(tag)).ticks).toBeLessThanOrEqual(last + 1);
+
+    const again = await connectTerminal(fixture.service);
+    again.send({ type: 'attach', ideaId: idea.id, terminalId: ready.terminalId, cols: 80, rows: 24 });
+    await again.waitForFrame('ready');
+    await waitUntil(() => (flow()?.bytesRead ?? 0) > held + 4 * MIB, {
+      timeoutMs: 10_000,
+      what: 'the output to go on',
+    });
+    await stopYes(again, 'detached');
+    again.send({ type: 'close' });
+    await again.waitForFrame('ended');
+  });
+
+  it('stops reading while its client is behind, and goes on once the client has caught up', async () => {
+    const { terminals } = fixture.service.catalyst.services;
+    const idea = await fixture.service.createIdea('Terminal flow slow');
+    const { client, ready } = await openTerminal(fixture.service, idea.id);
+    const flow = () => terminals.flowOf(ready.terminalId);
+    client.type('yes behind\r');
+    await waitUntil(() => (flow()?.bytesRead ?? 0) > MIB, { timeoutMs: 10_000, what: 'yes to print' });
+    // The client stops reading its socket: the server's send buffer grows past the high-water mark.
+    client.socket.pause();
+    await waitUntil(() => flow()?.isHoldingBack === true, { timeoutMs: 10_000, what: 'the reader to stop' });
+    const held = flow()?.bytesRead ?? 0;
+    client.socket.resume();
+    await waitUntil(() => (flow()?.bytesRead ?? 0) > held + 4 * MIB, {
+      timeoutMs: 10_000,
+      what: 'the output to go on',
+    });
+    // Held back, never let go: the same socket is still this terminal's.
+    expect(client.socket.readyState).toBe(client.socket.OPEN);
+    await stopYes(client, 'behind');
+    client.send({ type: 'close' });
+    await client.waitForFrame('ended');
+  });
+});
+
+describe('the terminal’s input flow', () => {
+  it('takes a paste of several MiB whole and in order, waiting while the way to the pty is full', async () => {
+    const { terminals } = fixture.service.catalyst.services;
+    const idea = await fixture.service.createIdea('Terminal flow input');
+    const { client, ready } = await openTerminal(fixture.service, idea.id);
+    // Numbered lines: a place lost or a part twice shows in the sum.
+    const lines: string[] = [];
+    for (let index = 0; index < 120_000; index++)
+      lines.push(`${String(index).padStart(8, '0')} ${'x'.repeat(60)}\n`);
+    const pasted = Buffer.from(lines.join(''));
+    expect(pasted.length).toBeGreaterThan(8 * MIB);
+    // Raw, without echo: the pty passes the bytes as they are (its line discipline's canonical mode was seen to stall
+    // a 4 MiB paste of short lines for good, with no pause of ours involved), and `head` reads before the paste comes.
+    const from = client.output().length;
+    client.type(
+      `stty raw -echo; echo "ready-$((40+2))"; head -c ${String(pasted.length)} > pasted.txt; stty sane\r`,
+    );
+    await client.waitForOutput(/ready-42/, from);
+    for (let at = 0; at < pasted.length; at += 64 * 1024)
+      client.socket.send(pasted.subarray(at, at + 64 * 1024));
+    const sum = await runInTerminal(client, 'sha256sum pasted.txt', 'done-sum');
+    expect(sum).toContain(createHash('sha256').update(pasted).digest('hex'));
+    expect(terminals.flowOf(ready.terminalId)?.inputWaits).toBeGreaterThan(0);
+    client.send({ type: 'close' });
+    await client.waitForFrame('ended');
+  });
+});
