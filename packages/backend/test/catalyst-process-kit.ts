@@ -12,6 +12,8 @@ const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 /** A Catalyst in a process of its own (fixtures/catalyst-process.ts): one a test can SIGKILL. */
 export interface CatalystProcess {
   readonly url: string;
+  /** For a client of its own (a terminal's socket). */
+  readonly token: string;
   connect(): Promise<IdeaClient>;
   /** SIGKILL, as a crash or the OOM killer would: resolves once the process is gone. */
   kill(): Promise<void>;
@@ -56,6 +58,7 @@ export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystPr
   const { url, token } = z.strictObject({ url: z.string(), token: z.string() }).parse(JSON.parse(first));
   return {
     url,
+    token,
     connect: async () =>
       new IdeaClient(
         await openClient(`${url.replace('http', 'ws')}/ws`, {

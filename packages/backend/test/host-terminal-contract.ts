@@ -78,10 +78,14 @@ export function describeTerminalContract(name: string, setup: HostTestSetup): vo
         { timeoutMs: 10_000, what: 'the background sleep to start' },
       );
       expect(shell.printed()).not.toContain(runTag);
+      // Its run dir (vm/terminal-shell.sh), for the start-up sweep of a killed Catalyst; gone once it is closed. (Over
+      // SSH, terminal-killed.test.ts sees the sweep use it.)
+      if (context.hasRunDir !== undefined) expect(await context.hasRunDir(runTag)).toBe(true);
 
       await terminal.close();
       await terminal.ended;
       expect(await context.scanProcesses(runTag)).toEqual([]);
+      if (context.hasRunDir !== undefined) expect(await context.hasRunDir(runTag)).toBe(false);
     });
   });
 }
