@@ -126,6 +126,7 @@ describe('the API contract, route by route, against a running Catalyst', () => {
       previewLog: { params: { id } },
       listeningPorts: { params: { id } },
       previewPortLink: { params: { id, port: 9 } },
+      openTerminals: { params: { id } },
       deleteIdea: { params: { id } },
     };
     // The second chat (startRun above), the aside and the queued chat get their replies (plain texts: any may ask

@@ -52,6 +52,14 @@ export function createServiceDoubles(): ServiceDoubles {
     previews: new PreviewsDouble(ideas),
     hosts: new HostsDouble(ideas),
     asides: new AsidesDouble(ideas),
+    terminals: {
+      openCount: (id) =>
+        settle(() => {
+          ideas.calls.push(`openTerminals ${id}`);
+          ideas.find(id);
+          return { open: 0 };
+        }),
+    },
   };
 }
 

@@ -5,7 +5,8 @@ import { startTcpProxy, waitUntil } from '@catalyst/testkit';
 import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
-import { openIdea } from './idea-page.ts';
+import { openTerminal } from '../../backend/test/terminal-client.ts';
+import { chooseIdeaAction, openIdea } from './idea-page.ts';
 
 // Issue 31: the idea's terminal in the page, over SSH to the test kit's sshd, with xterm.js in Chromium.
 
@@ -95,5 +96,35 @@ describe('the terminal', () => {
     await page.getByRole('button', { name: 'Close Terminal 1' }).click();
     await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('The terminal was closed.');
     expect(await terminalProcesses()).toEqual([]);
+  });
+
+  it('says in the delete dialog that the idea’s open terminals end, another client’s too', async () => {
+    const { service } = suite.fixture;
+    const idea = await service.createIdea('Terminals that end');
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'Terminals that end' });
+    // A terminal of another client (another tab, the CLI): only the server knows of it.
+    const other = await openTerminal(service, idea.id);
+    await chooseIdeaAction(page, 'Delete idea');
+    const deleting = page.getByRole('dialog', { name: 'Delete “Terminals that end”?' });
+    await deleting
+      .getByText('It has a terminal open: its shell ends, and everything started in it stops.', {
+        exact: true,
+      })
+      .waitFor();
+    await deleting.getByRole('button', { name: 'Keep it', exact: true }).click();
+    await deleting.waitFor({ state: 'detached' });
+
+    await page.getByRole('tab', { name: 'Terminal', exact: true }).click();
+    await page.getByRole('button', { name: 'New terminal' }).click();
+    await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('Connected');
+    await chooseIdeaAction(page, 'Delete idea');
+    await deleting
+      .getByText('It has 2 terminals open: their shells end, and everything started in them stops.', {
+        exact: true,
+      })
+      .waitFor();
+    await deleting.getByRole('button', { name: 'Delete', exact: true }).click();
+    expect(await other.client.waitForFrame('ended')).toMatchObject({ reason: 'idea_deleted' });
   });
 });

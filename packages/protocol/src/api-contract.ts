@@ -51,6 +51,7 @@ import {
   PreviewViewSchema,
 } from './previews.ts';
 import { QuestionEventSchema } from './relay-events.ts';
+import { TerminalCountSchema } from './terminal-frames.ts';
 import { PairingLinkResponseSchema, RedeemPairingBodySchema } from './pairing.ts';
 import {
   ChooseOptionBodySchema,
@@ -855,6 +856,16 @@ export const GUARDED_API = {
     status: 200,
     response: PreviewLinkResponseSchema,
     errors: [...IDEA, 'PREVIEW_PORT_NOT_LISTENING', 'PORT_UNREACHABLE'],
+  },
+  openTerminals: {
+    method: 'GET',
+    path: '/api/ideas/:id/terminals',
+    summary:
+      'How many terminals the idea has open, in any tab or the CLI (their shells end when it is deleted).',
+    params: { id: ideaId },
+    status: 200,
+    response: TerminalCountSchema,
+    errors: IDEA,
   },
 } as const satisfies Record<string, ApiRoute>;
 

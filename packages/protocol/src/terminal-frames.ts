@@ -80,3 +80,7 @@ export const TerminalServerFrameSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('error'), code: ErrorCodeSchema, message: z.string() }),
 ]);
 export type TerminalServerFrame = z.infer<typeof TerminalServerFrameSchema>;
+
+/** `GET /api/ideas/:id/terminals`: how many terminals the idea has open, in any tab or the CLI (the delete dialog). */
+export const TerminalCountSchema = z.strictObject({ open: z.int().min(0) });
+export type TerminalCount = z.infer<typeof TerminalCountSchema>;

@@ -48,6 +48,7 @@ export function createApiRouter(services: Services, auth: Auth, options: ApiRout
       ...fileHandlers(services.files),
       ...reviewHandlers(services.reviews),
       ...previewHandlers(services.previews),
+      openTerminals: ({ params }) => services.terminals.openCount(params.id),
     },
     '/api',
   );

@@ -30,6 +30,7 @@ import type {
   AddToQueueBody,
   UpdateQueuedStepBody,
   UpdateIdeaBody,
+  TerminalCount,
 } from '@catalyst/protocol';
 import type { PermissionDecision } from '../core/prompt-answers.ts';
 import type { SubmittedAnswers } from '../core/question-handler.ts';
@@ -223,6 +224,12 @@ export interface AsidesPort {
 }
 
 /** Every capability, as the composition root hands them to the edges. */
+/** The idea's open terminals (issue 31), as the REST API counts them; the sockets use the service itself. */
+export interface TerminalsPort {
+  /** IDEA_NOT_FOUND for an unknown idea. */
+  openCount(ideaId: string): Promise<TerminalCount>;
+}
+
 export interface Services {
   ideas: IdeasPort;
   runs: RunsPort;
@@ -232,6 +239,7 @@ export interface Services {
   previews: PreviewsPort;
   hosts: HostsPort;
   asides: AsidesPort;
+  terminals: TerminalsPort;
 }
 
 /** What the WebSocket serves: subscriptions to ideas, and runs with their prompts. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { MAX_TERMINALS_PER_IDEA, type TerminalEndReason } from '@catalyst/protocol';
+import { MAX_TERMINALS_PER_IDEA, type TerminalCount, type TerminalEndReason } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { Scrollback } from '../core/scrollback.ts';
@@ -198,6 +198,12 @@ export class Terminals {
 
   #isStopping(): boolean {
     return this.#isClosed;
+  }
+
+  /** How many terminals the idea has open (IDEA_NOT_FOUND for an unknown idea): the delete dialog says they end. */
+  async openCount(ideaId: string): Promise<TerminalCount> {
+    await this.#options.hostOf(ideaId);
+    return { open: this.idsOf(ideaId).length };
   }
 
   /** How the terminal's output and input flow (for tests); undefined once it has ended. */

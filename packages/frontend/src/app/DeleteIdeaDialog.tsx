@@ -21,6 +21,9 @@ export function DeleteIdeaDialog({
   const preview = useFetched(ideaId, () => api.preview(ideaId));
   const isPreviewRunning =
     preview.kind === 'loaded' && (preview.value.state === 'running' || preview.value.state === 'starting');
+  // So are its terminals, in this tab, another or the CLI: the server counts them.
+  const terminals = useFetched(ideaId, () => api.openTerminals(ideaId));
+  const openTerminals = terminals.kind === 'loaded' ? terminals.value : 0;
   const remove = async () => {
     setBusy(true);
     try {
@@ -38,6 +41,7 @@ export function DeleteIdeaDialog({
         cannot be undone.
       </p>
       {isPreviewRunning ? <p>Its preview is running: it stops, and its link no longer opens.</p> : null}
+      {openTerminals > 0 ? <p>{describeTerminals(openTerminals)}</p> : null}
       {error === undefined ? null : (
         <p className="form-error" role="alert">
           {error}
@@ -53,4 +57,10 @@ export function DeleteIdeaDialog({
       </div>
     </Dialog>
   );
+}
+
+function describeTerminals(count: number): string {
+  return count === 1
+    ? 'It has a terminal open: its shell ends, and everything started in it stops.'
+    : `It has ${String(count)} terminals open: their shells end, and everything started in them stops.`;
 }

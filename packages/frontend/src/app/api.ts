@@ -227,6 +227,10 @@ export const api = {
   async fileHistory(ideaId: string, path: string): Promise<CheckpointView[]> {
     return (await call('fileHistory', { params: { id: ideaId }, query: { path } })).checkpoints;
   },
+  /** How many terminals the idea has open (issue 31), in any tab or the CLI. */
+  async openTerminals(ideaId: string): Promise<number> {
+    return (await call('openTerminals', { params: { id: ideaId } })).open;
+  },
   /** The idea's preview (issue 14); while it runs, with a fresh one-time link to it (each answer a new one). */
   async preview(ideaId: string): Promise<PreviewView> {
     return call('preview', { params: { id: ideaId } });
