@@ -4,26 +4,16 @@ import { z } from 'zod';
 import { scanLocalProcesses } from './host-test-kit.ts';
 import { refusedUpgrade } from './server-ws-client.ts';
 import { useServiceFixture } from './service-harness.ts';
-import {
-  connectTerminal as connectTo,
-  openTerminal as openIn,
-  runInTerminal,
-  terminalUrl as terminalUrlOf,
-} from './terminal-client.ts';
+import { connectTerminal, openTerminal, runInTerminal as run, terminalUrl } from './terminal-client.ts';
 
 // Issue 31: a terminal on the idea's host (the test kit's sshd, as its non-root bash user), in its project folder.
 
 const fixture = useServiceFixture();
 
-const terminalUrl = () => terminalUrlOf(fixture.service);
-const connectTerminal = () => connectTo(fixture.service);
-const openTerminal = (ideaId: string) => openIn(fixture.service, ideaId);
-const run = runInTerminal;
-
 describe('the terminal over SSH', () => {
   it('opens in the project folder, runs commands, and follows a resize', async () => {
     const idea = await fixture.service.createIdea('Terminal basics');
-    const { client, ready } = await openTerminal(idea.id);
+    const { client, ready } = await openTerminal(fixture.service, idea.id);
     expect(ready).toMatchObject({
       ideaId: idea.id,
       cwd: fixture.service.projectDir(idea.id),
@@ -43,12 +33,12 @@ describe('the terminal over SSH', () => {
 
   it('keeps the shell over a dropped socket: attached again by id, its variables are still set', async () => {
     const idea = await fixture.service.createIdea('Terminal reconnect');
-    const { client, ready } = await openTerminal(idea.id);
+    const { client, ready } = await openTerminal(fixture.service, idea.id);
     await run(client, 'KEPT=kept-$((1000+234))', 'done-set');
     client.socket.terminate();
     await client.closed;
 
-    const again = await connectTerminal();
+    const again = await connectTerminal(fixture.service);
     again.send({ type: 'attach', ideaId: idea.id, terminalId: ready.terminalId, cols: 80, rows: 24 });
     expect(await again.waitForFrame('ready')).toMatchObject({
       terminalId: ready.terminalId,
@@ -63,8 +53,8 @@ describe('the terminal over SSH', () => {
 
   it('leaves no process of it on the VM once closed, nor once its idea is deleted', async () => {
     const idea = await fixture.service.createIdea('Terminal cleanup');
-    const closing = await openTerminal(idea.id);
-    const deleting = await openTerminal(idea.id);
+    const closing = await openTerminal(fixture.service, idea.id);
+    const deleting = await openTerminal(fixture.service, idea.id);
     await run(closing.client, 'sleep 301 & true', 'done-bg1');
     await run(deleting.client, 'nohup sleep 302 >/dev/null 2>&1 & true', 'done-bg2');
     // A job forked in the background shows the shell's command line until its exec: waited for.
@@ -92,7 +82,7 @@ describe('the terminal over SSH', () => {
 
   it('says plainly that an unknown terminal has ended', async () => {
     const idea = await fixture.service.createIdea('Terminal unknown');
-    const client = await connectTerminal();
+    const client = await connectTerminal(fixture.service);
     client.send({
       type: 'attach',
       ideaId: idea.id,
@@ -107,8 +97,8 @@ describe('the terminal over SSH', () => {
   it('attaches a terminal only for its own idea, and never logs its id', async () => {
     const owner = await fixture.service.createIdea('Terminal owner');
     const other = await fixture.service.createIdea('Terminal other');
-    const { client, ready } = await openTerminal(owner.id);
-    const stranger = await connectTerminal();
+    const { client, ready } = await openTerminal(fixture.service, owner.id);
+    const stranger = await connectTerminal(fixture.service);
     stranger.send({ type: 'attach', ideaId: other.id, terminalId: ready.terminalId, cols: 80, rows: 24 });
     expect(await stranger.waitForFrame('error')).toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
     expect((await stranger.closed).code).toBe(4004);
@@ -128,9 +118,11 @@ describe('how many terminals a host takes', () => {
     const second = await fixture.service.createIdea('Terminals two');
     const third = await fixture.service.createIdea('Terminals three');
     const opened = await Promise.all(
-      [first, first, first, first, second, second, second, second].map((idea) => openTerminal(idea.id)),
+      [first, first, first, first, second, second, second, second].map((idea) =>
+        openTerminal(fixture.service, idea.id),
+      ),
     );
-    const refused = await connectTerminal();
+    const refused = await connectTerminal(fixture.service);
     refused.send({ type: 'open', ideaId: third.id, cols: 80, rows: 24 });
     const error = await refused.waitForFrame('error');
     expect(error.code).toBe('TOO_MANY_TERMINALS');
@@ -141,7 +133,7 @@ describe('how many terminals a host takes', () => {
     const [closing, ...rest] = opened;
     closing?.client.send({ type: 'close' });
     await closing?.client.waitForFrame('ended');
-    const room = await openTerminal(third.id);
+    const room = await openTerminal(fixture.service, third.id);
     for (const { client } of [...rest, room]) {
       client.send({ type: 'close' });
       await client.waitForFrame('ended');
@@ -163,15 +155,18 @@ describe('who may open a terminal', () => {
     const protocols = [`catalyst-key.${key}`];
 
     const previewOrigin = `http://p-${'a'.repeat(20)}.localhost:${String(catalyst.port + 1)}`;
-    const fromPreview = await refusedUpgrade(terminalUrl(), {
+    const fromPreview = await refusedUpgrade(terminalUrl(fixture.service), {
       headers: { cookie },
       origin: previewOrigin,
       protocols,
     });
     expect(fromPreview.status).toBe(403);
-    const cookieOnly = await refusedUpgrade(terminalUrl(), { headers: { cookie }, origin: catalyst.url });
+    const cookieOnly = await refusedUpgrade(terminalUrl(fixture.service), {
+      headers: { cookie },
+      origin: catalyst.url,
+    });
     expect(cookieOnly.status).toBe(401);
-    const nothing = await refusedUpgrade(terminalUrl(), { origin: catalyst.url });
+    const nothing = await refusedUpgrade(terminalUrl(fixture.service), { origin: catalyst.url });
     expect(nothing.status).toBe(401);
   });
 });

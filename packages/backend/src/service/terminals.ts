@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { MAX_TERMINALS_PER_IDEA, type TerminalCount, type TerminalEndReason } from '@catalyst/protocol';
+import type { TerminalCount, TerminalEndReason } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { Scrollback } from '../core/scrollback.ts';
@@ -7,6 +7,7 @@ import type { HostTerminal } from '../host/host.ts';
 import { createRunTag } from '../host/wrapped-run.ts';
 import type { HostRegistry } from './host-registry.ts';
 import { describeEnding, type TerminalEnding } from './terminal-ending.ts';
+import { TerminalLimits } from './terminal-limits.ts';
 import { TerminalFlow, type FlowClient, type TerminalFlowStats } from './terminal-flow.ts';
 
 export type { TerminalEnding } from './terminal-ending.ts';
@@ -90,9 +91,7 @@ export class Terminals {
   readonly #entries = new Map<string, Entry>();
   #isClosed = false;
 
-  /** Shells being opened, by idea and by host: counted in the limits. */
-  readonly #opening = new Map<string, number>();
-  readonly #openingOnHost = new Map<string, number>();
+  readonly #limits = new TerminalLimits();
 
   constructor(options: TerminalsOptions) {
     this.#options = options;
@@ -105,8 +104,14 @@ export class Terminals {
       throw new CatalystError('IDEA_NOT_FOUND', 'The idea is being deleted, or Catalyst is stopping.');
     }
     const host = hosts.get(hostName).host;
-    this.#checkRoom(ideaId, hostName, host.maxTerminals);
-    const release = this.#holdOpening(ideaId, hostName);
+    const entries = [...this.#entries.values()];
+    const release = this.#limits.reserve({
+      ideaId,
+      hostName,
+      hostLimit: host.maxTerminals,
+      openOfIdea: entries.filter((entry) => entry.ideaId === ideaId).length,
+      openOnHost: entries.filter((entry) => entry.hostName === hostName).length,
+    });
     let cwd: string;
     let runTag: string;
     let terminal: HostTerminal;
@@ -160,40 +165,6 @@ export class Terminals {
     entry.flow.wake();
     entry.terminal.resize(size.cols, size.rows);
     return this.#link(entry, entry.scrollback.contents());
-  }
-
-  /**
-   * TOO_MANY_TERMINALS when the idea, or its host, has all the terminals it may have. Shells on their way count:
-   * opens at once never pass a limit together. The host's limit keeps terminals from taking the run slots runs need.
-   */
-  #checkRoom(ideaId: string, hostName: string, hostLimit: number): void {
-    const ofIdea = this.idsOf(ideaId).length + (this.#opening.get(ideaId) ?? 0);
-    if (ofIdea >= MAX_TERMINALS_PER_IDEA) {
-      throw new CatalystError(
-        'TOO_MANY_TERMINALS',
-        `This idea has ${String(MAX_TERMINALS_PER_IDEA)} terminals open already; close one first.`,
-      );
-    }
-    const onHost =
-      [...this.#entries.values()].filter((entry) => entry.hostName === hostName).length +
-      (this.#openingOnHost.get(hostName) ?? 0);
-    if (onHost >= hostLimit) {
-      throw new CatalystError(
-        'TOO_MANY_TERMINALS',
-        `The host ${hostName} has ${String(hostLimit)} terminals open already (its ideas' together, so that runs keep their slots); close one first.`,
-        { details: { host: hostName, limit: hostLimit } },
-      );
-    }
-  }
-
-  /** Counts a shell on its way in both limits; the returned function lets go of it. */
-  #holdOpening(ideaId: string, hostName: string): () => void {
-    addCount(this.#opening, ideaId, 1);
-    addCount(this.#openingOnHost, hostName, 1);
-    return () => {
-      addCount(this.#opening, ideaId, -1);
-      addCount(this.#openingOnHost, hostName, -1);
-    };
   }
 
   #isStopping(): boolean {
@@ -310,12 +281,6 @@ export class Terminals {
       'terminal ended',
     );
   }
-}
-
-function addCount(counts: Map<string, number>, key: string, delta: number): void {
-  const count = (counts.get(key) ?? 0) + delta;
-  if (count <= 0) counts.delete(key);
-  else counts.set(key, count);
 }
 
 /** A short name for a terminal in logs, from which its id cannot be found again (a hash's first 8 hex digits). */
