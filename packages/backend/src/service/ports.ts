@@ -225,7 +225,7 @@ export interface AsidesPort {
 
 /** Every capability, as the composition root hands them to the edges. */
 /** The idea's open terminals (issue 31), as the REST API counts them; the sockets use the service itself. */
-export interface TerminalsPort {
+export interface TerminalCountPort {
   /** IDEA_NOT_FOUND for an unknown idea. */
   openCount(ideaId: string): Promise<TerminalCount>;
 }
@@ -239,7 +239,7 @@ export interface Services {
   previews: PreviewsPort;
   hosts: HostsPort;
   asides: AsidesPort;
-  terminals: TerminalsPort;
+  terminals: TerminalCountPort;
 }
 
 /** What the WebSocket serves: subscriptions to ideas, and runs with their prompts. */
