@@ -218,7 +218,10 @@ export class ShellLink {
       this.#options.openSocket().then(
         (socket) => {
           if (this.#isFinished) socket.close(1000);
-          else this.#follow(socket, { type: 'attach', terminalId, ...this.#options.size() });
+          else {
+            const { ideaId } = this.#options;
+            this.#follow(socket, { type: 'attach', ideaId, terminalId, ...this.#options.size() });
+          }
         },
         (error: unknown) => {
           // A refused token will not be let in on the next try either; Catalyst unreachable, or a proxy's error

@@ -125,7 +125,7 @@ describe('catalyst shell', () => {
       other.close();
     });
     await new Promise((resolve) => other.once('open', resolve));
-    other.send(JSON.stringify({ type: 'attach', terminalId, cols: 80, rows: 24 }));
+    other.send(JSON.stringify({ type: 'attach', ideaId: idea.id, terminalId, cols: 80, rows: 24 }));
 
     const exit = await cli.exited;
     expect(exit.code).toBe(1);
