@@ -119,8 +119,10 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
   });
   // The pty's side is full (a big paste, `catalyst shell x < big.sql`): the socket is not read until it drains, so
   // the client's sends wait in TCP, not in this process.
+  let wasHeldBack = false;
   const waitForInput = (waiting: TerminalLink): void => {
     if (socket.isPaused) return;
+    wasHeldBack = true;
     socket.pause();
     void waiting.drained().then(() => {
       socket.resume();
@@ -131,7 +133,13 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
     link?.detach();
     link = undefined;
   });
-  return { checkAlive: createHeartbeat(socket, logger) };
+  // Held back since the last beat, or still: the client's pong waits behind its input, unread.
+  const isHeldBack = (): boolean => {
+    const held = wasHeldBack || socket.isPaused;
+    wasHeldBack = socket.isPaused;
+    return held;
+  };
+  return { checkAlive: createHeartbeat(socket, logger, isHeldBack) };
 }
 
 /**

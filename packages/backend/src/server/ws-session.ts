@@ -68,12 +68,21 @@ export function startWsSession(options: WsSessionOptions): WsSession {
 }
 
 /** A client that has not answered the previous ping by the next one is gone (sleeping laptop, cut network). */
-export function createHeartbeat(socket: WebSocket, logger: Logger): () => void {
+export function createHeartbeat(
+  socket: WebSocket,
+  logger: Logger,
+  /** The client is sending what this side holds back unread (its pongs wait behind it): alive, not gone. */
+  isHeldBack: () => boolean = () => false,
+): () => void {
   let isAlive = true;
   socket.on('pong', () => {
     isAlive = true;
   });
   return () => {
+    if (isHeldBack()) {
+      isAlive = true;
+      return;
+    }
     if (!isAlive) {
       logger.info('websocket client missed a heartbeat; terminating it');
       socket.terminate();
