@@ -21,6 +21,11 @@ import { SeenOutput } from './seen-output.ts';
 
 export interface ShellLinkOptions {
   ideaId: IdeaId;
+  /**
+   * Input comes from a pipe or a file, not typed: what was sent on a socket that dropped may not have reached the
+   * shell, and going on would leave a gap in the middle of it, so a drop then ends the command instead.
+   */
+  isInputPiped: boolean;
   openSocket: () => Promise<WebSocket>;
   size: () => { cols: number; rows: number };
   /** The shell's output (stdout). */
@@ -61,6 +66,10 @@ export class ShellLink {
   #retry: NodeJS.Timeout | undefined;
   /** Input read while the socket was going away (at most a chunk or two: the pump pauses), sent once back. */
   #pending: Buffer[] = [];
+  /** Input went out on the current socket: its bytes may be in flight when it drops. */
+  #hasSentInput = false;
+  /** Input went out since the last ping: the server may be holding it back (a full pty), not reading pongs. */
+  #hasSentSincePing = false;
 
   constructor(options: ShellLinkOptions) {
     this.#options = options;
@@ -106,6 +115,8 @@ export class ShellLink {
       onSent();
       return;
     }
+    this.#hasSentInput = true;
+    this.#hasSentSincePing = true;
     for (let at = 0; at < chunk.length; at += INPUT_CHUNK_BYTES) {
       const isLast = at + INPUT_CHUNK_BYTES >= chunk.length;
       socket.send(chunk.subarray(at, at + INPUT_CHUNK_BYTES), { binary: true }, () => {
@@ -116,6 +127,7 @@ export class ShellLink {
 
   #follow(socket: WebSocket, first: TerminalClientFrame): void {
     this.#socket = socket;
+    this.#hasSentInput = false;
     socket.on('message', (data: RawData, isBinary: boolean) => {
       if (this.#socket !== socket || this.#isFinished) return;
       if (isBinary) this.#onOutput(toBuffer(data));
@@ -125,7 +137,11 @@ export class ShellLink {
     socket.on('pong', () => (isAnswered = true));
     socket.on('message', () => (isAnswered = true));
     const pings = setInterval(() => {
-      if (!isAnswered) socket.terminate();
+      // While the server holds our input back (the shell does not read it yet), it reads nothing of ours, pongs
+      // included: input on its way keeps the socket, and only a quiet, unanswered one counts as dead.
+      const isSending = this.#hasSentSincePing || socket.bufferedAmount > 0;
+      this.#hasSentSincePing = false;
+      if (!isAnswered && !isSending) socket.terminate();
       else socket.ping();
       isAnswered = false;
     }, PING_EVERY_MS);
@@ -193,6 +209,15 @@ export class ShellLink {
         'catalyst: this shell was opened elsewhere (a page or another command); it goes on there.',
       );
       this.#finish(ExitCode.failed);
+      return;
+    }
+    if (this.#options.isInputPiped && this.#hasSentInput) {
+      this.#finish(
+        new CliError(
+          'CONNECTION_LOST',
+          'The connection to Catalyst was lost while the piped input was being sent: some of it may not have reached the shell, so the command stops rather than go on with a gap (the shell ends within a minute).',
+        ),
+      );
       return;
     }
     if (this.#droppedAt === undefined) {

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,6 +137,31 @@ describe('catalyst shell', () => {
     other.send(JSON.stringify({ type: 'close' }));
     await ended;
     expect(fixture.service.catalyst.services.terminals.idsOf(idea.id)).toEqual([]);
+  });
+});
+
+describe('catalyst shell with piped input', () => {
+  it('stops rather than go on with a gap when the connection drops while it sends', async () => {
+    const idea = await fixture.service.createIdea('Piped shell through a flaky network');
+    const proxy = await startProxy();
+    // A pipe the test writes into: read by the command as its stdin, which is then no terminal.
+    const fifo = join(tempDir, 'stdin');
+    execFileSync('mkfifo', [fifo]);
+    const writer = openSync(fifo, constants.O_RDWR);
+    onTestFinished(() => {
+      closeSync(writer);
+    });
+    const cli = startCli(['--url', proxy.url, '--token-file', tokenFile, 'shell', idea.id], {
+      stdinFile: fifo,
+    });
+    writeSync(writer, 'echo "piped-$((2+3))"\n');
+    await cli.printed('piped-5', 'stdout');
+
+    expect(proxy.dropConnections(), 'the command had a connection to drop').toBeGreaterThan(0);
+    const exit = await cli.exited;
+    expect(exit.code).toBe(3);
+    expect(exit.stderr).toContain('some of it may not have reached the shell');
+    expect(exit.stderr).not.toContain('reconnected');
   });
 });
 

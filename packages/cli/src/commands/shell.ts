@@ -22,6 +22,7 @@ export async function runShell(context: CommandContext, command: ShellCommand): 
   let pump: ReturnType<typeof startInputPump> | undefined;
   const link = new ShellLink({
     ideaId: id,
+    isInputPiped: !isRaw,
     openSocket: context.openTerminalSocket,
     size: () =>
       stdout.isTTY
