@@ -70,7 +70,10 @@ describe('another server on this machine', () => {
     other = createServer((request, response) => {
       received.push(request.headers);
       response.setHeader('content-type', 'text/html');
-      response.end('<!doctype html><title>another app</title><p>another app</p>');
+      // Its own icon, inline: no favicon request that might come after this server has closed.
+      response.end(
+        '<!doctype html><title>another app</title><link rel="icon" href="data:,"><p>another app</p>',
+      );
     });
     const port = await new Promise<number>((resolve) => {
       other?.listen(0, '127.0.0.1', () => {
