@@ -48,8 +48,9 @@ const COMMAND_DETAILS: Partial<Record<CommandName, string>> = {
   shell as typed (Ctrl-C too) and a window change follows; piped, the input is typed (read no faster
   than it is sent) and its end ends the shell. A dropped connection is re-attached to the same shell
   for up to a minute (a line on stderr says it was lost, one that it is back); what is typed meanwhile
-  waits and is sent once back. Exits 0 when the shell exits 0, 1 otherwise (or if the shell ended
-  while the connection was lost), 3 when Catalyst could not be reached again in time.
+  waits and is sent once back; piped input is not resumed (part of it may be lost) and exits 3. Exits 0
+  when the shell exits 0, 1 otherwise (or if the shell ended while the connection was lost), 3 when
+  Catalyst could not be reached again in time.
 `,
   queue: `
   A message queued while a run or a queue goes waits and is sent, in order, once the idea is idle; one
