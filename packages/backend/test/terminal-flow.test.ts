@@ -125,4 +125,26 @@ describe('the terminal’s input flow', () => {
     client.send({ type: 'close' });
     await client.waitForFrame('ended');
   });
+
+  it('takes a paste into a line-mode program with echo off (a password prompt), and keeps the connection', async () => {
+    const idea = await fixture.service.createIdea('Terminal paste without echo');
+    const { client } = await openTerminal(fixture.service, idea.id);
+    // sshd answers each write to a pty in this mode with an SSH_MSG_IGNORE as long as the write, to hide what was
+    // typed: a paste makes it longer than the 35000 bytes ssh2 took, which dropped the whole SSH connection.
+    const lines: string[] = [];
+    for (let index = 0; index < 8_000; index++)
+      lines.push(`${String(index).padStart(8, '0')} ${'y'.repeat(60)}\n`);
+    const pasted = Buffer.from(lines.join(''));
+    const from = client.output().length;
+    client.type(
+      `stty -echo; echo "ready-$((40+2))"; head -c ${String(pasted.length)} > pasted.txt; stty echo\r`,
+    );
+    await client.waitForOutput(/ready-42/, from);
+    for (let at = 0; at < pasted.length; at += 64 * 1024)
+      client.socket.send(pasted.subarray(at, at + 64 * 1024));
+    const sum = await runInTerminal(client, 'sha256sum pasted.txt', 'done-sum');
+    expect(sum).toContain(createHash('sha256').update(pasted).digest('hex'));
+    client.send({ type: 'close' });
+    expect((await client.waitForFrame('ended')).reason).toBe('closed');
+  });
 });

@@ -126,5 +126,10 @@ describe('the terminal', () => {
       .waitFor();
     await deleting.getByRole('button', { name: 'Delete', exact: true }).click();
     expect(await other.client.waitForFrame('ended')).toMatchObject({ reason: 'idea_deleted' });
+    // The terminals end first; the deletion goes on (the idea is held until its folder is gone).
+    const { ideas } = service.catalyst.services;
+    await expect
+      .poll(async () => (await ideas.listIdeas()).some((listed) => listed.id === idea.id))
+      .toBe(false);
   });
 });
