@@ -136,8 +136,9 @@ describe('the terminal’s input flow', () => {
       lines.push(`${String(index).padStart(8, '0')} ${'y'.repeat(60)}\n`);
     const pasted = Buffer.from(lines.join(''));
     const from = client.output().length;
+    // The paste comes while the program does not read yet: sshd holds it, then writes it to the pty in large pieces.
     client.type(
-      `stty -echo; echo "ready-$((40+2))"; head -c ${String(pasted.length)} > pasted.txt; stty echo\r`,
+      `stty -echo; echo "ready-$((40+2))"; sleep 1; head -c ${String(pasted.length)} > pasted.txt; stty echo\r`,
     );
     await client.waitForOutput(/ready-42/, from);
     for (let at = 0; at < pasted.length; at += 64 * 1024)
