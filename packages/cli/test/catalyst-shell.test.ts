@@ -81,15 +81,7 @@ describe('catalyst shell', () => {
   });
 
   it('keeps what is typed while the connection is down and sends it once back', async () => {
-    const idea = await fixture.service.createIdea('Typing into a dropped shell');
-    const proxy = await startProxy();
-    const cli = startShellAt(proxy.url, idea.id);
-    cli.type('echo "ready-$((1+1))"');
-    await cli.printed('ready-2', 'stdout');
-
-    proxy.hold();
-    proxy.dropConnections();
-    await cli.printed('catalyst: lost the connection to Catalyst', 'stderr');
+    const { proxy, cli } = await startShellThenDrop('Typing into a dropped shell');
     cli.type('echo "typed-$((3*3))-while-away"');
     proxy.release();
     await cli.printed('typed-9-while-away', 'stdout');
@@ -98,15 +90,7 @@ describe('catalyst shell', () => {
   });
 
   it('says so and exits 1 when the shell ended while the connection was down', async () => {
-    const idea = await fixture.service.createIdea('Shell gone meanwhile');
-    const proxy = await startProxy();
-    const cli = startShellAt(proxy.url, idea.id);
-    cli.type('echo "ready-$((1+1))"');
-    await cli.printed('ready-2', 'stdout');
-
-    proxy.hold();
-    proxy.dropConnections();
-    await cli.printed('catalyst: lost the connection to Catalyst', 'stderr');
+    const { idea, proxy, cli } = await startShellThenDrop('Shell gone meanwhile');
     await fixture.service.catalyst.services.terminals.closeAllOf(idea.id);
     proxy.release();
     const exit = await cli.exited;
@@ -169,6 +153,19 @@ async function startProxy(): Promise<TcpProxy> {
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: fixture.service.catalyst.port });
   onTestFinished(() => proxy.close());
   return proxy;
+}
+
+/** A shell through a proxy that is cut once the shell answers, and holds new connections until released. */
+async function startShellThenDrop(title: string) {
+  const idea = await fixture.service.createIdea(title);
+  const proxy = await startProxy();
+  const cli = startShellAt(proxy.url, idea.id);
+  cli.type('echo "ready-$((1+1))"');
+  await cli.printed('ready-2', 'stdout');
+  proxy.hold();
+  proxy.dropConnections();
+  await cli.printed('catalyst: lost the connection to Catalyst', 'stderr');
+  return { idea, proxy, cli };
 }
 
 function startShellAt(url: string, ideaId: string) {
