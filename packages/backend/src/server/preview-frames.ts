@@ -15,40 +15,55 @@ const PATH_MAX = 2_048;
  * A redirect is not shown, so it tells nothing; a `304` keeps the verdict the cached page had. A frame the app
  * itself nests is noted too: the browser checks its headers against Catalyst's page as well.
  */
+/** Catalyst's pages, by origin, whose frames are followed: two or three (localhost, 127.0.0.1, a tab of each). */
+const MAX_EMBEDDERS = 4;
+
 export class PreviewFrames {
-  #embedder: string | undefined;
-  #latest: PreviewFrame | undefined;
+  /** The newest first. */
+  #embedders: string[] = [];
+  /** What a page at each embedder's origin would see of the pages loaded in its frame. */
+  readonly #latest = new Map<string, PreviewFrame>();
 
   /** A frame ticket was handed to the page of `origin` (Catalyst's, as the browser reached it). */
   embedIn(origin: string): void {
-    if (URL.canParse(origin)) this.#embedder = origin;
+    if (!URL.canParse(origin)) return;
+    this.#embedders = [origin, ...this.#embedders.filter((known) => known !== origin)];
+    for (const gone of this.#embedders.splice(MAX_EMBEDDERS)) this.#latest.delete(gone);
   }
 
-  get latest(): PreviewFrame | undefined {
-    return this.#latest;
+  /**
+   * For Catalyst's page at `origin`: its headers are checked against each page's origin, so a page at localhost and
+   * one at 127.0.0.1 may get different verdicts from the same app (a `frame-ancestors` that names one of them).
+   */
+  latestFor(origin: string | undefined): PreviewFrame | undefined {
+    return this.#latest.get(origin ?? this.#embedders[0] ?? '');
   }
 
   note(request: IncomingMessage, answer: IncomingMessage): void {
-    const embedder = this.#embedder;
     const dest = request.headers['sec-fetch-dest'];
     const isFrameLoad =
       (dest === 'iframe' || dest === 'frame') && request.headers['sec-fetch-mode'] === 'navigate';
     const status = answer.statusCode ?? 0;
-    if (embedder === undefined || !isFrameLoad || (status >= 300 && status < 400 && status !== 304)) return;
-    const refusal =
-      status === 304
-        ? this.#latest?.refusal
-        : findFramingRefusal(
-            {
-              xFrameOptions: answer.headersDistinct['x-frame-options'] ?? [],
-              contentSecurityPolicy: answer.headersDistinct['content-security-policy'] ?? [],
-            },
-            embedder,
-          );
-    this.#latest = {
-      path: (request.url ?? '/').slice(0, PATH_MAX),
-      loads: (this.#latest?.loads ?? 0) + 1,
-      ...(refusal === undefined ? {} : { refusal }),
-    };
+    if (!isFrameLoad || (status >= 300 && status < 400 && status !== 304)) return;
+    const path = (request.url ?? '/').slice(0, PATH_MAX);
+    // The frame's request does not say which of Catalyst's pages asked for it: each gets its own verdict.
+    for (const embedder of this.#embedders) {
+      const latest = this.#latest.get(embedder);
+      const refusal =
+        status === 304
+          ? latest?.refusal
+          : findFramingRefusal(
+              {
+                xFrameOptions: answer.headersDistinct['x-frame-options'] ?? [],
+                contentSecurityPolicy: answer.headersDistinct['content-security-policy'] ?? [],
+              },
+              embedder,
+            );
+      this.#latest.set(embedder, {
+        path,
+        loads: (latest?.loads ?? 0) + 1,
+        ...(refusal === undefined ? {} : { refusal }),
+      });
+    }
   }
 }

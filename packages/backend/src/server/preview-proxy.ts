@@ -153,7 +153,7 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       if (embedder !== undefined) frames.embedIn(embedder);
       return `${ENTER_PATH}?ticket=${ticket}`;
     },
-    frame: () => frames.latest,
+    frame: (embedder) => frames.latestFor(embedder),
     inUse: () => inUse,
     async close() {
       for (const socket of detached) socket.destroy();

@@ -39,8 +39,11 @@ export interface PreviewServer {
    * (the link's `http://host:port`).
    */
   mintEntry(origin: string, options?: EntryOptions): string;
-  /** The pages loaded in a frame of Catalyst's page so far (issue 31), once one was. */
-  frame(): PreviewFrame | undefined;
+  /**
+   * The pages loaded in a frame of Catalyst's page at `embedder` (an origin; the newest to ask for a frame ticket when
+   * absent) so far (issue 31), once one was.
+   */
+  frame(embedder?: string): PreviewFrame | undefined;
   /**
    * WebSockets (dev servers' hot reload) and responses still streaming through it now: someone has the preview
    * open.

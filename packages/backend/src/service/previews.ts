@@ -355,13 +355,14 @@ export class Previews {
    */
   #links(proxy: PreviewProxy, requestHost: string | undefined): Partial<PreviewView> {
     const origin = this.#origin(proxy, requestHost);
-    const frame = proxy.frame();
+    const embedder = requestHost === undefined ? undefined : `http://${requestHost}`;
+    const frame = proxy.frame(embedder);
     const isOwnSite = new URL(origin).hostname === proxy.hostName;
     return {
       url: `${origin}${proxy.mintEntry(origin)}`,
       origin,
-      ...(isOwnSite && requestHost !== undefined
-        ? { frameUrl: `${origin}${proxy.mintEntry(origin, { embedder: `http://${requestHost}` })}` }
+      ...(isOwnSite && embedder !== undefined
+        ? { frameUrl: `${origin}${proxy.mintEntry(origin, { embedder })}` }
         : {}),
       ...(frame === undefined ? {} : { frame }),
     };
