@@ -12,6 +12,7 @@ import {
   sidewaysOverflow,
   toolCards,
   userMessages,
+  waitForRunSummary,
 } from './idea-page.ts';
 
 // Autopilot in the browser (issue 12): a person composes the steps in the panel, follows them to their end or
@@ -191,6 +192,8 @@ describe('the idea’s own budget in the browser', () => {
     model.enqueue(text('Again, answered.'));
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByText('Again, answered.').waitFor();
+    // Its run has ended too (the text comes just before): nothing is left going.
+    await waitForRunSummary(page, 'Completed');
     const meta = (await (await service.api(`/api/ideas/${idea.id}`)).json()) as {
       idea: { meta: { budgetUsd: number } };
     };
