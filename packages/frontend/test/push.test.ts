@@ -73,7 +73,8 @@ async function shownNotifications(page: Page): Promise<z.infer<typeof ShownSchem
     });
   // An async predicate cannot be polled by waitForFunction (its promise counts as truthy at once): asked from here.
   let listed = await list();
-  await expect.poll(async () => (listed = await list()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+  // A busy machine (the drift check runs many browser files at once) was seen to take over 10 s to show it.
+  await expect.poll(async () => (listed = await list()).length, { timeout: 30_000 }).toBeGreaterThan(0);
   return ShownSchema.parse(listed);
 }
 
