@@ -56,13 +56,13 @@ async function expectTranscriptMatches(page: Page, history: RelayEvent[]): Promi
 }
 
 /** A new idea's page, loaded through a TCP proxy the test can cut; the proxy closes after the suite's checks. */
-async function openIdeaThroughProxy(title: string) {
+async function openIdeaThroughProxy(title: string, expectedConsole: readonly RegExp[] = []) {
   const { service } = suite.fixture;
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
   // After the suite's afterEach: its screenshot and checks see the page still connected.
   onTestFinished(() => proxy.close());
   const idea = await service.createIdea(title);
-  const page = await suite.openLoggedInPage({ origin: proxy.url });
+  const page = await suite.openLoggedInPage({ origin: proxy.url, expectedConsole });
   await openIdea(page, { id: idea.id, title });
   // Live (the history caught up: the box is enabled), so a test that loses answers from now on loses only its own.
   await page.getByLabel('Message', { exact: true }).and(page.locator(':enabled')).waitFor();
@@ -109,7 +109,10 @@ describe('a dropped connection', () => {
 
   it('Catalyst restarts under a running build: the page reconnects, and the build goes on to the end', async () => {
     const { model } = suite.fixture;
-    const { proxy, idea, page } = await openIdeaThroughProxy('Restart under a build');
+    // While Catalyst is down the page's reconnects fail, and Chromium logs each (its words vary with the moment).
+    const { proxy, idea, page } = await openIdeaThroughProxy('Restart under a build', [
+      /WebSocket connection to .* failed/,
+    ]);
     await chooseBuild(page);
     const go = join(suite.fixture.service.projectDir(idea.id), 'go');
     model.enqueue(
