@@ -16,7 +16,10 @@ export interface PrewarmsOptions {
   logger: Logger;
   /** 0: no warm sessions, so nothing is pre-warmed. */
   warmPerHost: number | undefined;
-  /** The idea has a run, or its place is held: nothing is pre-warmed now (the run's end asks again). */
+  /**
+   * The idea has a run, its place is held, or another Catalyst follows its run: nothing is pre-warmed now (the run's
+   * end asks again).
+   */
   isBusy: (id: string) => boolean;
   /** The idea is being deleted, or Catalyst stops: a pre-warm on its way stops its claude. */
   isGoing: (id: string) => boolean;
@@ -56,7 +59,7 @@ export class Prewarms {
    * (warm-sessions.ts) instead of starting a second claude.
    */
   prewarm(id: string): void {
-    if (this.#options.warmPerHost === 0) return;
+    if (this.#options.warmPerHost === 0 || this.#options.isBusy(id)) return;
     if (this.#going.has(id)) {
       this.#isAskedAgain.add(id);
       return;

@@ -42,6 +42,8 @@ export class RunsCapability implements RunsPort {
   readonly #prewarms: Prewarms;
   /** Sessions another live Catalyst follows (followed-elsewhere.ts): never taken up, stopped or ended here. */
   readonly #followedElsewhere = new Set<string>();
+  /** The ideas of those sessions: this Catalyst starts no claude of theirs, not even a pre-warmed one. */
+  readonly #ideasFollowedElsewhere = new Set<string>();
 
   constructor(options: RunsCapabilityOptions) {
     this.#options = options;
@@ -50,7 +52,8 @@ export class RunsCapability implements RunsPort {
       launching: options.launching,
       logger: options.logger,
       warmPerHost: options.warmPerHost,
-      isBusy: (id) => this.#active.has(id) || options.autopilotOn(id) !== undefined,
+      isBusy: (id) =>
+        this.#active.has(id) || options.autopilotOn(id) !== undefined || this.#ideasFollowedElsewhere.has(id),
       isGoing: (id) => this.#active.isStopping() || this.#active.get(id) === deletingClaim,
     });
   }
@@ -198,6 +201,7 @@ export class RunsCapability implements RunsPort {
   /** The idea is gone: what its page showed is forgotten. */
   forget(id: string): void {
     this.#prewarms.forget(id);
+    this.#ideasFollowedElsewhere.delete(id);
   }
 
   /** The history's side of orphaned-runs.ts: the run is taken up when its session is still on the host. */
@@ -217,6 +221,7 @@ export class RunsCapability implements RunsPort {
       (session !== undefined && (await isFollowedElsewhere(sessions, session)))
     ) {
       this.#followedElsewhere.add(sessionId);
+      this.#ideasFollowedElsewhere.add(id);
       throw new CatalystError('SESSION_BUSY', followedElsewhereMessage(host));
     }
     if (session === undefined) return { isTakenUp: false, why: SESSION_GONE_MESSAGE };
