@@ -1,4 +1,4 @@
-import type { CDPSession, Page } from 'playwright-core';
+import type { CDPSession, Page, Worker } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { formatPushAction, type PushPayload } from '@catalyst/protocol';
@@ -19,16 +19,6 @@ const RegistrationsSchema = z.object({
     z.object({ registrationId: z.string(), scopeURL: z.string(), isDeleted: z.boolean() }),
   ),
 });
-
-const ShownSchema = z.array(
-  z.object({
-    title: z.string(),
-    body: z.string(),
-    tag: z.string(),
-    data: z.unknown(),
-    actions: z.array(z.object({ action: z.string(), title: z.string() })),
-  }),
-);
 
 /** The id Chromium gives the worker's registration for `scope`, from the ServiceWorker domain's events. */
 async function registrationId(cdp: CDPSession, scope: string): Promise<string> {
@@ -53,29 +43,67 @@ interface WorkerScope {
   dispatchEvent(event: Event): boolean;
 }
 
+/** What the worker asked Chromium to show, and whether Chromium took it (`shown`) or why not. */
+const AskedSchema = z.array(
+  z.object({
+    title: z.string(),
+    body: z.string(),
+    tag: z.string(),
+    data: z.unknown(),
+    actions: z.array(z.object({ action: z.string(), title: z.string() })),
+    outcome: z.string(),
+  }),
+);
+
+/** What the test uses of the worker's global scope while it watches its notifications. */
+interface WatchedScope {
+  registration: ServiceWorkerRegistration;
+  catalystAsked?: z.infer<typeof AskedSchema>;
+}
+
 /**
- * What the worker's registration lists as shown, once it lists any: headless Chromium lists a shown notification
- * now and then not (its display is a stub), so this asks until it does.
+ * Watches the page's service worker from here on: each notification it shows is recorded with what Chromium made
+ * of it. Headless Chromium's notifications are a stub whose `getNotifications()` lists a shown one now and then not
+ * at all (a suite run waited 30 s for it in vain), so the test looks at the worker's own call instead.
  */
-async function shownNotifications(page: Page): Promise<z.infer<typeof ShownSchema>> {
-  const list = () =>
-    page.evaluate(async () => {
-      const registration = await navigator.serviceWorker.ready;
-      const shown = await registration.getNotifications();
-      return shown.map((notification) => ({
-        title: notification.title,
-        body: notification.body,
-        tag: notification.tag,
-        data: notification.data as unknown,
-        // Chromium has them; TypeScript's lib does not.
-        actions: (notification as Notification & { actions?: unknown }).actions ?? [],
-      }));
-    });
-  // An async predicate cannot be polled by waitForFunction (its promise counts as truthy at once): asked from here.
-  let listed = await list();
-  // A busy machine (the drift check runs many browser files at once) was seen to take over 10 s to show it.
-  await expect.poll(async () => (listed = await list()).length, { timeout: 30_000 }).toBeGreaterThan(0);
-  return ShownSchema.parse(listed);
+async function watchNotifications(page: Page): Promise<Worker> {
+  const [worker] = page.context().serviceWorkers();
+  if (worker === undefined) throw new Error('no service worker in the context');
+  await worker.evaluate(() => {
+    const scope = self as unknown as WatchedScope;
+    const asked: NonNullable<WatchedScope['catalystAsked']> = [];
+    scope.catalystAsked = asked;
+    const show = scope.registration.showNotification.bind(scope.registration);
+    scope.registration.showNotification = async (title, options = {}) => {
+      const entry = {
+        title,
+        body: options.body ?? '',
+        tag: options.tag ?? '',
+        data: options.data as unknown,
+        actions: (options as { actions?: { action: string; title: string }[] }).actions ?? [],
+        outcome: 'pending',
+      };
+      asked.push(entry);
+      try {
+        await show(title, options);
+        entry.outcome = 'shown';
+      } catch (error) {
+        entry.outcome = String(error);
+        throw error;
+      }
+    };
+  });
+  return worker;
+}
+
+/** What the watched worker showed, once it showed anything and Chromium answered. */
+async function notificationsShown(worker: Worker): Promise<z.infer<typeof AskedSchema>> {
+  const asked = async () =>
+    AskedSchema.parse(await worker.evaluate(() => (self as unknown as WatchedScope).catalystAsked ?? []));
+  await expect
+    .poll(async () => (await asked()).some((entry) => entry.outcome !== 'pending'), { timeout: 20_000 })
+    .toBe(true);
+  return asked();
 }
 
 describe('Web Push in the browser', () => {
@@ -95,6 +123,7 @@ describe('Web Push in the browser', () => {
     const id = await registrationId(cdp, `${origin}/`);
     const deliver = (data: string) =>
       cdp.send('ServiceWorker.deliverPushMessage', { origin: `${origin}/`, registrationId: id, data });
+    const worker = await watchNotifications(page);
 
     await deliver('not json at all');
     await deliver(JSON.stringify({ title: 'Evil', body: 'x', url: 'https://evil.example/', tag: 't' }));
@@ -112,7 +141,8 @@ describe('Web Push in the browser', () => {
       ],
     };
     await deliver(JSON.stringify(payload));
-    expect(await shownNotifications(page)).toEqual([
+    // Pushes are handled in order: by the time the last one shows, the first two showed nothing.
+    expect(await notificationsShown(worker)).toEqual([
       {
         title: 'Ask me on the phone',
         body: 'Claude asks: Which database?',
@@ -122,6 +152,7 @@ describe('Web Push in the browser', () => {
           { action: 'choose:toolu_01:0', title: 'SQLite' },
           { action: 'choose:toolu_01:1', title: 'Postgres' },
         ],
+        outcome: 'shown',
       },
     ]);
   });
