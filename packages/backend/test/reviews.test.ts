@@ -94,6 +94,17 @@ describe('review comments on a checkpoint’s diff', () => {
     const outside = await review.add({ path: 'a.txt', startLine: 3, endLine: 4, body: 'Past the end.' });
     expect(outside.status).toBe(400);
     expect(ApiErrorBodySchema.parse(await outside.json()).error.message).toContain('a.txt has 3 lines');
+    // Each comment made tells the idea's subscribers, so a page in another tab asks for the review again; a
+    // refused one tells nothing.
+    await client.waitFor(
+      (frame) =>
+        frame.type === 'review:changed' &&
+        client.events().filter((event) => event.type === 'review:changed').length === 2,
+    );
+    expect(client.events().filter((event) => event.type === 'review:changed')).toMatchObject([
+      { commit },
+      { commit },
+    ]);
 
     const listed = await review.list();
     expect(

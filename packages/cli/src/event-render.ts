@@ -88,7 +88,8 @@ export class EventRenderer {
       case 'aside:asked':
       case 'aside:answered':
       case 'aside:failed':
-        // The result is in the outcome line; an autopilot's progress and asides are their own commands'.
+      case 'review:changed':
+        // The result is in the outcome line; an autopilot's progress, asides and reviews are their own commands'.
         return [];
     }
   }

@@ -57,6 +57,16 @@ describe('checkpoints and files in the browser', () => {
       expect.stringContaining('one'),
       expect.stringContaining('two'),
     ]);
+    // The same diff in another tab, open before the comment is made.
+    const otherTab = await suite.openLoggedInPage();
+    await openIdea(otherTab, { id: idea.id, title: 'Undoable' });
+    const otherFirst = transcript(otherTab).locator('.t-checkpoint').first();
+    await otherFirst.getByRole('button', { name: 'View changes' }).click();
+    const otherReview = otherFirst
+      .getByRole('region', { name: 'Changes of this build' })
+      .getByRole('region', { name: 'Review' });
+    await otherFirst.getByRole('table', { name: 'Diff of a.txt' }).waitFor();
+
     // A comment on a line of the diff (issue 30): kept with the idea, and listed in the review under the diff.
     await diff.getByRole('button', { name: 'Comment on line 2 of a.txt' }).click();
     await diff.getByRole('textbox', { name: 'Comment on line 2 of a.txt' }).fill('Capitalise this.');
@@ -67,6 +77,9 @@ describe('checkpoints and files in the browser', () => {
       'a.txt, line 2',
     );
     await diff.getByText('Capitalise this.').waitFor();
+    // The other tab shows it too, without a reload.
+    const otherNote = otherReview.getByRole('listitem').filter({ hasText: 'Capitalise this.' });
+    await otherNote.waitFor();
 
     model.enqueue(
       toolUse('Bash', { command: "printf 'one\\nTWO\\n' > a.txt", description: 'Edit a' }),
@@ -75,6 +88,10 @@ describe('checkpoints and files in the browser', () => {
     await sendMessage(page, 'Change a.');
     await transcript(page).getByText('1 file changed, +1 −1').waitFor();
     expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
+    // The build changed the commented line: both tabs say so.
+    await review.getByText('changed since').waitFor();
+    await otherNote.getByText('changed since').waitFor();
+    await otherTab.close();
 
     // Restore to before the second build: asked first, then the files are back on the VM.
     const second = transcript(page).locator('.t-checkpoint').nth(1);

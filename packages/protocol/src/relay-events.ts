@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AskUserQuestionItemSchema } from './ask-user-question.ts';
-import { CheckpointChangeSchema } from './checkpoints.ts';
+import { CheckpointChangeSchema, CommitIdSchema } from './checkpoints.ts';
 import { PermissionUpdateSchema } from './cli-control.ts';
 import { CliMessageSchema } from './cli-output.ts';
 import { CommandResultSchema } from './command-result.ts';
@@ -314,6 +314,11 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...base, type: z.literal('checkpoint:restored'), ...CheckpointChangeSchema.shape }),
   /** The host has no git: builds are not checkpointed there (said once per idea). */
   z.strictObject({ ...base, type: z.literal('checkpoint:unavailable'), reason: z.string() }),
+  /**
+   * The review comments of the checkpoint `commit` changed (issue 30: one added, edited, deleted, or the review
+   * sent): a page showing that checkpoint's review asks for its comments again. Not part of the conversation.
+   */
+  z.strictObject({ ...base, type: z.literal('review:changed'), commit: CommitIdSchema }),
   /**
    * A question aside (issue 30): asked of a read-only fork of the idea's Claude session while a run goes or not;
    * never part of a run (no `runId`) nor of the conversation. Its own thread on the page (docs/protocol.md, Asides).

@@ -83,6 +83,7 @@ export class Reviews implements ReviewsPort {
       }
       return Promise.resolve({ comments: [...comments, comment], answer: undefined });
     });
+    await this.#changed(id, checkpoint.commit);
     const [view] = await this.#view(id, [comment]);
     return view ?? { ...comment, isStale: false };
   }
@@ -108,6 +109,7 @@ export class Reviews implements ReviewsPort {
         answer: next,
       });
     });
+    await this.#changed(id, edited.commit);
     const [view] = await this.#view(id, [edited]);
     return view ?? { ...edited, isStale: false };
   }
@@ -118,12 +120,13 @@ export class Reviews implements ReviewsPort {
       findComment(comments, commit, commentId);
       return Promise.resolve({ comments: comments.filter((one) => one.id !== commentId), answer: undefined });
     });
+    await this.#changed(id, commit);
   }
 
   /** Under the store's lock from reading to marking: two sends at once never send one comment twice. */
   async sendReview(id: string, commit: string): Promise<SendReviewResponse> {
     const { checkpoint } = await this.#checkpoint(id, commit);
-    return this.#options.store.change(id, async (comments) => {
+    const review = await this.#options.store.change(id, async (comments) => {
       const unsent = comments.filter((one) => one.commit === checkpoint.commit && one.sentAt === undefined);
       if (unsent.length === 0) {
         throw new CatalystError('INVALID_ARGUMENT', 'This checkpoint has no comment that is not sent yet.');
@@ -152,6 +155,13 @@ export class Reviews implements ReviewsPort {
         },
       };
     });
+    await this.#changed(id, checkpoint.commit);
+    return review;
+  }
+
+  /** Tells the pages showing the checkpoint's review (in the idea's history, so a page that reconnects hears it). */
+  async #changed(id: string, commit: string): Promise<void> {
+    (await this.#options.histories.get(id)).append({ type: 'review:changed', ideaId: id, commit });
   }
 
   async #checkpoint(

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { AsidePanel, AsideToggle } from '../asides/AsidePanel.tsx';
 import { useAsides } from '../asides/use-asides.ts';
 import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
+import { ReviewChangesProvider, reviewChangesOf } from '../checkpoints/review-changes.ts';
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
 import { QueuePanel } from '../autopilot/QueuePanel.tsx';
 import { ProjectLinksProvider } from '../files/project-context.ts';
@@ -40,6 +41,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const stream = useIdeaStream(connection, ideaId);
   const { transcript, isLive } = stream;
   const summary = useMemo(() => summarize(transcript), [transcript]);
+  const reviewChanges = useMemo(() => reviewChangesOf(transcript.events), [transcript.events]);
   const { idea, loadError, isGone, host, hostCheck, reload, applyChange } = useIdeaDetails(ideaId);
   const errors = useShownErrors(connection, stream);
   /** The run stopped at the idea's budget whose notice the person put away. */
@@ -143,142 +145,146 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
         : undefined;
 
   return (
-    <main className="page idea-page">
-      <ConnectionBanner state={connectionState} />
-      {isShowingShortcuts ? (
-        <ShortcutsDialog
-          onClose={() => {
-            setIsShowingShortcuts(false);
-          }}
-        />
-      ) : null}
-      <IdeaHeader
-        ideaId={ideaId}
-        idea={idea}
-        host={host}
-        liveStatus={summary.status}
-        sessionId={summary.sessionId ?? idea?.meta?.sessionId}
-        running={running}
-        onChanged={applyChange}
-        actions={
-          <>
-            <NotifyButton ideaId={ideaId} />
-            <button type="button" onClick={showShortcuts}>
-              Keyboard shortcuts <kbd>?</kbd>
-            </button>
-          </>
-        }
-      />
-      <Workspace
-        renderPanel={(tab, isShown) => (
-          <IdeaSidePanel
-            tab={tab}
-            isShown={isShown}
-            ideaId={ideaId}
-            idea={idea}
-            files={files}
-            hasOpenedTerminal={sideTabs.hasOpenedTerminal}
-            onIdeaChanged={applyChange}
+    <ReviewChangesProvider value={reviewChanges}>
+      <main className="page idea-page">
+        <ConnectionBanner state={connectionState} />
+        {isShowingShortcuts ? (
+          <ShortcutsDialog
+            onClose={() => {
+              setIsShowingShortcuts(false);
+            }}
           />
-        )}
-        conversation={
-          <>
-            {errors.shown
-              .filter(({ frame }) => idea === undefined || frame.code !== 'BUDGET_EXCEEDED')
-              .map(({ id, frame, dismiss }) => (
-                <p className="form-error" role="alert" key={id}>
-                  {frame.message}{' '}
-                  <button type="button" className="link" onClick={dismiss}>
-                    Dismiss
-                  </button>
+        ) : null}
+        <IdeaHeader
+          ideaId={ideaId}
+          idea={idea}
+          host={host}
+          liveStatus={summary.status}
+          sessionId={summary.sessionId ?? idea?.meta?.sessionId}
+          running={running}
+          onChanged={applyChange}
+          actions={
+            <>
+              <NotifyButton ideaId={ideaId} />
+              <button type="button" onClick={showShortcuts}>
+                Keyboard shortcuts <kbd>?</kbd>
+              </button>
+            </>
+          }
+        />
+        <Workspace
+          renderPanel={(tab, isShown) => (
+            <IdeaSidePanel
+              tab={tab}
+              isShown={isShown}
+              ideaId={ideaId}
+              idea={idea}
+              files={files}
+              hasOpenedTerminal={sideTabs.hasOpenedTerminal}
+              onIdeaChanged={applyChange}
+            />
+          )}
+          conversation={
+            <>
+              {errors.shown
+                .filter(({ frame }) => idea === undefined || frame.code !== 'BUDGET_EXCEEDED')
+                .map(({ id, frame, dismiss }) => (
+                  <p className="form-error" role="alert" key={id}>
+                    {frame.message}{' '}
+                    <button type="button" className="link" onClick={dismiss}>
+                      Dismiss
+                    </button>
+                  </p>
+                ))}
+              <HostNotReady check={hostCheck} />
+              {isOrphaned ? (
+                <p className="notice" role="note">
+                  The last run stopped without an ending (Catalyst was restarted while it ran). You can send a
+                  new message.
                 </p>
-              ))}
-            <HostNotReady check={hostCheck} />
-            {isOrphaned ? (
-              <p className="notice" role="note">
-                The last run stopped without an ending (Catalyst was restarted while it ran). You can send a
-                new message.
-              </p>
-            ) : null}
-            <ProjectLinksProvider value={files.links}>
-              <Transcript state={transcript} actions={actions} isLive={isLive} jumpSlot={jumpSlot} />
-            </ProjectLinksProvider>
-            <QueuePanel ideaId={ideaId} view={autopilot.view} onChanged={autopilot.adopt} />
-            <AsidePanel
-              id={asidePanelId}
-              isOpen={isAsideOpen}
-              control={asides}
-              hasSession={(summary.sessionId ?? idea?.meta?.sessionId) !== undefined}
-              onClose={() => {
-                setIsAsideOpen(false);
-              }}
-            />
-            <AutopilotPanel
-              id={autopilotPanelId}
-              isOpen={isAutopilotOpen}
-              control={autopilot}
-              slashCommands={summary.slashCommands}
-            />
-            {budgetBlock === undefined || idea === undefined ? null : (
-              <BudgetNotice
-                idea={idea}
-                blocked={budgetBlock}
-                onChanged={applyChange}
-                onContinue={(mode) => {
-                  sends.sendMessage(mode, CONTINUE_MESSAGE);
+              ) : null}
+              <ProjectLinksProvider value={files.links}>
+                <Transcript state={transcript} actions={actions} isLive={isLive} jumpSlot={jumpSlot} />
+              </ProjectLinksProvider>
+              <QueuePanel ideaId={ideaId} view={autopilot.view} onChanged={autopilot.adopt} />
+              <AsidePanel
+                id={asidePanelId}
+                isOpen={isAsideOpen}
+                control={asides}
+                hasSession={(summary.sessionId ?? idea?.meta?.sessionId) !== undefined}
+                onClose={() => {
+                  setIsAsideOpen(false);
                 }}
-                onDismiss={budgetBlock.dismiss}
               />
-            )}
-            {sends.sendError === undefined ? null : (
-              <p className="form-error" role="alert">
-                {sends.sendError}
-              </p>
-            )}
-            <div className="composer-dock">
-              <div ref={setJumpSlot} className="jump-slot" />
-              <Composer
-                ideaId={ideaId}
-                connected={connectionState === 'open' && isLive}
-                running={running}
-                isAutopilotRunning={isAutopilotRunning(transcript.events)}
-                pending={sends.isPending}
-                accepted={sends.accepted}
-                stopping={sends.isStopping}
-                hasBuilt={hasBuilt}
-                hostName={idea?.host}
-                lastRun={lastRun}
-                newestSeq={transcript.lastSeq}
+              <AutopilotPanel
+                id={autopilotPanelId}
+                isOpen={isAutopilotOpen}
+                control={autopilot}
                 slashCommands={summary.slashCommands}
-                waitingForPerson={summary.pendingQuestionIds.length + summary.pendingPermissionIds.length > 0}
-                tools={
-                  <>
-                    <AutopilotToggle
-                      panelId={autopilotPanelId}
-                      isOpen={isAutopilotOpen}
-                      control={autopilot}
-                      onToggle={() => {
-                        setIsAutopilotOpen((isOpen) => !isOpen);
-                      }}
-                    />
-                    <AsideToggle
-                      panelId={asidePanelId}
-                      isOpen={isAsideOpen}
-                      goingCount={asides.goingCount}
-                      onToggle={() => {
-                        setIsAsideOpen((isOpen) => !isOpen);
-                      }}
-                    />
-                  </>
-                }
-                onModeShown={setShownMode}
-                onSend={sends.sendMessage}
-                onCancel={sends.cancel}
               />
-            </div>
-          </>
-        }
-      />
-    </main>
+              {budgetBlock === undefined || idea === undefined ? null : (
+                <BudgetNotice
+                  idea={idea}
+                  blocked={budgetBlock}
+                  onChanged={applyChange}
+                  onContinue={(mode) => {
+                    sends.sendMessage(mode, CONTINUE_MESSAGE);
+                  }}
+                  onDismiss={budgetBlock.dismiss}
+                />
+              )}
+              {sends.sendError === undefined ? null : (
+                <p className="form-error" role="alert">
+                  {sends.sendError}
+                </p>
+              )}
+              <div className="composer-dock">
+                <div ref={setJumpSlot} className="jump-slot" />
+                <Composer
+                  ideaId={ideaId}
+                  connected={connectionState === 'open' && isLive}
+                  running={running}
+                  isAutopilotRunning={isAutopilotRunning(transcript.events)}
+                  pending={sends.isPending}
+                  accepted={sends.accepted}
+                  stopping={sends.isStopping}
+                  hasBuilt={hasBuilt}
+                  hostName={idea?.host}
+                  lastRun={lastRun}
+                  newestSeq={transcript.lastSeq}
+                  slashCommands={summary.slashCommands}
+                  waitingForPerson={
+                    summary.pendingQuestionIds.length + summary.pendingPermissionIds.length > 0
+                  }
+                  tools={
+                    <>
+                      <AutopilotToggle
+                        panelId={autopilotPanelId}
+                        isOpen={isAutopilotOpen}
+                        control={autopilot}
+                        onToggle={() => {
+                          setIsAutopilotOpen((isOpen) => !isOpen);
+                        }}
+                      />
+                      <AsideToggle
+                        panelId={asidePanelId}
+                        isOpen={isAsideOpen}
+                        goingCount={asides.goingCount}
+                        onToggle={() => {
+                          setIsAsideOpen((isOpen) => !isOpen);
+                        }}
+                      />
+                    </>
+                  }
+                  onModeShown={setShownMode}
+                  onSend={sends.sendMessage}
+                  onCancel={sends.cancel}
+                />
+              </div>
+            </>
+          }
+        />
+      </main>
+    </ReviewChangesProvider>
   );
 }

@@ -2,12 +2,13 @@ import type { AddReviewCommentBody, ReviewCommentView } from '@catalyst/protocol
 import { useState } from 'react';
 import { api, describeError } from '../app/api.ts';
 import { useFetched, type Fetched } from '../app/use-fetched.ts';
+import { useReviewChanges } from './review-changes.ts';
 
 /**
  * A checkpoint's review (issue 30): its comments as the server keeps them (so they come back after a reload, in
- * any tab), and the changes a person makes to them. Each change asks for the list again: whether a comment is
- * stale, and which are sent, are the server's to tell. A change answers undefined when it worked, or the sentence
- * of what went wrong.
+ * any tab), and the changes a person makes to them. Each change asks for the list again, and so does a change made
+ * in another tab or a new checkpoint of the project (review-changes.ts): whether a comment is stale, and which are
+ * sent, are the server's to tell. A change answers undefined when it worked, or the sentence of what went wrong.
  */
 export interface Review {
   readonly comments: Fetched<readonly ReviewCommentView[]>;
@@ -19,8 +20,9 @@ export interface Review {
 
 export function useReview(ideaId: string, commit: string): Review {
   const [version, setVersion] = useState(0);
+  const mark = useReviewChanges().markOf(commit);
   const comments = useFetched(
-    `${ideaId}\n${commit}\n${String(version)}`,
+    `${ideaId}\n${commit}\n${String(version)}\n${String(mark)}`,
     () => api.listReviewComments(ideaId, commit),
     { keepPrevious: true },
   );

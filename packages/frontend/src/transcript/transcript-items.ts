@@ -238,6 +238,9 @@ class ItemBuilder {
       case 'aside:failed':
         // Asides are not the conversation: they have their own thread (asides/AsideThread.tsx).
         return undefined;
+      case 'review:changed':
+        // A review's comments are shown with its diff, which asks for them again (checkpoints/use-review.ts).
+        return undefined;
     }
   }
 
