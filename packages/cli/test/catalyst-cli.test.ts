@@ -1,5 +1,4 @@
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -11,33 +10,20 @@ import {
   RunViewSchema,
 } from '@catalyst/protocol';
 import { colorQuestion, httpError, streamedText, text, toolUse, waitUntil } from '@catalyst/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useServiceFixture } from '../../backend/test/service-harness.ts';
 import { expectNothingLeft } from '../../backend/test/session-test-kit.ts';
-import { CLI_BIN, killLeftovers, runCli, startCli, type CliOptions } from './cli-process.ts';
+import { CLI_BIN, runCli, startCli, useCliFiles, type CliOptions } from './cli-process.ts';
 
 // The `catalyst` command end to end: the real bin in a process of its own, against a whole Catalyst (the test
 // kit's sshd as the VM, the real claude CLI, the scripted model), through the REST and WebSocket API only.
 
 const fixture = useServiceFixture();
-let tempDir: string;
-let tokenFile: string;
-
-beforeAll(async () => {
-  tempDir = await mkdtemp(join(tmpdir(), 'catalyst-cli-'));
-  tokenFile = join(tempDir, 'token');
-  await writeFile(tokenFile, `${fixture.service.catalyst.token}\n`, { mode: 0o600 });
-});
-afterEach(async () => {
-  expect(await killLeftovers(), 'the test left a catalyst process running').toBe(0);
-});
-afterAll(async () => {
-  await rm(tempDir, { recursive: true, force: true });
-});
+const files = useCliFiles('catalyst-cli', () => fixture.service.catalyst.token);
 
 /** The command line with where Catalyst is and its token file, as a person would pass them. */
 function argsFor(...args: string[]): string[] {
-  return ['--url', fixture.service.catalyst.url, '--token-file', tokenFile, ...args];
+  return ['--url', fixture.service.catalyst.url, '--token-file', files.tokenFile, ...args];
 }
 
 function run(args: string[], options?: CliOptions) {
@@ -75,10 +61,10 @@ describe('catalyst ideas and new', () => {
     expect(table.stdout).toMatch(new RegExp(`^${id}\\s+captured\\s+Listed from the CLI$`, 'm'));
 
     // A link on PATH, called from another directory, with the settings from the environment instead of flags.
-    const link = join(tempDir, 'catalyst');
+    const link = join(files.dir, 'catalyst');
     await symlink(CLI_BIN, link);
-    const env = { CATALYST_URL: fixture.service.catalyst.url, CATALYST_TOKEN_FILE: tokenFile };
-    const json = await runCli(['ideas', '--json'], { bin: link, cwd: tempDir, env });
+    const env = { CATALYST_URL: fixture.service.catalyst.url, CATALYST_TOKEN_FILE: files.tokenFile };
+    const json = await runCli(['ideas', '--json'], { bin: link, cwd: files.dir, env });
     expect(json.code).toBe(0);
     const listed = IdeaListResponseSchema.parse(JSON.parse(json.stdout)).ideas.find((idea) => idea.id === id);
     expect(listed?.meta).toMatchObject({ title: 'Listed from the CLI', description: 'Made by catalyst new' });
@@ -307,14 +293,14 @@ describe('catalyst errors', () => {
   });
 
   it('says in a sentence what Catalyst refused (a bad token, an unknown idea) and exits 1; 3 when it is not there', async () => {
-    const badToken = join(tempDir, 'bad-token');
+    const badToken = join(files.dir, 'bad-token');
     await writeFile(badToken, 'not-the-token\n');
     const nobody = `http://127.0.0.1:${String(await closedPort())}`;
     const [refused, noFile, unknown, away] = await Promise.all([
       runCli(['ideas', '--url', fixture.service.catalyst.url, '--token-file', badToken]),
-      runCli(['ideas', '--token-file', join(tempDir, 'missing')]),
+      runCli(['ideas', '--token-file', join(files.dir, 'missing')]),
       run(['run', 'idea-0000000000000000', '--chat', 'Hello?']),
-      runCli(['ideas', '--url', nobody, '--token-file', tokenFile]),
+      runCli(['ideas', '--url', nobody, '--token-file', files.tokenFile]),
     ]);
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toBe(
@@ -322,7 +308,7 @@ describe('catalyst errors', () => {
     );
     expect(noFile.code).toBe(1);
     expect(noFile.stderr).toContain(
-      `Cannot read Catalyst’s access token from ${join(tempDir, 'missing')} (no such file)`,
+      `Cannot read Catalyst’s access token from ${join(files.dir, 'missing')} (no such file)`,
     );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^catalyst: .*idea.*\n$/i);

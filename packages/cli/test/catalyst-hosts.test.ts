@@ -1,9 +1,9 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTempDir, opensshFingerprint, writeSshClientConfig, type TempDir } from '@catalyst/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useServiceFixture, type ServiceUnderTest } from '../../backend/test/service-harness.ts';
-import { killLeftovers, runCli, startCli } from './cli-process.ts';
+import { expectNoCliLeftAfterEach, runCli, startCli } from './cli-process.ts';
 
 // `catalyst hosts` end to end (issue 28): a Catalyst that reads an ssh config the test writes, with the test kit's
 // sshd as the VM `devbox`; the host added by its alias, its key (known nowhere) shown, confirmed by the fingerprint
@@ -21,9 +21,7 @@ beforeAll(async () => {
     hosts: { devbox: sshd.users.bash },
   }));
 });
-afterEach(async () => {
-  expect(await killLeftovers(), 'the test left a catalyst process running').toBe(0);
-});
+expectNoCliLeftAfterEach();
 afterAll(async () => {
   await dir.remove();
 });

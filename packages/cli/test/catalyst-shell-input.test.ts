@@ -1,14 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { open, readFile, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TERMINAL_WS_PATH, TerminalClientFrameSchema, type TerminalServerFrame } from '@catalyst/protocol';
 import { waitUntil } from '@catalyst/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { HIGH_WATER_BYTES } from '../src/input-pump.ts';
-import { killLeftovers, startCli } from './cli-process.ts';
+import { startCli, useCliFiles } from './cli-process.ts';
 
 // `catalyst shell x < big.sql`: the command reads its piped input no faster than its WebSocket sends it, and sends
 // it whole and in order. The far end is a terminal socket on loopback that speaks /ws/terminal's frames
@@ -19,17 +18,13 @@ const IDEA_ID = 'idea-0123456789abcdef';
 const TERMINAL_ID = `term-${'a'.repeat(32)}`;
 const INPUT_BYTES = 64 * 1024 * 1024;
 
-let tempDir: string;
-let tokenFile: string;
+const files = useCliFiles('catalyst-shell-input', () => randomBytes(24).toString('hex'));
 let inputFile: string;
 let inputDigest: string;
 let readAheadLimit: number;
 
 beforeAll(async () => {
-  tempDir = await mkdtemp(join(tmpdir(), 'catalyst-shell-input-'));
-  tokenFile = join(tempDir, 'token');
-  await writeFile(tokenFile, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
-  inputFile = join(tempDir, 'big.sql');
+  inputFile = join(files.dir, 'big.sql');
   const input = randomBytes(INPUT_BYTES);
   // No Ctrl-D inside: the command's own at the input's end is the last byte the far end gets.
   for (let at = 0; at < input.length; at += 1) if (input[at] === 4) input[at] = 5;
@@ -38,18 +33,12 @@ beforeAll(async () => {
   readAheadLimit = await readReadAheadLimit();
   expect(readAheadLimit * 2, 'the input is well past what may be read ahead').toBeLessThan(INPUT_BYTES);
 });
-afterEach(async () => {
-  expect(await killLeftovers(), 'the test left a catalyst process running').toBe(0);
-});
-afterAll(async () => {
-  await rm(tempDir, { recursive: true, force: true });
-});
 
 describe('catalyst shell with piped input', () => {
   it('reads no further ahead than the socket sends, and sends the input whole and in order', async () => {
     const far = await startFarEnd();
     try {
-      const cli = startCli(['--url', far.url, '--token-file', tokenFile, 'shell', IDEA_ID], {
+      const cli = startCli(['--url', far.url, '--token-file', files.tokenFile, 'shell', IDEA_ID], {
         stdinFile: inputFile,
       });
       const tcp = await far.opened;

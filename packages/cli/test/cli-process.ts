@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname } from 'node:path';
 import { closeSync, openSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 
 /** The real bin, run as a person runs it: the file itself (its shebang finds node), in a process of its own. */
 export const CLI_BIN = fileURLToPath(new URL('../bin/catalyst.mjs', import.meta.url));
@@ -151,6 +154,50 @@ function awaitOutput(
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliExit> {
   return startCli(args, options).exited;
+}
+
+/** After each test of the file: it left no command running (one a failed test left is killed, and reported). */
+export function expectNoCliLeftAfterEach(): void {
+  afterEach(async () => {
+    expect(await killLeftovers(), 'the test left a catalyst process running').toBe(0);
+  });
+}
+
+/** A test file's own files for the command: a private directory, and in it a token file as a person keeps one. */
+export interface CliFiles {
+  readonly dir: string;
+  /** `--token-file`'s argument: `token()`'s value and a newline, mode 0600. */
+  readonly tokenFile: string;
+}
+
+/**
+ * What every `catalyst` command test file sets up: its files (made before its tests, removed after them; read
+ * them in a test or a later hook) and the check that each test left no command running.
+ */
+export function useCliFiles(prefix: string, token: () => string): CliFiles {
+  let files: CliFiles | undefined;
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), `${prefix}-`));
+    const tokenFile = join(dir, 'token');
+    await writeFile(tokenFile, `${token()}\n`, { mode: 0o600 });
+    files = { dir, tokenFile };
+  });
+  expectNoCliLeftAfterEach();
+  afterAll(async () => {
+    if (files !== undefined) await rm(files.dir, { recursive: true, force: true });
+  });
+  const made = (): CliFiles => {
+    if (files === undefined) throw new Error('the command test files are made before the file`s tests');
+    return files;
+  };
+  return {
+    get dir() {
+      return made().dir;
+    },
+    get tokenFile() {
+      return made().tokenFile;
+    },
+  };
 }
 
 /** For afterEach: a CLI a failed test left running is killed, and reported. */
