@@ -16,7 +16,8 @@ import { SeenOutput } from './seen-output.ts';
  * keeps it: it opens a shell, and whenever the socket drops (not a clean end of the shell) attaches to the same
  * shell again by its id, with backoff, for as long as the server keeps a detached shell. The server's replay is
  * written from where the printed output stopped. One short line on stderr says the connection was lost, one that it
- * is back. Input is sent only while the shell is live (an `InputSink`; the pump pauses reading otherwise).
+ * is back. Input is sent only while the shell is live (an `InputSink`; the pump pauses reading otherwise). Output
+ * the command's stdout cannot take yet is held back on the server (a `flow` frame) until it can.
  */
 
 export interface ShellLinkOptions {
@@ -28,8 +29,11 @@ export interface ShellLinkOptions {
   isInputPiped: boolean;
   openSocket: () => Promise<WebSocket>;
   size: () => { cols: number; rows: number };
-  /** The shell's output (stdout). */
-  onOutput: (bytes: Buffer) => void;
+  /**
+   * The shell's output (stdout). False: it is buffered, and no more should come until `outputDrained()` (stdout's
+   * `drain`): the server holds the shell's output back meanwhile.
+   */
+  onOutput: (bytes: Buffer) => boolean;
   /** One line for the person (stderr). */
   onNotice: (line: string) => void;
   /** The shell became live, or stopped being (a drop): the input pump looks again. */
@@ -70,6 +74,8 @@ export class ShellLink {
   #hasSentInput = false;
   /** Input went out since the last ping: the server may be holding it back (a full pty), not reading pongs. */
   #hasSentSincePing = false;
+  /** stdout has taken no more for now: the server holds the output back (said again on a new socket). */
+  #isOutputHeld = false;
 
   constructor(options: ShellLinkOptions) {
     this.#options = options;
@@ -158,7 +164,18 @@ export class ShellLink {
     this.#isExpectingReplay = false;
     if (fresh.length === 0) return;
     this.#seen.append(fresh);
-    this.#options.onOutput(fresh);
+    if (!this.#options.onOutput(fresh)) this.#holdOutput(true);
+  }
+
+  /** stdout has taken what it buffered: the output comes again. */
+  outputDrained(): void {
+    this.#holdOutput(false);
+  }
+
+  #holdOutput(isHeld: boolean): void {
+    if (this.#isOutputHeld === isHeld) return;
+    this.#isOutputHeld = isHeld;
+    if (this.#isLive) this.#sendFrame({ type: 'flow', paused: isHeld });
   }
 
   #onFrame(bytes: Buffer): void {
@@ -177,6 +194,8 @@ export class ShellLink {
       this.#droppedAt = undefined;
       this.#attempt = 0;
       this.#isLive = true;
+      // A new socket starts unpaused on the server.
+      if (this.#isOutputHeld) this.#sendFrame({ type: 'flow', paused: true });
       if (wasDropped) this.#options.onNotice('catalyst: reconnected; the same shell goes on.');
       const pending = this.#pending;
       this.#pending = [];

@@ -1,39 +1,24 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TERMINAL_WS_PATH } from '@catalyst/protocol';
-import { startTcpProxy, type TcpProxy } from '@catalyst/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { startTcpProxy, waitUntil, type TcpProxy } from '@catalyst/testkit';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
 import { useServiceFixture } from '../../backend/test/service-harness.ts';
-import { killLeftovers, startCli } from './cli-process.ts';
+import { startCli, useCliFiles } from './cli-process.ts';
 
 // `catalyst shell <idea>` (issue 31): the idea's terminal in the person's own, the real bin at a terminal (util-linux
 // script), against a whole Catalyst whose host is the test kit's sshd.
 
 const fixture = useServiceFixture();
-let tempDir: string;
-let tokenFile: string;
-
-beforeAll(async () => {
-  tempDir = await mkdtemp(join(tmpdir(), 'catalyst-shell-'));
-  tokenFile = join(tempDir, 'token');
-  await writeFile(tokenFile, `${fixture.service.catalyst.token}\n`, { mode: 0o600 });
-});
-afterEach(async () => {
-  expect(await killLeftovers(), 'the test left a catalyst process running').toBe(0);
-});
-afterAll(async () => {
-  await rm(tempDir, { recursive: true, force: true });
-});
+const files = useCliFiles('catalyst-shell', () => fixture.service.catalyst.token);
 
 describe('catalyst shell', () => {
   it('opens a shell in the project folder at a terminal, runs what is typed, and ends with exit', async () => {
     const idea = await fixture.service.createIdea('Shell from the command line');
     const cli = startCli(
-      ['--url', fixture.service.catalyst.url, '--token-file', tokenFile, 'shell', idea.id],
+      ['--url', fixture.service.catalyst.url, '--token-file', files.tokenFile, 'shell', idea.id],
       {
         atTerminal: true,
       },
@@ -129,13 +114,13 @@ describe('catalyst shell with piped input', () => {
     const idea = await fixture.service.createIdea('Piped shell through a flaky network');
     const proxy = await startProxy();
     // A pipe the test writes into: read by the command as its stdin, which is then no terminal.
-    const fifo = join(tempDir, 'stdin');
+    const fifo = join(files.dir, 'stdin');
     execFileSync('mkfifo', [fifo]);
     const writer = openSync(fifo, constants.O_RDWR);
     onTestFinished(() => {
       closeSync(writer);
     });
-    const cli = startCli(['--url', proxy.url, '--token-file', tokenFile, 'shell', idea.id], {
+    const cli = startCli(['--url', proxy.url, '--token-file', files.tokenFile, 'shell', idea.id], {
       stdinFile: fifo,
     });
     writeSync(writer, 'echo "piped-$((2+3))"\n');
@@ -146,6 +131,55 @@ describe('catalyst shell with piped input', () => {
     expect(exit.code).toBe(3);
     expect(exit.stderr).toContain('some of it may not have reached the shell');
     expect(exit.stderr).not.toContain('reconnected');
+  });
+});
+
+describe('catalyst shell into a slow reader', () => {
+  it('holds the shell’s output back on the server while its stdout is not read, and goes on once it is', async () => {
+    const idea = await fixture.service.createIdea('Shell into a pipe nobody reads');
+    const { terminals } = fixture.service.catalyst.services;
+    const fifo = join(files.dir, 'slow-stdin');
+    execFileSync('mkfifo', [fifo]);
+    const writer = openSync(fifo, constants.O_RDWR);
+    onTestFinished(() => {
+      closeSync(writer);
+    });
+    const cli = startCli(
+      ['--url', fixture.service.catalyst.url, '--token-file', files.tokenFile, 'shell', idea.id],
+      {
+        stdinFile: fifo,
+      },
+    );
+    writeSync(writer, 'echo "begin-$((3+4))"\n');
+    await cli.printed('begin-7', 'stdout');
+    const [terminalId] = terminals.idsOf(idea.id);
+    if (terminalId === undefined) throw new Error('the command opened no terminal');
+    const flow = () => terminals.flowOf(terminalId);
+
+    // `catalyst shell x | reader` whose reader stops reading: the pipe fills, and the server stops reading the
+    // shell's output (the command does not keep taking it into its own memory).
+    const stdout = cli.child.stdout;
+    if (stdout === null) throw new Error('no stdout pipe');
+    stdout.pause();
+    writeSync(writer, 'yes catalyst-flow\n');
+    await waitUntil(() => flow()?.isHoldingBack === true, {
+      timeoutMs: 20_000,
+      what: 'the server to hold the shell’s output back',
+    });
+    const heldAt = flow()?.bytesRead ?? 0;
+
+    // Read again: the output flows again, through the same socket and shell.
+    stdout.resume();
+    await waitUntil(() => (flow()?.bytesRead ?? 0) > heldAt + 4 * 1024 * 1024, {
+      timeoutMs: 20_000,
+      what: 'the shell’s output to flow again',
+    });
+    writeSync(writer, '\u0003');
+    writeSync(writer, 'exit 0\n');
+    const exit = await cli.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.stderr).toBe('');
+    expect(terminals.idsOf(idea.id)).toEqual([]);
   });
 });
 
@@ -169,7 +203,7 @@ async function startShellThenDrop(title: string) {
 }
 
 function startShellAt(url: string, ideaId: string) {
-  return startCli(['--url', url, '--token-file', tokenFile, 'shell', ideaId], {
+  return startCli(['--url', url, '--token-file', files.tokenFile, 'shell', ideaId], {
     atTerminal: true,
     hasStderrApart: true,
   });

@@ -40,6 +40,12 @@ export const TerminalClientFrameSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('resize'), cols, rows }),
   /** Ends the shell and every process it started. */
   z.strictObject({ type: z.literal('close') }),
+  /**
+   * The client cannot take more output for now (`paused`), or can again: meanwhile the server reads no more of the
+   * shell's output for this socket, as when the socket is behind, so the shell's writes wait on the host (`catalyst
+   * shell … | slow-reader`). The socket itself is still read (input, pongs). Starts unpaused on every socket.
+   */
+  z.strictObject({ type: z.literal('flow'), paused: z.boolean() }),
 ]);
 export type TerminalClientFrame = z.infer<typeof TerminalClientFrameSchema>;
 

@@ -76,6 +76,10 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
     if (frame.type === 'attach' || linked.replay.length > 0) output.send(linked.replay);
   };
   const onFrame = (frame: TerminalClientFrame): void => {
+    if (frame.type === 'flow') {
+      output.hold(frame.paused);
+      return;
+    }
     if (frame.type === 'open' || frame.type === 'attach') {
       if (link !== undefined || isLinking) {
         sendFrame(invalid('This socket has its terminal already.'));
@@ -145,7 +149,8 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
 /**
  * The terminal's output to its socket, with the socket's buffer as the measure of a slow client: past
  * OUTPUT_HIGH_WATER_BYTES the client is behind (the service stops reading the shell's output), and it has caught up
- * once the buffer is down to OUTPUT_LOW_WATER_BYTES, as told by the send callbacks of what is in flight.
+ * once the buffer is down to OUTPUT_LOW_WATER_BYTES, as told by the send callbacks of what is in flight. A client
+ * that said it takes no more for now (its `flow` frame) is behind until it says it takes more.
  */
 export const OUTPUT_HIGH_WATER_BYTES = 256 * 1024;
 export const OUTPUT_LOW_WATER_BYTES = 64 * 1024;
@@ -154,12 +159,14 @@ function createOutputPacer(socket: WebSocket): {
   send(chunk: Uint8Array): void;
   isBehind(): boolean;
   caughtUp(): Promise<void>;
+  hold(isHeld: boolean): void;
   close(): void;
 } {
   let waiting: (() => void)[] = [];
+  let isHeldByClient = false;
   const settle = (): void => {
-    const isCaughtUp =
-      socket.readyState !== WebSocket.OPEN || socket.bufferedAmount <= OUTPUT_LOW_WATER_BYTES;
+    const isOpen = socket.readyState === WebSocket.OPEN;
+    const isCaughtUp = !isOpen || (!isHeldByClient && socket.bufferedAmount <= OUTPUT_LOW_WATER_BYTES);
     if (!isCaughtUp) return;
     const settled = waiting;
     waiting = [];
@@ -169,12 +176,18 @@ function createOutputPacer(socket: WebSocket): {
     send: (chunk) => {
       if (socket.readyState === WebSocket.OPEN) socket.send(chunk, { binary: true }, settle);
     },
-    isBehind: () => socket.readyState === WebSocket.OPEN && socket.bufferedAmount > OUTPUT_HIGH_WATER_BYTES,
+    isBehind: () =>
+      socket.readyState === WebSocket.OPEN &&
+      (isHeldByClient || socket.bufferedAmount > OUTPUT_HIGH_WATER_BYTES),
     caughtUp: () =>
       new Promise((resolve) => {
         waiting.push(resolve);
         settle();
       }),
+    hold: (isHeld) => {
+      isHeldByClient = isHeld;
+      settle();
+    },
     close: settle,
   };
 }

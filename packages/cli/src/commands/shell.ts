@@ -28,9 +28,8 @@ export async function runShell(context: CommandContext, command: ShellCommand): 
       stdout.isTTY
         ? { cols: stdout.columns > 0 ? stdout.columns : 80, rows: stdout.rows > 0 ? stdout.rows : 24 }
         : { cols: 80, rows: 24 },
-    onOutput: (bytes) => {
-      stdout.write(bytes);
-    },
+    // A terminal's writes are synchronous here (Node on POSIX); a pipe's are not, and a slow reader holds back.
+    onOutput: (bytes) => stdout.write(bytes),
     onNotice: (line) => {
       // At a raw terminal the line starts below the shell's (a prompt, say), and a bare \n does not return.
       context.terminal.err(isRawMode ? `\r\n${line}\r\n` : `${line}\n`);
@@ -47,12 +46,17 @@ export async function runShell(context: CommandContext, command: ShellCommand): 
   const onResize = () => {
     link.resize();
   };
+  const onDrain = () => {
+    link.outputDrained();
+  };
   try {
     pump = startInputPump(stdin, link.input);
     stdout.on('resize', onResize);
+    stdout.on('drain', onDrain);
     return await link.run();
   } finally {
     stdout.off('resize', onResize);
+    stdout.off('drain', onDrain);
     pump?.stop();
     if (isRaw && stdin.isRaw) stdin.setRawMode(false);
     link.stop();
