@@ -243,6 +243,8 @@ export function wireServices(options: ServiceOptions): WiredServices {
       checkpoints,
       files: projectFiles,
       histories,
+      isDeleting: (id) => active.get(id) === deletingClaim,
+      logger,
       locate,
       // As the composer's message: a build now when the idea is idle, queued behind what runs otherwise.
       send: async (id, mode, message) => {

@@ -132,6 +132,8 @@ describe('review comments on a checkpoint’s diff', () => {
     );
     expect(started).toMatchObject({ mode: 'build' });
     await client.untilEnded(started);
+    // The send told the pages too (the comments are marked sent).
+    expect(client.events().filter((event) => event.type === 'review:changed')).toHaveLength(3);
     const received = model.requests.slice(requestsBefore).map(lastUserText);
     expect(received.filter((text) => text.includes(sent.message))).toHaveLength(1);
 

@@ -99,6 +99,36 @@ describe('the terminal’s output flow', () => {
   });
 });
 
+describe('a client that holds the output back (its flow frame)', () => {
+  it('still gets the output while its input waits for the pty, so its resume behind that input is read', async () => {
+    const { terminals } = fixture.service.catalyst.services;
+    const idea = await fixture.service.createIdea('Terminal flow held both ways');
+    const { client, ready } = await openTerminal(fixture.service, idea.id);
+    // `head` prints what it reads: with the output held it stops reading, the pty's input fills, and the server
+    // stops reading the socket, where the client's resume then waits behind its input. 24 MiB: the SSH channel and
+    // sshd buffer several MiB each way (6 MiB went through even when the server ignored the input's wait).
+    const size = 24 * MIB;
+    const from = client.output().length;
+    client.type(
+      `stty raw -echo; echo "ready-$((40+2))"; head -c ${String(size)}; stty sane; echo; echo "done-$((40+3))"\r`,
+    );
+    await client.waitForOutput(/ready-42/, from);
+    client.send({ type: 'flow', paused: true });
+    const typed = Buffer.alloc(size, 'z');
+    for (let at = 0; at < typed.length; at += 64 * 1024)
+      client.socket.send(typed.subarray(at, at + 64 * 1024));
+    client.send({ type: 'flow', paused: false });
+    // Tens of MiB through SSH and the pty: more than the client's usual wait on a busy machine.
+    await waitUntil(() => client.output().includes('done-43', from), {
+      timeoutMs: 45_000,
+      what: 'the shell to print all it read, and go on',
+    });
+    expect(terminals.flowOf(ready.terminalId)?.inputWaits).toBeGreaterThan(0);
+    client.send({ type: 'close' });
+    await client.waitForFrame('ended');
+  });
+});
+
 describe('the terminal’s input flow', () => {
   it('takes a paste of several MiB whole and in order, waiting while the way to the pty is full', async () => {
     const { terminals } = fixture.service.catalyst.services;

@@ -104,7 +104,8 @@ export class ShellLink {
   }
 
   readonly input: InputSink = {
-    isReady: () => this.#isLive,
+    // Nothing more is typed into a shell whose output waits for stdout: its echo would only pile up behind.
+    isReady: () => this.#isLive && !this.#isOutputHeld,
     bufferedBytes: () => (this.#isLive ? (this.#socket?.bufferedAmount ?? 0) : 0),
     send: (chunk, onSent) => {
       this.#sendInput(chunk, onSent);
@@ -176,6 +177,7 @@ export class ShellLink {
     if (this.#isOutputHeld === isHeld) return;
     this.#isOutputHeld = isHeld;
     if (this.#isLive) this.#sendFrame({ type: 'flow', paused: isHeld });
+    this.#options.onReadiness();
   }
 
   #onFrame(bytes: Buffer): void {

@@ -65,7 +65,8 @@ describe('checkpoints and files in the browser', () => {
     const otherReview = otherFirst
       .getByRole('region', { name: 'Changes of this build' })
       .getByRole('region', { name: 'Review' });
-    await otherFirst.getByRole('table', { name: 'Diff of a.txt' }).waitFor();
+    // Its review loaded, with no comment yet: what it shows later came after.
+    await otherReview.getByText('To comment on a line, click its number').waitFor();
 
     // A comment on a line of the diff (issue 30): kept with the idea, and listed in the review under the diff.
     await diff.getByRole('button', { name: 'Comment on line 2 of a.txt' }).click();

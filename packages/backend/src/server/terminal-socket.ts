@@ -128,6 +128,8 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
     if (socket.isPaused) return;
     wasHeldBack = true;
     socket.pause();
+    // A client's `flow` pause counts no more: its unpause may be queued behind this input, unread.
+    output.recheck();
     void waiting.drained().then(() => {
       socket.resume();
     });
@@ -150,7 +152,9 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
  * The terminal's output to its socket, with the socket's buffer as the measure of a slow client: past
  * OUTPUT_HIGH_WATER_BYTES the client is behind (the service stops reading the shell's output), and it has caught up
  * once the buffer is down to OUTPUT_LOW_WATER_BYTES, as told by the send callbacks of what is in flight. A client
- * that said it takes no more for now (its `flow` frame) is behind until it says it takes more.
+ * that said it takes no more for now (its `flow` frame) is behind until it says it takes more, except while its
+ * socket is paused for input the pty cannot take: that "more" may wait unread behind the input, and the shell may
+ * read its input only once its output can go (the pty's echo, `cat`), so the output flows then.
  */
 export const OUTPUT_HIGH_WATER_BYTES = 256 * 1024;
 export const OUTPUT_LOW_WATER_BYTES = 64 * 1024;
@@ -160,13 +164,15 @@ function createOutputPacer(socket: WebSocket): {
   isBehind(): boolean;
   caughtUp(): Promise<void>;
   hold(isHeld: boolean): void;
+  recheck(): void;
   close(): void;
 } {
   let waiting: (() => void)[] = [];
   let isHeldByClient = false;
+  const isHeld = (): boolean => isHeldByClient && !socket.isPaused;
   const settle = (): void => {
     const isOpen = socket.readyState === WebSocket.OPEN;
-    const isCaughtUp = !isOpen || (!isHeldByClient && socket.bufferedAmount <= OUTPUT_LOW_WATER_BYTES);
+    const isCaughtUp = !isOpen || (!isHeld() && socket.bufferedAmount <= OUTPUT_LOW_WATER_BYTES);
     if (!isCaughtUp) return;
     const settled = waiting;
     waiting = [];
@@ -177,17 +183,17 @@ function createOutputPacer(socket: WebSocket): {
       if (socket.readyState === WebSocket.OPEN) socket.send(chunk, { binary: true }, settle);
     },
     isBehind: () =>
-      socket.readyState === WebSocket.OPEN &&
-      (isHeldByClient || socket.bufferedAmount > OUTPUT_HIGH_WATER_BYTES),
+      socket.readyState === WebSocket.OPEN && (isHeld() || socket.bufferedAmount > OUTPUT_HIGH_WATER_BYTES),
     caughtUp: () =>
       new Promise((resolve) => {
         waiting.push(resolve);
         settle();
       }),
-    hold: (isHeld) => {
-      isHeldByClient = isHeld;
+    hold: (isHeldNow) => {
+      isHeldByClient = isHeldNow;
       settle();
     },
+    recheck: settle,
     close: settle,
   };
 }

@@ -14,6 +14,7 @@ import { parseProjectPath } from '../core/project-path.ts';
 import { linesBetween, splitFileLines } from '../core/review-lines.ts';
 import { composeReviewMessage, orderForReview } from '../core/review-message.ts';
 import { judgeStaleness } from '../core/review-staleness.ts';
+import type { Logger } from 'pino';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { Checkpoints } from './checkpoints.ts';
 import type { ReviewsPort } from './ports.ts';
@@ -38,6 +39,9 @@ export interface ReviewsOptions {
   histories: { get(id: string): Promise<IdeaHistory> };
   locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
   send: SendMessage;
+  /** The idea is being deleted: its history is not opened again for a review's change. */
+  isDeleting: (id: string) => boolean;
+  logger: Logger;
   now?: () => Date;
 }
 
@@ -159,9 +163,19 @@ export class Reviews implements ReviewsPort {
     return review;
   }
 
-  /** Tells the pages showing the checkpoint's review (in the idea's history, so a page that reconnects hears it). */
+  /**
+   * Tells the pages showing the checkpoint's review (in the idea's history, so a page that reconnects hears it).
+   * The change itself is made whatever comes of this: nothing for an idea being deleted, a failure only logged.
+   */
   async #changed(id: string, commit: string): Promise<void> {
-    (await this.#options.histories.get(id)).append({ type: 'review:changed', ideaId: id, commit });
+    if (this.#options.isDeleting(id)) return;
+    try {
+      const history = await this.#options.histories.get(id);
+      if (this.#options.isDeleting(id)) return;
+      history.append({ type: 'review:changed', ideaId: id, commit });
+    } catch (error) {
+      this.#options.logger.warn({ ideaId: id, err: error }, 'could not tell the pages of a review change');
+    }
   }
 
   async #checkpoint(

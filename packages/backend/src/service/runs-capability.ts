@@ -54,7 +54,11 @@ export class RunsCapability implements RunsPort {
       warmPerHost: options.warmPerHost,
       isBusy: (id) =>
         this.#active.has(id) || options.autopilotOn(id) !== undefined || this.#ideasFollowedElsewhere.has(id),
-      isGoing: (id) => this.#active.isStopping() || this.#active.get(id) === deletingClaim,
+      // Checked again after each wait: another Catalyst's run found meanwhile (its history opened) stops it too.
+      isGoing: (id) =>
+        this.#active.isStopping() ||
+        this.#active.get(id) === deletingClaim ||
+        this.#ideasFollowedElsewhere.has(id),
     });
   }
 

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { AsidePanel, AsideToggle } from '../asides/AsidePanel.tsx';
 import { useAsides } from '../asides/use-asides.ts';
 import { AutopilotPanel, AutopilotToggle } from '../autopilot/AutopilotPanel.tsx';
-import { ReviewChangesProvider, reviewChangesOf } from '../checkpoints/review-changes.ts';
+import { ReviewChangesProvider, useReviewChangesOf } from '../checkpoints/review-changes.ts';
 import { useAutopilot } from '../autopilot/use-autopilot.ts';
 import { QueuePanel } from '../autopilot/QueuePanel.tsx';
 import { ProjectLinksProvider } from '../files/project-context.ts';
@@ -41,7 +41,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const stream = useIdeaStream(connection, ideaId);
   const { transcript, isLive } = stream;
   const summary = useMemo(() => summarize(transcript), [transcript]);
-  const reviewChanges = useMemo(() => reviewChangesOf(transcript.events), [transcript.events]);
+  const reviewChanges = useReviewChangesOf(transcript.events);
   const { idea, loadError, isGone, host, hostCheck, reload, applyChange } = useIdeaDetails(ideaId);
   const errors = useShownErrors(connection, stream);
   /** The run stopped at the idea's budget whose notice the person put away. */
