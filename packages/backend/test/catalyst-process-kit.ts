@@ -23,6 +23,9 @@ export interface CatalystProcess {
  * Starts a Catalyst process on the given settings (`reuse`: the config dir and ideas of an in-process one;
  * `staticDir`: the web app it serves).
  */
+/** How long a Catalyst process may take to listen (tsx compiles the backend first; a busy machine is slow). */
+const START_LIMIT_MS = 45_000;
+
 export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystProcess> {
   const { configDir, env } = await prepareService(options);
   const child: ChildProcessByStdio<null, Readable, Readable> = spawn(
@@ -46,12 +49,20 @@ export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystPr
   });
   const first = await new Promise<string>((resolve, reject) => {
     let out = '';
+    // A start that hangs says so, with what the process logged, instead of running into the test's own limit.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the Catalyst process did not listen within ${String(START_LIMIT_MS)} ms: ${stderr}`));
+    }, START_LIMIT_MS);
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const newline = out.indexOf('\n');
-      if (newline !== -1) resolve(out.slice(0, newline));
+      if (newline === -1) return;
+      clearTimeout(timer);
+      resolve(out.slice(0, newline));
     });
     void exited.then(() => {
+      clearTimeout(timer);
       reject(new Error(`the Catalyst process exited before it listened: ${stderr}`));
     });
   });

@@ -199,11 +199,26 @@ describe('Web Push in the browser', () => {
       tag: idea.id,
       actions: [{ action: 'choose:toolu_gone:1', title: 'B' }],
     };
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: `${origin}/`,
-      registrationId: id,
-      data: JSON.stringify(payload),
-    });
+    // Headless Chromium's stub lists a shown notification now and then not at all (see watchNotifications): the
+    // click needs one that is listed, so the push is delivered again (the same tag replaces it) until one is.
+    const listed = () =>
+      page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).length);
+    for (let delivery = 1; ; delivery += 1) {
+      await cdp.send('ServiceWorker.deliverPushMessage', {
+        origin: `${origin}/`,
+        registrationId: id,
+        data: JSON.stringify(payload),
+      });
+      const isListed = await expect
+        .poll(listed, { timeout: 5_000 })
+        .toBeGreaterThan(0)
+        .then(
+          () => true,
+          () => false,
+        );
+      if (isListed) break;
+      if (delivery === 4) throw new Error('no delivery of the push was listed as shown');
+    }
 
     // Chromium's DevTools cannot click a notification: the worker is handed the click as the browser hands it, and
     // its fetch is watched. The question is long gone, so the API's answer says whether the worker's request got
@@ -225,12 +240,7 @@ describe('Web Push in the browser', () => {
           return response;
         };
       });
-      // Headless Chromium lists a shown notification now and then not (its display is a stub): asked until listed.
-      let notification: Notification | undefined;
-      for (let attempt = 0; notification === undefined && attempt < 200; attempt += 1) {
-        [notification] = await scope.registration.getNotifications();
-        if (notification === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      const [notification] = await scope.registration.getNotifications();
       if (notification === undefined) throw new Error('no notification');
       scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification, action }));
       return posted;

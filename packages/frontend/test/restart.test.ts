@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startTcpProxy, text, type TcpProxy } from '@catalyst/testkit';
 import { spawnCatalyst, type CatalystProcess } from '../../backend/test/catalyst-process-kit.ts';
-import { useBrowserSuite } from './browser-harness.ts';
+import { useBrowserSuite, within } from './browser-harness.ts';
 import {
   claudeTexts,
   ideaHeading,
@@ -18,6 +18,8 @@ import {
 // history's seq reservation up to 10,000 above the newest event: the page must not wait for an event that far on.
 
 const suite = useBrowserSuite();
+/** For a step outside the page: a Catalyst stopping, killed or starting. */
+const STEP_LIMIT_MS = 45_000;
 
 /** The composer's line when nothing holds a message back; it says "Reconnecting…" until the page caught up. */
 function composerReady(page: Page) {
@@ -99,13 +101,18 @@ describe('an idle idea across restarts of Catalyst', () => {
       env: { CATALYST_WARM_PER_HOST: '0' },
     };
     // From here Catalyst is a process of its own, which SIGKILL really ends; the suite's own one is back at the end.
+    // Each step outside the page has its own limit, so a hang names its step (the test's limit says nothing).
     proxy.hold();
-    await service.stop();
+    await within(service.stop(), 'the suite’s Catalyst to stop', STEP_LIMIT_MS);
     let running: CatalystProcess | undefined;
     try {
       for (const round of ['a first start', 'the first kill', 'the second kill']) {
         proxy.hold();
-        await running?.kill();
+        await within(
+          Promise.resolve(running?.kill()),
+          `Catalyst to be killed before ${round}`,
+          STEP_LIMIT_MS,
+        );
         await reconnectingBanner(page).waitFor();
         running = await spawnCatalyst(settings);
         proxy.retarget(Number(new URL(running.url).port));
@@ -114,8 +121,13 @@ describe('an idle idea across restarts of Catalyst', () => {
       }
     } finally {
       proxy.hold();
-      await running?.kill();
-      proxy.retarget((await suite.restartService()).catalyst.port);
+      await within(Promise.resolve(running?.kill()), 'the last Catalyst process to be killed', STEP_LIMIT_MS);
+      const restarted = await within(
+        suite.restartService(),
+        'the suite’s Catalyst to start again',
+        STEP_LIMIT_MS,
+      );
+      proxy.retarget(restarted.catalyst.port);
       proxy.release();
     }
     await expectUsable(page, title, 'the third kill');
