@@ -268,8 +268,11 @@ export class Terminals {
       await entry.flow.readyToRead(current);
     }
     const end = await entry.terminal.ended;
-    // A shell that exited by itself may have left jobs behind (`nohup … &`): they carry its tag, and go too.
+    // A shell that exited by itself may have left jobs behind (`nohup … &`): they carry its tag, and go too. A
+    // closed one: its output ends when its transport is dropped, before the kill by tag is done; `ended` waits for
+    // that, so a client told it ended finds nothing of it left (#close logs a failure).
     if (entry.closingReason === undefined) await this.#killLeftovers(entry);
+    else await entry.terminal.close().catch(() => undefined);
     const ending = describeEnding(entry.closingReason, end);
     clearTimeout(entry.detachTimer);
     this.#entries.delete(entry.id);
