@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { waitUntil } from '@catalyst/testkit';
 import { describe, expect, it } from 'vitest';
@@ -141,17 +142,23 @@ describe('the terminal’s input flow', () => {
     const pasted = Buffer.from(lines.join(''));
     expect(pasted.length).toBeGreaterThan(8 * MIB);
     // Raw, without echo: the pty passes the bytes as they are (its line discipline's canonical mode was seen to stall
-    // a 4 MiB paste of short lines for good, with no pause of ours involved), and `head` reads before the paste comes.
+    // a 4 MiB paste of short lines for good, with no pause of ours involved). `head` reads only once the server has
+    // waited for the way to the pty: a fast reader could otherwise take it all with no wait (seen on a busy run).
     const from = client.output().length;
     client.type(
-      `stty raw -echo; echo "ready-$((40+2))"; head -c ${String(pasted.length)} > pasted.txt; stty sane\r`,
+      `stty raw -echo; echo "ready-$((40+2))"; while [ ! -e go ]; do sleep 0.1; done; ` +
+        `head -c ${String(pasted.length)} > pasted.txt; stty sane\r`,
     );
     await client.waitForOutput(/ready-42/, from);
     for (let at = 0; at < pasted.length; at += 64 * 1024)
       client.socket.send(pasted.subarray(at, at + 64 * 1024));
+    await waitUntil(() => (terminals.flowOf(ready.terminalId)?.inputWaits ?? 0) > 0, {
+      timeoutMs: 15_000,
+      what: 'the server to wait for the way to the pty',
+    });
+    await writeFile(join(fixture.service.projectDir(idea.id), 'go'), '');
     const sum = await runInTerminal(client, 'sha256sum pasted.txt', 'done-sum');
     expect(sum).toContain(createHash('sha256').update(pasted).digest('hex'));
-    expect(terminals.flowOf(ready.terminalId)?.inputWaits).toBeGreaterThan(0);
     client.send({ type: 'close' });
     await client.waitForFrame('ended');
   });
