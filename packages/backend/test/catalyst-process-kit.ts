@@ -19,13 +19,13 @@ export interface CatalystProcess {
   kill(): Promise<void>;
 }
 
+/** How long a Catalyst process may take to listen (tsx compiles the backend first; a busy machine is slow). */
+const START_LIMIT_MS = 45_000;
+
 /**
  * Starts a Catalyst process on the given settings (`reuse`: the config dir and ideas of an in-process one;
  * `staticDir`: the web app it serves).
  */
-/** How long a Catalyst process may take to listen (tsx compiles the backend first; a busy machine is slow). */
-const START_LIMIT_MS = 45_000;
-
 export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystProcess> {
   const { configDir, env } = await prepareService(options);
   const child: ChildProcessByStdio<null, Readable, Readable> = spawn(

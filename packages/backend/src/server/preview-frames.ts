@@ -3,6 +3,8 @@ import type { PreviewFrame } from '@catalyst/protocol';
 import { findFramingRefusal } from '../core/framing-refusal.ts';
 
 const PATH_MAX = 2_048;
+/** Catalyst's pages, by origin, whose frames are followed: two or three (localhost, 127.0.0.1, a tab of each). */
+const MAX_EMBEDDERS = 4;
 
 /**
  * What a preview's server saw of its pages loaded in a frame (issue 31): the Preview tab shows the app in a frame
@@ -15,9 +17,6 @@ const PATH_MAX = 2_048;
  * A redirect is not shown, so it tells nothing; a `304` keeps the verdict the cached page had. A frame the app
  * itself nests is noted too: the browser checks its headers against Catalyst's page as well.
  */
-/** Catalyst's pages, by origin, whose frames are followed: two or three (localhost, 127.0.0.1, a tab of each). */
-const MAX_EMBEDDERS = 4;
-
 export class PreviewFrames {
   /** The newest first. */
   #embedders: string[] = [];
@@ -46,19 +45,14 @@ export class PreviewFrames {
     const status = answer.statusCode ?? 0;
     if (!isFrameLoad || (status >= 300 && status < 400 && status !== 304)) return;
     const path = (request.url ?? '/').slice(0, PATH_MAX);
+    const headers = {
+      xFrameOptions: answer.headersDistinct['x-frame-options'] ?? [],
+      contentSecurityPolicy: answer.headersDistinct['content-security-policy'] ?? [],
+    };
     // The frame's request does not say which of Catalyst's pages asked for it: each gets its own verdict.
     for (const embedder of this.#embedders) {
       const latest = this.#latest.get(embedder);
-      const refusal =
-        status === 304
-          ? latest?.refusal
-          : findFramingRefusal(
-              {
-                xFrameOptions: answer.headersDistinct['x-frame-options'] ?? [],
-                contentSecurityPolicy: answer.headersDistinct['content-security-policy'] ?? [],
-              },
-              embedder,
-            );
+      const refusal = status === 304 ? latest?.refusal : findFramingRefusal(headers, embedder);
       this.#latest.set(embedder, {
         path,
         loads: (latest?.loads ?? 0) + 1,

@@ -9,12 +9,12 @@ import {
   type ReviewCommentView,
   type SendReviewResponse,
 } from '@catalyst/protocol';
+import type { Logger } from 'pino';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { parseProjectPath } from '../core/project-path.ts';
 import { linesBetween, splitFileLines } from '../core/review-lines.ts';
 import { composeReviewMessage, orderForReview } from '../core/review-message.ts';
 import { judgeStaleness } from '../core/review-staleness.ts';
-import type { Logger } from 'pino';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { Checkpoints } from './checkpoints.ts';
 import type { ReviewsPort } from './ports.ts';
