@@ -235,6 +235,9 @@ describe('the preview in the workspace', () => {
     await panel.getByRole('button', { name: `Use port ${String(listensOn)}` }).click();
     const state = panel.getByTestId('preview-state');
     await state.getByText(/^Running at /).waitFor();
+    // The app on the port taken shows in the frame (a Stop before its page loaded would have it load a 502).
+    const app = panel.frameLocator('iframe[title="The app, as the preview serves it"]');
+    await app.getByRole('heading', { name: 'Hello from the preview' }).waitFor();
     await panel.getByRole('button', { name: 'Stop' }).click();
     await state.getByText('Stopped').waitFor();
   });
