@@ -19,6 +19,8 @@ import { createRunTag, resolveRunLimits } from './wrapped-run.ts';
  */
 export interface SessionRun extends RunHandle {
   setTurn(isRunning: boolean): void;
+  /** `abandon`, after a stop that did not arrive: told to stop once more, on a channel of its own. */
+  abandonStopping(): void;
 }
 
 export type ConnectionEvent = { state: 'detached'; reason: string } | { state: 'attached' };
@@ -200,6 +202,15 @@ class SessionRunHandle implements SessionRun {
     this.#isAbandoned = true;
     this.#attachment?.detach();
     this.#first?.detach();
+  }
+
+  /**
+   * Let go of after a stop that did not arrive (its attachment's channel was lost while still set): told to stop once
+   * more, on a channel of its own; if that is lost too, the session's own limits end it on the host.
+   */
+  abandonStopping(): void {
+    this.abandon();
+    if (!this.#isOver) void this.#options.sessions.stop(this.runTag).catch(() => undefined);
   }
 
   #send(kind: 'line' | 'control', value: string): void {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DEFAULT_GRACE_MS } from '../host/wrapped-run.ts';
 import type { WarmProcess } from '../runs/run-driver.ts';
 import { SESSION_LIFETIME_MS } from '../runs/session-spec.ts';
 
@@ -20,6 +21,8 @@ export interface WarmSessionsOptions {
   logger: Logger;
   /** How long an ended process may take to exit before it is stopped. */
   exitGraceMs?: number;
+  /** How long a stopped process may take to be over (the host's TERM, its grace, KILL) before it is let go. */
+  stopGraceMs?: number;
 }
 
 interface Entry {
@@ -37,6 +40,8 @@ interface Entry {
 }
 
 const DEFAULT_EXIT_GRACE_MS = 5_000;
+/** Well above the host's own wait between TERM and KILL. */
+const DEFAULT_STOP_GRACE_MS = DEFAULT_GRACE_MS + 10_000;
 
 export class WarmSessions {
   readonly #options: WarmSessionsOptions;
@@ -185,7 +190,9 @@ export class WarmSessions {
   /**
    * `close`: its input closes and the CLI exits; `stop` (or a CLI that does not exit in time): stopped by tag;
    * `drop`: a fresh process is stopped and not waited for (it wrote nothing a next claude could race with), a used
-   * one is closed.
+   * one is closed. A process still there a grace after its stop (the stop was lost with its connection) is let go,
+   * told to stop once more on a channel of its own; its session's lease ends it on the host if that is lost too.
+   * Nothing here (a turn, Catalyst's stop) waits on it for ever.
    */
   async #end(entry: Pick<Entry, 'warm' | 'isFresh'>, how: 'close' | 'stop' | 'drop'): Promise<void> {
     const { process } = entry.warm;
@@ -196,17 +203,30 @@ export class WarmSessions {
     }
     if (how === 'stop') process.run.cancel();
     else void process.run.endInput();
-    const grace = new Promise<'late'>((resolve) => {
-      const timer = setTimeout(() => {
-        resolve('late');
-      }, this.#options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS);
-      void process.over.finally(() => {
-        clearTimeout(timer);
-      });
-    });
-    if ((await Promise.race([process.over, grace])) === 'late') {
+    if (await isLate(process.over, this.#options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS)) {
       process.run.cancel();
-      await process.over;
+      if (await isLate(process.over, this.#options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS)) {
+        this.#options.logger.warn(
+          { sessionId: process.sessionId },
+          'a warm claude was not over when stopped: let go (stopped once more; its lease ends it on the host)',
+        );
+        process.run.abandonStopping();
+      }
     }
+  }
+}
+
+/** Whether `over` is still pending after `graceMs`. */
+async function isLate(over: Promise<unknown>, graceMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => {
+      resolve('late');
+    }, graceMs);
+  });
+  try {
+    return (await Promise.race([over, grace])) === 'late';
+  } finally {
+    clearTimeout(timer);
   }
 }
