@@ -256,8 +256,12 @@ export function wireServices(options: ServiceOptions): WiredServices {
     hosts: hostsCapability,
     asides,
     takeUp: async () => {
-      await takeUpSessions({ hosts, histories, active, warm, logger });
-      await autopilotControl.resumeLeftRunning();
+      const takingUp = (async () => {
+        await takeUpSessions({ hosts, histories, active, warm, logger });
+        await autopilotControl.resumeLeftRunning();
+      })();
+      autopilots.takingUp(takingUp);
+      await takingUp;
       hostsCapability.checkSoon(options.appHosts.records.map((record) => record.name));
     },
     shutdown: (closing = {}) =>

@@ -73,7 +73,13 @@ function waitForPause(client: IdeaClient) {
 describe('the queue of next messages', () => {
   it('runs messages queued during a build after it, as edited and reordered, each once, across a restart', async () => {
     const { idea, client, release } = await startWaitingBuild('Queued during a build');
-    fixture.model.enqueue(text('Built.'), text('Third, first.'), text('First.'), text('Second, edited.'));
+    fixture.model.enqueue(
+      text('Built.'),
+      text('Third, first.'),
+      text('First.'),
+      text('Second, edited.'),
+      text('Fourth.'),
+    );
     // From the composer: a chat frame while the idea is busy is queued, not refused.
     client.send({ type: 'chat', ideaId: idea.id, message: 'First?' });
     await client.waitFor((f) => f.type === 'autopilot:started');
@@ -102,23 +108,34 @@ describe('the queue of next messages', () => {
     // A restart while the build still runs: the queue is in the history, and meta.json names it.
     await fixture.service.catalyst.close({ keepRuns: true });
     const restarted = await fixture.restartService();
+    // At once, before the new Catalyst has taken up what the last one left: an edit waits for the queue instead of
+    // being refused, and a message added joins it instead of beginning a second queue beside it.
+    const edited = await queueOf(
+      await call(restarted, 'PATCH', `/api/ideas/${idea.id}/queue/${second.id}`, {
+        message: 'Second, again?',
+      }),
+    );
+    expect(edited.id).toBe(queue.id);
+    expect((await queueOf(await add(restarted, idea.id, 'Fourth?'))).id).toBe(queue.id);
     await restarted.catalyst.swept;
     const kept = await queueOf(await restarted.api(`/api/ideas/${idea.id}/queue`));
-    expect(kept.steps.map((step) => step.message)).toEqual(['Third?', 'First?', 'Second, edited?']);
+    expect(kept.steps.map((step) => step.message)).toEqual(['Third?', 'First?', 'Second, again?', 'Fourth?']);
     await release();
     const ended = await untilEnded(restarted, idea.id, queue.id);
     expect(ended.state).toBe('completed');
     expect(ended.steps.map((step) => [step.message, step.state, step.result?.result])).toEqual([
       ['Third?', 'completed', 'Third, first.'],
       ['First?', 'completed', 'First.'],
-      ['Second, edited?', 'completed', 'Second, edited.'],
+      ['Second, again?', 'completed', 'Second, edited.'],
+      ['Fourth?', 'completed', 'Fourth.'],
     ]);
     // Each once, in the new order, after the build.
     expect(startedMessages(await historyOf(restarted, idea.id))).toEqual([
       'Wait for go.',
       'Third?',
       'First?',
-      'Second, edited?',
+      'Second, again?',
+      'Fourth?',
     ]);
     expect(
       QueueResponseSchema.parse(await (await restarted.api(`/api/ideas/${idea.id}/queue`)).json()),

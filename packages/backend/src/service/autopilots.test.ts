@@ -5,7 +5,7 @@ import type { RunEnding } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ActiveRun } from '../runs/run-driver.ts';
 import { ActiveRuns } from './active-runs.ts';
-import { Autopilots } from './autopilots.ts';
+import { Autopilots, type AutopilotsOptions } from './autopilots.ts';
 
 // The queue's engine (issue 30) with the idea's place, its history and its runs in memory: what a person does while
 // a step is starting or while the queue writes its end, and how a queue whose last message fails ends. The same
@@ -44,7 +44,7 @@ function setUp() {
   let isCancelHonoured = true;
   /** Resolves the next write of meta.json when the test lets it. */
   let holdMark: Promise<void> | undefined;
-  const autopilots = new Autopilots({
+  const options: AutopilotsOptions = {
     launch: async (_id, mode, message) => {
       await new Promise<void>((resolve) => starting.push(resolve));
       let end: (ending: RunEnding) => void = () => undefined;
@@ -76,7 +76,8 @@ function setUp() {
       marked = autopilotId;
     },
     logger: pino({ level: 'silent' }),
-  });
+  };
+  const autopilots = new Autopilots(options);
   const completed = (message: string): RunEnding => ({
     outcome: 'completed',
     result: {
@@ -97,6 +98,8 @@ function setUp() {
   };
   return {
     autopilots,
+    /** A next Catalyst's engine on the same idea (its history, its runs). */
+    restarted: () => new Autopilots(options),
     events,
     launched,
     starting,
@@ -126,6 +129,41 @@ const summary = (view: AutopilotView | null) =>
   );
 
 describe('the queue engine', () => {
+  it('just after a restart, a message waits for the queue the last Catalyst left, and joins it', async () => {
+    const { autopilots, restarted, launched, starting, completed, until } = setUp();
+    const left = await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 1);
+    // The last Catalyst stops with A's run going on (taken up by the next one, as runs are): its loop writes nothing.
+    const stopped = autopilots.stop({ keepRuns: true });
+
+    const next = restarted();
+    let takeUpDone: () => void = () => undefined;
+    next.takingUp(new Promise<void>((resolve) => (takeUpDone = resolve)));
+    let added: AutopilotView | undefined;
+    const adding = next.add(ideaId, { mode: 'chat', message: 'B', sendNow: false }).then((view) => {
+      added = view;
+    });
+    // Not a second queue begun beside the one left: the message waits for it to be taken up.
+    for (let tick = 0; tick < 20; tick += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(added).toBeUndefined();
+    await next.resume(ideaId, left.id);
+    takeUpDone();
+    await adding;
+    expect(added?.id).toBe(left.id);
+    expect(summary(added ?? null)).toEqual(['A: running', 'B: pending']);
+
+    launched[0]?.end(completed('A done'));
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 2);
+    launched[1]?.end(completed('B done'));
+    await until(() => !next.isHolding(ideaId));
+    expect(launched.map((one) => one.message)).toEqual(['A', 'B']);
+    await stopped;
+  });
+
   it('takes a step out of a person’s hands while its run starts: moving another to the top keeps each sent once', async () => {
     const { autopilots, launched, starting, completed, until } = setUp();
     await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });

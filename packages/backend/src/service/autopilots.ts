@@ -57,6 +57,9 @@ export interface AutopilotsOptions {
 /** The message a step stopped mid-way by its budget goes on with, in its session. */
 export const CONTINUE_MESSAGE = 'Continue where you stopped.';
 
+/** The longest a queue change just after Catalyst's start waits for the queues an earlier Catalyst left. */
+const TAKE_UP_WAIT_MS = 15_000;
+
 interface Step {
   id: string;
   mode: RunMode;
@@ -100,9 +103,42 @@ export class Autopilots {
   readonly #opening = new Map<string, Promise<Running | undefined>>();
   /** Catalyst stops and lets runs go on (a restart): the queues stop too, writing nothing, to go on later. */
   #isLettingGo = false;
+  /** Catalyst's start is taking up the queues an earlier Catalyst left (`takingUp`): waited for, up to TAKE_UP_WAIT_MS. */
+  #takingUp: Promise<void> | undefined;
+  /** That take-up is still under way (also past the wait's limit). */
+  #isTakingUp = false;
 
   constructor(options: AutopilotsOptions) {
     this.#options = options;
+  }
+
+  /**
+   * Catalyst's start takes up the runs and queues an earlier Catalyst left (`done`): until it has, a person's queue
+   * change waits for the queue to be here (rather than being refused, or beginning a second queue beside it).
+   */
+  takingUp(done: Promise<unknown>): void {
+    this.#isTakingUp = true;
+    const settled = done.then(
+      () => {
+        this.#isTakingUp = false;
+      },
+      () => {
+        this.#isTakingUp = false;
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    // A host that cannot be reached holds the take-up up: past the limit, what is asked is answered as it stands.
+    const limited = Promise.race([
+      settled,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, TAKE_UP_WAIT_MS).unref();
+      }),
+    ]);
+    this.#takingUp = limited;
+    void limited.then(() => {
+      clearTimeout(timer);
+      if (this.#takingUp === limited) this.#takingUp = undefined;
+    });
   }
 
   /** The queue running on the idea (not paused: a paused one lets a person's run go), if any. */
@@ -194,6 +230,16 @@ export class Autopilots {
   async #openQueue(ideaId: string, spec: QueueSpec): Promise<Running> {
     const id = newIdeaNamingId('ap', ideaId);
     const history = await this.#options.history(ideaId);
+    // A queue an earlier Catalyst left, still being taken up (past the wait's limit): not a second one beside it.
+    if (this.#isTakingUp) {
+      const left = await readAutopilotView(history);
+      if (left?.state === 'running' || left?.state === 'paused') {
+        throw new CatalystError(
+          'RUN_IN_PROGRESS',
+          'The queue an earlier Catalyst left on this idea is still being taken up; try again in a moment.',
+        );
+      }
+    }
     if (spec.refuseWhileRunning && this.#options.activeRun(ideaId) !== undefined) {
       throw new CatalystError(
         'RUN_IN_PROGRESS',
@@ -309,9 +355,17 @@ export class Autopilots {
     }
   }
 
-  /** The idea's queue, once one on its way has opened (undefined when none is, or its opening failed). */
+  /**
+   * The idea's queue, once one on its way has opened (undefined when none is, or its opening failed); just after
+   * Catalyst's start, once the queue an earlier Catalyst left may have been taken up.
+   */
   async #queueOn(ideaId: string): Promise<Running | undefined> {
-    return this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+    const here = async () =>
+      this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
+    const found = await here();
+    if (found !== undefined || this.#takingUp === undefined) return found;
+    await this.#takingUp;
+    return here();
   }
 
   #isTaken(ideaId: string): boolean {
@@ -339,7 +393,7 @@ export class Autopilots {
 
   /** Cancels the running step; the rest are skipped (a paused queue ends). NO_RUN once it has ended. */
   async cancel(ideaId: string, autopilotId: string): Promise<AutopilotView> {
-    const running = this.#running.get(ideaId);
+    const running = await this.#queueOn(ideaId);
     const history = await this.#options.history(ideaId);
     if (running?.id !== autopilotId) {
       const view = await this.#view(history, autopilotId);
@@ -410,7 +464,7 @@ export class Autopilots {
 
   /** Removes every waiting step; the turn that runs goes on. A paused queue ends. */
   async clear(ideaId: string): Promise<AutopilotView | null> {
-    const running = this.#running.get(ideaId);
+    const running = await this.#queueOn(ideaId);
     if (running === undefined) return this.queue(ideaId);
     this.#change(ideaId, running, []);
     // Nothing is left for a paused queue to go on with (a step stopped mid-way by its budget neither).
@@ -438,7 +492,7 @@ export class Autopilots {
 
   /** The idea's own budget changed: a queue paused by a budget goes on when its own budget allows (it may pause again). */
   async ideaBudgetChanged(ideaId: string): Promise<void> {
-    const running = this.#running.get(ideaId);
+    const running = await this.#queueOn(ideaId);
     if (running?.paused !== 'budget' || isSpent(running)) return;
     // Only once the raise lets a step start: a pause that would come again at once is not undone.
     if (!(await this.#options.ideaBudgetAllows(ideaId))) return;
