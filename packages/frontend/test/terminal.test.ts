@@ -98,6 +98,43 @@ describe('the terminal', () => {
     expect(await terminalProcesses()).toEqual([]);
   });
 
+  it('holds a shell that prints faster than the page draws, and draws all of it', async () => {
+    const { service } = suite.fixture;
+    const idea = await service.createIdea('A flood in the terminal');
+    const page = await suite.openLoggedInPage();
+    await openIdea(page, { id: idea.id, title: 'A flood in the terminal' });
+    await page.getByRole('tab', { name: 'Terminal', exact: true }).click();
+    const opened = page.waitForEvent('websocket', (socket) => socket.url().endsWith('/ws/terminal'));
+    await page.getByRole('button', { name: 'New terminal' }).click();
+    const flow: unknown[] = [];
+    (await opened).on('framesent', ({ payload }) => {
+      if (typeof payload === 'string' && payload.includes('"flow"')) flow.push(JSON.parse(payload));
+    });
+    await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('Connected');
+    // About 15 MB: the shell prints it far faster than xterm.js draws it, which would pile up in the page (xterm
+    // throws away what comes past 50 MB of it). The page asks the server to hold the output, then to send it again.
+    await screen(page, 'Terminal 1').click();
+    await page.keyboard.type('seq 1 2000000; echo "flood-$((40+2))"');
+    await page.keyboard.press('Enter');
+    // A page busy for a moment (as a phone's often is): what came meanwhile is handed to xterm.js at once.
+    await page.evaluate(() => {
+      const until = performance.now() + 500;
+      while (performance.now() < until);
+    });
+    const rows = screen(page, 'Terminal 1').locator('.xterm-rows');
+    await expect
+      .poll(async () => (await rows.innerText()).includes('flood-42'), { timeout: 30_000 })
+      .toBe(true);
+    expect(await rows.innerText()).toMatch(/\n1999998\n1999999\n2000000\nflood-42\n/);
+    expect(flow.slice(0, 2)).toEqual([
+      { type: 'flow', paused: true },
+      { type: 'flow', paused: false },
+    ]);
+    expect(flow.at(-1)).toEqual({ type: 'flow', paused: false });
+    await page.getByRole('button', { name: 'Close Terminal 1' }).click();
+    await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('The terminal was closed.');
+  });
+
   it('says in the delete dialog that the idea’s open terminals end, another client’s too', async () => {
     const { service } = suite.fixture;
     const idea = await service.createIdea('Terminals that end');

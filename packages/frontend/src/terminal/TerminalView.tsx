@@ -2,6 +2,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
+import { OutputFlow } from './output-flow.ts';
 import { TerminalSocket, type TerminalState } from './terminal-socket.ts';
 
 export interface TerminalViewProps {
@@ -55,20 +56,34 @@ export function TerminalView({
     };
     fitNow();
     let isReplaying = false;
+    let isDisposed = false;
+    const flow = new OutputFlow((isHeld) => {
+      socketRef.current?.holdOutput(isHeld);
+    });
+    const draw = (bytes: Uint8Array | string, then?: () => void) => {
+      flow.given(bytes.length);
+      terminal.write(bytes, () => {
+        flow.drawn(bytes.length);
+        then?.();
+      });
+    };
     const socket = new TerminalSocket({
       ideaId,
       ...(terminalId === undefined ? {} : { terminalId }),
       size: () => ({ cols: terminal.cols, rows: terminal.rows }),
       onOutput: (bytes, isReplay) => {
         if (!isReplay) {
-          terminal.write(bytes);
+          draw(bytes);
           return;
         }
-        // A replay is the shell's recent output from the server: it replaces what this page showed. Terminal queries
-        // in it (cursor position, device attributes) must not be answered into the live shell as keys.
-        terminal.reset();
+        // A replay is the shell's recent output from the server: it replaces what this page showed, once what the
+        // page was given before is drawn (xterm's reset is not in the stream). Terminal queries in it (cursor position,
+        // device attributes) must not be answered into the live shell as keys.
         isReplaying = true;
-        terminal.write(bytes, () => {
+        draw('', () => {
+          if (!isDisposed) terminal.reset();
+        });
+        draw(bytes, () => {
           isReplaying = false;
         });
       },
@@ -91,6 +106,7 @@ export function TerminalView({
     const observer = new ResizeObserver(fitNow);
     observer.observe(host);
     return () => {
+      isDisposed = true;
       observer.disconnect();
       typed.dispose();
       resized.dispose();

@@ -5,7 +5,8 @@ import { until } from '../app/test-ws-server.ts';
 import { TerminalSocket, type TerminalState } from './terminal-socket.ts';
 
 // The page's terminal socket against a real ws server: it opens a shell, attaches to the same one by id after a
-// drop (keys typed meanwhile sent once it is back), and stops reconnecting once the shell has ended.
+// drop (keys typed meanwhile sent once it is back), holds the output while the page draws behind, and stops
+// reconnecting once the shell has ended.
 
 const IDEA = 'idea-0123456789abcdef';
 const TERMINAL = `term-${'a'.repeat(32)}`;
@@ -92,6 +93,29 @@ describe('TerminalSocket', () => {
     await until(() => seen.bytes.length === 2 && output.length === 1);
     expect(seen.bytes[1]).toBe('pwd\r');
     expect(output).toEqual([{ text: '$ ls\r\n', isReplay: true }]);
+  });
+
+  it('asks the server to hold the output while the page draws behind, again on the socket of a re-attach', async () => {
+    const states: TerminalState[] = [];
+    const socket = start(states, []);
+    await until(() => sockets.length === 1);
+    ready(sockets[0], false);
+    await until(() => states.at(-1)?.kind === 'live');
+    socket.holdOutput(true);
+    socket.holdOutput(true);
+    await until(() => seen.frames.length === 2);
+    expect(seen.frames[1]).toEqual({ type: 'flow', paused: true });
+
+    // A new socket starts unheld on the server: the page, still behind, says so once it is attached.
+    sockets[0]?.terminate();
+    await until(() => seen.frames.length === 3);
+    expect(seen.frames[2]).toMatchObject({ type: 'attach' });
+    ready(sockets[1], true);
+    await until(() => seen.frames.length === 4);
+    expect(seen.frames[3]).toEqual({ type: 'flow', paused: true });
+    socket.holdOutput(false);
+    await until(() => seen.frames.length === 5);
+    expect(seen.frames[4]).toEqual({ type: 'flow', paused: false });
   });
 
   it('says the shell ended, and does not go on to reconnect', async () => {

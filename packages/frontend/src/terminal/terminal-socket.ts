@@ -48,6 +48,8 @@ export class TerminalSocket {
   #isExpectingReplay = false;
   #isLive = false;
   #typedAhead = '';
+  /** The page asked the server to hold the shell's output (output-flow.ts); said again on each new socket. */
+  #isOutputHeld = false;
 
   constructor(options: TerminalSocketOptions) {
     this.#options = options;
@@ -78,6 +80,13 @@ export class TerminalSocket {
 
   resize(cols: number, rows: number): void {
     this.#sendFrame({ type: 'resize', cols, rows });
+  }
+
+  /** The page draws behind the shell (true) or has caught up (false): the server holds its output meanwhile. */
+  holdOutput(isHeld: boolean): void {
+    if (this.#isOutputHeld === isHeld) return;
+    this.#isOutputHeld = isHeld;
+    if (this.#isLive) this.#sendFrame({ type: 'flow', paused: isHeld });
   }
 
   /** Ends the shell and all it started; the server answers with `ended`. */
@@ -142,6 +151,8 @@ export class TerminalSocket {
       this.#droppedAt = undefined;
       this.#isExpectingReplay = frame.isReattached;
       this.#isLive = true;
+      // Each socket starts unheld on the server.
+      if (this.#isOutputHeld) this.#sendFrame({ type: 'flow', paused: true });
       this.#options.onReady?.(frame.terminalId);
       this.#options.onState({ kind: 'live' });
       if (this.#typedAhead !== '') {

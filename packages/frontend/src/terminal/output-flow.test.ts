@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { GO_ON_BELOW_BYTES, HOLD_ABOVE_BYTES, OutputFlow } from './output-flow.ts';
+
+describe('OutputFlow', () => {
+  it('asks to hold past the high mark, once, and to go on under the low mark, once', () => {
+    const asked: boolean[] = [];
+    const flow = new OutputFlow((isHeld) => asked.push(isHeld));
+    const chunk = 64 * 1024;
+    const chunks = Math.ceil(HOLD_ABOVE_BYTES / chunk) + 2;
+    for (let given = 0; given < chunks; given += 1) flow.given(chunk);
+    expect(asked).toEqual([true]);
+    expect(flow.isHeld).toBe(true);
+    // Drawn down to just above the low mark: still held.
+    let pending = chunks * chunk;
+    while (pending - chunk >= GO_ON_BELOW_BYTES) {
+      flow.drawn(chunk);
+      pending -= chunk;
+    }
+    expect(asked).toEqual([true]);
+    flow.drawn(pending);
+    expect(asked).toEqual([true, false]);
+    expect(flow.isHeld).toBe(false);
+  });
+
+  it('never asks while the page keeps up', () => {
+    const asked: boolean[] = [];
+    const flow = new OutputFlow((isHeld) => asked.push(isHeld));
+    for (let given = 0; given < 1_000; given += 1) {
+      flow.given(16 * 1024);
+      flow.drawn(16 * 1024);
+    }
+    expect(asked).toEqual([]);
+  });
+});
