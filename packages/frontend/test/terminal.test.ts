@@ -130,7 +130,8 @@ describe('the terminal', () => {
       { type: 'flow', paused: true },
       { type: 'flow', paused: false },
     ]);
-    expect(flow.at(-1)).toEqual({ type: 'flow', paused: false });
+    // All of it drawn: the last word is to send again (its frame may reach the test a moment after the screen).
+    await expect.poll(() => flow.at(-1)).toEqual({ type: 'flow', paused: false });
     await page.getByRole('button', { name: 'Close Terminal 1' }).click();
     await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('The terminal was closed.');
   });

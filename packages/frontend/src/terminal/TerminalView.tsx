@@ -55,17 +55,29 @@ export function TerminalView({
       if (host.clientWidth > 0 && host.clientHeight > 0) fit.fit();
     };
     fitNow();
-    let isReplaying = false;
+    /** Replays given to xterm.js and not yet drawn. */
+    let replaysDrawing = 0;
     let isDisposed = false;
     const flow = new OutputFlow((isHeld) => {
       socketRef.current?.holdOutput(isHeld);
     });
+    const onVisibility = () => {
+      flow.setHidden(document.visibilityState === 'hidden');
+    };
+    onVisibility();
+    document.addEventListener('visibilitychange', onVisibility);
     const draw = (bytes: Uint8Array | string, then?: () => void) => {
       flow.given(bytes.length);
-      terminal.write(bytes, () => {
+      try {
+        terminal.write(bytes, () => {
+          flow.drawn(bytes.length);
+          then?.();
+        });
+      } catch (error) {
+        // Thrown away by xterm.js (past its 50 MB): never drawn, no longer waited for.
         flow.drawn(bytes.length);
-        then?.();
-      });
+        throw error;
+      }
     };
     const socket = new TerminalSocket({
       ideaId,
@@ -79,12 +91,12 @@ export function TerminalView({
         // A replay is the shell's recent output from the server: it replaces what this page showed, once what the
         // page was given before is drawn (xterm's reset is not in the stream). Terminal queries in it (cursor position,
         // device attributes) must not be answered into the live shell as keys.
-        isReplaying = true;
+        replaysDrawing += 1;
         draw('', () => {
           if (!isDisposed) terminal.reset();
         });
         draw(bytes, () => {
-          isReplaying = false;
+          replaysDrawing -= 1;
         });
       },
       onState: (next) => {
@@ -98,7 +110,7 @@ export function TerminalView({
     });
     socketRef.current = socket;
     const typed = terminal.onData((data) => {
-      if (!isReplaying) socket.write(data);
+      if (replaysDrawing === 0) socket.write(data);
     });
     const resized = terminal.onResize(({ cols, rows }) => {
       socket.resize(cols, rows);
@@ -107,6 +119,7 @@ export function TerminalView({
     observer.observe(host);
     return () => {
       isDisposed = true;
+      document.removeEventListener('visibilitychange', onVisibility);
       observer.disconnect();
       typed.dispose();
       resized.dispose();

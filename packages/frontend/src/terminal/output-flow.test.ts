@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { GO_ON_BELOW_BYTES, HOLD_ABOVE_BYTES, OutputFlow } from './output-flow.ts';
+import {
+  GO_ON_BELOW_BYTES,
+  HIDDEN_GO_ON_BELOW_BYTES,
+  HIDDEN_HOLD_ABOVE_BYTES,
+  HOLD_ABOVE_BYTES,
+  OutputFlow,
+} from './output-flow.ts';
 
 describe('OutputFlow', () => {
   it('asks to hold past the high mark, once, and to go on under the low mark, once', () => {
@@ -30,5 +36,28 @@ describe('OutputFlow', () => {
       flow.drawn(16 * 1024);
     }
     expect(asked).toEqual([]);
+  });
+});
+
+describe('OutputFlow in a hidden page', () => {
+  it('lets the output pile up to the hidden mark, goes on at once when hidden, and holds again once shown', () => {
+    const asked: boolean[] = [];
+    const flow = new OutputFlow((isHeld) => asked.push(isHeld));
+    flow.given(HOLD_ABOVE_BYTES + 1);
+    expect(asked).toEqual([true]);
+    // Hidden: the browser draws about once a second, so what was held goes on.
+    flow.setHidden(true);
+    expect(asked).toEqual([true, false]);
+    flow.given(HIDDEN_HOLD_ABOVE_BYTES - HOLD_ABOVE_BYTES - 1);
+    expect(asked).toEqual([true, false]);
+    flow.given(2);
+    expect(asked).toEqual([true, false, true]);
+    flow.drawn(HIDDEN_HOLD_ABOVE_BYTES - HIDDEN_GO_ON_BELOW_BYTES + 3);
+    expect(asked).toEqual([true, false, true, false]);
+    // Shown again with megabytes still to draw: held until drawn down, as usual.
+    flow.setHidden(false);
+    expect(asked).toEqual([true, false, true, false, true]);
+    flow.drawn(HIDDEN_GO_ON_BELOW_BYTES - GO_ON_BELOW_BYTES);
+    expect(asked).toEqual([true, false, true, false, true, false]);
   });
 });

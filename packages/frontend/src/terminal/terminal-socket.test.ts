@@ -106,13 +106,12 @@ describe('TerminalSocket', () => {
     await until(() => seen.frames.length === 2);
     expect(seen.frames[1]).toEqual({ type: 'flow', paused: true });
 
-    // A new socket starts unheld on the server: the page, still behind, says so once it is attached.
+    // A new socket starts unheld on the server: the page, still behind, says so right after its attach.
     sockets[0]?.terminate();
-    await until(() => seen.frames.length === 3);
-    expect(seen.frames[2]).toMatchObject({ type: 'attach' });
-    ready(sockets[1], true);
     await until(() => seen.frames.length === 4);
+    expect(seen.frames[2]).toMatchObject({ type: 'attach' });
     expect(seen.frames[3]).toEqual({ type: 'flow', paused: true });
+    ready(sockets[1], true);
     socket.holdOutput(false);
     await until(() => seen.frames.length === 5);
     expect(seen.frames[4]).toEqual({ type: 'flow', paused: false });

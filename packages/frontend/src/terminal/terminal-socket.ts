@@ -86,7 +86,7 @@ export class TerminalSocket {
   holdOutput(isHeld: boolean): void {
     if (this.#isOutputHeld === isHeld) return;
     this.#isOutputHeld = isHeld;
-    if (this.#isLive) this.#sendFrame({ type: 'flow', paused: isHeld });
+    this.#sendFrame({ type: 'flow', paused: isHeld });
   }
 
   /** Ends the shell and all it started; the server answers with `ended`. */
@@ -120,6 +120,8 @@ export class TerminalSocket {
           ? { type: 'open', ideaId: this.#options.ideaId, ...size }
           : { type: 'attach', ideaId: this.#options.ideaId, terminalId: this.#terminalId, ...size },
       );
+      // Each socket starts unheld on the server: a page still drawing behind says so before any output comes.
+      if (this.#isOutputHeld) this.#sendFrame({ type: 'flow', paused: true });
     });
     socket.addEventListener('message', (event: MessageEvent<unknown>) => {
       if (event.data instanceof ArrayBuffer) {
@@ -151,8 +153,6 @@ export class TerminalSocket {
       this.#droppedAt = undefined;
       this.#isExpectingReplay = frame.isReattached;
       this.#isLive = true;
-      // Each socket starts unheld on the server.
-      if (this.#isOutputHeld) this.#sendFrame({ type: 'flow', paused: true });
       this.#options.onReady?.(frame.terminalId);
       this.#options.onState({ kind: 'live' });
       if (this.#typedAhead !== '') {
