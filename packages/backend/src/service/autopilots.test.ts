@@ -164,6 +164,19 @@ describe('the queue engine', () => {
     await stopped;
   });
 
+  it('just after a restart, a message for an idea with no queue left is not held up by the take-up', async () => {
+    const { autopilots, launched, starting, completed, until } = setUp();
+    // A take-up that does not end within the test (a host slow to answer).
+    autopilots.takingUp(new Promise(() => undefined));
+    const view = await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
+    expect(summary(view)).toEqual(['A: pending']);
+    await until(() => starting.length === 1);
+    starting.shift()?.();
+    await until(() => launched.length === 1);
+    launched[0]?.end(completed('A done'));
+    await until(() => !autopilots.isHolding(ideaId));
+  });
+
   it('takes a step out of a person’s hands while its run starts: moving another to the top keeps each sent once', async () => {
     const { autopilots, launched, starting, completed, until } = setUp();
     await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });

@@ -357,14 +357,17 @@ export class Autopilots {
 
   /**
    * The idea's queue, once one on its way has opened (undefined when none is, or its opening failed); just after
-   * Catalyst's start, once the queue an earlier Catalyst left may have been taken up.
+   * Catalyst's start, once the queue an earlier Catalyst left on the idea may have been taken up.
    */
   async #queueOn(ideaId: string): Promise<Running | undefined> {
     const here = async () =>
       this.#running.get(ideaId) ?? (await this.#opening.get(ideaId)?.catch(() => undefined));
     const found = await here();
-    if (found !== undefined || this.#takingUp === undefined) return found;
-    await this.#takingUp;
+    const takingUp = this.#takingUp;
+    if (found !== undefined || takingUp === undefined) return found;
+    // Only an idea with a queue going in its history (one left) waits; the others are answered at once.
+    if ((await this.queue(ideaId).catch(() => null)) === null) return here();
+    await takingUp;
     return here();
   }
 
