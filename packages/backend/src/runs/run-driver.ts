@@ -440,11 +440,7 @@ class RunDriver {
         return;
       case 'abandon_process':
         // The run ends now; the session is told to stop once more, and its own limits stop it if that is lost.
-        if (this.#process !== undefined) {
-          const { sessionId } = this.#process;
-          this.#process.run.abandon();
-          void this.#options.host.sessions.stop(sessionId).catch(() => undefined);
-        }
+        this.#process?.run.abandonStopping();
         return;
       case 'set_timer':
         this.#setTimer(command.name, command.ms);

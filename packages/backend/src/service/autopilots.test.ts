@@ -96,8 +96,16 @@ function setUp() {
       await new Promise((resolve) => setImmediate(resolve));
     expect(check()).toBe(true);
   };
+  /** Once the next step's run is starting, lets it start, and waits until it is launched. */
+  const launchNext = async () => {
+    await until(() => starting.length === 1);
+    const before = launched.length;
+    starting.shift()?.();
+    await until(() => launched.length === before + 1);
+  };
   return {
     autopilots,
+    launchNext,
     /** A next Catalyst's engine on the same idea (its history, its runs). */
     restarted: () => new Autopilots(options),
     events,
@@ -130,11 +138,9 @@ const summary = (view: AutopilotView | null) =>
 
 describe('the queue engine', () => {
   it('just after a restart, a message waits for the queue the last Catalyst left, and joins it', async () => {
-    const { autopilots, restarted, launched, starting, completed, until } = setUp();
+    const { autopilots, launchNext, restarted, launched, completed, until } = setUp();
     const left = await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 1);
+    await launchNext();
     // The last Catalyst stops with A's run going on (taken up by the next one, as runs are): its loop writes nothing.
     const stopped = autopilots.stop({ keepRuns: true });
 
@@ -155,9 +161,7 @@ describe('the queue engine', () => {
     expect(summary(added ?? null)).toEqual(['A: running', 'B: pending']);
 
     launched[0]?.end(completed('A done'));
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 2);
+    await launchNext();
     launched[1]?.end(completed('B done'));
     await until(() => !next.isHolding(ideaId));
     expect(launched.map((one) => one.message)).toEqual(['A', 'B']);
@@ -165,20 +169,18 @@ describe('the queue engine', () => {
   });
 
   it('just after a restart, a message for an idea with no queue left is not held up by the take-up', async () => {
-    const { autopilots, launched, starting, completed, until } = setUp();
+    const { autopilots, launchNext, launched, completed, until } = setUp();
     // A take-up that does not end within the test (a host slow to answer).
     autopilots.takingUp(new Promise(() => undefined));
     const view = await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
     expect(summary(view)).toEqual(['A: pending']);
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 1);
+    await launchNext();
     launched[0]?.end(completed('A done'));
     await until(() => !autopilots.isHolding(ideaId));
   });
 
   it('takes a step out of a person’s hands while its run starts: moving another to the top keeps each sent once', async () => {
-    const { autopilots, launched, starting, completed, until } = setUp();
+    const { autopilots, launchNext, launched, starting, completed, until } = setUp();
     await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
     const view = await autopilots.add(ideaId, { mode: 'chat', message: 'B', sendNow: false });
     await until(() => starting.length === 1);
@@ -194,9 +196,7 @@ describe('the queue engine', () => {
     starting.shift()?.();
     await until(() => launched.length === 1);
     launched[0]?.end(completed('A done'));
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 2);
+    await launchNext();
     launched[1]?.end(completed('B done'));
     await until(() => !autopilots.isHolding(ideaId));
     expect(launched.map((one) => one.message)).toEqual(['A', 'B']);
@@ -207,11 +207,9 @@ describe('the queue engine', () => {
   });
 
   it('a message that comes while a queue writes its end begins a new queue, and is sent', async () => {
-    const { autopilots, launched, starting, completed, until, holdMarks } = setUp();
+    const { autopilots, launchNext, launched, completed, until, holdMarks } = setUp();
     const first = await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 1);
+    await launchNext();
     const release = holdMarks();
     launched[0]?.end(completed('A done'));
     await until(() => autopilots.runningOn(ideaId) === undefined);
@@ -219,9 +217,7 @@ describe('the queue engine', () => {
     release();
     const second = await late;
     expect(second.id).not.toBe(first.id);
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 2);
+    await launchNext();
     launched[1]?.end(completed('Late done'));
     await until(() => !autopilots.isHolding(ideaId));
     expect(summary(await autopilots.get(ideaId, first.id))).toEqual(['A: completed (A done)']);
@@ -229,11 +225,9 @@ describe('the queue engine', () => {
   });
 
   it('a queue whose last message fails ends failed instead of waiting with nothing to send', async () => {
-    const { autopilots, launched, starting, until, marked } = setUp();
+    const { autopilots, launchNext, launched, until, marked } = setUp();
     const view = await autopilots.add(ideaId, { mode: 'build', message: 'Only', sendNow: false });
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 1);
+    await launchNext();
     launched[0]?.end({ outcome: 'failed', error: { code: 'CLI_FAILED', message: 'It broke.' } });
     await until(() => !autopilots.isHolding(ideaId));
     const ended = await autopilots.get(ideaId, view.id);
@@ -242,21 +236,17 @@ describe('the queue engine', () => {
   });
 
   it('a send-now whose target ended before the stop leaves a later stop to pause the queue', async () => {
-    const { autopilots, launched, starting, completed, until, events, honourCancels } = setUp();
+    const { autopilots, launchNext, launched, completed, until, events, honourCancels } = setUp();
     await autopilots.add(ideaId, { mode: 'chat', message: 'A', sendNow: false });
     await autopilots.add(ideaId, { mode: 'chat', message: 'B', sendNow: false });
     const view = await autopilots.add(ideaId, { mode: 'chat', message: 'C', sendNow: false });
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 1);
+    await launchNext();
     // C is sent now, but A's turn was over already: A completes by itself.
     honourCancels(false);
     await autopilots.sendStepNow(ideaId, view.steps[2]?.id ?? '');
     launched[0]?.end(completed('A done'));
     honourCancels(true);
-    await until(() => starting.length === 1);
-    starting.shift()?.();
-    await until(() => launched.length === 2);
+    await launchNext();
     expect(launched[1]?.message).toBe('C');
     // The person stops C: the queue waits (B is still to send), as any stop of a queued message does.
     launched[1]?.run.cancel();

@@ -16,6 +16,7 @@ import type {
 import { MAX_AUTOPILOT_STEPS, ideaOfRunId } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import type { RunEnding, RunError } from '../core/run-ending.ts';
+import { settlesWithin } from '../core/settles-within.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ActiveRun } from '../runs/run-driver.ts';
 import { isWaiting, readAutopilotView } from '../runs/autopilot-views.ts';
@@ -118,25 +119,13 @@ export class Autopilots {
    */
   takingUp(done: Promise<unknown>): void {
     this.#isTakingUp = true;
-    const settled = done.then(
-      () => {
-        this.#isTakingUp = false;
-      },
-      () => {
-        this.#isTakingUp = false;
-      },
-    );
-    let timer: NodeJS.Timeout | undefined;
+    const ended = () => {
+      this.#isTakingUp = false;
+    };
     // A host that cannot be reached holds the take-up up: past the limit, what is asked is answered as it stands.
-    const limited = Promise.race([
-      settled,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, TAKE_UP_WAIT_MS).unref();
-      }),
-    ]);
+    const limited = settlesWithin(done.then(ended, ended), TAKE_UP_WAIT_MS).then(() => undefined);
     this.#takingUp = limited;
     void limited.then(() => {
-      clearTimeout(timer);
       if (this.#takingUp === limited) this.#takingUp = undefined;
     });
   }
@@ -231,14 +220,11 @@ export class Autopilots {
     const id = newIdeaNamingId('ap', ideaId);
     const history = await this.#options.history(ideaId);
     // A queue an earlier Catalyst left, still being taken up (past the wait's limit): not a second one beside it.
-    if (this.#isTakingUp) {
-      const left = await readAutopilotView(history);
-      if (left?.state === 'running' || left?.state === 'paused') {
-        throw new CatalystError(
-          'RUN_IN_PROGRESS',
-          'The queue an earlier Catalyst left on this idea is still being taken up; try again in a moment.',
-        );
-      }
+    if (this.#isTakingUp && (await this.queue(ideaId)) !== null) {
+      throw new CatalystError(
+        'RUN_IN_PROGRESS',
+        'The queue an earlier Catalyst left on this idea is still being taken up; try again in a moment.',
+      );
     }
     if (spec.refuseWhileRunning && this.#options.activeRun(ideaId) !== undefined) {
       throw new CatalystError(

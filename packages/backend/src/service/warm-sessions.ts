@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { settlesWithin } from '../core/settles-within.ts';
 import { DEFAULT_GRACE_MS } from '../host/wrapped-run.ts';
 import type { WarmProcess } from '../runs/run-driver.ts';
 import { SESSION_LIFETIME_MS } from '../runs/session-spec.ts';
@@ -203,9 +204,9 @@ export class WarmSessions {
     }
     if (how === 'stop') process.run.cancel();
     else void process.run.endInput();
-    if (await isLate(process.over, this.#options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS)) {
+    if (!(await settlesWithin(process.over, this.#options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS))) {
       process.run.cancel();
-      if (await isLate(process.over, this.#options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS)) {
+      if (!(await settlesWithin(process.over, this.#options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS))) {
         this.#options.logger.warn(
           { sessionId: process.sessionId },
           'a warm claude was not over when stopped: let go (stopped once more; its lease ends it on the host)',
@@ -213,20 +214,5 @@ export class WarmSessions {
         process.run.abandonStopping();
       }
     }
-  }
-}
-
-/** Whether `over` is still pending after `graceMs`. */
-async function isLate(over: Promise<unknown>, graceMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const grace = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => {
-      resolve('late');
-    }, graceMs);
-  });
-  try {
-    return (await Promise.race([over, grace])) === 'late';
-  } finally {
-    clearTimeout(timer);
   }
 }

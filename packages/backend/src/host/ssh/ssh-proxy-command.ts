@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Duplex } from 'node:stream';
 import { CatalystError } from '../../core/catalyst-error.ts';
+import { settlesWithin } from '../../core/settles-within.ts';
 
 /**
  * A `ProxyCommand` from ssh_config, run on Catalyst's machine as ssh runs it (sshconnect.c
@@ -58,8 +59,9 @@ export function spawnProxyCommand(command: string): ProxyCommandStream {
     sock,
     stderrTail: () => stderr.toString('utf8').trim(),
     exitDescription: () => spawnError ?? exit,
-    settled: (withinMs) =>
-      Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, withinMs).unref())]),
+    settled: async (withinMs) => {
+      await settlesWithin(closed, withinMs);
+    },
     stop: () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGHUP');
