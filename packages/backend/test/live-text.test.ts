@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,7 +7,7 @@ import {
   type RelayEvent,
   type ServerFrame,
 } from '@catalyst/protocol';
-import { streamError, streamedText, text, waitUntil } from '@catalyst/testkit';
+import { streamError, streamedText, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { type IdeaClient, useServiceFixture } from './service-harness.ts';
 
 // Streaming text end to end: the real claude CLI with --include-partial-messages over the test kit's sshd, its
@@ -112,4 +112,39 @@ describe('streaming text over SSH with the real claude CLI', () => {
     expect(stored.filter(isPartialMessageLine)).toEqual([]);
     client.close();
   });
+
+  it('relays a running tool’s heartbeat as a typed tool_progress, 30 s into a Bash command that waits', async () => {
+    // Measured on 2.1.331: the CLI prints one every 30 s of a tool call; a Catalyst that did not know the type kept
+    // each as an unknown line, and its page showed it as one. The command waits until the heartbeat is relayed.
+    const idea = await fixture.service.createIdea('A long tool call');
+    const go = join(fixture.service.projectDir(idea.id), 'go');
+    fixture.model.enqueue(
+      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.2; done`, description: 'Wait for go' }),
+      text('Went on.'),
+    );
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+    client.send({ type: 'build', ideaId: idea.id, message: 'Wait for go.' });
+    const use = await client.waitFor((f) => f.type === 'claude:tool_use');
+    const heartbeat = await client.waitFor(
+      (f) =>
+        f.type === 'claude:event' &&
+        (f.message.type === 'tool_progress' ||
+          (f.message.type === 'unknown' && f.message.originalType === 'tool_progress')),
+    );
+    await writeFile(go, '');
+    if (heartbeat.type !== 'claude:event' || use.type !== 'claude:tool_use')
+      throw new Error('unexpected frames');
+    expect(heartbeat.message).toMatchObject({
+      type: 'tool_progress',
+      tool_name: 'Bash',
+      parent_tool_use_id: use.toolUseId,
+      heartbeat: true,
+    });
+    expect(
+      heartbeat.message.type === 'tool_progress' && heartbeat.message.elapsed_time_seconds,
+    ).toBeGreaterThanOrEqual(29);
+    await client.untilEnded(await client.waitFor((f) => f.type === 'run:started'));
+    client.close();
+  }, 90_000);
 });

@@ -84,6 +84,24 @@ export const CliStreamEventMessageSchema = z.looseObject({
 export type CliStreamEventMessage = z.infer<typeof CliStreamEventMessageSchema>;
 
 /**
+ * A tool still running (measured on 2.1.331, where §3 lists it as never seen): every 30 s of a tool call (a Bash
+ * command that waits) the CLI prints a heartbeat, `tool_use_id` `<the call's id>-heartbeat-<n>`, the call's id in
+ * `parent_tool_use_id`, and the seconds since it began. Other kinds (a background command's progress, a subagent's
+ * retry) share the type. Read leniently: only what Catalyst may show is typed.
+ */
+export const CliToolProgressMessageSchema = z.looseObject({
+  type: z.literal('tool_progress'),
+  tool_use_id: z.string(),
+  tool_name: z.string(),
+  parent_tool_use_id: z.string().nullable(),
+  elapsed_time_seconds: z.number(),
+  heartbeat: z.boolean().optional(),
+  session_id: z.string().optional(),
+  uuid: z.string().optional(),
+});
+export type CliToolProgressMessage = z.infer<typeof CliToolProgressMessageSchema>;
+
+/**
  * §3.9: the two raw SSE events inside a `stream_event` that Catalyst reads: `message_start` names the message
  * the following deltas belong to, and a text block's `content_block_delta` carries the next piece of its text.
  * Parsed on their own (safeParse), leniently; every other event (and delta type) is left alone.

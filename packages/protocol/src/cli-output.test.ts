@@ -185,12 +185,28 @@ describe('parseCliOutput: stream_event and control lines (§3.9, §8)', () => {
   });
 });
 
+/** A Bash call's heartbeat, as 2.1.331 printed it 30 s into a command that waited (a build's step, by hand). */
+const toolProgressLine = String.raw`{"type":"tool_progress","tool_use_id":"toolu_msg_scripted_1_0-heartbeat-0","tool_name":"Bash","parent_tool_use_id":"toolu_msg_scripted_1_0","elapsed_time_seconds":30,"heartbeat":true,"session_id":"8f529aae-ff65-420d-b34b-3b081108ffe9","uuid":"4526e6fa-5098-4d94-ab22-8be231a95561"}`;
+
+describe('parseCliOutput: tool_progress', () => {
+  it('types a running tool’s heartbeat, naming its call', () => {
+    const message = parseAs(toolProgressLine, 'tool_progress');
+    expect(message).toMatchObject({
+      tool_name: 'Bash',
+      parent_tool_use_id: 'toolu_msg_scripted_1_0',
+      elapsed_time_seconds: 30,
+      heartbeat: true,
+    });
+  });
+});
+
 describe('CliMessageSchema', () => {
   const all = [
     ...Object.values(systemLines),
     ...Object.values(assistantLines),
     ...Object.values(controlLines),
     streamEventLine,
+    toolProgressLine,
   ];
 
   it.each(all)('parses what parseCliOutput returned to the same value: %s', (line) => {

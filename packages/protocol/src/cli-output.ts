@@ -9,6 +9,7 @@ import { isJsonObject } from './cli-json-object.ts';
 import {
   CliAssistantMessageSchema,
   CliStreamEventMessageSchema,
+  CliToolProgressMessageSchema,
   CliUserMessageSchema,
 } from './cli-messages.ts';
 import { CliResultMessageSchema } from './cli-result.ts';
@@ -38,6 +39,7 @@ export const CliMessageSchema = z.discriminatedUnion('type', [
   CliUserMessageSchema,
   CliResultMessageSchema,
   CliStreamEventMessageSchema,
+  CliToolProgressMessageSchema,
   CliControlRequestMessageSchema,
   CliControlResponseMessageSchema,
   CliControlCancelRequestMessageSchema,

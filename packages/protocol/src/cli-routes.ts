@@ -11,6 +11,7 @@ import {
   AssistantApiMessageSchema,
   CliAssistantMessageSchema,
   CliStreamEventMessageSchema,
+  CliToolProgressMessageSchema,
   CliUserMessageSchema,
   UserApiMessageSchema,
 } from './cli-messages.ts';
@@ -90,6 +91,7 @@ function buildLineRoutes(): LineRoutes {
       ['assistant', compileAssistantSchemas()],
       ['user', compileUserSchemas()],
       ['stream_event', compileTransformFree(CliStreamEventMessageSchema)],
+      ['tool_progress', compileTransformFree(CliToolProgressMessageSchema)],
       ['control_response', compileTransformFree(CliControlResponseMessageSchema)],
       ['control_cancel_request', compileTransformFree(CliControlCancelRequestMessageSchema)],
     ]),

@@ -38,6 +38,7 @@ export class LiveText {
       case 'control_request':
       case 'control_response':
       case 'control_cancel_request':
+      case 'tool_progress':
       case 'unknown':
         return [];
     }

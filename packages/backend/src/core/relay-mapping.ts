@@ -57,6 +57,7 @@ export function toRelayDrafts(message: CliMessage, ctx: RelayContext): RelayEven
     case 'control_request':
     case 'control_response':
     case 'control_cancel_request':
+    case 'tool_progress':
     case 'unknown':
       return [toEventDraft(message, ctx)];
   }

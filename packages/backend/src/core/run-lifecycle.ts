@@ -188,6 +188,7 @@ export class RunLifecycle {
       case 'user':
       case 'stream_event':
       case 'control_response':
+      case 'tool_progress':
         return [];
     }
   }

@@ -183,6 +183,42 @@ describe('Transcript: content', () => {
     expect(lines[1]).toBe('unknown mystery: unknown type');
     expect(log().querySelector('.error-line')?.textContent).toContain('warning: low disk');
   });
+
+  it('writes no line for a running tool’s heartbeat, nor for one an older Catalyst kept as unknown', () => {
+    const heartbeat = {
+      type: 'tool_progress',
+      tool_use_id: 'toolu_1-heartbeat-0',
+      tool_name: 'Bash',
+      parent_tool_use_id: 'toolu_1',
+      elapsed_time_seconds: 30,
+      heartbeat: true,
+    } as const;
+    renderFrames([
+      relayEvent(1, { type: 'claude:event', runId: 'run-1', message: heartbeat }),
+      relayEvent(2, {
+        type: 'claude:event',
+        runId: 'run-1',
+        message: {
+          type: 'unknown',
+          originalType: 'tool_progress',
+          reason: 'unknown type "tool_progress"',
+          raw: { ...heartbeat, elapsed_time_seconds: 60 },
+        },
+      }),
+      relayEvent(3, {
+        type: 'claude:event',
+        runId: 'run-1',
+        message: {
+          type: 'unknown',
+          originalType: 'mystery',
+          reason: 'unknown type',
+          raw: { type: 'mystery' },
+        },
+      }),
+    ]);
+    const lines = [...log().querySelectorAll('.event-line')].map((line) => line.textContent);
+    expect(lines).toEqual(['unknown mystery: unknown type']);
+  });
 });
 
 describe('Transcript: run summary', () => {

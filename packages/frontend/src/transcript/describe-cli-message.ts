@@ -43,6 +43,8 @@ function describe(message: CliMessage): string {
     }
     case 'control_cancel_request':
       return `control_cancel_request ${message.request_id}`;
+    case 'tool_progress':
+      return `tool_progress ${message.tool_name} running for ${String(message.elapsed_time_seconds)} s`;
     case 'unknown': {
       const origin = [message.originalType, message.originalSubtype].filter(Boolean).join('/');
       return `unknown${origin === '' ? '' : ` ${origin}`}: ${message.reason}`;

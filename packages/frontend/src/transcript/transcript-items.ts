@@ -1,5 +1,6 @@
 import {
   ASK_USER_QUESTION_TOOL_NAME,
+  CliMessageSchema,
   isCanUseToolRequest,
   type CommandResult,
   type RelayEvent,
@@ -429,13 +430,16 @@ function placeDrafts(base: BaseItems, drafts: readonly TextDraft[]): TranscriptI
 
 /**
  * CLI lines the transcript already shows in another form get no line of their own: partial-message lines (the
- * text deltas show them), thinking-token counts (the thinking block shows the thinking), and the control traffic around a tool call (`can_use_tool` and its answers: the tool
- * card, the question card or the permission card is what a person reads).
+ * text deltas show them), thinking-token counts (the thinking block shows the thinking), a running tool's heartbeats
+ * (its card says it is running), and the control traffic around a tool call (`can_use_tool` and its answers: the tool
+ * card, the question card or the permission card is what a person reads). A line an older Catalyst kept as unknown
+ * is read again as this one would: the CLI's `tool_progress` was unknown before 2.1.331's heartbeats were measured.
  */
 function isShownElsewhere(message: EventOf<'claude:event'>['message']): boolean {
   switch (message.type) {
     case 'stream_event':
     case 'control_cancel_request':
+    case 'tool_progress':
       return true;
     case 'control_response':
       return message.response.subtype !== 'error';
@@ -443,10 +447,13 @@ function isShownElsewhere(message: EventOf<'claude:event'>['message']): boolean 
       return message.request.subtype === 'can_use_tool';
     case 'system':
       return message.subtype === 'thinking_tokens';
+    case 'unknown': {
+      const known = CliMessageSchema.safeParse(message.raw);
+      return known.success && known.data.type !== 'unknown' && isShownElsewhere(known.data);
+    }
     case 'assistant':
     case 'user':
     case 'result':
-    case 'unknown':
       return false;
   }
 }
