@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunMode } from '@catalyst/protocol';
-import { text, waitUntil } from '@catalyst/testkit';
+import { text, toolUse, waitUntil } from '@catalyst/testkit';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
 import { expectNothingLeft, sessionDirs, sessionOf } from './session-test-kit.ts';
 
@@ -116,6 +116,45 @@ describe('mode switches', () => {
     client.send({ type: 'mode', ideaId: 'idea-0000000000000000', mode: 'build', requestId: 'm1' });
     const error = await client.waitFor((frame) => frame.type === 'error' && frame.requestId === 'm1');
     expect(error).toMatchObject({ code: 'IDEA_NOT_FOUND' });
+    client.close();
+  });
+
+  it('answers the chat after a build whose background command its process took down, not with the CLI’s own turn', async () => {
+    // Measured on 2.1.331: a Bash call run in the background that has not ended when its claude exits (here, the
+    // build's process, ended for the chat's mode) is told to the resumed session first, in a turn of the CLI's own
+    // whose result (`origin: task-notification`, no turns) came before the chat's own answer and was taken for it.
+    const idea = await fixture.service.createIdea('Background command');
+    const go = join(fixture.service.projectDir(idea.id), 'go');
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+    fixture.model.enqueue(
+      toolUse('Bash', {
+        command: `while [ ! -e ${go} ]; do sleep 0.2; done`,
+        description: 'Wait in the background',
+        run_in_background: true,
+      }),
+      text('Started it.'),
+      text('The chat’s own answer.'),
+    );
+    const build = await client.run(idea.id, 'build', 'Start it in the background.');
+    expect(build.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    const chat = await client.run(idea.id, 'chat', 'And now?');
+    expect(chat.at(-1)).toMatchObject({
+      type: 'run:ended',
+      outcome: 'completed',
+      result: { result: 'The chat’s own answer.' },
+    });
+    // The background command went with the build's process.
+    expect(
+      client
+        .events()
+        .some(
+          (event) =>
+            event.type === 'claude:event' &&
+            event.message.type === 'system' &&
+            event.message.subtype === 'task_notification',
+        ),
+    ).toBe(true);
     client.close();
   });
 });

@@ -188,6 +188,30 @@ describe('parseCliOutput: stream_event and control lines (§3.9, §8)', () => {
 /** A Bash call's heartbeat, as 2.1.331 printed it 30 s into a command that waited (a build's step, by hand). */
 const toolProgressLine = String.raw`{"type":"tool_progress","tool_use_id":"toolu_msg_scripted_1_0-heartbeat-0","tool_name":"Bash","parent_tool_use_id":"toolu_msg_scripted_1_0","elapsed_time_seconds":30,"heartbeat":true,"session_id":"8f529aae-ff65-420d-b34b-3b081108ffe9","uuid":"4526e6fa-5098-4d94-ab22-8be231a95561"}`;
 
+/** What 2.1.331 printed when a Bash command passed its 120 s limit and went on in the background (a build, by hand). */
+const backgroundTasksLine = String.raw`{"type":"system","subtype":"background_tasks_changed","tasks":[{"task_id":"bwx1v3im1","run_id":"0mwyf33lt-74d02cb3","task_type":"local_bash","description":"Wait for go"}],"uuid":"2b6b7789-b43d-4f17-9e59-9f5f8acdd997","session_id":"8f529aae-ff65-420d-b34b-3b081108ffe9"}`;
+/** The result of the CLI's own turn that told the resumed session its background command had been stopped. */
+const ownTurnResultLine = String.raw`{"type":"result","subtype":"success","is_error":false,"duration_ms":292,"duration_api_ms":0,"num_turns":0,"result":"","stop_reason":null,"session_id":"8f529aae-ff65-420d-b34b-3b081108ffe9","total_cost_usd":0.00246,"permission_denials":[],"origin":{"kind":"task-notification"},"uuid":"5d1f0b34-0000-4000-8000-000000000000"}`;
+
+describe('parseCliOutput: lines measured on 2.1.331', () => {
+  it('types the list of background tasks', () => {
+    const message = parseAs(backgroundTasksLine, 'system');
+    expect(message).toMatchObject({
+      subtype: 'background_tasks_changed',
+      tasks: [{ task_id: 'bwx1v3im1', task_type: 'local_bash', description: 'Wait for go' }],
+    });
+  });
+
+  it('types the result of a turn the CLI ran by itself, which has no api_error_status, keeping its origin', () => {
+    const message = parseAs(ownTurnResultLine, 'result');
+    expect(message).toMatchObject({
+      subtype: 'success',
+      num_turns: 0,
+      origin: { kind: 'task-notification' },
+    });
+  });
+});
+
 describe('parseCliOutput: tool_progress', () => {
   it('types a running tool’s heartbeat, naming its call', () => {
     const message = parseAs(toolProgressLine, 'tool_progress');
@@ -207,6 +231,8 @@ describe('CliMessageSchema', () => {
     ...Object.values(controlLines),
     streamEventLine,
     toolProgressLine,
+    backgroundTasksLine,
+    ownTurnResultLine,
   ];
 
   it.each(all)('parses what parseCliOutput returned to the same value: %s', (line) => {

@@ -46,12 +46,16 @@ const resultFields = {
   permission_denials: z.array(PermissionDenialSchema),
 };
 
-/** `result` is the text of the last assistant message, or the API error text when `is_error` (§3.6). */
+/**
+ * `result` is the text of the last assistant message, or the API error text when `is_error` (§3.6). The result of
+ * a turn the CLI ran by itself (2.1.331: a background task's notification, `origin.kind: "task-notification"`) has
+ * no `api_error_status`.
+ */
 export const ResultSuccessMessageSchema = z.looseObject({
   ...resultFields,
   subtype: z.literal('success'),
   result: z.string(),
-  api_error_status: z.number().nullable(),
+  api_error_status: z.number().nullable().optional(),
 });
 export type ResultSuccessMessage = z.infer<typeof ResultSuccessMessageSchema>;
 

@@ -109,6 +109,24 @@ export const SystemTaskNotificationMessageSchema = z.looseObject({
 });
 export type SystemTaskNotificationMessage = z.infer<typeof SystemTaskNotificationMessageSchema>;
 
+/**
+ * The background tasks now running, after one was added or ended (measured on 2.1.331: a Bash command still running
+ * after its 120 s limit is moved to the background, and this line lists it; not in the reference's §3).
+ */
+export const SystemBackgroundTasksChangedMessageSchema = z.looseObject({
+  type: z.literal('system'),
+  subtype: z.literal('background_tasks_changed'),
+  ...lineIds,
+  tasks: z.array(
+    z.looseObject({
+      task_id: z.string(),
+      task_type: z.string().optional(),
+      description: z.string().optional(),
+    }),
+  ),
+});
+export type SystemBackgroundTasksChangedMessage = z.infer<typeof SystemBackgroundTasksChangedMessageSchema>;
+
 /** §3.10: after a successful `/compact`; `trigger` is "manual" or "auto". */
 export const SystemCompactBoundaryMessageSchema = z.looseObject({
   type: z.literal('system'),
@@ -131,6 +149,7 @@ export const CliSystemMessageSchema = z.discriminatedUnion('subtype', [
   SystemTaskStartedMessageSchema,
   SystemTaskUpdatedMessageSchema,
   SystemTaskNotificationMessageSchema,
+  SystemBackgroundTasksChangedMessageSchema,
   SystemCompactBoundaryMessageSchema,
 ]);
 export type CliSystemMessage = z.infer<typeof CliSystemMessageSchema>;

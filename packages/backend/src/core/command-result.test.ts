@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseCliOutput, type CliMessage } from '@catalyst/protocol';
-import { parseResult } from './command-result.ts';
+import { isCliOwnTurnResult, parseResult } from './command-result.ts';
 
 // Result lines as the real CLI prints them (claude-cli-protocol.md §3.4–§3.6), run through the real parser first.
 const base = {
@@ -135,5 +135,15 @@ describe('parseResult', () => {
       permission_denials: [denial],
     });
     expect(parseResult(message, 's', 0).permissionDenials).toEqual([denial]);
+  });
+});
+
+describe('isCliOwnTurnResult', () => {
+  it('tells the result of a turn the CLI ran by itself (a task notification) from the one of a message sent', () => {
+    expect(isCliOwnTurnResult({ type: 'result', origin: { kind: 'task-notification' } })).toBe(true);
+    expect(isCliOwnTurnResult({ type: 'result' })).toBe(false);
+    expect(isCliOwnTurnResult({ type: 'result', origin: { kind: 'human' } })).toBe(false);
+    expect(isCliOwnTurnResult({ type: 'result', origin: 'task-notification' })).toBe(false);
+    expect(isCliOwnTurnResult(null)).toBe(false);
   });
 });

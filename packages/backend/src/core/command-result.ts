@@ -15,6 +15,21 @@ import {
 
 const numberOrZero = z.number().nonnegative().catch(0);
 
+/**
+ * Whether a `result` line (typed, or an unknown one's `raw`) ends a turn the CLI ran by itself, not the one Catalyst
+ * sent a message for. Measured on 2.1.331: a background task that ended (or was stopped with its process) is told to
+ * the model in a turn of the CLI's own, whose result comes with `origin: { kind: "task-notification" }` and no
+ * turns, often right before the answer to the message sent (a resumed session delivers what was pending first). A
+ * result for a person's message has no `origin`.
+ */
+export function isCliOwnTurnResult(line: unknown): boolean {
+  if (typeof line !== 'object' || line === null || !('origin' in line)) return false;
+  const { origin } = line;
+  return (
+    typeof origin === 'object' && origin !== null && 'kind' in origin && origin.kind === 'task-notification'
+  );
+}
+
 // Lenient on purpose: what we do not own may lack a field; a missing cost or turn count counts as 0.
 const ResultFieldsSchema = z.object({
   subtype: z.string().catch('unknown'),

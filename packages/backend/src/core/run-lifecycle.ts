@@ -8,7 +8,7 @@ import {
   type UnknownCliMessage,
 } from '@catalyst/protocol';
 import type { RunOutcome } from './run-outcome.ts';
-import { parseResult } from './command-result.ts';
+import { isCliOwnTurnResult, parseResult } from './command-result.ts';
 import { LiveText } from './live-text.ts';
 import { toErrorDraft, toRelayDrafts, toStderrDraft, type RelayContext } from './relay-mapping.ts';
 import {
@@ -40,6 +40,11 @@ export * from './run-commands.ts';
  */
 
 const STDERR_TAIL_CHARS = 2_000;
+/** A result of a turn the CLI ran by itself: the turn Catalyst sent goes on to its own result. */
+const ownTurnLog = log(
+  'info',
+  'a result of a turn the CLI ran by itself (a background task’s notification): not this turn’s',
+);
 
 type Phase = 'created' | 'running' | 'finished';
 
@@ -178,6 +183,7 @@ export class RunLifecycle {
       case 'control_cancel_request':
         return this.#prompts.onWithdrawn(message.request_id, now);
       case 'result':
+        if (isCliOwnTurnResult(message)) return [ownTurnLog];
         // Not the run's result when the resumed session is gone: the run goes on in a new one once this exits.
         if (this.#stop === undefined && this.#recovery.noteResult(message))
           return [log('info', `session ${this.#sessionId ?? ''} is gone from the host; starting a new one`)];
@@ -202,7 +208,9 @@ export class RunLifecycle {
 
   /** cli-result.ts: an untyped result still ends the turn (as a failure); an untyped control request still waits. */
   #onUnknown(message: UnknownCliMessage, now: number): RunCommand[] {
-    if (message.originalType === 'result') return this.#onResult(message, now);
+    if (message.originalType === 'result') {
+      return isCliOwnTurnResult(message.raw) ? [ownTurnLog] : this.#onResult(message, now);
+    }
     const answer = answerUnreadableControlRequest(message);
     return answer === undefined ? [] : this.#prompts.reply(answer);
   }

@@ -184,7 +184,7 @@ describe('Transcript: content', () => {
     expect(log().querySelector('.error-line')?.textContent).toContain('warning: low disk');
   });
 
-  it('writes no line for a running tool’s heartbeat, nor for one an older Catalyst kept as unknown', () => {
+  it('writes no line for a running tool’s heartbeat, and reads again what an older Catalyst kept as unknown', () => {
     const heartbeat = {
       type: 'tool_progress',
       tool_use_id: 'toolu_1-heartbeat-0',
@@ -215,9 +215,31 @@ describe('Transcript: content', () => {
           raw: { type: 'mystery' },
         },
       }),
+      // Kept as unknown by an older Catalyst, and known now: in words.
+      relayEvent(4, {
+        type: 'claude:event',
+        runId: 'run-1',
+        message: {
+          type: 'unknown',
+          originalType: 'system',
+          originalSubtype: 'background_tasks_changed',
+          reason: 'unknown system subtype "background_tasks_changed"',
+          raw: {
+            type: 'system',
+            subtype: 'background_tasks_changed',
+            tasks: [{ task_id: 'b1', task_type: 'local_bash', description: 'Wait for go' }],
+            session_id: 's',
+            uuid: 'u',
+          },
+        },
+      }),
     ]);
     const lines = [...log().querySelectorAll('.event-line')].map((line) => line.textContent);
-    expect(lines).toEqual(['unknown mystery: unknown type']);
+    // The words, with the raw line behind them.
+    expect(lines).toEqual([
+      'unknown mystery: unknown type',
+      'Running in the background: Wait for gosystem/background_tasks_changed Wait for go',
+    ]);
   });
 });
 

@@ -71,9 +71,18 @@ function describeSystem(message: CliSystemMessage): string {
       return message.patch.status ?? '';
     case 'task_notification':
       return `${message.status}: ${message.summary}`;
+    case 'background_tasks_changed':
+      return describeBackgroundTasks(message.tasks);
     case 'compact_boundary':
       return `${message.compact_metadata.trigger}, ${message.compact_metadata.pre_tokens} tokens before`;
   }
+}
+
+/** The tasks a `background_tasks_changed` line lists, by what they do. */
+export function describeBackgroundTasks(
+  tasks: readonly { task_id: string; description?: string | undefined }[],
+): string {
+  return tasks.length === 0 ? 'none' : tasks.map((task) => task.description ?? task.task_id).join(', ');
 }
 
 function shorten(line: string): string {

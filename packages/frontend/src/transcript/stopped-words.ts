@@ -1,5 +1,6 @@
 import type { CliMessage, RelayEvent, RunOutcomeKind } from '@catalyst/protocol';
 import { createContext, useContext } from 'react';
+import { describeBackgroundTasks } from './describe-cli-message.ts';
 
 /**
  * What the CLI writes when a run is stopped, in the person's words (issue 31). A timed-out or cancelled run left
@@ -71,6 +72,10 @@ export function describeTaskMessage(message: CliMessage): string | undefined {
       return `A task changed${message.patch.status === undefined ? '' : `: ${message.patch.status}`}`;
     case 'task_notification':
       return `A task ${message.status}: ${message.summary}`;
+    case 'background_tasks_changed':
+      return message.tasks.length === 0
+        ? 'Nothing runs in the background any more.'
+        : `Running in the background: ${describeBackgroundTasks(message.tasks)}`;
     case 'init':
     case 'api_retry':
     case 'status':

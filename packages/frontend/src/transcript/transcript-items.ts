@@ -157,9 +157,12 @@ class ItemBuilder {
       case 'claude:tool_use':
         this.#remember(`tool:${event.toolUseId}`);
         return { kind: 'tool', key, use: event, result: undefined, isRunEnded, prompt: undefined };
-      case 'claude:event':
+      case 'claude:event': {
         this.#noteCallOfRequest(event.message);
-        return isShownElsewhere(event.message) ? undefined : { kind: 'event', key, event };
+        const message = readAgain(event.message);
+        if (isShownElsewhere(message)) return undefined;
+        return { kind: 'event', key, event: message === event.message ? event : { ...event, message } };
+      }
       case 'claude:error':
         return { kind: 'error', key, event };
       case 'autopilot:started':
@@ -429,11 +432,20 @@ function placeDrafts(base: BaseItems, drafts: readonly TextDraft[]): TranscriptI
 }
 
 /**
+ * A CLI line an older Catalyst kept as unknown, as this one reads it (2.1.331's `tool_progress` and
+ * `system/background_tasks_changed` were unknown before they were measured); any other message as it is.
+ */
+function readAgain(message: EventOf<'claude:event'>['message']): EventOf<'claude:event'>['message'] {
+  if (message.type !== 'unknown') return message;
+  const known = CliMessageSchema.safeParse(message.raw);
+  return known.success && known.data.type !== 'unknown' ? known.data : message;
+}
+
+/**
  * CLI lines the transcript already shows in another form get no line of their own: partial-message lines (the
  * text deltas show them), thinking-token counts (the thinking block shows the thinking), a running tool's heartbeats
  * (its card says it is running), and the control traffic around a tool call (`can_use_tool` and its answers: the tool
- * card, the question card or the permission card is what a person reads). A line an older Catalyst kept as unknown
- * is read again as this one would: the CLI's `tool_progress` was unknown before 2.1.331's heartbeats were measured.
+ * card, the question card or the permission card is what a person reads).
  */
 function isShownElsewhere(message: EventOf<'claude:event'>['message']): boolean {
   switch (message.type) {
@@ -447,13 +459,10 @@ function isShownElsewhere(message: EventOf<'claude:event'>['message']): boolean 
       return message.request.subtype === 'can_use_tool';
     case 'system':
       return message.subtype === 'thinking_tokens';
-    case 'unknown': {
-      const known = CliMessageSchema.safeParse(message.raw);
-      return known.success && known.data.type !== 'unknown' && isShownElsewhere(known.data);
-    }
     case 'assistant':
     case 'user':
     case 'result':
+    case 'unknown':
       return false;
   }
 }
