@@ -102,6 +102,34 @@ describe('RunLifecycle: how the host ending maps to the outcome', () => {
   });
 });
 
+describe('RunLifecycle: a result of a turn the CLI ran by itself', () => {
+  /** 2.1.331 (measured in test/mode-switch.test.ts): a task notification's turn; no api_error_status. */
+  const ownTurnResult = () => {
+    const { api_error_status: _absent, ...line } = successResultLine('');
+    return { ...line, num_turns: 0, origin: { kind: 'task-notification' } };
+  };
+
+  it('goes on to the result of the message sent, typed or not', () => {
+    const run = new LifecycleHarness();
+    run.start();
+    run.line(initLine());
+    // Not the turn's end: stdin stays open for the answer to come.
+    expect(run.line(ownTurnResult())).not.toContainEqual({ type: 'end_input' });
+    // One the parser cannot type still says where it came from.
+    expect(run.line({ ...ownTurnResult(), total_cost_usd: 'x' })).not.toContainEqual({ type: 'end_input' });
+    expect(run.line(successResultLine('The answer.'))).toContainEqual({ type: 'end_input' });
+    const [finish] = finishesOf(run.outcome({ kind: 'exited', code: 0, signal: null }));
+    expect(finish).toMatchObject({ outcome: 'completed', result: { result: 'The answer.' } });
+  });
+
+  it('ends a stop, as any result does (the interrupt may land in the CLI’s own turn)', () => {
+    const run = new LifecycleHarness();
+    run.start();
+    run.cancel();
+    expect(run.line(ownTurnResult())).toContainEqual({ type: 'end_input' });
+  });
+});
+
 describe('RunLifecycle: answering can_use_tool', () => {
   function answerTo(mode: 'chat' | 'build', toolName: string, input: Record<string, unknown>) {
     const run = new LifecycleHarness({ mode });

@@ -183,7 +183,8 @@ export class RunLifecycle {
       case 'control_cancel_request':
         return this.#prompts.onWithdrawn(message.request_id, now);
       case 'result':
-        if (isCliOwnTurnResult(message)) return [ownTurnLog];
+        // While stopping, any result ends it (an interrupt may land in the CLI's own turn).
+        if (this.#stop === undefined && isCliOwnTurnResult(message)) return [ownTurnLog];
         // Not the run's result when the resumed session is gone: the run goes on in a new one once this exits.
         if (this.#stop === undefined && this.#recovery.noteResult(message))
           return [log('info', `session ${this.#sessionId ?? ''} is gone from the host; starting a new one`)];
@@ -209,7 +210,9 @@ export class RunLifecycle {
   /** cli-result.ts: an untyped result still ends the turn (as a failure); an untyped control request still waits. */
   #onUnknown(message: UnknownCliMessage, now: number): RunCommand[] {
     if (message.originalType === 'result') {
-      return isCliOwnTurnResult(message.raw) ? [ownTurnLog] : this.#onResult(message, now);
+      return this.#stop === undefined && isCliOwnTurnResult(message.raw)
+        ? [ownTurnLog]
+        : this.#onResult(message, now);
     }
     const answer = answerUnreadableControlRequest(message);
     return answer === undefined ? [] : this.#prompts.reply(answer);

@@ -158,10 +158,9 @@ class ItemBuilder {
         this.#remember(`tool:${event.toolUseId}`);
         return { kind: 'tool', key, use: event, result: undefined, isRunEnded, prompt: undefined };
       case 'claude:event': {
-        this.#noteCallOfRequest(event.message);
-        const message = readAgain(event.message);
-        if (isShownElsewhere(message)) return undefined;
-        return { kind: 'event', key, event: message === event.message ? event : { ...event, message } };
+        const read = readAgain(event);
+        this.#noteCallOfRequest(read.message);
+        return isShownElsewhere(read.message) ? undefined : { kind: 'event', key, event: read };
       }
       case 'claude:error':
         return { kind: 'error', key, event };
@@ -431,20 +430,29 @@ function placeDrafts(base: BaseItems, drafts: readonly TextDraft[]): TranscriptI
   return result;
 }
 
+/** Events read again (readAgain), each once: the same event object gives the same item on every rebuild. */
+const readAgainCache = new WeakMap<EventOf<'claude:event'>, EventOf<'claude:event'>>();
+
 /**
- * A CLI line an older Catalyst kept as unknown, as this one reads it (2.1.331's `tool_progress` and
- * `system/background_tasks_changed` were unknown before they were measured); any other message as it is.
+ * An event whose CLI line an older Catalyst kept as unknown, as this one reads it (2.1.331's `tool_progress` and
+ * `system/background_tasks_changed` were unknown before they were measured); any other event as it is. The schema,
+ * not `parseCliOutput`: its compiled validators need `new Function`, which the page's CSP refuses.
  */
-function readAgain(message: EventOf<'claude:event'>['message']): EventOf<'claude:event'>['message'] {
-  if (message.type !== 'unknown') return message;
-  const known = CliMessageSchema.safeParse(message.raw);
-  return known.success && known.data.type !== 'unknown' ? known.data : message;
+function readAgain(event: EventOf<'claude:event'>): EventOf<'claude:event'> {
+  if (event.message.type !== 'unknown') return event;
+  const cached = readAgainCache.get(event);
+  if (cached !== undefined) return cached;
+  const known = CliMessageSchema.safeParse(event.message.raw);
+  const read = known.success && known.data.type !== 'unknown' ? { ...event, message: known.data } : event;
+  readAgainCache.set(event, read);
+  return read;
 }
 
 /**
  * CLI lines the transcript already shows in another form get no line of their own: partial-message lines (the
  * text deltas show them), thinking-token counts (the thinking block shows the thinking), a running tool's heartbeats
- * (its card says it is running), and the control traffic around a tool call (`can_use_tool` and its answers: the tool
+ * (its card says it is running), a result (the run's summary; only an older Catalyst's unknown one, read again, is
+ * an event), and the control traffic around a tool call (`can_use_tool` and its answers: the tool
  * card, the question card or the permission card is what a person reads).
  */
 function isShownElsewhere(message: EventOf<'claude:event'>['message']): boolean {
@@ -452,6 +460,7 @@ function isShownElsewhere(message: EventOf<'claude:event'>['message']): boolean 
     case 'stream_event':
     case 'control_cancel_request':
     case 'tool_progress':
+    case 'result':
       return true;
     case 'control_response':
       return message.response.subtype !== 'error';
@@ -461,7 +470,6 @@ function isShownElsewhere(message: EventOf<'claude:event'>['message']): boolean 
       return message.subtype === 'thinking_tokens';
     case 'assistant':
     case 'user':
-    case 'result':
     case 'unknown':
       return false;
   }
