@@ -1,6 +1,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { appendFile, chown, mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,18 +20,27 @@ import {
 // `./scripts/start` as a newcomer runs it, on a machine without a claude of its own, with a hosts file that names a
 // VM: the VM's preflight finds the VM's own claude (here ~/.local/bin/claude of the dash user, which sshd's PATH
 // lacks), never a path that exists only on the machine running Catalyst. The local host still gets a claude.
+//
+// It runs on a copy of the checkout of its own: ./scripts/start installs the dependencies and builds the web app
+// where it lives, and the checkout's node_modules is what every other test file, in the other worker, runs from at
+// the same moment (a relinked `tsx` once failed a browser test and killed a vitest worker, issue 39).
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const START_TIMEOUT_MS = 240_000;
 
 let sshd: SshdHandle;
 let config: TempDir;
+let checkout: TempDir;
 let vmClaude: string;
 let start: ChildProcess | undefined;
+/** When the shared checkout's install was last written, before this file ran: it must not change. */
+let sharedInstalledAt: number;
 
 beforeAll(async () => {
   sshd = await startSshd();
   config = await createTempDir('start-script');
+  checkout = await copyCheckout();
+  sharedInstalledAt = await modifiedAt(join(repoRoot, 'node_modules', '.modules.yaml'));
   // The VM's own claude, where the native installer puts it.
   const user = sshd.users.dash;
   const { uid, gid } = await stat(user.home);
@@ -42,14 +52,35 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (start?.pid !== undefined && start.exitCode === null) {
-    process.kill(-start.pid, 'SIGTERM');
-    await new Promise((resolve) => start?.once('exit', resolve));
-  }
+  await stopStart();
   await rm(join(sshd.users.dash.home, '.local'), { recursive: true, force: true });
+  await checkout.remove();
   await config.remove();
   await sshd.stop();
 });
+
+/** The checkout's files as git sees them (tracked, and new ones not ignored), without node_modules or builds. */
+async function copyCheckout(): Promise<TempDir> {
+  const copy = await createTempDir('start-checkout');
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  // A file deleted in the work tree but not yet in git's index is listed too: tar would fail on it.
+  const files = listed.split('\0').filter((file) => file !== '' && existsSync(join(repoRoot, file)));
+  execFileSync(
+    '/bin/sh',
+    ['-c', 'tar -C "$1" --null -T - -cf - | tar -C "$2" -xf -', 'copy', repoRoot, copy.path],
+    {
+      input: files.join('\0'),
+    },
+  );
+  return copy;
+}
+
+async function modifiedAt(path: string): Promise<number> {
+  return (await stat(path)).mtimeMs;
+}
 
 /** A PATH with node and pnpm but no claude: the backend machine of a newcomer. */
 function pathWithoutClaude(): string {
@@ -60,10 +91,15 @@ function pathWithoutClaude(): string {
   return path;
 }
 
-/** Starts ./scripts/start and resolves with its URL once it prints the login link. */
-async function runStart(env: Record<string, string>): Promise<string> {
-  const child = spawn(join(repoRoot, 'scripts', 'start'), [], {
-    cwd: repoRoot,
+interface Started {
+  url: string;
+  output: () => string;
+}
+
+/** Starts the copy's ./scripts/start and resolves with its URL once it prints the login link. */
+async function runStart(env: Record<string, string>): Promise<Started> {
+  const child = spawn(join(checkout.path, 'scripts', 'start'), [], {
+    cwd: checkout.path,
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -88,17 +124,42 @@ async function runStart(env: Record<string, string>): Promise<string> {
       what: `scripts/start to print its login link; so far:\n${output}`,
     },
   );
-  return url ?? '';
+  return { url: url ?? '', output: () => output };
 }
+
+async function stopStart(): Promise<void> {
+  const child = start;
+  start = undefined;
+  if (child?.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  process.kill(-child.pid, 'SIGTERM');
+  await exited;
+}
+
+function startEnv(): Record<string, string> {
+  const hostsFile = join(config.path, 'hosts.json');
+  return {
+    PATH: pathWithoutClaude(),
+    // The invoking user's own home, not the test worker's: pnpm finds its store there.
+    HOME: userInfo().homedir,
+    LANG: 'C.UTF-8',
+    CATALYST_PORT: '0',
+    CATALYST_TOKEN: token,
+    CATALYST_CONFIG_DIR: config.path,
+    CATALYST_CONFIG_FILE: hostsFile,
+    CATALYST_IDEAS_ROOT: `~/catalyst-start-${randomBytes(4).toString('hex')}`,
+    CATALYST_LOG_LEVEL: 'warn',
+  };
+}
+
+const token = randomBytes(32).toString('base64url');
 
 describe('./scripts/start with a hosts file naming a VM, on a machine without claude', () => {
   it(
     "the VM's preflight finds the VM's own claude; the local host falls back to the one this project installed",
     async () => {
-      const token = randomBytes(32).toString('base64url');
-      const hostsFile = join(config.path, 'hosts.json');
       await writeFile(
-        hostsFile,
+        join(config.path, 'hosts.json'),
         JSON.stringify({
           hosts: [
             {
@@ -114,18 +175,10 @@ describe('./scripts/start with a hosts file naming a VM, on a machine without cl
           ],
         }),
       );
-      const url = await runStart({
-        PATH: pathWithoutClaude(),
-        // The invoking user's own home, not the test worker's: pnpm finds its store there.
-        HOME: userInfo().homedir,
-        LANG: 'C.UTF-8',
-        CATALYST_PORT: '0',
-        CATALYST_TOKEN: token,
-        CATALYST_CONFIG_DIR: config.path,
-        CATALYST_CONFIG_FILE: hostsFile,
-        CATALYST_IDEAS_ROOT: `~/catalyst-start-${randomBytes(4).toString('hex')}`,
-        CATALYST_LOG_LEVEL: 'warn',
-      });
+      const { url, output } = await runStart(startEnv());
+      // A copy without node_modules or a build: the first start installs and builds.
+      expect(output()).toContain('installing workspace dependencies');
+      expect(output()).toContain('building the web app');
 
       const response = await fetch(`${url}/api/hosts`, { headers: { authorization: `Bearer ${token}` } });
       expect(response.status).toBe(200);
@@ -139,7 +192,43 @@ describe('./scripts/start with a hosts file naming a VM, on a machine without cl
       const here = hosts.find((host) => host.name === 'here');
       expect(here?.preflight?.claudePath, 'the local host found no claude').toBeDefined();
       expect(here?.preflight?.problems).toEqual([]);
+      await stopStart();
     },
     START_TIMEOUT_MS + 30_000,
+  );
+
+  it(
+    'starts again without installing or building when nothing changed, and builds again after a change to the web app',
+    async () => {
+      const installedAt = await modifiedAt(join(checkout.path, 'node_modules', '.modules.yaml'));
+      const builtAt = await modifiedAt(join(checkout.path, 'packages', 'frontend', 'dist', 'index.html'));
+      const again = await runStart(startEnv());
+      expect(again.output()).toContain('workspace dependencies are up to date');
+      expect(again.output()).toContain('the web app is up to date');
+      expect(again.output()).not.toContain('installing workspace dependencies');
+      expect(again.output()).not.toContain('building the web app');
+      expect((await fetch(`${again.url}/`)).status).toBe(200);
+      expect(await modifiedAt(join(checkout.path, 'node_modules', '.modules.yaml'))).toBe(installedAt);
+      expect(await modifiedAt(join(checkout.path, 'packages', 'frontend', 'dist', 'index.html'))).toBe(
+        builtAt,
+      );
+      await stopStart();
+
+      await appendFile(
+        join(checkout.path, 'packages', 'frontend', 'src', 'main.tsx'),
+        '\n// changed by a test\n',
+      );
+      const changed = await runStart(startEnv());
+      expect(changed.output()).toContain('workspace dependencies are up to date');
+      expect(changed.output()).toContain('building the web app');
+      expect(
+        await modifiedAt(join(checkout.path, 'packages', 'frontend', 'dist', 'index.html')),
+      ).toBeGreaterThan(builtAt);
+      await stopStart();
+
+      // The checkout every other test file runs from was never installed into.
+      expect(await modifiedAt(join(repoRoot, 'node_modules', '.modules.yaml'))).toBe(sharedInstalledAt);
+    },
+    3 * START_TIMEOUT_MS,
   );
 });
