@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { caught } from '@catalyst/testkit';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
-import type { HostTestContext } from './host-test-kit.ts';
 import { describeReadWithinContract, runOnHost } from './host-read-within-contract.ts';
+import { watchRun, type HostTestContext } from './host-test-kit.ts';
 
 /** The HostFiles half of the host contract (host-contract.ts). */
 
@@ -179,6 +179,39 @@ export function describeHostFilesContract(
         expect(isCatalystError(error) && error.details['path']).toBe(path);
       },
     );
+
+    // Issue 39: Catalyst's own files (meta.json, the history, reviews) sit beside a build's project, and one Bash
+    // step can put a FIFO in their place. Opening a FIFO waits for a writer: over SFTP it held the host's one
+    // session, locally one of libuv's threads. What is not a regular file is refused without being opened.
+    it('readFile and readRange refuse a FIFO without opening it, and a symlink: a waiting writer still waits', async () => {
+      const context = getContext();
+      const { host } = context;
+      const dir = await freshDir();
+      await runOnHost(context, ['mkfifo', `${dir}/meta.json`]);
+      await host.writeFileAtomic(`${dir}/real.json`, '{}');
+      await runOnHost(context, ['ln', '-s', 'real.json', `${dir}/link.json`]);
+      const writer = await host.startRun({
+        argv: ['sh', '-c', 'echo writing; echo hi > meta.json; echo wrote'],
+        cwd: dir,
+        limits: { graceMs: 1000 },
+      });
+      const watch = watchRun(writer);
+      await watch.waitForStdout('writing');
+      const started = performance.now();
+      for (const path of [`${dir}/meta.json`, `${dir}/link.json`]) {
+        for (const read of [host.readFile(path), host.readRange(path, 0, 10)]) {
+          const error = await caught(read);
+          expect(isCatalystError(error) && error.code, path).toBe('FILE_ERROR');
+          expect(error instanceof Error && error.message, path).toMatch(/not a regular file/);
+          expect(isCatalystError(error) && error.details['path']).toBe(path);
+        }
+      }
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect((await host.readFile(`${dir}/real.json`)).toString()).toBe('{}');
+      await host.killRun(writer.runTag);
+      const { stdout, outcome } = await watch.finish();
+      expect({ stdout, outcome }).toEqual({ stdout: 'writing\n', outcome: { kind: 'cancelled' } });
+    });
 
     // As root nothing in a scratch dir is unwritable; a path below a regular file fails for every user.
     it('a write below a regular file is a typed file error, naming the path', async () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -90,6 +90,31 @@ describe('a FIFO in a project', () => {
       expect(notes).toMatchObject({ text: 'still here\n' });
     } finally {
       await Promise.all(fifos.map(releaseFifo));
+    }
+  });
+
+  // Issue 39: Catalyst's own files beside the project. A FIFO at meta.json used to cost every listing the host's
+  // file time limit (20 s) and then a 503, as the SFTP session waited in its open().
+  it('a FIFO in place of an idea’s meta.json: the list answers at once, that idea marked as unreadable', async () => {
+    const { service } = fixture;
+    const other = await service.createIdea('Neighbour of a piped meta.json');
+    const piped = await service.createIdea('Piped meta.json');
+    const meta = join(service.ideasRoot, piped.id, 'meta.json');
+    await rm(meta);
+    makeFifo(meta);
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        const { response, ms } = await timedGet(service, '/api/ideas');
+        expect(response.status).toBe(200);
+        const body = JSON.stringify(await response.json());
+        expect(body).toContain(other.id);
+        expect(body).toContain('not a regular file');
+        expect(ms).toBeLessThan(2_000);
+      }
+      const { response, ms } = await timedGet(service, `/api/ideas/${other.id}`);
+      expect({ status: response.status, isQuick: ms < 2_000 }).toEqual({ status: 200, isQuick: true });
+    } finally {
+      await releaseFifo(meta);
     }
   });
 

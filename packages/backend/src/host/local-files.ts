@@ -7,13 +7,13 @@ import {
   open,
   readdir,
   realpath,
-  readFile,
   rename,
   rm,
   stat,
   unlink,
 } from 'node:fs/promises';
-import type { Dirent, Stats } from 'node:fs';
+import { constants, type Dirent, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { readWithinLocally } from './local-read-within.ts';
@@ -53,6 +53,7 @@ async function mapErrors<T>(operation: string, path: string, action: () => Promi
   try {
     return await action();
   } catch (error) {
+    if (error instanceof CatalystError) throw error;
     throw toFileError(error, operation, path);
   }
 }
@@ -90,8 +91,56 @@ async function writeFileAtomic(path: string, data: Buffer | string, options?: Cr
   }
 }
 
+/**
+ * Opens a regular file for reading, never anything else (issue 39: Catalyst's own files sit beside a build's
+ * project): lstat first, so that a FIFO is not opened at all (an open for reading would release a writer waiting on
+ * it); then O_NONBLOCK, so that a FIFO swapped in meanwhile does not hold one of libuv's threads until a writer
+ * comes, O_NOFOLLOW for a symlink swapped in, and fstat on what was opened.
+ */
+async function openRegularFile(path: string): Promise<FileHandle> {
+  const before = await lstat(path);
+  if (!before.isFile()) throw notRegularFile(path, before.isSymbolicLink() ? 'symlink' : kindName(before));
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  const info = await file.stat().catch(async (error: unknown) => {
+    await file.close();
+    throw error;
+  });
+  if (info.isFile()) return file;
+  await file.close();
+  throw notRegularFile(path, kindName(info));
+}
+
+function kindName(info: Stats): string {
+  return info.isFIFO() ? 'fifo' : kindOf(info);
+}
+
+/** O_NOFOLLOW on a symlink fails with ELOOP: said as what it is. */
+async function openForRead(path: string): Promise<FileHandle> {
+  try {
+    return await openRegularFile(path);
+  } catch (error) {
+    if (errnoOf(error) === 'ELOOP') throw notRegularFile(path, 'symlink');
+    throw error;
+  }
+}
+
+function notRegularFile(path: string, kind: string): CatalystError {
+  return new CatalystError('FILE_ERROR', `cannot read ${path}: not a regular file (${kind})`, {
+    details: { path, operation: 'read', kind },
+  });
+}
+
+async function readWhole(path: string): Promise<Buffer> {
+  const file = await openForRead(path);
+  try {
+    return await file.readFile();
+  } finally {
+    await file.close();
+  }
+}
+
 async function readRange(path: string, offset: number, length: number): Promise<Buffer> {
-  const file = await open(path, 'r');
+  const file = await openForRead(path);
   try {
     const buffer = Buffer.alloc(length);
     let filled = 0;
@@ -150,7 +199,7 @@ async function renameWithoutReplacing(from: string, to: string): Promise<void> {
 
 export function createLocalFiles(): HostFiles {
   return {
-    readFile: (path) => mapErrors('read', path, () => readFile(path)),
+    readFile: (path) => mapErrors('read', path, () => readWhole(path)),
     readRange: (path, offset, length) => mapErrors('read', path, () => readRange(path, offset, length)),
     writeFileAtomic,
     appendFile: (path, data, options) =>

@@ -68,6 +68,21 @@ export function lstatPath(sftp: SFTPWrapper, path: string): Promise<Stats> {
   });
 }
 
+/**
+ * Refuses, before any open, what is not a regular file (a FIFO, a socket, a device, a symlink in the file's place):
+ * sftp-server's open() of a FIFO waits for a writer, and with it the host's one SFTP session (issue 39). lstat
+ * then open is two steps; only the VM's own user can swap the file in between, and readWithin (one script) is there
+ * for paths that a build controls.
+ */
+export async function checkRegularFile(sftp: SFTPWrapper, path: string): Promise<void> {
+  const stats = await lstatPath(sftp, path);
+  if (stats.isFile()) return;
+  const kind = stats.isSymbolicLink() ? 'symlink' : stats.isFIFO() ? 'fifo' : kindOf(stats);
+  throw new CatalystError('FILE_ERROR', `cannot read ${path}: not a regular file (${kind})`, {
+    details: { path, action: 'read', kind },
+  });
+}
+
 export function makeDirectory(sftp: SFTPWrapper, path: string, mode?: number): Promise<void> {
   return sftpCall<undefined>('mkdir', path, (callback) => {
     sftp.mkdir(path, mode === undefined ? {} : { mode }, (error) => {
@@ -196,6 +211,7 @@ export async function readRange(
   path: string,
   range: { offset: number; length: number },
 ): Promise<Buffer> {
+  await checkRegularFile(sftp, path);
   const handle = await sftpCall<Buffer>('read', path, (callback) => {
     sftp.open(path, 'r', callback);
   });

@@ -6,6 +6,7 @@ import type { CreateOptions, HostFiles } from '../host.ts';
 import type { WithSftp } from './sftp-session.ts';
 import {
   appendToFile,
+  checkRegularFile,
   offersExtension,
   readRange,
   writeNewFile,
@@ -37,11 +38,12 @@ export function createSshFiles(withSftp: WithSftp, readWithin: HostFiles['readWi
     withSftp({ action, path }, work);
   return {
     readFile: (path) =>
-      on('read', path, (sftp) =>
-        sftpCall<Buffer>('read', path, (callback) => {
+      on('read', path, async (sftp) => {
+        await checkRegularFile(sftp, path);
+        return sftpCall<Buffer>('read', path, (callback) => {
           sftp.readFile(path, callback);
-        }),
-      ),
+        });
+      }),
     readRange: (path, offset, length) =>
       on('read', path, (sftp) => readRange(sftp, path, { offset, length })),
     writeFileAtomic: (path, data, options) =>
