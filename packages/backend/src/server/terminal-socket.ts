@@ -29,7 +29,15 @@ export interface TerminalSocketOptions {
   socket: WebSocket;
   terminals: TerminalsPort;
   logger: Logger;
+  /** How long the socket's input may wait on a pty that takes none of it before the heartbeat stops sparing it. */
+  maxInputWaitMs?: number;
 }
+
+/**
+ * Ten minutes: a paste into a program busy for minutes (a long statement in `catalyst shell x < big.sql`) goes on,
+ * and a client that vanished mid-paste holds its shell for no longer than this, the heartbeat and the detach.
+ */
+export const DEFAULT_MAX_INPUT_WAIT_MS = 10 * 60_000;
 
 export function startTerminalSocket(options: TerminalSocketOptions): { checkAlive(): void } {
   const { socket, logger } = options;
@@ -39,6 +47,13 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
   };
   const output = createOutputPacer(socket);
+  const input = createInputWait(socket, {
+    maxInputWaitMs: options.maxInputWaitMs ?? DEFAULT_MAX_INPUT_WAIT_MS,
+    // A client's `flow` pause counts no more: its unpause may be queued behind this input, unread.
+    onWait: () => {
+      output.recheck();
+    },
+  });
   const attachment: TerminalAttachment = {
     onOutput: (chunk) => {
       output.send(chunk);
@@ -97,6 +112,8 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
     else void link.close();
   };
   socket.on('message', (data: RawData, isBinary: boolean) => {
+    // Closing (signed out, displaced, ended): ws still delivers until the client's close arrives (issue 39).
+    if (socket.readyState !== WebSocket.OPEN) return;
     const bytes = toBuffer(data);
     if (isBinary) {
       if (bytes.length > MAX_TERMINAL_INPUT_BYTES) {
@@ -108,7 +125,7 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
         return;
       }
       if (link === undefined) sendFrame(invalid('Open or attach to a terminal first.'));
-      else if (!link.write(bytes)) waitForInput(link);
+      else if (!link.write(bytes)) input.wait(link);
       return;
     }
     const parsed = parseFrame(bytes);
@@ -121,31 +138,48 @@ export function startTerminalSocket(options: TerminalSocketOptions): { checkAliv
   socket.on('error', (error) => {
     logger.warn({ err: error }, 'terminal websocket error');
   });
-  // The pty's side is full (a big paste, `catalyst shell x < big.sql`): the socket is not read until it drains, so
-  // the client's sends wait in TCP, not in this process.
-  let wasHeldBack = false;
-  const waitForInput = (waiting: TerminalLink): void => {
-    if (socket.isPaused) return;
-    wasHeldBack = true;
-    socket.pause();
-    // A client's `flow` pause counts no more: its unpause may be queued behind this input, unread.
-    output.recheck();
-    void waiting.drained().then(() => {
-      socket.resume();
-    });
-  };
   socket.on('close', () => {
     output.close();
     link?.detach();
     link = undefined;
   });
-  // Held back since the last beat, or still: the client's pong waits behind its input, unread.
-  const isHeldBack = (): boolean => {
-    const held = wasHeldBack || socket.isPaused;
-    wasHeldBack = socket.isPaused;
-    return held;
+  return { checkAlive: createHeartbeat(socket, logger, input.isHeldBack) };
+}
+
+/**
+ * The pty's side is full (a big paste, `catalyst shell x < big.sql`): the socket is not read until it drains, so the
+ * client's sends wait in TCP, not in this process. Its pong then waits unread behind its input, so the heartbeat
+ * spares the socket (held back since the last beat, or still), but only while the pty takes some of the input at
+ * least every `maxInputWaitMs`. Past that, nothing this side can read tells a live client from one whose network
+ * died mid-paste into a program that reads nothing (`sleep`), which would hold its socket, and so its shell, for
+ * ever (issue 39): the heartbeat pings it as any other, and cuts it when the pong does not come.
+ */
+function createInputWait(
+  socket: WebSocket,
+  options: { maxInputWaitMs: number; onWait: () => void },
+): { wait: (link: TerminalLink) => void; isHeldBack: () => boolean } {
+  let wasHeldBack = false;
+  let waitingSince: number | undefined;
+  return {
+    wait: (link) => {
+      if (socket.isPaused) return;
+      wasHeldBack = true;
+      waitingSince = performance.now();
+      socket.pause();
+      options.onWait();
+      void link.drained().then(() => {
+        waitingSince = undefined;
+        socket.resume();
+      });
+    },
+    isHeldBack: () => {
+      const held = wasHeldBack || socket.isPaused;
+      wasHeldBack = socket.isPaused;
+      const isStalled =
+        waitingSince !== undefined && performance.now() - waitingSince >= options.maxInputWaitMs;
+      return held && !isStalled;
+    },
   };
-  return { checkAlive: createHeartbeat(socket, logger, isHeldBack) };
 }
 
 /**

@@ -19,12 +19,14 @@ afterEach(async () => {
   );
 });
 
-async function connectedPair(): Promise<{ server: WebSocket; client: WebSocket }> {
+async function connectedPair(
+  options: { autoPong?: boolean } = {},
+): Promise<{ server: WebSocket; client: WebSocket }> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   servers.push(wss);
   await new Promise((resolve) => wss.once('listening', resolve));
   const accepted = new Promise<WebSocket>((resolve) => wss.once('connection', resolve));
-  const client = new WebSocket(`ws://127.0.0.1:${String((wss.address() as AddressInfo).port)}`);
+  const client = new WebSocket(`ws://127.0.0.1:${String((wss.address() as AddressInfo).port)}`, options);
   await new Promise((resolve) => client.once('open', resolve));
   return { server: await accepted, client };
 }
@@ -61,6 +63,25 @@ describe('createHeartbeat', () => {
     beat();
     expect(server.readyState).toBe(WebSocket.OPEN);
     expect(pings).toBeGreaterThanOrEqual(3);
+    client.terminate();
+  });
+
+  it('takes a frame read for a pong: a client whose pongs wait behind a long paste is not ended', async () => {
+    const { server, client } = await connectedPair({ autoPong: false });
+    const beat = createHeartbeat(server, logger);
+    for (let index = 0; index < 3; index++) {
+      beat();
+      const read = new Promise((resolve) => {
+        server.once('message', resolve);
+        server.once('close', resolve);
+      });
+      client.send('part of a long paste');
+      await read;
+    }
+    beat();
+    expect(server.readyState).toBe(WebSocket.OPEN);
+    beat();
+    expect(server.readyState).not.toBe(WebSocket.OPEN);
     client.terminate();
   });
 });

@@ -2,12 +2,13 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { MAX_CLIENT_FRAME_BYTES, TERMINAL_WS_PATH } from '@catalyst/protocol';
 import type { Logger } from 'pino';
-import { WebSocket, WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { WsServices } from '../service/ports.ts';
 import type { Auth } from './auth.ts';
 import { startTerminalSocket, type TerminalsPort } from './terminal-socket.ts';
 import { startWsSession, type WsSession } from './ws-session.ts';
 import type { ViewingTabs } from '../push/viewing-tabs.ts';
+import { closeWithin } from './ws-close.ts';
 import { closeOnSignOut } from './ws-sign-out.ts';
 
 /**
@@ -41,6 +42,8 @@ export interface WsHubOptions {
   viewing?: ViewingTabs;
   /** The open terminals (issue 31); without them `/ws/terminal` is not found. */
   terminals?: TerminalsPort;
+  /** A terminal's socket whose input the pty has not taken for this long is no longer spared by the heartbeat. */
+  maxInputWaitMs?: number;
 }
 
 export interface WsHub {
@@ -129,7 +132,9 @@ function createSessions(options: WsHubOptions) {
       connectionCount += 1;
       const child = logger.child({ connection: connectionCount });
       if (path === TERMINAL_WS_PATH && options.terminals !== undefined) {
-        sessions.set(socket, startTerminalSocket({ socket, terminals: options.terminals, logger: child }));
+        const { terminals, maxInputWaitMs } = options;
+        const limits = maxInputWaitMs === undefined ? {} : { maxInputWaitMs };
+        sessions.set(socket, startTerminalSocket({ socket, terminals, logger: child, ...limits }));
         socket.once('close', (code: number) => {
           sessions.delete(socket);
           child.info({ code }, 'terminal websocket closed');
@@ -175,15 +180,5 @@ function refuseUpgrade(socket: Duplex, status: number, message: string): void {
 }
 
 function closeClient(socket: WebSocket): Promise<void> {
-  if (socket.readyState === WebSocket.CLOSED) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      socket.terminate();
-    }, CLOSE_GRACE_MS);
-    socket.once('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    socket.close(1001, 'server shutting down');
-  });
+  return closeWithin(socket, { code: 1001, reason: 'server shutting down', graceMs: CLOSE_GRACE_MS });
 }

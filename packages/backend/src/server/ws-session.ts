@@ -42,6 +42,8 @@ export function startWsSession(options: WsSessionOptions): WsSession {
   const subscriptions = createSubscriptionSet({ ideas: services.ideas, logger, send, sendPaced });
 
   socket.on('message', (data: RawData, isBinary: boolean) => {
+    // Closing (signed out, fallen behind, shutting down): ws still delivers until the client's close arrives.
+    if (socket.readyState !== WebSocket.OPEN) return;
     const parsed = parseClientFrame(toBuffer(data), isBinary);
     if (!parsed.ok) {
       send(parsed.error);
@@ -75,9 +77,12 @@ export function createHeartbeat(
   isHeldBack: () => boolean = () => false,
 ): () => void {
   let isAlive = true;
-  socket.on('pong', () => {
+  const markAlive = (): void => {
     isAlive = true;
-  });
+  };
+  socket.on('pong', markAlive);
+  // A frame read is as good as a pong: a long paste's pong waits behind it, and it is read as it comes.
+  socket.on('message', markAlive);
   return () => {
     if (isHeldBack()) {
       isAlive = true;
