@@ -392,7 +392,7 @@ export const GUARDED_API = {
     body: PushSubscriptionBodySchema,
     status: 201,
     response: PushSubscriptionResponseSchema,
-    errors: ['INVALID_ARGUMENT'],
+    errors: ['INVALID_ARGUMENT', 'UNSAFE_ARGUMENT'],
   },
   removePushSubscription: {
     method: 'POST',
@@ -888,7 +888,10 @@ export const LOGIN_API = {
     status: 200,
     response: LoginResponseSchema,
     errors: ['INVALID_ARGUMENT', 'UNAUTHORIZED'],
-    otherStatuses: [LOGIN_BODY_TOO_LARGE],
+    otherStatuses: [
+      LOGIN_BODY_TOO_LARGE,
+      { code: 'UNAUTHORIZED', status: 429, when: 'too many wrong tries from this address (Retry-After)' },
+    ],
   },
   redeemPairing: {
     method: 'POST',
@@ -900,7 +903,14 @@ export const LOGIN_API = {
     status: 200,
     response: LoginResponseSchema,
     errors: ['INVALID_ARGUMENT', 'PAIRING_CODE_REFUSED'],
-    otherStatuses: [LOGIN_BODY_TOO_LARGE],
+    otherStatuses: [
+      LOGIN_BODY_TOO_LARGE,
+      {
+        code: 'PAIRING_CODE_REFUSED',
+        status: 429,
+        when: 'too many wrong tries from this address (Retry-After)',
+      },
+    ],
   },
 } as const satisfies Record<string, ApiRoute>;
 

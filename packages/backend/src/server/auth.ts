@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { pino } from 'pino';
 import { SESSION_KEY_HEADER } from '@catalyst/protocol';
+import { createAttemptLimiter, type AttemptLimiter } from './attempt-limiter.ts';
 import { createBrowserSessions, type BrowserSession, type BrowserSessions } from './browser-sessions.ts';
 import { DEFAULT_SESSION_DAYS } from './config.ts';
 import {
@@ -44,6 +45,8 @@ export interface Auth {
   startSession(name: string, origin?: { isPaired: boolean }): Promise<LoginSession>;
   /** The signed-in browsers. */
   readonly sessions: BrowserSessions;
+  /** Wrong tokens and pairing codes per client address (attempt-limiter.ts): guessing is slowed down. */
+  readonly attempts: AttemptLimiter;
   /** `absent` for non-browser clients, which must then hold the token (checkRequest requires it anyway). */
   checkOrigin(request: IncomingMessage): OriginVerdict;
   /** Token first (401), then origin (403): what both the API and the WebSocket upgrade require. */
@@ -56,6 +59,8 @@ export interface AuthOptions {
   allowedOrigins?: readonly string[];
   /** Where sessions are kept (sessions-file.ts); in memory only, for the default lifetime, when not given. */
   sessions?: BrowserSessions;
+  /** The default limiter (5 free failures, then 5 s doubling to 60 s) when not given. */
+  attempts?: AttemptLimiter;
 }
 
 export const UNAUTHORIZED_MESSAGE =
@@ -105,6 +110,7 @@ export function createAuth(options: AuthOptions): Auth {
       return login;
     },
     sessions,
+    attempts: options.attempts ?? createAttemptLimiter(),
     checkOrigin,
     checkRequest,
   };

@@ -1,8 +1,15 @@
 import { LOGIN_API, LOGIN_BODY_LIMIT_BYTES, PAIRING_PATH } from '@catalyst/protocol';
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import express, {
+  Router,
+  type ErrorRequestHandler,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { Logger } from 'pino';
-import { CatalystError } from '../core/catalyst-error.ts';
+import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { bindApi } from './api-binding.ts';
+import type { AttemptLimiter } from './attempt-limiter.ts';
 import type { Auth } from './auth.ts';
 import { FORBIDDEN_ORIGIN_MESSAGE } from './auth.ts';
 import { browserNameOf } from './browser-name.ts';
@@ -26,7 +33,9 @@ import type { PairingCodes } from './pairing-codes.ts';
  * - `GET /login?token=…`, the old link, is refused whatever the token (it would sit in a proxy's access log and
  *   the browser's history): the browser is sent to the login screen, which says how to log in.
  *
- * Both posts take at most 4 KiB and check the Origin before the body is read.
+ * Both posts take at most 4 KiB and check the Origin before the body is read. Wrong tokens and codes count per
+ * client address, together (attempt-limiter.ts): after 5, the address gets 429 with Retry-After for a wait that
+ * grows with each further failure, logged once when it begins (issue 39).
  */
 
 export const LOGIN_REFUSED_PAGE = '/?login=refused';
@@ -56,8 +65,10 @@ export function createLoginRouter(auth: Auth, logger: Logger, options: LoginRout
   router.post(
     ['/login', PAIRING_PATH],
     refuseForeignOrigin(auth),
+    refuseThrottled(auth.attempts),
     express.json({ limit: LOGIN_BODY_LIMIT_BYTES }),
   );
+  const refuse = refuseAttempt(auth.attempts, logger);
   const startSession = async (request: Request, response: Response, origin: { isPaired: boolean }) => {
     const session = await auth.startSession(browserNameOf(request.headers['user-agent']), origin);
     const secure = options.secureCookie || request.secure;
@@ -69,16 +80,20 @@ export function createLoginRouter(auth: Auth, logger: Logger, options: LoginRout
     LOGIN_API,
     {
       logIn: async ({ body }, { request, response }) => {
+        // Checked again beside the judgement, in one tick: tries sent at once all passed the check before their
+        // bodies arrived, and must not all be judged.
+        checkAttempt(auth.attempts, request);
         if (!auth.isValidToken(body.token)) {
-          logger.warn({ remoteAddress: request.socket.remoteAddress }, 'login refused');
+          refuse(request, 'login refused');
           throw new CatalystError('UNAUTHORIZED', LOGIN_REFUSED_MESSAGE);
         }
         return startSession(request, response, { isPaired: false });
       },
       redeemPairing: async ({ body }, { request, response }) => {
+        checkAttempt(auth.attempts, request);
         // Used up here, before the session is saved: two requests with one code cannot both get in.
         if (!options.pairing.redeem(body.code)) {
-          logger.warn({ remoteAddress: request.socket.remoteAddress }, 'pairing code refused');
+          refuse(request, 'pairing code refused');
           throw new CatalystError('PAIRING_CODE_REFUSED', PAIRING_REFUSED_MESSAGE);
         }
         return startSession(request, response, { isPaired: true });
@@ -86,6 +101,7 @@ export function createLoginRouter(auth: Auth, logger: Logger, options: LoginRout
     },
     '',
   );
+  router.use(answerThrottled);
   return router;
 }
 
@@ -103,6 +119,55 @@ function refuseForeignOrigin(auth: Auth): RequestHandler {
       return;
     }
     next();
+  };
+}
+
+/**
+ * An address that guessed wrong too often waits (attempt-limiter.ts): CatalystError with `retryAfterSeconds`,
+ * which answerThrottled turns into 429 with Retry-After. No log line: the throttling was logged once, as it began.
+ */
+function checkAttempt(attempts: AttemptLimiter, request: Request): void {
+  const verdict = attempts.check(request.socket.remoteAddress);
+  if (verdict.isAllowed) return;
+  const retryAfterSeconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+  throw new CatalystError(
+    request.path === PAIRING_PATH ? 'PAIRING_CODE_REFUSED' : 'UNAUTHORIZED',
+    throttledMessage(retryAfterSeconds),
+    { details: { retryAfterSeconds } },
+  );
+}
+
+/** Before the body is read, so a throttled address costs no parsing. */
+function refuseThrottled(attempts: AttemptLimiter): RequestHandler {
+  return (request, _response, next) => {
+    checkAttempt(attempts, request);
+    next();
+  };
+}
+
+/** 429 for a throttled try; any other error goes on to the app's handler. */
+const answerThrottled: ErrorRequestHandler = (error: unknown, _request, response, next) => {
+  const retryAfterSeconds = isCatalystError(error) ? error.details.retryAfterSeconds : undefined;
+  if (!isCatalystError(error) || typeof retryAfterSeconds !== 'number' || response.headersSent) {
+    next(error);
+    return;
+  }
+  response.setHeader('Retry-After', String(retryAfterSeconds));
+  sendError(response, { code: error.code, message: error.message, status: 429 });
+};
+
+export function throttledMessage(seconds: number): string {
+  return `Too many wrong tries from this address: wait ${String(seconds)} s before trying again.`;
+}
+
+/** A wrong token or code: logged and counted; the failure that throttles the address says so, once a window. */
+function refuseAttempt(attempts: AttemptLimiter, logger: Logger) {
+  return (request: Request, message: string): void => {
+    const remoteAddress = request.socket.remoteAddress;
+    logger.warn({ remoteAddress }, message);
+    if (attempts.recordFailure(remoteAddress).isNewlyThrottled) {
+      logger.warn({ remoteAddress }, 'too many wrong tokens or pairing codes from this address: throttled');
+    }
   };
 }
 
