@@ -107,8 +107,8 @@ export function createHostFromEntry(
 export async function startCatalyst(options: StartOptions): Promise<RunningCatalyst> {
   const { config } = options;
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const { token, generated } = await resolveToken(config);
-  const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'));
+  const { token, generated } = await resolveToken(config, logger);
+  const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'), logger);
   const createHost =
     options.createHost ??
     ((entry: HostEntry) =>
@@ -132,6 +132,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const push = await openWebPush({
     configDir: config.configDir,
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
+    ...(config.pushServices === undefined ? {} : { pushServices: config.pushServices }),
     logger,
     ...options.push,
   });
@@ -266,7 +267,7 @@ async function closeHttpServer(server: Server): Promise<void> {
  * file took since is left out, with a warning; the default is the app's choice if it still names a host.
  */
 async function openAppHosts(config: Config, logger: Logger) {
-  const store = new AppHostsStore(join(config.configDir, 'added-hosts.json'));
+  const store = new AppHostsStore(join(config.configDir, 'added-hosts.json'), logger);
   const file = await store.read();
   const taken = new Set(config.hosts.map((host) => host.name));
   const records = file.hosts.filter((record) => {

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -48,13 +48,33 @@ describe('openBrowserSessions', () => {
     await second.close();
   });
 
-  it('refuses a file others can read, or one that is not what Catalyst writes', async () => {
+  it('sets a damaged file aside with a warning and starts with no session (issue 39)', async () => {
     const path = join(root, SESSIONS_FILE);
-    for (const text of ['{', '{"version":1}', '{"version":1,"tokenCheck":"x","sessions":[]}']) {
+    const texts = ['', '{', '{"version":1}', '{"version":1,"tokenCheck":"x","sessions":[]}'];
+    for (const [index, text] of texts.entries()) {
+      const warnings: string[] = [];
+      const watched = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
       await writeFile(path, text, { mode: 0o600 });
-      await expect(open(root)).rejects.toThrow(/the sessions file .* is not valid/);
+      const now = () => Date.parse('2030-01-01T00:00:00.000Z') + index;
+      const sessions = await openBrowserSessions({
+        configDir: root,
+        token: TOKEN,
+        lifetimeMs: 1,
+        logger: watched,
+        now,
+      });
+      expect(sessions.list()).toEqual([]);
+      await sessions.close();
+      const keptAs = `${path}.broken-2030-01-01T00-00-00-00${String(index)}Z`;
+      expect(await readFile(keptAs, 'utf8')).toBe(text);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(keptAs);
     }
-    await rm(path);
+    await expect(stat(path)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('refuses a file others can read', async () => {
+    const path = join(root, SESSIONS_FILE);
     const fresh = await open(root);
     await fresh.add(COOKIE_ID, 'Chrome on Linux');
     await fresh.close();
@@ -62,5 +82,12 @@ describe('openBrowserSessions', () => {
     const error: unknown = await open(root).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CatalystError);
     expect(String(error)).toContain('chmod 600');
+  });
+
+  it('leaves no temporary file beside the one it writes', async () => {
+    const sessions = await open(root);
+    await sessions.add(COOKIE_ID, 'Chrome on Linux');
+    await sessions.close();
+    expect(await readdir(root)).toEqual([SESSIONS_FILE]);
   });
 });

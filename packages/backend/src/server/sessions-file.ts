@@ -1,23 +1,24 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createHmac } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { BrowserSessionIdSchema } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
+import { writeFileAtomically } from '../service/atomic-file.ts';
+import { parseOwnJsonFile } from '../service/own-json-file.ts';
 import { createBrowserSessions, type BrowserSession, type BrowserSessions } from './browser-sessions.ts';
-import { summarizeIssues } from './issue-summary.ts';
 import { CONFIG_DIR_MODE, readPrivateFile } from './private-file.ts';
 
 /**
  * `<configDir>/sessions.json`, beside the token file and as private (0600, the directory 0700): the signed-in
- * browsers, so that a restart of Catalyst keeps them (issue 25). Each write goes to a new file renamed over the old
- * one, so a crash leaves one or the other whole. The file names the token it was written under (an HMAC, which
+ * browsers, so that a restart of Catalyst keeps them (issue 25). Each write goes to a new file, flushed, renamed over
+ * the old one (atomic-file.ts), so a crash leaves one or the other whole; one found damaged anyway is set aside and
+ * every browser signed out, rather than Catalyst refusing to start (own-json-file.ts). The file names the token it was written under (an HMAC, which
  * says nothing of the token): under another token every session has ended, as the keys no longer match.
  */
 
 export const SESSIONS_FILE = 'sessions.json';
-const FILE_MODE = 0o600;
 const TOKEN_CHECK_LABEL = 'catalyst sessions file v1';
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/;
@@ -51,7 +52,14 @@ export async function openBrowserSessions(options: OpenSessionsOptions): Promise
   const path = join(options.configDir, SESSIONS_FILE);
   const tokenCheck = createHmac('sha256', options.token).update(TOKEN_CHECK_LABEL).digest('hex');
   await mkdir(options.configDir, { recursive: true, mode: CONFIG_DIR_MODE });
-  const saved = await readSessionsFile(path);
+  const saved = await parseOwnJsonFile({
+    path,
+    text: await readPrivateFile(path, 'the sessions file'),
+    schema: SessionsFileSchema,
+    what: 'the sessions file',
+    logger: options.logger,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
   const isSameToken = saved?.tokenCheck === tokenCheck;
   if (saved !== undefined && !isSameToken) {
     options.logger.info(
@@ -67,26 +75,10 @@ export async function openBrowserSessions(options: OpenSessionsOptions): Promise
   });
 }
 
-async function readSessionsFile(path: string): Promise<SessionsFile | undefined> {
-  const text = await readPrivateFile(path, 'the sessions file');
-  if (text === undefined) return undefined;
-  const parsed = SessionsFileSchema.safeParse(parseJson(text));
-  if (!parsed.success) {
-    throw new CatalystError(
-      'CONFIG_INVALID',
-      `the sessions file ${path} is not valid (${summarizeIssues(parsed.error.issues)}); delete it to sign every browser out`,
-    );
-  }
-  return parsed.data;
-}
-
 async function writeSessionsFile(path: string, content: SessionsFile): Promise<void> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, `${JSON.stringify(content)}\n`, { mode: FILE_MODE, flag: 'wx' });
-    await rename(temporary, path);
+    await writeFileAtomically(path, `${JSON.stringify(content)}\n`);
   } catch (error) {
-    await rm(temporary, { force: true });
     throw new CatalystError('FILE_ERROR', `cannot write the sessions file ${path}`, { cause: error });
   }
 }
@@ -106,12 +98,4 @@ function toFile(session: BrowserSession): SessionsFile['sessions'][number] {
     createdAt: new Date(session.createdAt).toISOString(),
     lastSeenAt: new Date(session.lastSeenAt).toISOString(),
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

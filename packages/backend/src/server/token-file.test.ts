@@ -1,6 +1,7 @@
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { resolveToken } from './config.ts';
@@ -48,5 +49,20 @@ describe('resolveToken', () => {
     await writeFile(path, 'short\n');
     const short = await resolveToken({ configDir: root }).catch((error: unknown) => error);
     expect(String(short)).toContain('does not hold a usable token');
+  });
+
+  it('sets an empty token file (a crash right after it was made) aside and makes a new token (issue 39)', async () => {
+    const path = join(root, 'token');
+    await writeFile(path, '', { mode: 0o600 });
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
+    const resolved = await resolveToken({ configDir: root }, logger);
+    expect(resolved.generated).toBe(true);
+    expect(await readFile(path, 'utf8')).toBe(`${resolved.token}\n`);
+    const kept = (await readdir(root)).filter((name) => name.startsWith('token.broken-'));
+    expect(kept).toHaveLength(1);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(join(root, kept[0] ?? ''));
+    expect(await resolveToken({ configDir: root })).toEqual({ token: resolved.token, generated: false });
   });
 });

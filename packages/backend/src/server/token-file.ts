@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
 import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
+import { syncDirectory, writeFileSynced } from '../service/atomic-file.ts';
+import { setAsideDamagedFile } from '../service/own-json-file.ts';
 import type { Config } from './config.ts';
 import { summarizeIssues } from './issue-summary.ts';
 import { CONFIG_DIR_MODE, isErrnoException, readPrivateFile } from './private-file.ts';
@@ -10,7 +13,9 @@ import { CONFIG_DIR_MODE, isErrnoException, readPrivateFile } from './private-fi
 /**
  * The access token when CATALYST_TOKEN is not set: `<configDir>/token`, created once with 256 random bits and
  * reused on every start, so a login link keeps working across restarts. Created with O_EXCL (`wx`): a file (or a
- * symlink) that appeared in between is read, never overwritten.
+ * symlink) that appeared in between is read, never overwritten; flushed to the disk with its folder. An empty token
+ * file, what a power cut right after its creation leaves, is set aside with a warning and a new token made (issue
+ * 39); any other file without a usable token is refused, as a person may have written it.
  */
 
 export interface ResolvedToken {
@@ -29,19 +34,23 @@ export const TokenSchema = z
 
 const TOKEN_FILE_MODE = 0o600;
 
-export async function resolveToken(config: Pick<Config, 'token' | 'configDir'>): Promise<ResolvedToken> {
+export async function resolveToken(
+  config: Pick<Config, 'token' | 'configDir'>,
+  logger: Logger = pino({ level: 'silent' }),
+): Promise<ResolvedToken> {
   if (config.token !== undefined) return { token: config.token, generated: false };
   const path = join(config.configDir, 'token');
   await mkdir(config.configDir, { recursive: true, mode: CONFIG_DIR_MODE });
-  const existing = await readTokenFile(path);
+  const existing = await readTokenFile(path, logger);
   if (existing !== undefined) return { token: existing, generated: false };
   const token = randomBytes(32).toString('base64url');
   try {
-    await writeFile(path, `${token}\n`, { mode: TOKEN_FILE_MODE, flag: 'wx' });
+    await writeFileSynced(path, `${token}\n`, TOKEN_FILE_MODE);
+    await syncDirectory(config.configDir);
     return { token, generated: true };
   } catch (error) {
     if (isErrnoException(error) && error.code === 'EEXIST') {
-      const raced = await readTokenFile(path);
+      const raced = await readTokenFile(path, logger);
       if (raced !== undefined) return { token: raced, generated: false };
     }
     throw new CatalystError('CONFIG_INVALID', `cannot create the token file ${path}`, { cause: error });
@@ -49,9 +58,13 @@ export async function resolveToken(config: Pick<Config, 'token' | 'configDir'>):
 }
 
 /** The token in the file, or undefined when there is no file. Refuses a file others can read, like ssh does. */
-async function readTokenFile(path: string): Promise<string | undefined> {
+async function readTokenFile(path: string, logger: Logger): Promise<string | undefined> {
   const text = await readPrivateFile(path, 'the token file');
   if (text === undefined) return undefined;
+  if (text.trim() === '') {
+    await setAsideDamagedFile({ path, what: 'the token file', problem: 'it is empty', logger });
+    return undefined;
+  }
   const parsed = TokenSchema.safeParse(text.trim());
   if (!parsed.success) {
     throw new CatalystError(

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { writeFileAtomically } from './atomic-file.ts';
+import { pino, type Logger } from 'pino';
 import { z } from 'zod';
 import { IdeaIdSchema } from '@catalyst/protocol';
+import { writeFileAtomically } from './atomic-file.ts';
+import { parseOwnJsonFile, readOwnFile } from './own-json-file.ts';
 
 /**
  * Which host each idea lives on, kept beside the config on the machine that runs Catalyst. The hosts stay the
@@ -20,16 +21,19 @@ export class IdeaIndex {
     for (const [id, host] of Object.entries(ideas)) this.#ideas.set(id, host);
   }
 
-  static async open(path: string): Promise<IdeaIndex> {
-    let text: string | undefined;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch {
-      return new IdeaIndex(path, {});
-    }
-    const parsed = IndexFileSchema.safeParse(safeJson(text));
-    // A damaged index is rebuilt from the hosts' listings; it holds nothing that is not on a host.
-    return new IdeaIndex(path, parsed.success ? parsed.data.ideas : {});
+  /**
+   * A damaged index is set aside with a warning (own-json-file.ts) and rebuilt from the hosts' listings: it holds
+   * nothing that is not on a host.
+   */
+  static async open(path: string, logger: Logger = pino({ level: 'silent' })): Promise<IdeaIndex> {
+    const file = await parseOwnJsonFile({
+      path,
+      text: await readOwnFile(path),
+      schema: IndexFileSchema,
+      what: 'the idea index',
+      logger,
+    });
+    return new IdeaIndex(path, file?.ideas ?? {});
   }
 
   hostOf(id: string): string | undefined {
@@ -62,13 +66,5 @@ export class IdeaIndex {
     // A failed save must not poison the chain: the next save tries again with the whole index.
     this.#saving = this.#saving.catch(() => undefined).then(() => writeFileAtomically(this.#path, body));
     return this.#saving;
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
