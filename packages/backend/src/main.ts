@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { isCatalystError } from './core/catalyst-error.ts';
 import { startCatalyst } from './app.ts';
 import { loadConfig } from './server/config.ts';
-import { pairingBanner } from './server/pairing-banner.ts';
+import { startupPairingText } from './server/pairing-banner.ts';
 import { isReachableFromElsewhere } from './server/pairing-origin.ts';
 import { loginLink } from './server/routes-login.ts';
 
@@ -53,8 +53,12 @@ const login = catalyst.isTokenGenerated
   : `${config.publicUrl ?? catalyst.url}/login#token=<CATALYST_TOKEN>`;
 // The one place the token is printed: to the person who started Catalyst, on their terminal, never to the log.
 console.log(`\nCatalyst is running. Open this link to log in:\n\n  ${login}\n`);
-// A phone cannot take a link from this terminal: when it can reach Catalyst at all, a QR code of a one-time link.
-if (isReachableFromElsewhere(config)) console.log(await pairingBanner(catalyst.createPairingLink().url));
+// A phone cannot take a link from this terminal: when it can reach Catalyst at all, a QR code of a one-time link;
+// only on a terminal, as stdout is otherwise a log that would keep a live sign-in link (issue 39, finding 2).
+if (isReachableFromElsewhere(config)) {
+  // `isTTY` is undefined, not false, on a pipe or a file.
+  console.log(await startupPairingText(process.stdout.isTTY, () => catalyst.createPairingLink().url));
+}
 
 /**
  * The backstop of a shutdown (issue 25, finding 11): past it Catalyst exits whatever is still under way. Every file

@@ -45,11 +45,14 @@ describe('the Web Push sender', () => {
     await rm(configDir, { recursive: true, force: true });
   });
 
-  async function open(sending: OpenWebPushOptions['sending'] = {}): Promise<WebPush> {
+  async function open(
+    sending: OpenWebPushOptions['sending'] = {},
+    allowLoopbackHttp = true,
+  ): Promise<WebPush> {
     push = await openWebPush({
       configDir,
       logger: pino({ level: 'debug' }, { write: (line: string) => logs.push(line) }),
-      allowLoopbackHttp: true,
+      allowLoopbackHttp,
       sending: {
         wait: (ms) => {
           waits.push(ms);
@@ -227,5 +230,22 @@ describe('the Web Push sender', () => {
     await web.sender.idle();
     expect(service.requests(hanging.endpoint)).toHaveLength(2);
     expect(logs.filter((line) => line.includes('did not answer within 200 ms'))).toHaveLength(2);
+  });
+
+  it('posts nothing to a name that resolves to this machine, nor to a loopback address, and does not try again', async () => {
+    const web = await open({}, false);
+    const browser = service.createSubscription({ applicationServerKey: web.publicKey });
+    // As a push service's name whose DNS answer an attacker controls, or changed since it was subscribed.
+    const byName = { ...browser, endpoint: browser.endpoint.replace('//127.0.0.1:', '//localhost:') };
+    expect(byName.endpoint).not.toBe(browser.endpoint);
+    web.sender.send(byName, payload);
+    web.sender.send(browser, payload);
+    await web.sender.idle();
+    expect(service.requests()).toEqual([]);
+    expect(service.messages).toEqual([]);
+    expect(waits).toEqual([]);
+    const refusals = logs.filter((line) => line.includes('which is not a public address'));
+    expect(refusals).toHaveLength(2);
+    expect(refusals.join('\n')).toMatch(/localhost resolves to (127\.0\.0\.1|::1)/);
   });
 });

@@ -22,8 +22,10 @@ export interface OpenWebPushOptions {
   /** CATALYST_PUBLIC_URL: the VAPID contact when it is https. */
   publicUrl?: string;
   logger: Logger;
-  /** Takes http://127.0.0.1 endpoints: tests only (the test kit's mock push service). */
+  /** Takes http://127.0.0.1 endpoints, and posts to them: tests only (the test kit's mock push service). */
   allowLoopbackHttp?: boolean;
+  /** CATALYST_PUSH_SERVICES: push services' hosts taken besides the known ones (push-services.ts). */
+  pushServices?: readonly string[];
   /** Timings and limits of the sender (tests shorten them). */
   sending?: Pick<PushSenderOptions, 'concurrency' | 'timeoutMs' | 'maxQueued' | 'backoff' | 'wait'>;
 }
@@ -33,7 +35,9 @@ export async function openWebPush(options: OpenWebPushOptions): Promise<WebPush>
   if (vapid.generated) options.logger.info('made the VAPID key pair for Web Push');
   const subscriptions = await openPushSubscriptions({
     configDir: options.configDir,
+    logger: options.logger,
     allowLoopbackHttp: options.allowLoopbackHttp ?? false,
+    pushServices: options.pushServices ?? [],
   });
   const sender = createPushSender({
     ...options.sending,
@@ -41,6 +45,7 @@ export async function openWebPush(options: OpenWebPushOptions): Promise<WebPush>
     subject: vapidSubject(options.publicUrl),
     subscriptions,
     logger: options.logger,
+    allowPrivateAddresses: options.allowLoopbackHttp ?? false,
   });
   return { publicKey: vapid.publicKey, subscriptions, sender, close: () => sender.close() };
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import webpush, { type RequestDetails } from 'web-push';
 import type { PushPayload } from '@catalyst/protocol';
 import { encodePushPayload } from './push-payload.ts';
+import { NonPublicAddressError } from './push-address-lookup.ts';
 import { postPushRequest } from './push-request.ts';
 import { classifyPushAnswer, retryDelayMs, type BackoffPolicy, type PushOutcome } from './push-retry.ts';
 import type { PushSubscriptionStore } from './push-subscription-store.ts';
@@ -49,6 +50,8 @@ export interface PushSenderOptions {
   /** Waits before a retry; rejects when `signal` aborts. Tests pass one that records and returns at once. */
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
   now?: () => number;
+  /** Posts to loopback and private addresses too: tests only (the test kit's push service is on 127.0.0.1). */
+  allowPrivateAddresses?: boolean;
 }
 
 export interface PushSender {
@@ -165,7 +168,8 @@ class QueuedPushSender implements PushSender {
         await this.#forget(job, fields);
         break;
       case 'refused':
-        logger.warn(fields, 'a push was refused by the push service; dropped');
+        // With a status the push service refused it; without, Catalyst did (keys, an address: `reason` says).
+        logger.warn(fields, `a push was refused${'status' in fields ? ' by the push service' : ''}; dropped`);
         break;
       case 'retry': {
         const delayMs = retryDelayMs(job.attempt, outcome, this.#backoff);
@@ -220,12 +224,18 @@ class QueuedPushSender implements PushSender {
     }
     try {
       const timeoutMs = this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const answer = await postPushRequest(request, { timeoutMs, signal: this.#stop.signal });
+      const answer = await postPushRequest(request, {
+        timeoutMs,
+        signal: this.#stop.signal,
+        allowPrivateAddresses: this.#options.allowPrivateAddresses ?? false,
+      });
       const now = this.#options.now?.() ?? Date.now();
       const outcome = classifyPushAnswer(answer.status, answer.headers['retry-after'], now);
       return { outcome, detail: { status: answer.status } };
     } catch (error) {
-      return { outcome: { kind: 'retry' }, detail: { reason: errorText(error) } };
+      // A name that resolves to a private address: refused here, and not tried again (issue 39, finding 1).
+      const kind = error instanceof NonPublicAddressError ? 'refused' : 'retry';
+      return { outcome: { kind }, detail: { reason: errorText(error) } };
     }
   }
 

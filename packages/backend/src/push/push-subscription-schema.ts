@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import { BrowserSessionIdSchema, IdeaIdSchema } from '@catalyst/protocol';
+import { whyNotPushEndpoint } from './push-services.ts';
 
 /**
  * A browser's push subscription, as `PushSubscription.toJSON()` gives it (endpoint and keys), and as Catalyst keeps
  * it: whose browser session it belongs to and which ideas that device has muted. The endpoint is where pushes
  * are POSTed, so only https: is taken (a push service is never plain http), or http://127.0.0.1 when the flag
- * says so (the test kit's mock push service).
+ * says so (the test kit's mock push service); and of https: only the push services' hosts (endpointRefusal).
  */
 
 export interface EndpointRule {
-  /** Takes http://127.0.0.1:<port>/… endpoints too: tests only. */
+  /** Takes http://127.0.0.1:<port>/… endpoints too, of any push service: tests only. */
   allowLoopbackHttp: boolean;
+  /** CATALYST_PUSH_SERVICES: hosts taken besides the known push services' (push-services.ts). */
+  pushServices?: readonly string[];
 }
 
 const MAX_ENDPOINT_LENGTH = 2048;
@@ -32,6 +35,16 @@ function isAllowedEndpoint(url: URL, rule: EndpointRule): boolean {
   if (url.username !== '' || url.password !== '') return false;
   if (url.protocol === 'https:') return true;
   return rule.allowLoopbackHttp && url.protocol === 'http:' && url.hostname === '127.0.0.1';
+}
+
+/**
+ * Why Catalyst does not post to `endpoint` (a URL pushEndpointSchema took), as a sentence; undefined when it does.
+ * Not part of the schemas: a subscriptions file written before a service was dropped from the list still reads.
+ */
+export function endpointRefusal(endpoint: string, rule: EndpointRule): string | undefined {
+  const url = new URL(endpoint);
+  if (rule.allowLoopbackHttp && url.protocol === 'http:' && url.hostname === '127.0.0.1') return undefined;
+  return whyNotPushEndpoint(url, rule.pushServices ?? []);
 }
 
 /** The browser's own P-256 public key (65 octets, uncompressed) and its 16-octet auth secret, base64url. */

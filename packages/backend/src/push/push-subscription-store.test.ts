@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ const IDEA = 'idea-0123456789abcdef';
 const OTHER_IDEA = 'idea-fedcba9876543210';
 
 function browserSubscription(
-  endpoint = `https://push.example.net/send/${Math.random().toString(36).slice(2)}`,
+  endpoint = `https://fcm.googleapis.com/fcm/send/${Math.random().toString(36).slice(2)}`,
 ) {
   const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
   const point = Buffer.concat([
@@ -125,6 +125,44 @@ describe('openPushSubscriptions', () => {
     expect(forTests.list()).toHaveLength(1);
   });
 
+  it('takes only the known push services’ hosts and those of CATALYST_PUSH_SERVICES, with UNSAFE_ARGUMENT', async () => {
+    const store = await openPushSubscriptions({
+      configDir: root,
+      allowLoopbackHttp: false,
+      pushServices: ['*.push.example.net'],
+    });
+    await store.add(PHONE, browserSubscription('https://eu.push.example.net/send/1'));
+    for (const endpoint of [
+      'https://push.example.net/x',
+      'https://10.0.0.5/hook',
+      'https://127.0.0.1:8443/x',
+    ]) {
+      const error: unknown = await store
+        .add(PHONE, browserSubscription(endpoint))
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'UNSAFE_ARGUMENT' });
+      expect(String(error)).toMatch(/is not a known push service/);
+    }
+    expect(store.list().map((item) => item.endpoint)).toEqual(['https://eu.push.example.net/send/1']);
+    // Without the setting, the next start sends it nothing more, and reads the file still.
+    expect((await open()).list()).toEqual([]);
+  });
+
+  it('refuses another session’s endpoint with other keys; passes it to another session with the same keys', async () => {
+    const store = await open();
+    const device = browserSubscription();
+    await store.add(PHONE, device);
+    await store.setMuted({ sessionId: PHONE, endpoint: device.endpoint, ideaId: IDEA, isMuted: true });
+    const error: unknown = await store
+      .add(LAPTOP, browserSubscription(device.endpoint))
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(String(error)).toMatch(/another browser’s subscription/);
+    expect(store.list()).toEqual([expect.objectContaining({ sessionId: PHONE, keys: device.keys })]);
+    await store.add(LAPTOP, device);
+    expect(store.list()).toEqual([expect.objectContaining({ sessionId: LAPTOP, mutedIdeas: [IDEA] })]);
+  });
+
   it('keeps at most ten subscriptions per session, dropping the oldest', async () => {
     const store = await open();
     const made = [];
@@ -132,12 +170,22 @@ describe('openPushSubscriptions', () => {
     expect(store.list().map((item) => item.endpoint)).toEqual(made.slice(1).map((item) => item.endpoint));
   });
 
-  it('refuses a malformed file, and leaves it', async () => {
+  it('sets a damaged file aside as <name>.broken-<timestamp> and starts with none (issue 39)', async () => {
     const path = join(root, PUSH_SUBSCRIPTIONS_FILE);
-    for (const body of ['[', '{"version":1}', '{"version":1,"subscriptions":[{"endpoint":"https://x"}]}']) {
+    for (const body of [
+      '',
+      '[',
+      '{"version":1}',
+      '{"version":1,"subscriptions":[{"endpoint":"https://x"}]}',
+    ]) {
       await writeFile(path, body, { mode: 0o600 });
-      await expect(open()).rejects.toThrow(/the push subscriptions file .* is not valid \(.+\); delete it/);
-      expect(await readFile(path, 'utf8')).toBe(body);
+      expect((await open()).list()).toEqual([]);
+      const kept = (await readdir(root)).filter((name) =>
+        name.startsWith(`${PUSH_SUBSCRIPTIONS_FILE}.broken-`),
+      );
+      expect(kept).toHaveLength(1);
+      expect(await readFile(join(root, kept[0] ?? ''), 'utf8')).toBe(body);
+      await rm(join(root, kept[0] ?? ''));
     }
   });
 

@@ -1,11 +1,15 @@
+import { timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
 import type { z } from 'zod';
 import { BrowserSessionIdSchema, IdeaIdSchema } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { summarizeIssues } from '../server/issue-summary.ts';
 import { readPrivateFile } from '../server/private-file.ts';
 import { writeFileAtomically } from '../service/atomic-file.ts';
+import { parseOwnJsonFile } from '../service/own-json-file.ts';
 import {
+  endpointRefusal,
   MAX_MUTED_IDEAS,
   pushSubscriptionJsonSchema,
   pushSubscriptionsFileSchema,
@@ -17,7 +21,7 @@ import {
  * The browsers that asked to be notified: `<configDir>/push-subscriptions.json` (0600, written whole and renamed
  * into place), each subscription under the browser session that made it, so that signing a browser out ends its
  * pushes too. A change is written before it is answered, one at a time; one that could not be written did not
- * happen. A file that is not what Catalyst writes is an error, never silently replaced.
+ * happen. A file found damaged at start-up (a crash mid-write) is set aside with a warning (own-json-file.ts).
  */
 
 export const PUSH_SUBSCRIPTIONS_FILE = 'push-subscriptions.json';
@@ -26,6 +30,8 @@ const MAX_PER_SESSION = 10;
 
 export interface PushSubscriptionStoreOptions extends EndpointRule {
   configDir: string;
+  /** Where a damaged file's warning goes; silent when not given. */
+  logger?: Logger;
   /** Tests fix the clock; Date.now otherwise. */
   now?: () => number;
 }
@@ -41,7 +47,8 @@ export interface PushSubscriptionStore {
   list(): readonly StoredPushSubscription[];
   /**
    * Keeps `subscription` (parsed here: `PushSubscription.toJSON()`) for the session. One of the same endpoint is
-   * replaced, keeping its mutes, which are the device's. INVALID_ARGUMENT when it is not a subscription.
+   * replaced, keeping its mutes, which are the device's. INVALID_ARGUMENT when it is not a subscription, or when
+   * another session has that endpoint with other keys; UNSAFE_ARGUMENT when the endpoint is no push service's.
    */
   add(sessionId: string, subscription: unknown): Promise<StoredPushSubscription>;
   /** False when there is none; with `sessionId`, only one of that session is removed. */
@@ -59,7 +66,11 @@ export async function openPushSubscriptions(
   const fileSchema = pushSubscriptionsFileSchema(options);
   const inputSchema = pushSubscriptionJsonSchema(options);
   const now = options.now ?? Date.now;
-  let current = await readSubscriptionsFile(path, fileSchema);
+  // A push service no longer listed (CATALYST_PUSH_SERVICES changed, an endpoint kept before issue 39) gets no
+  // more pushes; the file forgets it at the next change.
+  let current = (
+    await readSubscriptionsFile(path, fileSchema, options.logger ?? pino({ level: 'silent' }))
+  ).filter((item) => endpointRefusal(item.endpoint, options) === undefined);
   let queue: Promise<unknown> = Promise.resolve();
 
   /** Runs `change` on the list as it is once earlier changes are written; writes what it returns, if new. */
@@ -85,9 +96,12 @@ export async function openPushSubscriptions(
         return Promise.reject(new CatalystError('INVALID_ARGUMENT', `not a push subscription: ${why}`));
       }
       const { endpoint, keys } = parsed.data;
+      const refusal = endpointRefusal(endpoint, options);
+      if (refusal !== undefined) return Promise.reject(new CatalystError('UNSAFE_ARGUMENT', refusal));
       return mutate((list) => {
         checkId(BrowserSessionIdSchema, sessionId, 'a browser session id');
         const replaced = list.find((item) => item.endpoint === endpoint);
+        if (replaced !== undefined) checkTakeOver(replaced, { sessionId, keys });
         const added: StoredPushSubscription = {
           sessionId,
           endpoint,
@@ -139,6 +153,29 @@ function withMute(mutedIdeas: string[], change: MuteChange): string[] {
   return [...mutedIdeas, change.ideaId].sort();
 }
 
+/**
+ * Another session's subscription at the same endpoint passes to this one only with the same keys: the same browser
+ * signed in again (its cookie cleared). Other keys are someone else's, who learnt the endpoint: taking it would
+ * make the device's pushes unreadable to it and hand its mutes over.
+ */
+function checkTakeOver(
+  kept: StoredPushSubscription,
+  wanted: Pick<StoredPushSubscription, 'sessionId' | 'keys'>,
+): void {
+  if (kept.sessionId === wanted.sessionId) return;
+  if (isSameSecret(kept.keys.auth, wanted.keys.auth) && kept.keys.p256dh === wanted.keys.p256dh) return;
+  throw new CatalystError(
+    'INVALID_ARGUMENT',
+    'That push endpoint is another browser’s subscription, with other keys; this browser cannot take it over.',
+  );
+}
+
+/** The auth secret, compared in constant time (both are 22 base64url characters: PushKeysSchema). */
+function isSameSecret(kept: string, wanted: string): boolean {
+  const [a, b] = [Buffer.from(kept), Buffer.from(wanted)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /** What is written must read back: an id that is not one would make the file refused at the next start. */
 function checkId(schema: z.ZodType<string>, id: string, what: string): void {
   if (!schema.safeParse(id).success) throw new CatalystError('INVALID_ARGUMENT', `not ${what}`);
@@ -147,18 +184,11 @@ function checkId(schema: z.ZodType<string>, id: string, what: string): void {
 async function readSubscriptionsFile(
   path: string,
   schema: ReturnType<typeof pushSubscriptionsFileSchema>,
+  logger: Logger,
 ): Promise<StoredPushSubscription[]> {
   const text = await readPrivateFile(path, 'the push subscriptions file');
-  if (text === undefined) return [];
-  const parsed = schema.safeParse(parseJson(text));
-  if (!parsed.success) {
-    throw new CatalystError(
-      'CONFIG_INVALID',
-      `the push subscriptions file ${path} is not valid (${summarizeIssues(parsed.error.issues)}); ` +
-        'delete it to stop every push (each device can turn notifications on again)',
-    );
-  }
-  return parsed.data.subscriptions;
+  const file = await parseOwnJsonFile({ path, text, schema, what: 'the push subscriptions file', logger });
+  return file?.subscriptions ?? [];
 }
 
 async function writeSubscriptionsFile(path: string, subscriptions: StoredPushSubscription[]): Promise<void> {
@@ -168,13 +198,5 @@ async function writeSubscriptionsFile(path: string, subscriptions: StoredPushSub
     throw new CatalystError('FILE_ERROR', `cannot write the push subscriptions file ${path}`, {
       cause: error,
     });
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
