@@ -225,3 +225,13 @@ describe('renderClaudeScript', () => {
     expect(captureCatalystError(() => renderClaudeLoginShellCommand(huge)).code).toBe('COMMAND_TOO_LONG');
   });
 });
+
+describe('--max-budget-usd', () => {
+  it('is rounded down to six decimals, never up past the cap it was given', () => {
+    const { argv } = buildClaudeCommand({ claudePath: '/bin/claude', cwd: '/w', maxBudgetUsd: 0.0000019 });
+    expect(argv.slice(argv.indexOf('--max-budget-usd'), argv.indexOf('--max-budget-usd') + 2)).toEqual([
+      '--max-budget-usd',
+      '0.000001',
+    ]);
+  });
+});

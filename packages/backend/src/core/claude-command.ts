@@ -1,3 +1,4 @@
+import { floorToMicroUsd } from './budget-reservations.ts';
 import { z } from 'zod';
 import { PermissionModeSchema } from '@catalyst/protocol';
 import { CatalystError } from './catalyst-error.ts';
@@ -172,7 +173,9 @@ function renderOptionalFlags(o: ClaudeCommandOptions): string[] {
   if (o.permissionMode !== undefined) flags.push('--permission-mode', o.permissionMode);
   if (o.model !== undefined) flags.push('--model', o.model);
   if (o.maxTurns !== undefined) flags.push('--max-turns', String(o.maxTurns));
-  if (o.maxBudgetUsd !== undefined) flags.push('--max-budget-usd', o.maxBudgetUsd.toFixed(6));
+  // Rounded down: a cap held against the idea's budget (budget-reservations.ts) never grows on the command line.
+  if (o.maxBudgetUsd !== undefined)
+    flags.push('--max-budget-usd', floorToMicroUsd(o.maxBudgetUsd).toFixed(6));
   if (o.noSessionPersistence === true) flags.push('--no-session-persistence');
   if (o.forkSession === true) flags.push('--fork-session');
   if (o.includePartialMessages === true) flags.push('--include-partial-messages');

@@ -10,8 +10,11 @@ import {
   type IdeaMeta,
   type RelayEventDraft,
 } from '@catalyst/protocol';
+import type { BudgetReservations } from '../core/budget-reservations.ts';
+import { type BudgetHold } from '../core/budget-reservations.ts';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { runAside, type AsideOutcome } from '../runs/aside-run.ts';
+import { holdBudget, ideaRefusal } from './budget-holds.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { IdeaHistories } from './idea-histories.ts';
 import type { AsidesPort } from './ports.ts';
@@ -22,7 +25,8 @@ import type { QaSettings } from './prompt-routing.ts';
  * beside its run, never in its way: asides are not runs (ActiveRuns knows nothing of them), a run never waits for
  * one, and an aside needs nothing of a run but the session id in meta.json. At most MAX_ASIDES_PER_IDEA at once per
  * idea. Each is told in the history (`aside:asked`, then `aside:answered` or `aside:failed`), and its cost is added
- * to the idea's auxiliary cost, which its budget counts.
+ * to the idea's auxiliary cost, which its budget counts. Its cap (`--max-budget-usd`) is held against the idea's
+ * budget beside the run's and the other asides' until its cost is added (issue 39, service/budget-holds.ts).
  */
 
 export const DEFAULT_ASIDE_TIMEOUT_MS = 10 * 60_000;
@@ -44,6 +48,8 @@ export interface AsidesOptions {
   isDeleting: (id: string) => boolean;
   /** Catalyst is shutting down. */
   isStopping: () => boolean;
+  /** Where the runs hold their caps too (run-launch.ts); without it, the asides hold theirs among themselves. */
+  budgets: BudgetReservations;
 }
 
 interface GoingAside {
@@ -54,9 +60,11 @@ interface GoingAside {
 export class Asides implements AsidesPort {
   readonly #options: AsidesOptions;
   readonly #going = new Map<string, Map<string, GoingAside>>();
+  readonly #budgets: BudgetReservations;
 
   constructor(options: AsidesOptions) {
     this.#options = options;
+    this.#budgets = options.budgets;
   }
 
   /** Whether the idea has an aside going: its history stays open meanwhile. */
@@ -66,17 +74,16 @@ export class Asides implements AsidesPort {
 
   async askAside(id: string, body: AskAsideBody): Promise<AsideView> {
     this.#refuseWhenGoing(id);
-    const { host, meta } = await this.#options.locate(id);
-    this.#refuseWhenGoing(id);
-    const sessionId = requireSession(meta);
-    const remainingUsd = remainingBudget(meta);
+    const { host, meta, hold } = await holdBudget(this.#budgets, id, { read: () => this.#read(id) });
     const going = this.#going.get(id) ?? new Map<string, GoingAside>();
     if (going.size >= MAX_ASIDES_PER_IDEA) {
+      hold.release();
       throw new CatalystError(
         'TOO_MANY_ASIDES',
         `This idea has ${String(MAX_ASIDES_PER_IDEA)} asides waiting for an answer already; ask again once one is answered.`,
       );
     }
+    const sessionId = requireSession(meta);
     const asideId = `aside-${id.slice('idea-'.length)}-${randomUUID()}`;
     const controller = new AbortController();
     // Held before the first await below, so that a burst of asks counts every one.
@@ -96,8 +103,10 @@ export class Asides implements AsidesPort {
         question: body.question,
         model,
       });
-      const job = { id, host, asideId, sessionId, model, question: body.question, remainingUsd };
+      const job = { id, host, asideId, sessionId, model, question: body.question, hold };
+      // Released once its cost is in meta.json (#answer adds it first).
       void this.#answer(job, controller.signal).finally(() => {
+        hold.release();
         this.#forget(id, asideId);
         release();
       });
@@ -105,10 +114,21 @@ export class Asides implements AsidesPort {
       if (view === undefined) throw new Error('an aside:asked event makes no aside view');
       return view;
     } catch (error) {
+      hold.release();
       this.#forget(id, asideId);
       release();
       throw error;
     }
+  }
+
+  /** The idea's meta.json, and what its budget leaves an aside; NO_SESSION before its first run. */
+  async #read(id: string) {
+    const { host, meta } = await this.#options.locate(id);
+    this.#refuseWhenGoing(id);
+    requireSession(meta);
+    const leftUsd = meta.budgetUsd === undefined ? Number.POSITIVE_INFINITY : meta.budgetUsd - spentUsd(meta);
+    const refusal = (heldUsd: number) => ideaRefusal({ meta, heldUsd, what: 'ask an aside' });
+    return { host, meta, budget: { leftUsd, refusal } };
   }
 
   async listAsides(id: string): Promise<AsideView[]> {
@@ -179,7 +199,7 @@ export class Asides implements AsidesPort {
       model: job.model,
       sessionId: job.sessionId,
       question: job.question,
-      maxBudgetUsd: Number.isFinite(job.remainingUsd) ? job.remainingUsd : undefined,
+      maxBudgetUsd: Number.isFinite(job.hold.capUsd) ? job.hold.capUsd : undefined,
       timeoutMs: this.#options.timeoutMs,
       inactivityMs: this.#options.inactivityMs,
       signal,
@@ -206,7 +226,7 @@ interface AsideJob {
   sessionId: string;
   model: string;
   question: string;
-  remainingUsd: number;
+  hold: BudgetHold;
 }
 
 function requireSession(meta: IdeaMeta): string {
@@ -214,18 +234,6 @@ function requireSession(meta: IdeaMeta): string {
   throw new CatalystError(
     'NO_SESSION',
     'This idea has no Claude session yet: an aside asks the conversation so far, so send a first message.',
-  );
-}
-
-/** What the idea may still spend (infinite without a budget); BUDGET_EXCEEDED when nothing, as a run is refused. */
-function remainingBudget(meta: IdeaMeta): number {
-  if (meta.budgetUsd === undefined) return Number.POSITIVE_INFINITY;
-  const spent = spentUsd(meta);
-  const left = meta.budgetUsd - spent;
-  if (left > 0) return left;
-  throw new CatalystError(
-    'BUDGET_EXCEEDED',
-    `This idea has spent $${spent.toFixed(4)} of its $${String(meta.budgetUsd)} budget. Raise or remove its budget to ask an aside.`,
   );
 }
 

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import {
-  spentUsd,
   type IdeaMeta,
   type IdeaStatus,
   type QuestionPolicy,
@@ -8,7 +7,8 @@ import {
   type RelayEventDraft,
   type RunMode,
 } from '@catalyst/protocol';
-import { CatalystError } from '../core/catalyst-error.ts';
+import type { BudgetReservations } from '../core/budget-reservations.ts';
+import { capOf, type BudgetHold } from '../core/budget-reservations.ts';
 import type { RunEnding } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ResumePoint } from '../runs/resume-point.ts';
@@ -19,6 +19,7 @@ import type { Checkpoints } from './checkpoints.ts';
 import { startRunDriver, type ActiveRun, type PromptControls } from '../runs/run-driver.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { IdeaHistories } from './idea-histories.ts';
+import { budgetOf, holdBudget, takeFittingWarm, withCap } from './budget-holds.ts';
 import { addTotals } from './idea-meta-changes.ts';
 import { statusAfterRun, statusAtStart } from './idea-status.ts';
 import type { LiveSubscribers } from './live-subscribers.ts';
@@ -50,6 +51,8 @@ export interface RunLaunchContext {
   warm: WarmSessions;
   checkpoints: Checkpoints;
   locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
+  /** What the idea's claude processes hold of its budget (issue 39): the one the asides hold theirs in. */
+  budgets: BudgetReservations;
   /** The run's bookkeeping is done (or failed): the idea may start another run. */
   release: (id: string) => void;
 }
@@ -85,24 +88,46 @@ export async function launchRun(
   request: RunRequest,
   resumed?: { history: IdeaHistory; point: ResumePoint },
 ): Promise<ActiveRun> {
-  const { id, runId, mode, message } = request;
-  const { hosts, logger } = context.options;
+  const { id, mode } = request;
   // The history first: opening it ends a run a killed Catalyst left open, which changes the status read next.
   // If that failed when the history opened, it must succeed now, or this run does not start.
   const history = resumed?.history ?? (await context.histories.forRun(id));
-  const { host, meta, store, session, key, budget } = await sessionInputFor(
-    context,
-    id,
-    mode,
-    history,
-    request.overrides,
-  );
-  if (resumed === undefined && budget !== undefined && budget.remainingUsd <= 0) {
-    throw new CatalystError('BUDGET_EXCEEDED', budget.spentSentence);
+  // Held until the run's cost is in meta.json (recordEnding), or released here when it does not start.
+  const held = await holdBudget(context.budgets, id, {
+    read: () => sessionInputFor(context, { id, turnMode: mode, overrides: request.overrides }, history),
+    isTakenUp: resumed !== undefined,
+  });
+  try {
+    return await startHeld(context, { request, history, resumed }, held);
+  } catch (error) {
+    held.hold.release();
+    throw error;
   }
+}
+
+async function startHeld(
+  context: RunLaunchContext,
+  launch: { request: RunRequest; history: IdeaHistory; resumed: { point: ResumePoint } | undefined },
+  input: SessionInput & { hold: BudgetHold },
+): Promise<ActiveRun> {
+  const { request, history, resumed } = launch;
+  const { id, runId, mode, message } = request;
+  const { hosts, logger } = context.options;
+  const { host, meta, store, key, hold } = input;
+  const session = withCap(input.session, input.budget.key, hold.capUsd);
   const registered = hosts.get(host);
-  // The idea's warm process when it runs this command; any other ends first (warm-sessions.ts).
-  const warm = resumed === undefined ? await context.warm.take(id, key) : undefined;
+  // The idea's warm process when it runs this command and fits the hold; any other ends first (warm-sessions.ts).
+  const warm =
+    resumed === undefined
+      ? await takeFittingWarm({ warm: context.warm, budgets: context.budgets }, { id, key, hold })
+      : undefined;
+  // A taken-up process's cap was set by the Catalyst before: unknown, so it serves no later turn under a budget.
+  const processCapUsd =
+    resumed !== undefined
+      ? undefined
+      : warm === undefined
+        ? hold.capUsd
+        : context.budgets.capOfProcess(warm.process);
   if (resumed === undefined) {
     // A build starts from a checkpoint of what project/ holds (made when it differs from the last one), so that it
     // can be undone, and its change is Claude's alone.
@@ -125,6 +150,7 @@ export async function launchRun(
     ...(resumed === undefined ? {} : { resume: resumed.point }),
     ...(warm === undefined ? {} : { warm }),
     onKeep: (kept) => {
+      if (processCapUsd !== undefined) context.budgets.noteCap(kept.process, processCapUsd);
       const next = request.nextMode?.();
       if (next === undefined || next === mode) context.warm.keep(id, host, key, kept);
       else context.warm.retire(id, kept);
@@ -136,7 +162,7 @@ export async function launchRun(
     onSession: async (sessionId) => {
       await store.update(id, (current) => ({ ...current, sessionId }));
     },
-    onFinish: (ending) => recordEnding(context, { ...request, host, prompts: run.prompts }, ending),
+    onFinish: (ending) => recordEnding(context, { ...request, host, hold, prompts: run.prompts }, ending),
     logger,
   });
   return run;
@@ -156,11 +182,14 @@ export async function prewarm(
 ): Promise<void> {
   const { id } = request;
   const history = await context.histories.get(id);
-  const { host, meta, session, key, budget } = await sessionInputFor(context, id, request.mode, history);
+  const input = await sessionInputFor(context, { id, turnMode: request.mode }, history);
+  const { host, meta, key, budget } = input;
+  // Holds nothing while it waits (it spends nothing then): the turn that takes it holds its rest, if it fits.
+  const capUsd = capOf({ leftUsd: budget.leftUsd, heldUsd: context.budgets.heldUsd(id) });
+  // An idea that has spent its budget (or whose claudes hold it) runs nothing now: nothing to wait for.
+  if (isGoing() || context.warm.keyOf(id) === key || capUsd === undefined) return;
+  const session = withCap(input.session, budget.key, capUsd);
   const { mode } = session;
-  // An idea that has spent its budget runs nothing until it is raised: nothing to wait for.
-  if (isGoing() || context.warm.keyOf(id) === key || (budget !== undefined && budget.remainingUsd <= 0))
-    return;
   await context.warm.drop(id, key);
   if (isGoing() || context.warm.has(id)) return;
   const process = await SessionProcess.start(
@@ -174,21 +203,23 @@ export async function prewarm(
     await process.over;
     return;
   }
+  context.budgets.noteCap(process, capUsd);
   context.warm.keepFresh(id, host, key, { process, mode, costBaseUsd: 0 });
   context.options.logger.info({ ideaId: id, mode, host }, 'pre-warmed a session');
 }
 
+type SessionInput = Awaited<ReturnType<typeof sessionInputFor>>;
+
 /**
  * Everything a session of the idea is started with for a turn in `mode` (`last`: the idea's last mode, chat if it
- * has none), and its warm key (session-spec.ts).
+ * has none) but its cap (`withCap`), what its budget leaves, and its warm key (session-spec.ts).
  */
 async function sessionInputFor(
   context: RunLaunchContext,
-  id: string,
-  turnMode: RunMode | 'last',
+  turn: { id: string; turnMode: RunMode | 'last'; overrides?: RunOverrides | undefined },
   history: IdeaHistory,
-  overrides: RunOverrides = {},
 ) {
+  const { id, turnMode, overrides = {} } = turn;
   const { hosts } = context.options;
   const { host, meta } = await context.locate(id);
   const mode = turnMode === 'last' ? (meta.lastMode ?? 'chat') : turnMode;
@@ -213,16 +244,14 @@ async function sessionInputFor(
       : { detachedLimitMs: context.options.detachedLimitMs }),
     ...(context.options.leaseMs === undefined ? {} : { leaseMs: context.options.leaseMs }),
     ...(context.options.warmIdleMs === undefined ? {} : { warmIdleMs: context.options.warmIdleMs }),
-    ...(budget === undefined || budget.remainingUsd <= 0
-      ? {}
-      : { budget: { key: budget.key, remainingUsd: budget.remainingUsd } }),
   };
-  return { host, meta, store, session, key: warmKeyOf(session), budget };
+  // The key names the budget, not the cap: a warm process started under it may serve the turn (takeFittingWarm).
+  return { host, meta, store, session, key: warmKeyOf(withCap(session, budget.key, 1)), budget };
 }
 
 async function recordEnding(
   context: RunLaunchContext,
-  run: RunRequest & { host: string; prompts?: PromptControls | undefined },
+  run: RunRequest & { host: string; hold: BudgetHold; prompts?: PromptControls | undefined },
   ending: RunEnding,
 ): Promise<void> {
   const { id, host, runId, mode } = run;
@@ -238,6 +267,8 @@ async function recordEnding(
     const status = statusAfterRun(meta.status, mode, ending.outcome);
     await setStatus(context, { id, host, runId, status }, await context.histories.get(id));
   } finally {
+    // After its cost is in meta.json: a start that reads meta.json then counts it.
+    run.hold.release();
     context.release(id);
   }
   const { outcome, result } = ending;
@@ -257,23 +288,4 @@ async function setStatus(
   const before = (await store.get(id)).status;
   await store.update(id, (current) => ({ ...current, status }));
   if (before !== status) history.append({ type: 'idea:status', ideaId: id, runId, status });
-}
-
-/**
- * What is left to spend for a run: the idea's budget and the caller's cap (an autopilot's), whichever leaves less;
- * undefined when neither is set.
- */
-function budgetOf(meta: IdeaMeta, cap: RunOverrides['budgetCap']) {
-  const spent = spentUsd(meta);
-  const ideaLeft = meta.budgetUsd === undefined ? Number.POSITIVE_INFINITY : meta.budgetUsd - spent;
-  if (meta.budgetUsd === undefined && cap === undefined) return undefined;
-  const isIdeaTighter = cap === undefined || ideaLeft <= cap.remainingUsd;
-  return {
-    key: `${String(meta.budgetUsd ?? '-')}/${cap?.key ?? '-'}`,
-    remainingUsd: Math.min(ideaLeft, cap?.remainingUsd ?? Number.POSITIVE_INFINITY),
-    spentSentence: isIdeaTighter
-      ? `This idea has spent $${spent.toFixed(4)} of its $${String(meta.budgetUsd)} budget. Raise or remove its ` +
-        'budget to run it again.'
-      : 'The autopilot has spent its budget (maxBudgetUsd).',
-  };
 }
