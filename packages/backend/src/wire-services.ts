@@ -1,12 +1,14 @@
 import { spentUsd, type RelayEvent } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { ActiveRuns } from './service/active-runs.ts';
+import { BudgetReservations } from './core/budget-reservations.ts';
 import { Asides, DEFAULT_ASIDE_TIMEOUT_MS } from './service/asides.ts';
 import { Autopilots } from './service/autopilots.ts';
 import { AutopilotsCapability } from './service/autopilots-capability.ts';
 import { Checkpoints } from './service/checkpoints.ts';
 import { FilesCapability } from './service/files-capability.ts';
 import type { HostRegistry } from './service/host-registry.ts';
+import { hostUsersOf } from './service/host-holds.ts';
 import { HostsCapability, type HostsCapabilityOptions } from './service/hosts-capability.ts';
 import { createLocalSshConfigSources } from './host/ssh/config/ssh-config-files.ts';
 import { IdeaHistories } from './service/idea-histories.ts';
@@ -120,8 +122,11 @@ export function wireServices(options: ServiceOptions): WiredServices {
     isCatalystToken: options.previews.isCatalystToken,
     startServer: options.previews.startServer,
   });
+  // What the idea's claude processes hold of its budget: runs and asides alike (issue 39).
+  const budgets = new BudgetReservations();
   const launching: RunLaunchContext = {
     options,
+    budgets,
     warm,
     checkpoints,
     histories,
@@ -162,20 +167,6 @@ export function wireServices(options: ServiceOptions): WiredServices {
     },
     logger,
   });
-  const hostsCapability = new HostsCapability({
-    registry: hosts,
-    ...options.appHosts,
-    sources: () => createLocalSshConfigSources(process.env),
-    isBusy: (hostName) => active.ids().some((id) => options.index.hostOf(id) === hostName),
-    countIdeas: async (hostName) => {
-      try {
-        return (await (await hosts.store(hostName)).list()).length;
-      } catch {
-        return options.index.idsOn(hostName).length;
-      }
-    },
-    logger,
-  });
   const asides = new Asides({
     hosts,
     logger,
@@ -186,11 +177,19 @@ export function wireServices(options: ServiceOptions): WiredServices {
     inactivityMs: options.inactivityTimeoutMs,
     isDeleting: (id) => active.get(id) === deletingClaim,
     isStopping: () => active.isStopping(),
+    budgets,
   });
   const terminals = new Terminals({
     hosts,
     hostOf: async (id) => (await locate(id)).host,
     isDeleting: (id) => active.get(id) === deletingClaim,
+    logger,
+  });
+  const hostsCapability = new HostsCapability({
+    registry: hosts,
+    ...options.appHosts,
+    sources: () => createLocalSshConfigSources(process.env),
+    ...hostUsersOf(options, { active, autopilots, asides, terminals, warm, previewEngine }),
     logger,
   });
   const projectFiles = new ProjectFiles({ hosts, locate, checkpoints });

@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 // A host's name, ideas root and claude path: one definition each, with the app's host routes (protocol hosts.ts).
-import {
-  HostClaudePathSchema as ClaudePathSchema,
-  HostIdeasRootSchema as IdeasRootSchema,
-  HostNameSchema,
-} from '@catalyst/protocol';
+import { HostClaudePathSchema as ClaudePathSchema, HostNameSchema } from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
+import { SafeIdeasRootSchema as IdeasRootSchema } from '../core/ideas-root-rules.ts';
 import { parseKnownHostsLine } from '../host/ssh/host-key-pin.ts';
 
 /**

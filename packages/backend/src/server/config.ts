@@ -5,14 +5,13 @@ import { z } from 'zod';
 import { ModelNameSchema } from '@catalyst/protocol';
 import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
+import { SafeIdeasRootSchema as IdeasRootSchema } from '../core/ideas-root-rules.ts';
 import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
 import type { HostEntry, LocalHostEntry, SshConnectEntry, SshHostEntry } from '../host/host-entry.ts';
 import { DEFAULT_LEASE_MS } from '../host/wrapped-run.ts';
+import { PushServiceListSchema } from '../push/push-services.ts';
 import { DEFAULT_WARM_PER_HOST } from '../service/warm-sessions.ts';
-import {
-  HostClaudePathSchema as ClaudePathSchema,
-  HostIdeasRootSchema as IdeasRootSchema,
-} from '@catalyst/protocol';
+import { HostClaudePathSchema as ClaudePathSchema } from '@catalyst/protocol';
 import {
   ConfigFileSchema,
   readConfigFile,
@@ -154,6 +153,8 @@ const EnvSchema = z
     CATALYST_ALLOWED_ORIGINS: OriginListSchema.optional(),
     /** The https URL of a reverse proxy in front of Catalyst: Secure cookie, its origin allowed, the printed link. */
     CATALYST_PUBLIC_URL: PublicUrlSchema.optional(),
+    /** Push services' hosts (or `*.suffix`) taken besides the known ones (issue 39): push-services.ts. */
+    CATALYST_PUSH_SERVICES: PushServiceListSchema.optional(),
   })
   .refine((env) => LOOPBACK_BINDS.has(env.CATALYST_BIND) || env.CATALYST_TOKEN !== undefined, {
     message:
@@ -177,6 +178,8 @@ export interface Config {
   readonly allowedOrigins: readonly string[];
   /** CATALYST_PUBLIC_URL, an origin without a trailing `/`; the login link and the cookie's Secure follow it. */
   readonly publicUrl?: string;
+  /** CATALYST_PUSH_SERVICES: push services' hosts taken besides the known ones. */
+  readonly pushServices?: readonly string[];
   readonly hosts: readonly HostEntry[];
   readonly defaultHost: string;
   readonly ideasRoot: string;
@@ -262,6 +265,7 @@ function toConfig({ env, file }: Sources, places: Places): Config {
     configDir: toLocalPath(env.CATALYST_CONFIG_DIR ?? '~/.config/catalyst', places),
     allowedOrigins: env.CATALYST_ALLOWED_ORIGINS ?? [],
     ...(env.CATALYST_PUBLIC_URL === undefined ? {} : { publicUrl: env.CATALYST_PUBLIC_URL }),
+    ...(env.CATALYST_PUSH_SERVICES === undefined ? {} : { pushServices: env.CATALYST_PUSH_SERVICES }),
     hosts,
     defaultHost: file?.defaultHost ?? first.name,
     ideasRoot: env.CATALYST_IDEAS_ROOT,

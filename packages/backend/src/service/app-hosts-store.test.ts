@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { captureCatalystError } from '../core/capture-error.ts';
 import { AppHostsStore, appendKnownHost, entryOfAppHost, parseHostTarget } from './app-hosts-store.ts';
@@ -68,12 +69,18 @@ describe('the added hosts file', () => {
     expect((await stat(join(dir, 'config', 'added-hosts.json'))).mode & 0o777).toBe(0o600);
   });
 
-  it('refuses a file it did not write, naming it, rather than guessing', async () => {
+  it('sets a damaged file aside with a warning naming where it is kept, and reads no host (issue 39)', async () => {
     const path = join(dir, 'added-hosts.json');
-    await writeFile(path, JSON.stringify({ hosts: [{ name: 'Bad Name', target: 'x' }] }));
-    const error = await new AppHostsStore(path).read().catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'CONFIG_INVALID' });
-    expect(String(error)).toContain(path);
+    const body = JSON.stringify({ hosts: [{ name: 'Bad Name', target: 'x' }] });
+    await writeFile(path, body);
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
+    expect(await new AppHostsStore(path, logger).read()).toEqual({ version: 1, hosts: [] });
+    const kept = (await readdir(dir)).filter((name) => name.startsWith('added-hosts.json.broken-'));
+    expect(kept).toHaveLength(1);
+    expect(await readFile(join(dir, kept[0] ?? ''), 'utf8')).toBe(body);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(join(dir, kept[0] ?? ''));
   });
 
   it('appends confirmed keys to Catalyst’s own known_hosts, 0600', async () => {

@@ -1,6 +1,8 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { pino, type Logger } from 'pino';
 import { writeFileAtomically } from './atomic-file.ts';
+import { parseOwnJsonFile, readOwnFile } from './own-json-file.ts';
 import { z } from 'zod';
 import {
   HostClaudePathSchema,
@@ -10,6 +12,9 @@ import {
 } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { HostEntry } from '../host/host-entry.ts';
+import { listSshConfigAliases } from '../host/ssh/config/ssh-config-import.ts';
+import { resolveSshConfig } from '../host/ssh/config/ssh-config-resolve.ts';
+import type { SshConfigSources } from '../host/ssh/config/ssh-config-sources.ts';
 import { parseJumpSpec } from '../host/ssh/config/ssh-jump-spec.ts';
 
 /**
@@ -37,28 +42,24 @@ export class AppHostsStore {
   readonly #path: string;
   #saving: Promise<void> = Promise.resolve();
 
-  constructor(path: string) {
+  readonly #logger: Logger;
+
+  /** `logger`: where a damaged file's warning goes. */
+  constructor(path: string, logger: Logger = pino({ level: 'silent' })) {
     this.#path = path;
+    this.#logger = logger;
   }
 
-  /** The file's hosts; none when it does not exist. CONFIG_INVALID, naming the file, when it is not ours. */
+  /** The file's hosts; none when it does not exist, or when it was damaged and set aside (own-json-file.ts). */
   async read(): Promise<AppHostsFile> {
-    let text: string;
-    try {
-      text = await readFile(this.#path, 'utf8');
-    } catch (error) {
-      if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT')
-        return { version: 1, hosts: [] };
-      throw error;
-    }
-    const parsed = AppHostsFileSchema.safeParse(safeJson(text));
-    if (!parsed.success) {
-      throw new CatalystError(
-        'CONFIG_INVALID',
-        `${this.#path} is not a hosts file Catalyst wrote: ${z.prettifyError(parsed.error)}`,
-      );
-    }
-    return parsed.data;
+    const file = await parseOwnJsonFile({
+      path: this.#path,
+      text: await readOwnFile(this.#path),
+      schema: AppHostsFileSchema,
+      what: 'the hosts added in the app',
+      logger: this.#logger,
+    });
+    return file ?? { version: 1, hosts: [] };
   }
 
   save(file: AppHostsFile): Promise<void> {
@@ -102,6 +103,32 @@ export function parseHostTarget(text: string): HostTarget {
   };
 }
 
+/** A bare word must be a Host of the config; the config must resolve it (an error names file and line). */
+export async function checkHostTarget(
+  text: string,
+  where: { sources: SshConfigSources; configFile?: string },
+): Promise<void> {
+  const target = parseHostTarget(text);
+  const configFile = where.configFile === undefined ? {} : { configFile: where.configFile };
+  if (isBareAlias(target)) {
+    const aliases = await listSshConfigAliases(where.sources, configFile);
+    if (!aliases.includes(target.alias)) {
+      const some = aliases.slice(0, 8).join(', ');
+      throw new CatalystError(
+        'INVALID_ARGUMENT',
+        `${target.alias} is not a Host of ~/.ssh/config${some === '' ? '' : ` (it has ${some})`}: type user@host[:port] for a host that is not there.`,
+      );
+    }
+  }
+  await resolveSshConfig(target.alias, where.sources, {
+    ...configFile,
+    overrides: {
+      ...(target.user === undefined ? {} : { user: target.user }),
+      ...(target.port === undefined ? {} : { port: target.port }),
+    },
+  });
+}
+
 /** A typed target names a host outright; a bare word must be one of the config's aliases. */
 export function isBareAlias(target: HostTarget): boolean {
   return target.user === undefined && target.port === undefined;
@@ -129,12 +156,4 @@ export function entryOfAppHost(record: AppHostRecord, defaults: AppHostDefaults)
     ideasRoot: record.ideasRoot ?? defaults.ideasRoot,
     ...(claudePath === undefined ? {} : { claudePath }),
   };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

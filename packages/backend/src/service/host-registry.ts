@@ -3,6 +3,7 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import type { Host } from '../host/host.ts';
 import { IdeaStore } from '../ideas/idea-store.ts';
 import type { HostEntry } from '../host/host-entry.ts';
+import { claimIdeasRoot } from './ideas-root-claim.ts';
 
 /**
  * The configured hosts, each with its adapter (local or SSH, chosen by the composition root) and, once its home
@@ -47,15 +48,19 @@ export class HostRegistry {
     return registered;
   }
 
-  /** The host under its name changed: new connections go the new way; the old adapter's are closed. */
-  async replace(entry: HostEntry): Promise<void> {
+  /**
+   * The host under its name changed: new connections go the new way at once. The old adapter is returned, for the
+   * caller to close once what went over it has ended (issue 39: a terminal's kill by tag needs its pool).
+   */
+  replace(entry: HostEntry): Host {
     const old = this.get(entry.name);
     this.#hosts.set(entry.name, this.#register(entry));
     this.forget(entry.name);
-    await old.host.close();
+    return old.host;
   }
 
-  async remove(name: string): Promise<void> {
+  /** The host is gone at once; its adapter is returned, for the caller to close (as replace). */
+  remove(name: string): Host {
     const old = this.get(name);
     if (name === this.#defaultName)
       throw new CatalystError(
@@ -64,7 +69,7 @@ export class HostRegistry {
       );
     this.#hosts.delete(name);
     this.forget(name);
-    await old.host.close();
+    return old.host;
   }
 
   setDefault(name: string): void {
@@ -101,12 +106,14 @@ export class HostRegistry {
     return found;
   }
 
-  /** The host's idea store; its root's `~/` is the host user's home, asked for once. */
+  /** The host's idea store; its root's `~/` is the host user's home, asked for once; claimed (ideas-root-claim.ts). */
   store(name: string): Promise<IdeaStore> {
     const cached = this.#stores.get(name);
     if (cached) return cached;
     const registered = this.get(name);
-    const pending = resolveRoot(registered).then((root) => new IdeaStore({ files: registered.host, root }));
+    const pending = claimIdeasRoot(registered.host, registered.entry.ideasRoot).then(
+      (root) => new IdeaStore({ files: registered.host, root }),
+    );
     // A host that was down is asked again next time.
     pending.catch(() => this.#stores.delete(name));
     this.#stores.set(name, pending);
@@ -127,13 +134,6 @@ export class HostRegistry {
   async close(): Promise<void> {
     await Promise.allSettled(this.all().map((registered) => registered.host.close()));
   }
-}
-
-async function resolveRoot(registered: RegisteredHost): Promise<string> {
-  const root = registered.entry.ideasRoot;
-  if (root === '~') return registered.host.homeDir();
-  if (root.startsWith('~/')) return posix.join(await registered.host.homeDir(), root.slice(2));
-  return root;
 }
 
 export interface ClaudeRuntime {

@@ -8,26 +8,27 @@ import type {
   UpdateHostBody,
 } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
+import { describeIdeasRootProblem, ideasRootProblem } from '../core/ideas-root-rules.ts';
 import { sourceOf, type HostEntry } from '../host/host-entry.ts';
 import { renderKnownHostsLine } from '../host/ssh/config/known-hosts-file.ts';
 import { parseFingerprint } from '../host/ssh/config/host-key-fingerprint.ts';
 import { listSshConfigAliases } from '../host/ssh/config/ssh-config-import.ts';
-import { resolveSshConfig } from '../host/ssh/config/ssh-config-resolve.ts';
 import type { SshConfigSources } from '../host/ssh/config/ssh-config-sources.ts';
 import {
+  checkHostTarget,
   entryOfAppHost,
-  isBareAlias,
-  parseHostTarget,
   type AppHostDefaults,
   type AppHostRecord,
   type AppHostsStore,
 } from './app-hosts-store.ts';
+import type { Host } from '../host/host.ts';
 import { checkHosts } from './host-health.ts';
+import { refuseWhenHeld, type HostUsers } from './host-holds.ts';
 import { checkHostSteps, type HostCheckResult } from './host-check.ts';
 import type { HostRegistry, RegisteredHost } from './host-registry.ts';
 import type { HostHealth, HostsPort } from './ports.ts';
 
-export interface HostsCapabilityOptions {
+export interface HostsCapabilityOptions extends HostUsers {
   registry: HostRegistry;
   store: AppHostsStore;
   /** The hosts added in the app, as read at start; kept in step with the file. */
@@ -36,10 +37,6 @@ export interface HostsCapabilityOptions {
   knownHosts: { path: string; append: (line: string) => Promise<void> };
   sources: () => SshConfigSources;
   defaults: AppHostDefaults;
-  /** Whether a run is going on an idea of that host: the host is not changed or removed under it. */
-  isBusy: (hostName: string) => boolean;
-  /** How many ideas the host holds (its listing, else what Catalyst last saw). */
-  countIdeas: (hostName: string) => Promise<number>;
   logger: Logger;
 }
 
@@ -55,6 +52,8 @@ export class HostsCapability implements HostsPort {
   readonly #lastChecks = new Map<string, { view: HostCheckView; order: number }>();
   /** Checks may overlap (one in the background, one asked for): only a later-started one replaces a result. */
   #checksStarted = 0;
+  /** The changes to the hosts (add, change, remove), one after the other. */
+  #changes: Promise<unknown> = Promise.resolve();
 
   constructor(options: HostsCapabilityOptions) {
     this.#options = options;
@@ -83,71 +82,89 @@ export class HostsCapability implements HostsPort {
     }
   }
 
-  async addHost(body: AddHostBody): Promise<HostEntryView> {
-    const { registry } = this.#options;
-    if (registry.all().some((host) => host.name === body.name))
-      throw new CatalystError('HOST_EXISTS', `There is a host named ${body.name} already.`);
-    await this.#checkTarget(body.target);
-    const record: AppHostRecord = {
-      name: body.name,
-      target: body.target.trim(),
-      ...(body.ideasRoot === undefined ? {} : { ideasRoot: body.ideasRoot }),
-      ...(body.claudePath === undefined ? {} : { claudePath: body.claudePath }),
-    };
-    const registered = registry.add(this.#entryOf(record));
-    const previousDefault = registry.defaultName;
-    if (body.isDefault === true) registry.setDefault(record.name);
-    try {
-      await this.#save([...this.#options.records, record]);
-    } catch (error) {
-      // Nothing half-saved: the host is gone again if the file could not take it.
-      registry.setDefault(previousDefault);
-      await registry.remove(record.name);
-      throw error;
-    }
-    this.checkSoon([registered.name]);
-    return this.#view(registered.name);
+  /** Changes go one at a time (issue 39): each builds the new list from the last one saved, none is lost. */
+  addHost(body: AddHostBody): Promise<HostEntryView> {
+    return this.#serially(async () => {
+      refuseUnsafeRoot(body.ideasRoot);
+      const { registry } = this.#options;
+      if (registry.all().some((host) => host.name === body.name))
+        throw new CatalystError('HOST_EXISTS', `There is a host named ${body.name} already.`);
+      await checkHostTarget(body.target, { sources: this.#options.sources(), ...this.#configFile() });
+      const record: AppHostRecord = {
+        name: body.name,
+        target: body.target.trim(),
+        ...(body.ideasRoot === undefined ? {} : { ideasRoot: body.ideasRoot }),
+        ...(body.claudePath === undefined ? {} : { claudePath: body.claudePath }),
+      };
+      const registered = registry.add(this.#entryOf(record));
+      const previousDefault = registry.defaultName;
+      if (body.isDefault === true) registry.setDefault(record.name);
+      try {
+        await this.#save([...this.#options.records, record]);
+      } catch (error) {
+        // Nothing half-saved: the host is gone again if the file could not take it.
+        registry.setDefault(previousDefault);
+        await registry.remove(record.name).close();
+        throw error;
+      }
+      this.checkSoon([registered.name]);
+      return this.#view(registered.name);
+    });
   }
 
-  async updateHost(name: string, body: UpdateHostBody): Promise<HostEntryView> {
-    const record = this.#appRecord(name);
-    const { claudePath: _old, ...rest } = record;
-    const claudePath = body.claudePath === undefined ? record.claudePath : (body.claudePath ?? undefined);
-    const changed: AppHostRecord = {
-      ...rest,
-      ...(body.target === undefined ? {} : { target: body.target.trim() }),
-      ...(body.ideasRoot === undefined ? {} : { ideasRoot: body.ideasRoot }),
-      ...(claudePath === undefined ? {} : { claudePath }),
-    };
-    const isConnectionChange = JSON.stringify(changed) !== JSON.stringify(record);
-    if (isConnectionChange) {
-      this.#refuseWhenBusy(name);
-      if (body.target !== undefined) await this.#checkTarget(body.target);
-      await this.#options.registry.replace(this.#entryOf(changed));
-    }
-    if (body.isDefault === true) this.#options.registry.setDefault(name);
-    await this.#save(this.#options.records.map((known) => (known.name === name ? changed : known)));
-    this.#presented.delete(name);
-    this.#lastChecks.delete(name);
-    if (isConnectionChange) this.checkSoon([name]);
-    return this.#view(name);
+  updateHost(name: string, body: UpdateHostBody): Promise<HostEntryView> {
+    return this.#serially(async () => {
+      refuseUnsafeRoot(body.ideasRoot);
+      const record = this.#appRecord(name);
+      const changed = changedRecord(record, body);
+      const isConnectionChange = JSON.stringify(changed) !== JSON.stringify(record);
+      if (isConnectionChange) {
+        if (body.target !== undefined)
+          await checkHostTarget(body.target, { sources: this.#options.sources(), ...this.#configFile() });
+        // No await from the check to the swap: a run cannot start on the old connection in between.
+        refuseWhenHeld(name, this.#options.holdsOf(name));
+        await this.#closeOld(name, this.#options.registry.replace(this.#entryOf(changed)));
+      }
+      if (body.isDefault === true) this.#options.registry.setDefault(name);
+      await this.#save(this.#options.records.map((known) => (known.name === name ? changed : known)));
+      this.#presented.delete(name);
+      this.#lastChecks.delete(name);
+      if (isConnectionChange) this.checkSoon([name]);
+      return this.#view(name);
+    });
   }
 
-  async deleteHost(name: string, options: { confirm: boolean }): Promise<void> {
-    this.#appRecord(name);
-    this.#refuseWhenBusy(name);
-    const count = await this.#options.countIdeas(name);
-    if (count > 0 && !options.confirm) {
-      throw new CatalystError(
-        'HOST_HAS_IDEAS',
-        `${name} holds ${count} idea${count === 1 ? '' : 's'}. They stay on the VM and come back if you add the host again; confirm to remove it anyway.`,
-        { details: { ideas: count } },
-      );
-    }
-    await this.#options.registry.remove(name);
-    this.#presented.delete(name);
-    this.#lastChecks.delete(name);
-    await this.#save(this.#options.records.filter((record) => record.name !== name));
+  deleteHost(name: string, options: { confirm: boolean }): Promise<void> {
+    return this.#serially(async () => {
+      this.#appRecord(name);
+      refuseWhenHeld(name, this.#options.holdsOf(name));
+      const count = await this.#options.countIdeas(name);
+      if (count > 0 && !options.confirm) {
+        throw new CatalystError(
+          'HOST_HAS_IDEAS',
+          `${name} holds ${count} idea${count === 1 ? '' : 's'}. They stay on the VM and come back if you add the host again; confirm to remove it anyway.`,
+          { details: { ideas: count } },
+        );
+      }
+      // Checked again after the count's await, and nothing awaited from there to the removal.
+      refuseWhenHeld(name, this.#options.holdsOf(name));
+      await this.#closeOld(name, this.#options.registry.remove(name));
+      this.#presented.delete(name);
+      this.#lastChecks.delete(name);
+      await this.#save(this.#options.records.filter((record) => record.name !== name));
+    });
+  }
+
+  /** What went over the host's old connection ends by its tags while the pool is still open; then the pool closes. */
+  async #closeOld(name: string, old: Host): Promise<void> {
+    await this.#options.endAllOn(name);
+    await old.close();
+  }
+
+  #serially<T>(change: () => Promise<T>): Promise<T> {
+    const result = this.#changes.then(change);
+    this.#changes = result.catch(() => undefined);
+    return result;
   }
 
   async checkHost(name: string): Promise<HostCheckView> {
@@ -205,29 +222,6 @@ export class HostsCapability implements HostsPort {
     }
   }
 
-  /** A bare word must be a Host of the config; the config must resolve it (an error names file and line). */
-  async #checkTarget(text: string): Promise<void> {
-    const target = parseHostTarget(text);
-    const sources = this.#options.sources();
-    if (isBareAlias(target)) {
-      const aliases = await listSshConfigAliases(sources, this.#configFile());
-      if (!aliases.includes(target.alias)) {
-        const some = aliases.slice(0, 8).join(', ');
-        throw new CatalystError(
-          'INVALID_ARGUMENT',
-          `${target.alias} is not a Host of ~/.ssh/config${some === '' ? '' : ` (it has ${some})`}: type user@host[:port] for a host that is not there.`,
-        );
-      }
-    }
-    await resolveSshConfig(target.alias, sources, {
-      ...this.#configFile(),
-      overrides: {
-        ...(target.user === undefined ? {} : { user: target.user }),
-        ...(target.port === undefined ? {} : { port: target.port }),
-      },
-    });
-  }
-
   #configFile(): { configFile?: string } {
     const file = this.#options.defaults.sshConfigFile;
     return file === undefined ? {} : { configFile: file };
@@ -249,14 +243,6 @@ export class HostsCapability implements HostsPort {
     return record;
   }
 
-  #refuseWhenBusy(name: string): void {
-    if (this.#options.isBusy(name))
-      throw new CatalystError(
-        'RUN_IN_PROGRESS',
-        `A run is going on ${name}: change the host once it has ended.`,
-      );
-  }
-
   async #save(records: AppHostRecord[]): Promise<void> {
     const defaultHost = this.#options.registry.defaultName;
     const isAppDefault = records.some((record) => record.name === defaultHost);
@@ -267,6 +253,26 @@ export class HostsCapability implements HostsPort {
   #view(name: string): HostEntryView {
     return viewOf(this.#options.registry.get(name));
   }
+}
+
+/** INVALID_ARGUMENT for a home, `/`, `/tmp` and the like as ideas root (issue 39, core/ideas-root-rules.ts). */
+function refuseUnsafeRoot(root: string | undefined): void {
+  const problem = root === undefined ? undefined : ideasRootProblem(root);
+  if (root === undefined || problem === undefined) return;
+  throw new CatalystError('INVALID_ARGUMENT', describeIdeasRootProblem(root, problem), {
+    details: { ideasRoot: root },
+  });
+}
+
+function changedRecord(record: AppHostRecord, body: UpdateHostBody): AppHostRecord {
+  const { claudePath: _old, ...rest } = record;
+  const claudePath = body.claudePath === undefined ? record.claudePath : (body.claudePath ?? undefined);
+  return {
+    ...rest,
+    ...(body.target === undefined ? {} : { target: body.target.trim() }),
+    ...(body.ideasRoot === undefined ? {} : { ideasRoot: body.ideasRoot }),
+    ...(claudePath === undefined ? {} : { claudePath }),
+  };
 }
 
 export function viewOf(registered: RegisteredHost): HostEntryView {

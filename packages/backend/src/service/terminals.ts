@@ -199,6 +199,12 @@ export class Terminals {
     await Promise.all(entries.map((entry) => this.#close(entry, 'idea_deleted')));
   }
 
+  /** Its host is to be reconnected or removed (issue 39): those open now end, by tag, over its open pool. */
+  async closeAllOn(hostName: string): Promise<void> {
+    const entries = [...this.#entries.values()].filter((entry) => entry.hostName === hostName);
+    await Promise.all(entries.map((entry) => this.#close(entry, 'closed')));
+  }
+
   async shutdown(): Promise<void> {
     this.#isClosed = true;
     await Promise.all([...this.#entries.values()].map((entry) => this.#close(entry, 'shutdown')));

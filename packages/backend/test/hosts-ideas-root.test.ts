@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, apiPath } from '@catalyst/protocol';
+import { createTempDir, writeSshClientConfig, type TempDir } from '@catalyst/testkit';
+import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+
+// Issue 39, item 3: an ideas root is a folder of Catalyst's own. A home, `/` or `/tmp` is refused by the API; a
+// folder that holds someone's files is never used, made private nor has its .trash emptied, even after a restart.
+
+const suite = useServiceFixture();
+let dir: TempDir;
+let sshConfig: string;
+const foreign = `catalyst-e2e-foreign-${randomBytes(4).toString('hex')}`;
+
+beforeAll(async () => {
+  dir = await createTempDir('hosts-ideas-root');
+  const hosts = { devbox: suite.sshd.users.bash };
+  ({ configPath: sshConfig } = await writeSshClientConfig(suite.sshd, { dir: dir.path, hosts }));
+});
+afterAll(async () => {
+  await dir.remove();
+  await rm(join(suite.sshd.users.bash.home, foreign), { recursive: true, force: true });
+});
+
+async function call(
+  catalyst: ServiceUnderTest,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+) {
+  const response = await catalyst.api(path, {
+    ...(init.method === undefined ? {} : { method: init.method }),
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const body: unknown = response.status === 204 ? undefined : await response.json();
+  return { status: response.status, body };
+}
+
+/** A folder of the VM user's with their notes in it, readable by all, and a .trash of their own. */
+async function makeForeignFolder(): Promise<string> {
+  const home = suite.sshd.users.bash.home;
+  const { uid, gid } = await stat(home);
+  const path = join(home, foreign);
+  await mkdir(join(path, '.trash'), { recursive: true, mode: 0o755 });
+  await writeFile(join(path, 'notes.txt'), 'mine\n');
+  await writeFile(join(path, '.trash', 'keep.txt'), 'still wanted\n');
+  for (const owned of [path, join(path, '.trash'), join(path, 'notes.txt'), join(path, '.trash', 'keep.txt')])
+    await chown(owned, uid, gid);
+  return path;
+}
+
+describe('the ideas root of a host', () => {
+  it('refuses a home, / or /tmp as ideas folder, saying why', async () => {
+    const catalyst = await suite.startAnother({ env: { CATALYST_SSH_CONFIG_FILE: sshConfig } });
+    for (const ideasRoot of ['~', '~/', '/', '/tmp']) {
+      const added = await call(catalyst, apiPath(API.addHost), {
+        method: 'POST',
+        body: { name: 'homebox', target: 'devbox', ideasRoot },
+      });
+      expect(added.status, ideasRoot).toBe(400);
+      expect(added.body, ideasRoot).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+      expect(JSON.stringify(added.body), ideasRoot).toContain('give it a folder of its own');
+    }
+    const ok = await call(catalyst, apiPath(API.addHost), {
+      method: 'POST',
+      body: { name: 'homebox', target: 'devbox', ideasRoot: `~/${foreign}-ok` },
+    });
+    expect(ok.status).toBe(201);
+    const moved = await call(catalyst, apiPath(API.updateHost, { params: { name: 'homebox' } }), {
+      method: 'PATCH',
+      body: { ideasRoot: '~' },
+    });
+    expect(moved.status).toBe(400);
+  });
+
+  it('neither uses, makes private nor empties the .trash of a folder that holds someone’s files', async () => {
+    const path = await makeForeignFolder();
+    const env = { CATALYST_SSH_CONFIG_FILE: sshConfig };
+    const catalyst = await suite.startAnother({ env });
+    const body = {
+      name: 'foreign',
+      target: 'devbox',
+      claudePath: suite.claudePath,
+      ideasRoot: `~/${foreign}`,
+    };
+    expect((await call(catalyst, apiPath(API.addHost), { method: 'POST', body })).status).toBe(201);
+    const first = await call(catalyst, apiPath(API.checkHost, { params: { name: 'foreign' } }), {
+      method: 'POST',
+    });
+    const fingerprint = API.checkHost.response.parse(first.body).check.unknownHostKey?.fingerprint;
+    await call(catalyst, apiPath(API.trustHostKey, { params: { name: 'foreign' } }), {
+      method: 'POST',
+      body: { fingerprint },
+    });
+    const created = await call(catalyst, apiPath(API.createIdea), {
+      method: 'POST',
+      body: { title: 'In someone’s folder', host: 'foreign' },
+    });
+    // The host is unusable until its root is changed: every idea call on it says why.
+    expect(created.body).toMatchObject({ error: { code: 'HOST_UNAVAILABLE' } });
+    expect(JSON.stringify(created.body)).toContain('holds notes.txt, which Catalyst did not put there');
+
+    // A restart sweeps every host: this one's folder is left as it was.
+    await catalyst.stop();
+    const again = await suite.startAnother({
+      env,
+      reuse: { configDir: catalyst.configDir, ideasRoot: catalyst.ideasRoot },
+    });
+    await again.catalyst.swept;
+    expect((await stat(path)).mode & 0o777).toBe(0o755);
+    expect(await readdir(join(path, '.trash'))).toEqual(['keep.txt']);
+    expect((await readdir(path)).sort()).toEqual(['.trash', 'notes.txt']);
+  });
+});
