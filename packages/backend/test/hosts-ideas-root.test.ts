@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, lchown, mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, apiPath } from '@catalyst/protocol';
@@ -21,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await dir.remove();
-  await rm(join(suite.sshd.users.bash.home, foreign), { recursive: true, force: true });
+  for (const name of [foreign, `${foreign}-ok`, `${foreign}-older`, `${foreign}-link`])
+    await rm(join(suite.sshd.users.bash.home, name), { recursive: true, force: true });
 });
 
 async function call(
@@ -111,5 +112,43 @@ describe('the ideas root of a host', () => {
     expect((await stat(path)).mode & 0o777).toBe(0o755);
     expect(await readdir(join(path, '.trash'))).toEqual(['keep.txt']);
     expect((await readdir(path)).sort()).toEqual(['.trash', 'notes.txt']);
+  });
+
+  it('takes up an older Catalyst’s folder, reached by a symlink, whose idea lost its meta.json', async () => {
+    const home = suite.sshd.users.bash.home;
+    const { uid, gid } = await stat(home);
+    const real = join(home, `${foreign}-older`);
+    const broken = 'idea-0123456789abcdef';
+    await mkdir(join(real, broken, 'project'), { recursive: true });
+    await mkdir(join(real, '.trash'));
+    await symlink(real, join(home, `${foreign}-link`));
+    for (const owned of [real, join(real, broken), join(real, broken, 'project'), join(real, '.trash')])
+      await chown(owned, uid, gid);
+    await lchown(join(home, `${foreign}-link`), uid, gid);
+    const catalyst = await suite.startAnother({ env: { CATALYST_SSH_CONFIG_FILE: sshConfig } });
+    const body = {
+      name: 'older',
+      target: 'devbox',
+      claudePath: suite.claudePath,
+      ideasRoot: `~/${foreign}-link`,
+    };
+    expect((await call(catalyst, apiPath(API.addHost), { method: 'POST', body })).status).toBe(201);
+    const first = await call(catalyst, apiPath(API.checkHost, { params: { name: 'older' } }), {
+      method: 'POST',
+    });
+    const fingerprint = API.checkHost.response.parse(first.body).check.unknownHostKey?.fingerprint;
+    await call(catalyst, apiPath(API.trustHostKey, { params: { name: 'older' } }), {
+      method: 'POST',
+      body: { fingerprint },
+    });
+    const created = await call(catalyst, apiPath(API.createIdea), {
+      method: 'POST',
+      body: { title: 'Beside a broken idea', host: 'older' },
+    });
+    expect(created.status).toBe(201);
+    const listed = JSON.stringify((await call(catalyst, apiPath(API.listIdeas))).body);
+    expect(listed).toContain(broken);
+    expect(listed).toContain('Beside a broken idea');
+    expect(await readdir(real)).toContain('.catalyst-ideas');
   });
 });

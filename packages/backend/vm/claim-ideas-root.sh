@@ -1,17 +1,14 @@
 # shellcheck shell=sh
 # Claims the ideas root $1 for Catalyst (issue 39, item 3), before it is used, made private or its .trash emptied:
 # `/bin/sh -c "<this>" catalyst-claim <ideas root>`. A root that is missing is made (0700), one that holds the marker
-# `.catalyst-ideas` is Catalyst's already; one that is empty, or holds only what Catalyst puts there (idea folders
-# with a meta.json, and .trash: an older Catalyst's root), gets the marker. Anything else is someone's folder: its
-# name goes to stderr and the exit status is 3, nothing is changed. A symbolic link as root is refused too.
+# `.catalyst-ideas` is Catalyst's already; one that is empty, or holds only what Catalyst puts there (idea folders,
+# named by an idea id, whatever their meta.json holds, and .trash: an older Catalyst's root), gets the marker.
+# Anything else is someone's folder: its name goes to stderr and the exit status is 3, nothing is changed. A root
+# that is a symbolic link (ideas kept on another disk) is judged by the folder it leads to.
 set -u
 cr_root=$1
 cr_marker=.catalyst-ideas
 umask 077
-if [ -L "$cr_root" ]; then
-  printf '%s\n' 'is a symbolic link' >&2
-  exit 3
-fi
 if [ ! -e "$cr_root" ]; then
   mkdir -p "$cr_root" || exit 1
   : >"$cr_root/$cr_marker" || exit 1
@@ -28,7 +25,7 @@ for cr_e in "$cr_root"/* "$cr_root"/.[!.]* "$cr_root"/..?*; do
   if [ ! -L "$cr_e" ] && [ -d "$cr_e" ]; then
     case $cr_n in
       .trash) continue ;;
-      idea-*) if [ -f "$cr_e/meta.json" ]; then continue; fi ;;
+      idea-????????????????) continue ;;
     esac
   fi
   printf 'holds %s, which Catalyst did not put there\n' "$cr_n" >&2
