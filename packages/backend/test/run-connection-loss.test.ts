@@ -53,8 +53,9 @@ describe('a build when the connection to the VM drops', () => {
     expect(events.filter((event) => event.type === 'claude:result')).toHaveLength(1);
     await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
     client.close();
-    // A re-attach refused while the killed attachment still holds the session waits for it to go stale (16 s) with a
-    // growing backoff (1, 2, 4, 8, 16 s): on a busy host that alone can take half a minute.
+    // Had the VM still held the lost attachment (a connection it never heard go), the re-attach would have taken it
+    // over at once, as the same run's, instead of being refused until it was 16 s stale (issue 39;
+    // session-reattach.test.ts).
   }, 120_000);
 
   it('a session that ended while no Catalyst followed it is removed at the next start', async () => {

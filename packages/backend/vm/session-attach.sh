@@ -1,12 +1,15 @@
 # shellcheck shell=sh
 # The attach script A (issue 11; core/vm-session-shell.ts): `/bin/sh -c "<this>" catalyst-attach <first byte of
-# out> <first byte of err> <stale s> <1: wait for the start>`, the session id the first line of stdin. It follows
+# out> <first byte of err> <stale s> <1: wait for the start>`, the session id the first line of stdin and its
+# follower (hex, or `-`: the Catalyst run it attaches for, session-run.ts) the second. It follows
 # `out` and `err` from those bytes (1 is the first) and passes stdin lines on: `{…` into the FIFO, `h` heartbeat,
 # `t` / `r` turn running / idle, `e` close the job's stdin, `i` SIGINT to the job, `c` stop. Closing A's channel
 # stops nothing.
 # Refuses with exit 4 (`@@catalyst-attach busy <age>`) while another A holds the lock and its Catalyst is heard from
 # (`heartbeat` younger than <stale s>); an A whose Catalyst has been silent longer (its connection died without sshd
-# noticing) is killed and the lock taken over. Exit 3 (`@@catalyst-attach gone`) when there is no such session.
+# noticing) is killed and the lock taken over, and so is one opened for the same follower, at once: that follower
+# attaches again only once its own attachment's channel is gone (issue 39). Exit 3 (`@@catalyst-attach gone`) when
+# there is no such session.
 # Prints `@@catalyst-attach start` on stdout and stderr once it holds the session; when the session ends, A ends
 # with `@@catalyst-session-end code=… reason=…` on stderr; when its own stdin ends (the channel closed), it ends and
 # the session goes on.
@@ -21,6 +24,8 @@ cr_read_tag || {
   printf 'catalyst-attach: no valid session id on stdin\n' >&2
   exit 2
 }
+IFS= read -r cr_me
+case $cr_me in '' | *[!0-9a-f]*) cr_me=- ;; esac
 # The first attachment of a new session is opened before the session is started (issue 25, item 4): it holds one of
 # the host's run channels, so a session never starts while its attachment waits in the pool's queue past the lease
 # (a busy host then ended it as if Catalyst were gone). It waits here, up to 40 s, for the start script to have
@@ -47,11 +52,12 @@ cr_session_dir || {
 cd "$cr_run" || exit 3
 exec 9>>lock
 # Held: by a live attacher (its Catalyst touches `heartbeat`), refused; by one whose Catalyst has not been heard from
-# for cr_stale seconds (a connection that died without a word reaching sshd), displaced.
+# for cr_stale seconds (a connection that died without a word reaching sshd), or by this follower's own earlier
+# attachment (its Catalyst knows that channel is gone), displaced.
 if ! flock -n 9; then
   cr_now=$(date +%s)
   cr_age heartbeat
-  [ "$cr_a" -ge "$cr_stale" ] || {
+  [ "$cr_a" -ge "$cr_stale" ] || cr_held_by "$cr_me" || {
     printf '\n@@catalyst-attach busy %s\n' "$cr_a" >&2
     exit 4
   }
@@ -99,7 +105,7 @@ cr_t2=$!
 cr_reader=$!
 exec 3<&-
 # Who holds the lock, for the next attacher that has to displace it.
-printf '%s %s %s %s %s\n' "$$" "$cr_w" "$cr_t1" "$cr_t2" "$cr_reader" >holder 2>/dev/null
+printf '%s %s %s %s %s %s\n' "$$" "$cr_me" "$cr_w" "$cr_t1" "$cr_t2" "$cr_reader" >holder 2>/dev/null
 wait "$cr_t1"
 wait "$cr_t2"
 # W ended: S wrote its status, or S is gone without one (then it never will: A ends the session), or this

@@ -6,9 +6,9 @@
 # S has started the job; exit 3 when the session dir exists already, 6 when the disk that holds it is full.
 # The session dir holds `in` (FIFO), `out`, `err`, `sup` and `job` (pids), `state` (`turn` or `idle`, set by
 # Catalyst through the attach script), `heartbeat` (touched through it), `lock` (flock: one attacher at a time), and
-# `status` (`code=<n> reason=<why>`, written last, when S is done), `holder` (the pids of the attacher holding the
-# lock), and what S writes at the start so it can still say "disk full" when nothing more can be written
-# (`claim-disk_full`, `status.res`).
+# `status` (`code=<n> reason=<why>`, written last, when S is done), `holder` (the attacher holding the lock: its
+# pid, its follower, its children's pids), and what S writes at the start so it can still say "disk full" when
+# nothing more can be written (`claim-disk_full`, `status.res`).
 
 cr_shell=$1 cr_sup_script=$2
 shift 2

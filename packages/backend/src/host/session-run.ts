@@ -1,6 +1,7 @@
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { SessionLimits } from '../core/vm-session-shell.ts';
 import { createChunkQueue, type ChunkQueue } from './chunk-queue.ts';
+import { createFollowerId } from './session-follower.ts';
 import type { RunHandle, RunOutcome, RunSpec } from './host.ts';
 import type { AttachmentEnd, SessionAttachment, VmSessions } from './vm-sessions.ts';
 import { createRunTag, resolveRunLimits } from './wrapped-run.ts';
@@ -8,9 +9,11 @@ import { createRunTag, resolveRunLimits } from './wrapped-run.ts';
 /**
  * A run whose process lives in a session on the host (vm-sessions.ts, issue 11) instead of in its channel: a
  * RunHandle like the wrapper's, but a lost connection only detaches it. The handle re-attaches with backoff (1 s
- * doubling to 30 s, ±20 %) from the byte offsets it has delivered, so the consumer reads every byte once, in order,
- * as if nothing happened; input and control lines given meanwhile are kept and sent on re-attach. The session's
- * own limits stop it on the host when Catalyst does not come back (the lease here is the detached limit).
+ * doubling to 30 s, ±20 %, while the host cannot be reached; 1 s again after each answer, a SESSION_BUSY refusal
+ * too, so a holder about to go stale is never waited out doubled) from the byte offsets it has delivered, so the
+ * consumer reads every byte once, in order, as if nothing happened; input and control lines given meanwhile are
+ * kept and sent on re-attach. The session's own limits stop it on the host when Catalyst does not come back (the
+ * lease here is the detached limit).
  */
 
 /**
@@ -63,12 +66,13 @@ export async function startSessionRun(spec: RunSpec, options: SessionRunOptions)
   const runTag = options.tag ?? createRunTag();
   const limits = sessionLimitsOf(spec);
   const heartbeatMs = heartbeatOf(limits);
+  const follower = createFollowerId();
   // The attachment's channel first, then the session: on a busy host the run waits here for a channel, before
   // its session exists, instead of a session waiting unfollowed past its lease (issue 25, item 4).
   const first = await options.sessions.attach(
     runTag,
     { stdout: 0, stderr: 0 },
-    { heartbeatMs, awaitStart: true },
+    { heartbeatMs, awaitStart: true, follower },
   );
   try {
     await options.sessions.start({
@@ -82,7 +86,13 @@ export async function startSessionRun(spec: RunSpec, options: SessionRunOptions)
     first.detach();
     throw error;
   }
-  return new SessionRunHandle(runTag, { ...options, spec }, heartbeatMs, { stdout: 0, stderr: 0 }, first);
+  return new SessionRunHandle(
+    runTag,
+    { ...options, spec, follower },
+    heartbeatMs,
+    { stdout: 0, stderr: 0 },
+    first,
+  );
 }
 
 /**
@@ -95,17 +105,29 @@ export function attachSessionRun(
   spec: RunSpec,
   options: SessionRunOptions,
 ): SessionRun {
-  return new SessionRunHandle(sessionId, { ...options, spec }, heartbeatOf(sessionLimitsOf(spec)), from);
+  return new SessionRunHandle(
+    sessionId,
+    { ...options, spec, follower: createFollowerId() },
+    heartbeatOf(sessionLimitsOf(spec)),
+    from,
+  );
 }
 
 function heartbeatOf(limits: SessionLimits): number {
   return Math.max(200, Math.min(5_000, (limits.leaseSeconds * 1000) / 3));
 }
 
+/**
+ * `follower`: the same for each of the handle's attachments (session-follower.ts). The next is opened only once the
+ * last has ended here, so when the VM still holds that one (it never heard the connection go), it is taken over at
+ * once instead of refused until its heartbeat is stale (issue 39).
+ */
+type HandleOptions = SessionRunOptions & { spec: RunSpec; follower: string };
+
 class SessionRunHandle implements SessionRun {
   readonly runTag: string;
   readonly outcome: Promise<RunOutcome>;
-  readonly #options: SessionRunOptions & { spec: RunSpec };
+  readonly #options: HandleOptions;
   readonly #heartbeatMs: number;
   readonly #stdout: ChunkQueue;
   readonly #stderr: ChunkQueue;
@@ -123,7 +145,7 @@ class SessionRunHandle implements SessionRun {
 
   constructor(
     runTag: string,
-    options: SessionRunOptions & { spec: RunSpec },
+    options: HandleOptions,
     heartbeatMs: number,
     from: { stdout: number; stderr: number },
     first?: SessionAttachment,
@@ -237,7 +259,7 @@ class SessionRunHandle implements SessionRun {
           attachment = await this.#options.sessions.attach(
             this.runTag,
             { ...this.#offsets },
-            { heartbeatMs: this.#heartbeatMs },
+            { heartbeatMs: this.#heartbeatMs, follower: this.#options.follower },
           );
         } catch (error) {
           if (isFirst) return { kind: 'start_failed', code: 'SSH_CONNECT_FAILED', message: messageOf(error) };

@@ -17,6 +17,7 @@ import {
 import { isMarkerShape, parseMarkerLine, VM_MARKERS } from '../core/vm-markers.ts';
 import type { ShellCall } from '../core/shell-quote.ts';
 import { createChunkQueue } from './chunk-queue.ts';
+import { renderFollowerLine } from './session-follower.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
 import { runControlScript } from './ssh/ssh-control-command.ts';
 
@@ -79,13 +80,19 @@ export interface AttachOptions {
    * host for the start (start it after that), so a new session is followed from its first moment.
    */
   awaitStart?: boolean;
+  /**
+   * Who follows (session-follower.ts): the same for every attachment of one run. An attach for the
+   * follower that holds the session takes over that attachment at once rather than waiting for it to go stale, so
+   * give it only once that attachment has ended here (its channel is gone; the VM may not know yet, issue 39).
+   */
+  follower?: string;
 }
 
 export interface VmSessions {
   start(spec: VmSessionSpec): Promise<void>;
   /**
    * Refused (SESSION_BUSY) while another attacher holds the session and is heard from; one silent for longer than
-   * staleAfterMs(heartbeatMs) is displaced.
+   * staleAfterMs(heartbeatMs), or one opened for the same `follower`, is displaced.
    */
   attach(
     sessionId: string,
@@ -162,6 +169,7 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
         offsets,
         heartbeatMs: attachOptions.heartbeatMs ?? options.heartbeatMs,
         awaitStart: attachOptions.awaitStart === true,
+        follower: attachOptions.follower,
       });
       live.add(attachment);
       void attachment.ended.then(() => live.delete(attachment));
@@ -230,16 +238,19 @@ async function attachSession(
     offsets: { stdout: number; stderr: number };
     heartbeatMs: number | undefined;
     awaitStart: boolean;
+    follower: string | undefined;
   },
 ): Promise<SessionAttachment> {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const call = renderAttach(options.offsets, staleAfterMs(heartbeatMs) / 1000, {
     awaitStart: options.awaitStart,
   });
+  // Checked before the channel is opened: nothing to close when they are refused.
+  const firstLines = renderSessionIdLine(sessionId) + renderFollowerLine(options.follower);
   const channel = await open(call);
   // A refused or ended attach script stops reading: a late heartbeat then fails (EPIPE); `ended` tells the rest.
   channel.stdin.on('error', () => undefined);
-  channel.stdin.write(renderSessionIdLine(sessionId));
+  channel.stdin.write(firstLines);
   // Backpressure as for runs: the channel pauses while the reader is far behind (a replay from offset 0).
   const queue = (stream: NodeJS.ReadableStream) =>
     createChunkQueue({ highWaterBytes: QUEUE_HIGH_WATER_BYTES, onResume: () => stream.resume() });

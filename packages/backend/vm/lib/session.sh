@@ -31,9 +31,10 @@ cr_age() {
   }
   cr_a=$((cr_now - cr_m))
 }
-# Kills the attacher A that holds the lock, and its children (`holder`: their pids). Called in the session dir.
+# Kills the attacher A that holds the lock, and its children (`holder`: A's pid, its follower, its children's pids).
+# Called in the session dir.
 cr_displace() {
-  read -r cr_hp cr_hc <holder 2>/dev/null || return 0
+  read -r cr_hp _ cr_hc <holder 2>/dev/null || return 0
   # Only the A that holds this very lock (its fd 9): never a process that took over a pid of an A long gone. `-ef`
   # is not POSIX, but dash's and bash's test both have it.
   # shellcheck disable=SC3013
@@ -44,6 +45,16 @@ cr_displace() {
     [ "$cr_pp" = "$cr_hp" ] && kill -KILL "$cr_p" 2>/dev/null
   done
   kill -KILL "$cr_hp" 2>/dev/null
+}
+# Whether the A that holds the lock was opened for follower $1 (`-`: none), the one now attaching: that follower
+# knows its own attachment's channel is gone (issue 39: a connection that died without sshd noticing), so the new
+# attach takes its place at once rather than waiting for its heartbeat to go stale. Only the A that holds this very
+# lock counts (as in cr_displace): a `holder` left by an A long gone names no holder.
+cr_held_by() {
+  [ "$1" != - ] || return 1
+  read -r cr_hp cr_hf _ <holder 2>/dev/null || return 1
+  # shellcheck disable=SC3013
+  [ "$cr_hf" = "$1" ] && [ "/proc/$cr_hp/fd/9" -ef lock ]
 }
 # S itself, not a process that took over its pid (a VM that rebooted): S and its forks carry `cr_tag=<id>` in their
 # environment (the start script sets it there), nothing else does. $1: the file holding S's pid.
