@@ -4,6 +4,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
 
 /**
@@ -25,6 +26,16 @@ const DAMAGED: Readonly<Record<string, string>> = {
   'added-hosts.json': '',
   'ideas-index.json': '{"version":1,"ideas":{"i-',
 };
+
+/** A browser's subscription, made with the VAPID public key of the damaged file. */
+const OLD_KEY_SUBSCRIPTION = {
+  sessionId: 'session-0123456789abcdef',
+  endpoint: 'https://fcm.googleapis.com/fcm/send/old-key-subscription',
+  keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
+  createdAt: '2026-11-01T10:00:00.000Z',
+  mutedIdeas: [],
+};
+const VapidFileSchema = z.object({ publicKey: z.string(), privateKey: z.string() });
 
 let dir: TempDir | undefined;
 
@@ -88,6 +99,27 @@ describe('files Catalyst keeps for itself', () => {
         name,
       ).toHaveLength(1);
     }
+  });
+
+  it('makes new VAPID keys when their file is damaged, and drops the subscriptions made with the old ones', async () => {
+    dir = await createTempDir('own-files');
+    await writeFile(join(dir.path, 'push-vapid.json'), '', { mode: 0o600 });
+    const subscriptions = { version: 1, subscriptions: [OLD_KEY_SUBSCRIPTION] };
+    await writeFile(join(dir.path, 'push-subscriptions.json'), JSON.stringify(subscriptions), {
+      mode: 0o600,
+    });
+    const started = await startOnce(envOf(dir.path), dir.path);
+    expect(started.stdout, started.stderr).toMatch(/^\{"url":"http:\/\/127\.0\.0\.1:\d+"\}\n/);
+    const aside = (await readdir(dir.path)).filter((entry) => entry.startsWith('push-vapid.json.broken-'));
+    expect(aside).toHaveLength(1);
+    expect(await readFile(join(dir.path, aside[0] ?? ''), 'utf8')).toBe('');
+    const keys = VapidFileSchema.parse(JSON.parse(await readFile(join(dir.path, 'push-vapid.json'), 'utf8')));
+    expect(keys.publicKey).toMatch(/^B[A-Za-z0-9_-]{86}$/);
+    const kept = JSON.parse(await readFile(join(dir.path, 'push-subscriptions.json'), 'utf8')) as unknown;
+    expect(kept).toEqual({ version: 1, subscriptions: [] });
+    const warnings = started.stderr.split('\n').filter((line) => line.includes('"level":40'));
+    expect(warnings.filter((line) => line.includes(aside[0] ?? ''))).toHaveLength(1);
+    expect(warnings.filter((line) => /turn notifications on again/.test(line))).toHaveLength(1);
   });
 
   it('still refuses to start on a damaged file the person writes (CATALYST_CONFIG_FILE)', async () => {

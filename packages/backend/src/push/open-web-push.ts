@@ -31,14 +31,17 @@ export interface OpenWebPushOptions {
 }
 
 export async function openWebPush(options: OpenWebPushOptions): Promise<WebPush> {
-  const vapid = await loadVapidKeys(options.configDir);
-  if (vapid.generated) options.logger.info('made the VAPID key pair for Web Push');
   const subscriptions = await openPushSubscriptions({
     configDir: options.configDir,
     logger: options.logger,
     allowLoopbackHttp: options.allowLoopbackHttp ?? false,
     pushServices: options.pushServices ?? [],
   });
+  const vapid = await loadVapidKeys(options.configDir, {
+    logger: options.logger,
+    beforeMaking: () => dropSubscriptionsOfOldKeys(subscriptions, options.logger),
+  });
+  if (vapid.generated) options.logger.info('made the VAPID key pair for Web Push');
   const sender = createPushSender({
     ...options.sending,
     vapid: { publicKey: vapid.publicKey, privateKey: vapid.privateKey },
@@ -48,4 +51,24 @@ export async function openWebPush(options: OpenWebPushOptions): Promise<WebPush>
     allowPrivateAddresses: options.allowLoopbackHttp ?? false,
   });
   return { publicKey: vapid.publicKey, subscriptions, sender, close: () => sender.close() };
+}
+
+/**
+ * A subscription is bound to the VAPID public key it was made with: once a new pair is made (the old one lost or
+ * set aside damaged), push services refuse every push signed for it (403), and nothing would tell the browser.
+ * They are dropped before the new pair is kept (a crash in between cannot leave them beside it), so nothing more
+ * is sent to them; a browser gets pushes again once its page subscribes anew with
+ * the new public key (GET /api/push/key).
+ */
+async function dropSubscriptionsOfOldKeys(
+  subscriptions: PushSubscriptionStore,
+  logger: Logger,
+): Promise<void> {
+  const endpoints = new Set(subscriptions.list().map((item) => item.endpoint));
+  if (endpoints.size === 0) return;
+  for (const endpoint of endpoints) await subscriptions.remove(endpoint);
+  logger.warn(
+    { count: endpoints.size },
+    'the push subscriptions were made with VAPID keys Catalyst no longer has: dropped; each device must turn notifications on again',
+  );
 }

@@ -1,17 +1,21 @@
 import { createECDH, randomBytes } from 'node:crypto';
-import { link, mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
 import webpush from 'web-push';
 import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { summarizeIssues } from '../server/issue-summary.ts';
 import { CONFIG_DIR_MODE, isErrnoException, readPrivateFile } from '../server/private-file.ts';
+import { syncDirectory, writeFileSynced } from '../service/atomic-file.ts';
+import { parseOwnJsonFile } from '../service/own-json-file.ts';
 
 /**
  * Catalyst's VAPID key pair (RFC 8292), `<configDir>/push-vapid.json` (0600): made at first use and kept, since
  * every browser's push subscription is bound to the public key it was made with; a new pair would silence them
- * all. The file is written whole beside its place and linked in (which never replaces a file that appeared
- * meanwhile), and a file that is not what Catalyst writes is an error, never silently replaced.
+ * all. The file is written whole beside its place, flushed, and linked in (which never replaces a file that
+ * appeared meanwhile), then its folder flushed. One found empty, torn or not a pair (a crash before its data reached
+ * the disk, issue 39) is set aside as `<name>.broken-<timestamp>` with a warning (own-json-file.ts) and a new pair
+ * is made: the browsers must then subscribe again (open-web-push.ts drops their old subscriptions first).
  */
 
 export const VAPID_FILE = 'push-vapid.json';
@@ -21,12 +25,16 @@ const FILE_MODE = 0o600;
 const PublicKeySchema = z.string().regex(/^B[A-Za-z0-9_-]{86}$/, 'is not a base64url P-256 public key');
 const PrivateKeySchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'is not a base64url P-256 private key');
 
-const VapidFileSchema = z.strictObject({
-  version: z.literal(1),
-  publicKey: PublicKeySchema,
-  privateKey: PrivateKeySchema,
-  createdAt: z.iso.datetime(),
-});
+const VapidFileSchema = z
+  .strictObject({
+    version: z.literal(1),
+    publicKey: PublicKeySchema,
+    privateKey: PrivateKeySchema,
+    createdAt: z.iso.datetime(),
+  })
+  .refine((file) => publicKeyOf(file.privateKey) === file.publicKey, {
+    message: 'the public key is not the private key’s',
+  });
 
 export interface VapidKeys {
   /** What a page passes to `PushManager.subscribe()` as `applicationServerKey`. */
@@ -36,20 +44,35 @@ export interface VapidKeys {
 }
 
 export interface LoadedVapidKeys extends VapidKeys {
-  /** True when this call made the pair. */
+  /** True when this call made the pair (none was kept, or the one kept was damaged and set aside). */
   readonly generated: boolean;
 }
 
-export async function loadVapidKeys(configDir: string): Promise<LoadedVapidKeys> {
+export interface LoadVapidKeysOptions {
+  /** Takes the warning about a damaged file set aside. */
+  logger: Logger;
+  /**
+   * Runs before a new pair is kept, e.g. to forget what was bound to the old one: a crash after it leaves no file,
+   * so the next start makes a pair (and runs it) again.
+   */
+  beforeMaking?: () => Promise<void>;
+}
+
+export async function loadVapidKeys(
+  configDir: string,
+  options: LoadVapidKeysOptions,
+): Promise<LoadedVapidKeys> {
+  const { logger } = options;
   const path = join(configDir, VAPID_FILE);
   await mkdir(configDir, { recursive: true, mode: CONFIG_DIR_MODE });
-  const existing = await readVapidFile(path);
+  const existing = await readVapidFile(path, logger);
   if (existing !== undefined) return { ...existing, generated: false };
+  await options.beforeMaking?.();
   const keys = webpush.generateVAPIDKeys();
   const body = { version: 1, ...keys, createdAt: new Date().toISOString() };
   if (await createExclusively(path, `${JSON.stringify(body, null, 2)}\n`))
     return { ...keys, generated: true };
-  const raced = await readVapidFile(path);
+  const raced = await readVapidFile(path, logger);
   if (raced === undefined) throw new CatalystError('FILE_ERROR', `the VAPID key file ${path} vanished`);
   return { ...raced, generated: false };
 }
@@ -63,20 +86,12 @@ export function vapidSubject(publicUrl: string | undefined): string {
   return 'mailto:catalyst@localhost';
 }
 
-async function readVapidFile(path: string): Promise<VapidKeys | undefined> {
-  const text = await readPrivateFile(path, 'the VAPID key file');
-  if (text === undefined) return undefined;
-  const refuse = (why: string) =>
-    new CatalystError(
-      'CONFIG_INVALID',
-      `the VAPID key file ${path} is not valid (${why}); restore it, or delete it to have a new pair made, ` +
-        'after which every device must turn notifications on again',
-    );
-  const parsed = VapidFileSchema.safeParse(parseJson(text));
-  if (!parsed.success) throw refuse(summarizeIssues(parsed.error.issues));
-  const { publicKey, privateKey } = parsed.data;
-  if (publicKeyOf(privateKey) !== publicKey) throw refuse('the public key is not the private key’s');
-  return { publicKey, privateKey };
+/** The kept pair; undefined when there is none, or when it was damaged and has been set aside. */
+async function readVapidFile(path: string, logger: Logger): Promise<VapidKeys | undefined> {
+  const what = 'the VAPID key file';
+  const text = await readPrivateFile(path, what);
+  const parsed = await parseOwnJsonFile({ path, text, schema: VapidFileSchema, what, logger });
+  return parsed === undefined ? undefined : { publicKey: parsed.publicKey, privateKey: parsed.privateKey };
 }
 
 function publicKeyOf(privateKey: string): string | undefined {
@@ -89,25 +104,19 @@ function publicKeyOf(privateKey: string): string | undefined {
   }
 }
 
-/** Writes `path` whole, unless a file is there already (then false). */
+/** Writes `path` whole and on the disk, unless a file is there already (then false). */
 async function createExclusively(path: string, body: string): Promise<boolean> {
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, body, { mode: FILE_MODE, flag: 'wx' });
+    await writeFileSynced(temporary, body, FILE_MODE);
     await link(temporary, path);
+    await rm(temporary, { force: true });
+    await syncDirectory(dirname(path));
     return true;
   } catch (error) {
     if (isErrnoException(error) && error.code === 'EEXIST') return false;
     throw new CatalystError('FILE_ERROR', `cannot create the VAPID key file ${path}`, { cause: error });
   } finally {
     await rm(temporary, { force: true });
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

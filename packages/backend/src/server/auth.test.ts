@@ -1,6 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createAttemptLimiter } from './attempt-limiter.ts';
 import { bearerToken, cookieValues, createAuth, tokensEqual } from './auth.ts';
 import { createSessionKeys, serializeClearedSessionCookie, serializeSessionCookie } from './login-session.ts';
 
@@ -140,6 +141,30 @@ describe('createAuth', () => {
     expect(auth.checkOrigin(requestWith({ host }))).toBe('absent');
     expect(auth.checkRequest(requestWith({ host })).ok).toBe(false);
     expect(auth.checkRequest(requestWith({ host, authorization: `Bearer ${TOKEN}` })).ok).toBe(true);
+  });
+});
+
+describe('createAuth, against Bearer guesses', () => {
+  it('counts a wrong Bearer, refuses every Bearer with 429 while the address waits, and never counts no credential', () => {
+    let now = 0;
+    const attempts = createAttemptLimiter({ freeFailures: 2, baseDelayMs: 5_000, now: () => now });
+    const auth = createAuth({ token: TOKEN, attempts });
+    const host = '127.0.0.1:7433';
+    const check = (headers: Record<string, string>) => auth.checkRequest(requestWith({ host, ...headers }));
+    const unauthorized = { status: 401, isNewlyThrottled: false };
+    for (let attempt = 0; attempt < 10; attempt++) expect(check({})).toMatchObject(unauthorized);
+    expect(check({ authorization: 'Basic x' })).toMatchObject(unauthorized);
+    expect(check({ authorization: 'Bearer wrong' })).toMatchObject({ status: 401, isNewlyThrottled: false });
+    expect(check({ authorization: 'Bearer' })).toMatchObject({ status: 401, isNewlyThrottled: true });
+    expect(check({ authorization: `Bearer ${TOKEN}` })).toMatchObject({
+      ok: false,
+      status: 429,
+      code: 'UNAUTHORIZED',
+      retryAfterSeconds: 5,
+    });
+    expect(check({})).toMatchObject(unauthorized);
+    now += 5_000;
+    expect(check({ authorization: `Bearer ${TOKEN}` })).toEqual({ ok: true });
   });
 });
 

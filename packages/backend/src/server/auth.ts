@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { pino } from 'pino';
 import { SESSION_KEY_HEADER } from '@catalyst/protocol';
 import { createAttemptLimiter, type AttemptLimiter } from './attempt-limiter.ts';
+import { retryAfterSecondsOf, throttledMessage } from './throttled-answer.ts';
 import { createBrowserSessions, type BrowserSession, type BrowserSessions } from './browser-sessions.ts';
 import { DEFAULT_SESSION_DAYS } from './config.ts';
 import {
@@ -25,13 +26,21 @@ import {
  * `Authorization: Basic …` on every request, which is judged by its session as if the header were absent (issue 25).
  * A session is good while the server keeps it (browser-sessions.ts): until a logout, a sign-out from another
  * browser, or CATALYST_SESSION_DAYS after its login.
+ *
+ * A Bearer header is a try at the token, so it counts with wrong logins against the client address (attempt-limiter.ts,
+ * issue 39): a wrong one is a failure, and while the address waits every Bearer from it is refused with 429 unjudged,
+ * the right one too. A request with no credential is no guess (the page asks before it logs in), nor is a session
+ * the server does not know: its id is 256 random bits and its key an HMAC under the token, nothing to guess at, and
+ * counting it would throttle a browser whose session simply ended. Neither is refused with 429: they get 401.
  */
 
 export type OriginVerdict = 'absent' | 'allowed' | 'forbidden';
 
 export type RequestVerdict =
   | { ok: true }
-  | { ok: false; status: 401; code: 'UNAUTHORIZED'; message: string }
+  /** `isNewlyThrottled`: this wrong Bearer made its address wait, the one moment worth a log line. */
+  | { ok: false; status: 401; code: 'UNAUTHORIZED'; message: string; isNewlyThrottled: boolean }
+  | { ok: false; status: 429; code: 'UNAUTHORIZED'; message: string; retryAfterSeconds: number }
   | { ok: false; status: 403; code: 'FORBIDDEN_ORIGIN'; message: string };
 
 export interface Auth {
@@ -49,7 +58,10 @@ export interface Auth {
   readonly attempts: AttemptLimiter;
   /** `absent` for non-browser clients, which must then hold the token (checkRequest requires it anyway). */
   checkOrigin(request: IncomingMessage): OriginVerdict;
-  /** Token first (401), then origin (403): what both the API and the WebSocket upgrade require. */
+  /**
+   * Token first (401; 429 for a Bearer while its address waits, and a wrong Bearer counted), then origin (403): what
+   * both the API and the WebSocket upgrade require.
+   */
   checkRequest(request: IncomingMessage): RequestVerdict;
 }
 
@@ -83,17 +95,15 @@ export function createAuth(options: AuthOptions): Auth {
     }
     return sessionOf(request) !== undefined;
   };
-  const checkOrigin = (request: IncomingMessage): OriginVerdict => {
-    const origin = request.headers.origin;
-    if (origin === undefined) return 'absent';
-    const normalized = origin.toLowerCase();
-    if (extraOrigins.has(normalized) || ownOrigins(request.headers.host).includes(normalized))
-      return 'allowed';
-    return 'forbidden';
-  };
+  const checkOrigin = (request: IncomingMessage) => originVerdict(request, extraOrigins);
+  const attempts = options.attempts ?? createAttemptLimiter();
   const checkRequest = (request: IncomingMessage): RequestVerdict => {
-    if (!isAuthenticated(request)) {
-      return { ok: false, status: 401, code: 'UNAUTHORIZED', message: UNAUTHORIZED_MESSAGE };
+    const header = request.headers.authorization;
+    if (isBearer(header)) {
+      const refusal = checkBearer(request, { header: header ?? '', attempts, isValidToken });
+      if (refusal !== undefined) return refusal;
+    } else if (sessionOf(request) === undefined) {
+      return unauthorizedVerdict(false);
     }
     if (checkOrigin(request) === 'forbidden') {
       return { ok: false, status: 403, code: 'FORBIDDEN_ORIGIN', message: FORBIDDEN_ORIGIN_MESSAGE };
@@ -110,10 +120,41 @@ export function createAuth(options: AuthOptions): Auth {
       return login;
     },
     sessions,
-    attempts: options.attempts ?? createAttemptLimiter(),
+    attempts,
     checkOrigin,
     checkRequest,
   };
+}
+
+/** Judged only while its address may try; a wrong one counted. Undefined for the right token. */
+function checkBearer(
+  request: IncomingMessage,
+  judge: { header: string; attempts: AttemptLimiter; isValidToken: (candidate: string) => boolean },
+): RequestVerdict | undefined {
+  const address = request.socket.remoteAddress;
+  const verdict = judge.attempts.check(address);
+  if (!verdict.isAllowed) return throttledVerdict(verdict.retryAfterMs);
+  const presented = bearerToken(judge.header);
+  if (presented !== undefined && judge.isValidToken(presented)) return undefined;
+  return unauthorizedVerdict(judge.attempts.recordFailure(address).isNewlyThrottled);
+}
+
+function originVerdict(request: IncomingMessage, extraOrigins: ReadonlySet<string>): OriginVerdict {
+  const origin = request.headers.origin;
+  if (origin === undefined) return 'absent';
+  const normalized = origin.toLowerCase();
+  if (extraOrigins.has(normalized) || ownOrigins(request.headers.host).includes(normalized)) return 'allowed';
+  return 'forbidden';
+}
+
+function unauthorizedVerdict(isNewlyThrottled: boolean): RequestVerdict {
+  return { ok: false, status: 401, code: 'UNAUTHORIZED', message: UNAUTHORIZED_MESSAGE, isNewlyThrottled };
+}
+
+function throttledVerdict(retryAfterMs: number): RequestVerdict {
+  const retryAfterSeconds = retryAfterSecondsOf(retryAfterMs);
+  const message = throttledMessage(retryAfterSeconds);
+  return { ok: false, status: 429, code: 'UNAUTHORIZED', message, retryAfterSeconds };
 }
 
 /** Both halves, made under the token, of a session the server still keeps; never for a Bearer request. */

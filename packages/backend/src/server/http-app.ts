@@ -8,6 +8,7 @@ import type { Auth } from './auth.ts';
 import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
 import { createApiRouter } from './routes-api.ts';
 import { createLoginRouter } from './routes-login.ts';
+import { THROTTLED_LOG_MESSAGE } from './throttled-answer.ts';
 
 /**
  * The HTTP side of Catalyst: `/login` and `POST /pair` (public; routes-login.ts), `/api/*` (token and origin checked before the body
@@ -63,7 +64,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use(
     '/api',
     noStore,
-    requireAuth(auth),
+    requireAuth(auth, logger),
     express.json({ limit: JSON_BODY_LIMIT_BYTES }),
     createApiRouter(services, auth, { secureCookie, pairing: options.pairing, push: options.push }),
   );
@@ -91,14 +92,20 @@ const noStore: RequestHandler = (_request, response, next) => {
   next();
 };
 
-/** Token first (401), then origin (403): a cross-site page is refused even if a cookie came along. */
-function requireAuth(auth: Auth): RequestHandler {
+/**
+ * Token first (401), then origin (403): a cross-site page is refused even if a cookie came along. A Bearer from an
+ * address that guessed wrong too often gets 429 with Retry-After (auth.ts); the moment it starts is logged once.
+ */
+function requireAuth(auth: Auth, logger: Logger): RequestHandler {
   return (request, response, next) => {
     const verdict = auth.checkRequest(request);
     if (verdict.ok) {
       next();
       return;
     }
+    if (verdict.status === 429) response.setHeader('Retry-After', String(verdict.retryAfterSeconds));
+    if (verdict.status === 401 && verdict.isNewlyThrottled)
+      logger.warn({ remoteAddress: request.socket.remoteAddress }, THROTTLED_LOG_MESSAGE);
     sendError(response, { code: verdict.code, message: verdict.message, status: verdict.status });
   };
 }

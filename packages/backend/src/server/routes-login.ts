@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { bindApi } from './api-binding.ts';
 import type { AttemptLimiter } from './attempt-limiter.ts';
+import { retryAfterSecondsOf, THROTTLED_LOG_MESSAGE, throttledMessage } from './throttled-answer.ts';
 import type { Auth } from './auth.ts';
 import { FORBIDDEN_ORIGIN_MESSAGE } from './auth.ts';
 import { browserNameOf } from './browser-name.ts';
@@ -129,7 +130,7 @@ function refuseForeignOrigin(auth: Auth): RequestHandler {
 function checkAttempt(attempts: AttemptLimiter, request: Request): void {
   const verdict = attempts.check(request.socket.remoteAddress);
   if (verdict.isAllowed) return;
-  const retryAfterSeconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+  const retryAfterSeconds = retryAfterSecondsOf(verdict.retryAfterMs);
   throw new CatalystError(
     request.path === PAIRING_PATH ? 'PAIRING_CODE_REFUSED' : 'UNAUTHORIZED',
     throttledMessage(retryAfterSeconds),
@@ -156,17 +157,13 @@ const answerThrottled: ErrorRequestHandler = (error: unknown, _request, response
   sendError(response, { code: error.code, message: error.message, status: 429 });
 };
 
-export function throttledMessage(seconds: number): string {
-  return `Too many wrong tries from this address: wait ${String(seconds)} s before trying again.`;
-}
-
 /** A wrong token or code: logged and counted; the failure that throttles the address says so, once a window. */
 function refuseAttempt(attempts: AttemptLimiter, logger: Logger) {
   return (request: Request, message: string): void => {
     const remoteAddress = request.socket.remoteAddress;
     logger.warn({ remoteAddress }, message);
     if (attempts.recordFailure(remoteAddress).isNewlyThrottled) {
-      logger.warn({ remoteAddress }, 'too many wrong tokens or pairing codes from this address: throttled');
+      logger.warn({ remoteAddress }, THROTTLED_LOG_MESSAGE);
     }
   };
 }

@@ -10,6 +10,7 @@ import { startWsSession, type WsSession } from './ws-session.ts';
 import type { ViewingTabs } from '../push/viewing-tabs.ts';
 import { closeWithin } from './ws-close.ts';
 import { closeOnSignOut } from './ws-sign-out.ts';
+import { THROTTLED_LOG_MESSAGE } from './throttled-answer.ts';
 
 /**
  * The WebSockets at `/ws` and, with terminals, `/ws/terminal` (terminal-socket.ts: a socket per terminal, so a
@@ -87,7 +88,10 @@ export function createWsHub(options: WsHubOptions): WsHub {
   };
 }
 
-/** Path, then token (401) and Origin (403), and only then does ws see the request. */
+/**
+ * Path, then token (401; 429 with Retry-After for a Bearer while its address waits, auth.ts) and Origin (403), and
+ * only then does ws see the request.
+ */
 function createUpgradeHandler(context: {
   wss: WebSocketServer;
   auth: Auth;
@@ -99,14 +103,17 @@ function createUpgradeHandler(context: {
   return (request, socket, head) => {
     const path = pathOf(request);
     if (path === undefined || !context.paths.has(path)) {
-      refuseUpgrade(socket, 404, 'Not found.');
+      refuseUpgrade(socket, { status: 404, message: 'Not found.' });
       return;
     }
     const verdict = auth.checkRequest(request);
     if (!verdict.ok) {
       const remoteAddress = request.socket.remoteAddress;
       logger.warn({ status: verdict.status, remoteAddress }, 'websocket refused');
-      refuseUpgrade(socket, verdict.status, verdict.message);
+      if (verdict.status === 401 && verdict.isNewlyThrottled)
+        logger.warn({ remoteAddress }, THROTTLED_LOG_MESSAGE);
+      const retryAfter = verdict.status === 429 ? { 'Retry-After': String(verdict.retryAfterSeconds) } : {};
+      refuseUpgrade(socket, { status: verdict.status, message: verdict.message, headers: retryAfter });
       return;
     }
     wss.handleUpgrade(request, socket, head, (client) => {
@@ -165,15 +172,20 @@ function pathOf(request: IncomingMessage): string | undefined {
 }
 
 /** A plain HTTP answer on the raw socket, then closed: the handshake never reaches ws. */
-function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+function refuseUpgrade(
+  socket: Duplex,
+  answer: { status: number; message: string; headers?: Readonly<Record<string, string>> },
+): void {
+  const { status } = answer;
   // The client may already be gone; a reset while refusing it is nothing to report.
   socket.on('error', () => socket.destroy());
-  const body = `${message}\n`;
+  const body = `${answer.message}\n`;
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
     'Connection: close',
     'Content-Type: text/plain; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(answer.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
   ];
   socket.once('finish', () => socket.destroy());
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);

@@ -122,6 +122,27 @@ describe('PushDevice', () => {
     expect(browser.workerKey).toBe(true);
   });
 
+  it('does not keep a subscription made with keys Catalyst no longer has (its key file was made anew)', async () => {
+    const browser = newBrowser({ permission: 'granted' });
+    const other = decodeBase64Url(KEY).slice();
+    other[1] = (other[1] ?? 0) ^ 0xff;
+    browser.held = browserSubscription(browser, other);
+    const device = new PushDevice(fakePorts(browser));
+    await device.start();
+    expect(device.state).toEqual({ kind: 'off' });
+    expect(browser.calls).toEqual(['pushKey']);
+
+    await device.enable();
+    expect(browser.calls.slice(1)).toEqual([
+      'requestPermission',
+      'pushKey',
+      'unsubscribe',
+      'subscribe',
+      `add ${endpoint} auth-secret`,
+    ]);
+    expect(device.state).toMatchObject({ kind: 'on' });
+  });
+
   it('is blocked when the browser says no, off when the prompt is dismissed, and not offered without push', async () => {
     const denied = new PushDevice(fakePorts(newBrowser({ answer: 'denied' })));
     await denied.enable();
@@ -147,7 +168,7 @@ describe('PushDevice', () => {
     browser.held = browserSubscription(browser, decodeBase64Url(KEY));
     const device = new PushDevice(fakePorts(browser));
     await device.start();
-    expect(browser.calls).toEqual([`add ${endpoint} auth-secret`]);
+    expect(browser.calls).toEqual(['pushKey', `add ${endpoint} auth-secret`]);
     expect(isMutedHere(device.state, ideaId)).toBe(true);
   });
 

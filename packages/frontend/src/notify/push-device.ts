@@ -130,6 +130,10 @@ export class PushDevice {
     const existing = await manager.getSubscription().catch(() => null);
     if (existing === null || this.#ports.permission() !== 'granted') return { kind: 'off' };
     try {
+      // Made with keys Catalyst no longer has (a damaged key file is replaced, issue 39): push services refuse
+      // what the new keys sign, so it is not kept; turning notifications on again subscribes anew.
+      const key = decodeBase64Url(await this.#ports.api.pushKey());
+      if (!isSameKey(existing.options.applicationServerKey, key)) return { kind: 'off' };
       return await this.#keep(existing);
     } catch (error) {
       return { kind: 'off', problem: this.#ports.describeError(error) };
