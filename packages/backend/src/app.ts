@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { pairingLink } from '@catalyst/protocol';
@@ -26,6 +26,7 @@ import {
 } from './service/app-hosts-store.ts';
 import { wireServices, type WiredServices } from './wire-services.ts';
 import { openWebPush, type OpenWebPushOptions } from './push/open-web-push.ts';
+import { createCatalystServer } from './server/http-server.ts';
 import { PushNotifier } from './push/push-notifier.ts';
 import { ViewingTabs } from './push/viewing-tabs.ts';
 
@@ -210,7 +211,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     secureCookie: config.publicUrl?.startsWith('https:') ?? false,
     ...(options.staticDir ? { staticDir: options.staticDir } : {}),
   });
-  const server = createServer(app);
+  const server = createCatalystServer(app);
   const hub = createWsHub({ server, services, auth, logger, viewing, terminals: services.terminals });
   port = await listen(server, config.port, config.bind);
   const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;

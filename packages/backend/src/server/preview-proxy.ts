@@ -13,9 +13,11 @@ import { SESSION_KEY_HEADER } from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
 import { isSwitchingProtocols, locateHeadEnd, rewriteHead } from './answer-head.ts';
 import { cookieValues } from './auth.ts';
+import { MAX_REQUEST_HEAD_BYTES } from './http-server.ts';
 import type { PreviewServer, PreviewServerOptions } from '../service/preview-server.ts';
 import { listenOnLoopbacks } from './preview-listen.ts';
 import { PreviewFrames } from './preview-frames.ts';
+import { createSetCookieFilter, type SetCookieFilter } from './preview-set-cookie.ts';
 
 /**
  * One preview's server (issue 14): a port of Catalyst's own machine that forwards every request, WebSocket
@@ -29,7 +31,8 @@ import { PreviewFrames } from './preview-frames.ts';
  * named `catalyst_*` (the login's and every preview's) and the session key header are removed, and an
  * `Authorization` that carries Catalyst's token too; `Set-Cookie` answers for those names are dropped, so the app
  * cannot replace them. A cookie belongs to a host name, not a port (login-session.ts), which is why both ways
- * are filtered.
+ * are filtered; under a name shared with Catalyst the app's other cookies are kept small and to the host
+ * (preview-set-cookie.ts, issue 39), and a request head may be as large as Catalyst's own (http-server.ts).
  *
  * A site of its own (issue 25, finding 7): each server has a name, `p-<random>.localhost` (browsers resolve every
  * `*.localhost` name to loopback themselves, and Chromium keeps each one a site of its own: its cookies reach
@@ -87,7 +90,7 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       sameSecret(presented, secret),
     );
   };
-  const server = createServer((request, response) => {
+  const server = createServer({ maxHeaderSize: MAX_REQUEST_HEAD_BYTES }, (request, response) => {
     if (request.url?.startsWith(ENTER_PATH) === true) {
       enter(request, response, { tickets, cookieName, secret });
       return;
@@ -107,7 +110,11 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       inUse--;
       options.onActivity();
     });
-    forward(request, response, agent, { ...options, frames });
+    forward(request, response, agent, {
+      ...options,
+      frames,
+      setCookie: setCookieFilterOf(request, hostName),
+    });
   });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     detach(socket);
@@ -125,7 +132,7 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       inUse--;
       options.onActivity();
     });
-    forwardUpgrade(request, socket, head, options);
+    forwardUpgrade(request, socket, head, { ...options, setCookie: setCookieFilterOf(request, hostName) });
   });
   // A CONNECT would make the preview a tunnel to anywhere its host reaches.
   server.on('connect', (_request: IncomingMessage, socket: Socket) => {
@@ -173,6 +180,12 @@ export async function startPreviewProxy(options: PreviewProxyOptions): Promise<P
       await closed;
     },
   };
+}
+
+/** The app's cookies, judged by the name this request came under: the preview's own, or one Catalyst shares. */
+function setCookieFilterOf(request: IncomingMessage, hostName: string): SetCookieFilter {
+  const host = (request.headers.host ?? '').toLowerCase().replace(/:\d*$/, '');
+  return createSetCookieFilter({ isSharedName: host !== hostName, cookieHeader: request.headers.cookie });
 }
 
 function sameSecret(presented: string, secret: string): boolean {
@@ -253,7 +266,7 @@ function forward(
   request: IncomingMessage,
   response: ServerResponse,
   agent: Agent,
-  options: PreviewProxyOptions & { frames: PreviewFrames },
+  options: PreviewProxyOptions & { frames: PreviewFrames; setCookie: SetCookieFilter },
 ): void {
   const upstream: ClientRequest = httpRequest({
     agent,
@@ -269,7 +282,7 @@ function forward(
     const status = answer.statusCode ?? 0;
     try {
       if (status < 200 || status > 599) throw new Error(`status ${status}`);
-      response.writeHead(status, downstreamHeaders(answer.rawHeaders));
+      response.writeHead(status, downstreamHeaders(answer.rawHeaders, options.setCookie));
       options.frames.note(request, answer);
     } catch (error) {
       upstream.destroy();
@@ -309,7 +322,7 @@ function forwardUpgrade(
   request: IncomingMessage,
   socket: Duplex,
   head: Buffer,
-  options: PreviewProxyOptions,
+  options: PreviewProxyOptions & { setCookie: SetCookieFilter },
 ): void {
   options.openUpstream().then(
     (upstream) => {
@@ -346,7 +359,11 @@ const UPGRADE_BAD_GATEWAY = 'HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nCo
  * too, which would go through unread (issue 25), and any other answer fails the handshake in the browser anyway,
  * so it becomes a 502.
  */
-function relayResponseHead(upstream: Duplex, socket: Duplex, options: PreviewProxyOptions): void {
+function relayResponseHead(
+  upstream: Duplex,
+  socket: Duplex,
+  options: PreviewProxyOptions & { setCookie: SetCookieFilter },
+): void {
   let pending = Buffer.alloc(0);
   const onData = (chunk: Buffer) => {
     // The end may straddle chunks: search again from just before the new bytes (`\n\r\n` is 3 long).
@@ -364,7 +381,8 @@ function relayResponseHead(upstream: Duplex, socket: Duplex, options: PreviewPro
     upstream.pause();
     const head = rewriteHead(
       pending.subarray(0, end.headEnd).toString('latin1'),
-      (name, value) => name === 'set-cookie' && setsCatalystCookie(value),
+      // A head is only filtered, never rewritten: a cookie the filter would change is dropped.
+      (name, value) => name === 'set-cookie' && options.setCookie(value) !== value,
     );
     if (!isSwitchingProtocols(head)) {
       const status = head.slice(0, head.indexOf('\r\n')).slice(0, 100);
@@ -424,23 +442,18 @@ function isCatalystBearer(value: string, options: PreviewProxyOptions): boolean 
   return match?.[1] !== undefined && options.isCatalystToken(match[1]);
 }
 
-/** The app's answer headers, without hop-by-hop ones and without cookies that would replace Catalyst's. */
-function downstreamHeaders(raw: readonly string[]): string[] {
+/** The app's answer headers, without hop-by-hop ones, its cookies as `setCookie` leaves them (preview-set-cookie.ts). */
+function downstreamHeaders(raw: readonly string[], setCookie: SetCookieFilter): string[] {
   const out: string[] = [];
   for (let index = 0; index < raw.length; index += 2) {
     const name = raw[index] ?? '';
     const value = raw[index + 1] ?? '';
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower)) continue;
-    if (lower === 'set-cookie' && setsCatalystCookie(value)) continue;
-    out.push(name, value);
+    const passed = lower === 'set-cookie' ? setCookie(value) : value;
+    if (passed !== undefined) out.push(name, passed);
   }
   return out;
-}
-
-/** A `Set-Cookie` for one of Catalyst's names, also written nameless (`=catalyst_session=…`), which some browsers read as the name. */
-function setsCatalystCookie(value: string): boolean {
-  return /^\s*=?\s*catalyst_/i.test(value);
 }
 
 function escapeHtml(text: string): string {
