@@ -1,4 +1,5 @@
 import type { ChildProcessByStdio } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { z } from 'zod';
 import { waitUntil } from '@catalyst/testkit';
 import type { RunLimits } from '../src/host/host.ts';
 import { expectNothingLeft, reapRuns, watchRun, type HostTestContext } from './host-test-kit.ts';
+import { awaitCommand, expectNoCommandLeft, killCommands } from './untagged-processes.ts';
 
 /**
  * Cleanup proofs (ssh-field-notes.md §3c): a job that leaves an `&` child, a `setsid` grandchild and a loop that
@@ -88,8 +90,10 @@ export function describeHostCleanup(name: string, setup: HostCleanupSetup): void
     beforeAll(async () => {
       context = await setup();
     });
+    const untagged: string[] = [];
     afterEach(async () => {
       for (const backend of backends.splice(0)) if (backend.exitCode === null) backend.kill('SIGKILL');
+      await killCommands(untagged);
       await reapRuns(context, runTags);
     });
     afterAll(async () => {
@@ -160,6 +164,56 @@ export function describeHostCleanup(name: string, setup: HostCleanupSetup): void
       await expectNothingLeft(context, handle.runTag, 1000);
       log(name, 'killRun', Date.now() - started);
       expect((await watch.finish()).outcome).toEqual({ kind: 'cancelled' });
+    });
+
+    /**
+     * A `sleep` of its own (the suites of several hosts run at once), and the job `script(command)` around it. The
+     * command has the sleep's length as `$((n + 0))`, so only the sleep's own command line reads `sleep <n>`.
+     */
+    async function startUntagged(script: (command: string) => string) {
+      const seconds = randomInt(3_000_000, 4_000_000);
+      const sleep = `sleep ${String(seconds)}`;
+      untagged.push(sleep);
+      const handle = await context.host.startRun({
+        argv: ['bash', '-c', script(`sleep $((${String(seconds)} + 0))`)],
+        cwd: context.scratchDir,
+        limits: CLEANUP_LIMITS,
+      });
+      runTags.push(handle.runTag);
+      return { handle, sleep, watch: watchRun(handle) };
+    }
+
+    // Issue 39: `env -i` drops CATALYST_RUN_TAG, so the stop by tag no longer sees the process.
+    it('killRun() stops a job that replaced itself with `exec env -i`', async () => {
+      const { handle, sleep, watch } = await startUntagged((s) => `exec env -i sh -c '${s}; :'`);
+      await awaitCommand(sleep);
+      const started = Date.now();
+      await context.host.killRun(handle.runTag);
+      await expectNoCommandLeft(sleep, 1000);
+      log(name, 'killRun, job after exec env -i', Date.now() - started);
+      expect((await watch.finish()).outcome).toEqual({ kind: 'cancelled' });
+    });
+
+    it('killRun() stops an `env -i` child that job control put in a group of its own', async () => {
+      const { handle, sleep, watch } = await startUntagged(
+        (s) => `set -m; env -i sh -c '${s}; :' & trap "" TERM INT; while :; do sleep 1; done`,
+      );
+      await awaitCommand(sleep);
+      const started = Date.now();
+      await context.host.killRun(handle.runTag);
+      await expectNoCommandLeft(sleep, 1000);
+      log(name, 'killRun, env -i child in its own group', Date.now() - started);
+      expect((await watch.finish()).outcome).toEqual({ kind: 'cancelled' });
+    });
+
+    it('normal exit: an `env -i` child left behind is reaped', async () => {
+      // The child says it runs through a FIFO, so the job ends only once the child has dropped its tag.
+      const { sleep, watch } = await startUntagged(
+        (s) =>
+          `f=started-$$; mkfifo $f; env -i sh -c "echo >$f; exec ${s}" >/dev/null 2>&1 & read -r _ <$f; rm $f; exit 3`,
+      );
+      expect((await watch.finish()).outcome).toEqual({ kind: 'exited', code: 3, signal: null });
+      log(name, 'normal exit, env -i child', await expectNoCommandLeft(sleep, 2000));
     });
 
     async function startBackend(seconds: number) {

@@ -30,8 +30,8 @@ done
 cr_stop_run cancel
 # KILL is asynchronous: give the kernel a moment before counting survivors.
 cr_i=0
-while [ "$cr_i" -lt 10 ] && [ -n "$(cr_tagged)" ]; do
+while [ "$cr_i" -lt 10 ] && [ -n "$(cr_left)" ]; do
   sleep 0.1
   cr_i=$((cr_i + 1))
 done
-printf '@@catalyst-kill tag=%s remaining=%s\n' "$cr_tag" "$(cr_tagged | wc -l)"
+printf '@@catalyst-kill tag=%s remaining=%s\n' "$cr_tag" "$(cr_left | wc -l)"

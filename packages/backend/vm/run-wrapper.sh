@@ -88,6 +88,9 @@ printf '%s\n' "$$" >"$cr_run/wrapper"
   exec setsid "$@"
 ) 3<&- &
 cr_job=$!
+# The job's pid and start time, for a stop to know it after it dropped the tag (lib/stop.sh, cr_is_job).
+cr_start_of "$cr_job"
+printf '%s %s\n' "$cr_job" "$cr_s" >"$cr_run/job-start"
 # A writer on the job's FIFO for D to inherit as fd 4, opened without waiting for anyone: a read-write open of a FIFO
 # never blocks (Linux), and with it open neither does the write-only one; fd 5 is closed at once. So the job's
 # read-only open completes as soon as the job gets to it, not when D has started and opened its own writer.
@@ -105,6 +108,9 @@ printf '%s\n' "$cr_wd" >"$cr_run/watchdog"
 # After J: the reason is whoever claimed it first (a stopper, or W's own `exit`); then reap, end D, clean up.
 wait "$cr_job" 2>/dev/null
 cr_rc=$?
+# The job was W's until this moment: its session is the run's (lib/stop.sh, cr_session_ours).
+cr_tick
+cr_known=$cr_now_t
 if [ -e "$cr_run/not-found" ]; then
   cr_reason=not_found
 elif cr_claim exit; then

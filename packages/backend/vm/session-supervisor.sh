@@ -75,6 +75,9 @@ exec 4<>in
   exec setsid "$@"
 ) <in >>out 2>>err 4<&- &
 cr_job=$!
+# The job's pid and start time, for a stop to know it after it dropped the tag (lib/stop.sh, cr_is_job).
+cr_start_of "$cr_job"
+printf '%s %s\n' "$cr_job" "$cr_s" >job-start
 trap 'cr_usr=1; exec 4>&-' USR1
 printf '%s\n' "$cr_job" >job
 (cr_timer) 4>&- &
@@ -92,6 +95,9 @@ while :; do
   [ "$cr_w" = 127 ] || cr_rc=$cr_w
   break
 done
+# The job was S's until this moment: its session is the run's (lib/stop.sh, cr_session_ours).
+cr_tick
+cr_known=$cr_now_t
 exec 4>&-
 cr_claim exit
 cr_stop "" "$cr_job"

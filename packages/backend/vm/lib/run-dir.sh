@@ -1,7 +1,8 @@
 # shellcheck shell=sh
 # The run directories (ssh-field-notes.md §3b, §3c): included, after lib/stop.sh, by the run wrapper and the kill
 # and sweep scripts. Each run has `<root>/<tag>` (0700): its FIFO `stdin`, the pids `wrapper`, `job` and `watchdog`,
-# `heartbeat`, the marks `opened` and `not-found`, and the stop's `reason` (lib/stop.sh, cr_claim).
+# `job-start` (the job's pid and start time), `heartbeat`, the marks `opened` and `not-found`, and the stop's
+# `reason` (lib/stop.sh, cr_claim).
 # shellcheck disable=SC2154
 
 # The roots that hold run directories: a private per-user directory under $TMPDIR, then one under $HOME for when

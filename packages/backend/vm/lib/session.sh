@@ -78,17 +78,6 @@ cr_vanish() {
   cr_reason=$(cat reason 2>/dev/null)
   [ -e status ] || { printf 'code=137 reason=%s\n' "${cr_reason:-vanished}" >status.tmp && mv status.tmp status; }
 }
-# The start time of process $1 (field 22 of /proc/$1/stat) into cr_s, with builtins only (W asks 5 times a second).
-cr_start_of() {
-  cr_s=
-  cr_stat "$1" || return 1
-  # The fields, split on spaces on purpose.
-  # shellcheck disable=SC2086
-  set -- $cr_sf
-  [ "$#" -ge 20 ] || return 1
-  shift 19
-  cr_s=$1
-}
 # Whether the disk that holds $1 is full (no 1K block available).
 cr_full() {
   cr_k=$(df -Pk -- "$1" 2>/dev/null | {
