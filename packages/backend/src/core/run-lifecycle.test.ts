@@ -26,7 +26,9 @@ describe('RunLifecycle: a normal run', () => {
     expect(commands[0]).toMatchObject({
       event: { type: 'run:started', mode: 'build', message: 'Add a README' },
     });
-    expect(writtenLines(commands)).toEqual([createUserMessage('Add a README')]);
+    expect(writtenLines(commands)).toEqual([
+      createUserMessage('Add a README', { uuid: run.lifecycle.messageUuid }),
+    ]);
     expect(commands).toContainEqual({ type: 'set_timer', name: 'inactivity', ms: 600_000 });
   });
 

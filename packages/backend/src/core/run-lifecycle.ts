@@ -8,7 +8,7 @@ import {
   type UnknownCliMessage,
 } from '@catalyst/protocol';
 import type { RunOutcome } from './run-outcome.ts';
-import { isCliOwnTurnResult, parseResult } from './command-result.ts';
+import { parseResult } from './command-result.ts';
 import { LiveText } from './live-text.ts';
 import { toErrorDraft, toRelayDrafts, toStderrDraft, type RelayContext } from './relay-mapping.ts';
 import {
@@ -30,6 +30,7 @@ import {
 import { LifecyclePrompts } from './run-lifecycle-prompts.ts';
 import { SessionRecovery, withRecap } from './lost-session.ts';
 import { answerUnreadableControlRequest } from './tool-policy.ts';
+import { isCommandLifecycleLine, isResultOfMessage, messageUuidOf } from './turn-of-message.ts';
 
 export * from './run-commands.ts';
 
@@ -40,10 +41,10 @@ export * from './run-commands.ts';
  */
 
 const STDERR_TAIL_CHARS = 2_000;
-/** A result of a turn the CLI ran by itself: the turn Catalyst sent goes on to its own result. */
-const ownTurnLog = log(
+/** A result of another turn (the CLI's own, or another message's): the turn goes on to its own result. */
+const otherTurnLog = log(
   'info',
-  'a result of a turn the CLI ran by itself (a background task’s notification): not this turn’s',
+  'a result of another turn (one the CLI ran by itself for a background task, or another message’s): not this turn’s',
 );
 
 type Phase = 'created' | 'running' | 'finished';
@@ -56,6 +57,8 @@ export class RunLifecycle {
   readonly #pending = new Set<string>();
   readonly #prompts: LifecyclePrompts;
   readonly #liveText: LiveText;
+  /** Sent with the message, so that the turn's own result is told for certain (turn-of-message.ts). */
+  readonly #messageUuid: string;
   #phase: Phase = 'created';
   #hasAnnouncedStart = false;
   #startedAt: number | undefined;
@@ -73,6 +76,7 @@ export class RunLifecycle {
     this.#timing = resolveTimings(options);
     this.#context = { ideaId: options.ideaId, runId: options.runId };
     this.#sessionId = options.sessionId;
+    this.#messageUuid = messageUuidOf(options.runId);
     this.#recovery = new SessionRecovery(options.sessionId);
     this.#liveText = new LiveText(this.#context);
     this.#prompts = new LifecyclePrompts({
@@ -81,6 +85,11 @@ export class RunLifecycle {
       release: (id, now) => this.#onPendingFinished(id, now),
       drop: (id) => this.#pending.delete(id),
     });
+  }
+
+  /** The uuid the message goes to Claude with. */
+  get messageUuid(): string {
+    return this.#messageUuid;
   }
 
   get isFinished(): boolean {
@@ -145,7 +154,7 @@ export class RunLifecycle {
     if (this.#stop !== undefined) return [...announce, ...this.#kill()];
     return [
       ...announce,
-      this.#write(createUserMessage(this.#claudePrompt())),
+      this.#write(createUserMessage(this.#claudePrompt(), { uuid: this.#messageUuid })),
       ...(this.#pending.size === 0 ? [this.#setTimer('inactivity', this.#timing.inactivityTimeoutMs)] : []),
       this.#setTimer('max_duration', this.#maxDurationLeft(now)),
     ];
@@ -160,6 +169,7 @@ export class RunLifecycle {
   /** Every line counts as activity, a stream_event too: it is what a long streamed answer consists of. */
   #onMessage(message: CliMessage, now: number): RunCommand[] {
     this.#lastActivityAt = now;
+    if (isCommandLifecycleLine(message)) return [];
     const live = this.#liveText.framesFor(message).map(relayLive);
     const emits = toRelayDrafts(message, this.#context).map(emit);
     return [...live, ...emits, ...this.#react(message, now)];
@@ -183,8 +193,7 @@ export class RunLifecycle {
       case 'control_cancel_request':
         return this.#prompts.onWithdrawn(message.request_id, now);
       case 'result':
-        // While stopping, any result ends it (an interrupt may land in the CLI's own turn).
-        if (this.#stop === undefined && isCliOwnTurnResult(message)) return [ownTurnLog];
+        if (this.#isOtherTurnsResult(message)) return [otherTurnLog];
         // Not the run's result when the resumed session is gone: the run goes on in a new one once this exits.
         if (this.#stop === undefined && this.#recovery.noteResult(message))
           return [log('info', `session ${this.#sessionId ?? ''} is gone from the host; starting a new one`)];
@@ -207,12 +216,15 @@ export class RunLifecycle {
     return [{ type: 'session_started', sessionId }];
   }
 
+  /** While stopping, any result ends the run: an interrupt may land in the CLI's own turn. */
+  #isOtherTurnsResult(line: unknown): boolean {
+    return this.#stop === undefined && !isResultOfMessage(line, this.#messageUuid);
+  }
+
   /** cli-result.ts: an untyped result still ends the turn (as a failure); an untyped control request still waits. */
   #onUnknown(message: UnknownCliMessage, now: number): RunCommand[] {
     if (message.originalType === 'result') {
-      return this.#stop === undefined && isCliOwnTurnResult(message.raw)
-        ? [ownTurnLog]
-        : this.#onResult(message, now);
+      return this.#isOtherTurnsResult(message.raw) ? [otherTurnLog] : this.#onResult(message, now);
     }
     const answer = answerUnreadableControlRequest(message);
     return answer === undefined ? [] : this.#prompts.reply(answer);
@@ -364,7 +376,8 @@ export class RunLifecycle {
   #onRestarted(recap: string, now: number): RunCommand[] {
     if (this.#stop !== undefined) return this.#kill();
     this.#lastActivityAt = now;
-    return [this.#write(createUserMessage(withRecap(recap, this.#claudePrompt())))];
+    const text = withRecap(recap, this.#claudePrompt());
+    return [this.#write(createUserMessage(text, { uuid: this.#messageUuid }))];
   }
 
   /** The host's cancel; if the host never tells how the process ended, the run ends without it (stop_give_up). */

@@ -1,5 +1,6 @@
-import type { StreamEvent } from '@catalyst/protocol';
+import { createDenyResponse, type StreamEvent } from '@catalyst/protocol';
 import { parseStream } from '../core/stream-parser.ts';
+import { isCommandLifecycleLine } from '../core/turn-of-message.ts';
 import type { RunOutcome, RunSpec } from '../host/host.ts';
 import {
   attachSessionRun,
@@ -13,8 +14,15 @@ import type { VmSessions } from '../host/vm-sessions.ts';
  * One claude process in its session on the host, read for as long as it lives, turn after turn (issue 11: warm
  * turns). Its stdout is parsed once, here; the turn being run binds a sink and gets the events, the stderr and, at
  * the end, the outcome. Between turns nothing is bound: what the CLI prints then belongs to no turn and is
- * dropped (a warm CLI prints nothing until its next message, claude-cli-protocol.md §7).
+ * dropped. A warm CLI prints nothing until its next message (claude-cli-protocol.md §7), except a turn of its own
+ * (issue 39, 2.1.331: a background command of the last turn ended): that is idle output, which retires the process
+ * (warm-sessions.ts), and a `can_use_tool` in it is denied at once, since nobody is there to answer and it would
+ * hold the next message for ever.
  */
+
+/** The deny of a `can_use_tool` asked between turns: what the model reads. */
+export const IDLE_PERMISSION_MESSAGE =
+  'Nobody is there to answer between the person’s messages: Catalyst allows no tool in a turn nobody sent.';
 
 export interface TurnSink {
   event(event: StreamEvent): void;
@@ -68,6 +76,10 @@ export class SessionProcess {
   #stdoutBytes: number;
   #stderrBytes: number;
   #detachedReason: string | undefined;
+  #hasIdleOutput = false;
+  #noteIdleOutput!: () => void;
+  /** Resolves at the first line the CLI prints while no turn is bound (not its queue bookkeeping). */
+  readonly idleOutput = new Promise<void>((resolve) => (this.#noteIdleOutput = resolve));
 
   /** `from`: the byte offsets the run's reading starts at (a run taken up after a restart starts past 0). */
   constructor(run: SessionRun, from: { stdout: number; stderr: number } = { stdout: 0, stderr: 0 }) {
@@ -81,6 +93,11 @@ export class SessionProcess {
         this.#sink?.ended(outcome);
         return outcome;
       });
+  }
+
+  /** Whether the CLI printed while no turn was bound: a turn of its own, which no turn of Catalyst's reads. */
+  get hasIdleOutput(): boolean {
+    return this.#hasIdleOutput;
   }
 
   get isOver(): boolean {
@@ -124,8 +141,20 @@ export class SessionProcess {
     // A chunk is counted before its events are handed on: a turn bound after them starts past them.
     const counted = countBytes(this.run.stdout, (bytes) => (this.#stdoutBytes += bytes));
     for await (const event of parseStream(counted)) {
-      this.#sink?.event(event);
+      if (this.#sink === undefined) this.#onIdle(event);
+      else this.#sink.event(event);
     }
+  }
+
+  #onIdle(event: StreamEvent): void {
+    if (event.kind === 'message' && isCommandLifecycleLine(event.message)) return;
+    this.#hasIdleOutput = true;
+    this.#noteIdleOutput();
+    const message = event.kind === 'message' ? event.message : undefined;
+    if (message?.type !== 'control_request' || message.request.subtype !== 'can_use_tool') return;
+    const deny = createDenyResponse(message.request_id, IDLE_PERMISSION_MESSAGE);
+    // Rejected only once the input is closed (the process retiring): the CLI then fails the request itself.
+    this.run.writeLine(JSON.stringify(deny)).catch(() => undefined);
   }
 
   async #readStderr(): Promise<void> {

@@ -16,6 +16,14 @@ function warmProcess(exits: 'on input end' | 'on stop' | 'never') {
   });
   let isOver = false;
   void over.then(() => (isOver = true));
+  let printIdle: () => void = () => undefined;
+  let hasIdleOutput = false;
+  const idleOutput = new Promise<void>((resolve) => {
+    printIdle = () => {
+      hasIdleOutput = true;
+      resolve();
+    };
+  });
   const run = {
     endInput: () => {
       calls.push('endInput');
@@ -38,8 +46,12 @@ function warmProcess(exits: 'on input end' | 'on stop' | 'never') {
     get isOver() {
       return isOver;
     },
+    idleOutput,
+    get hasIdleOutput() {
+      return hasIdleOutput;
+    },
   };
-  return { warm: { process, mode: 'chat', costBaseUsd: 0 } as unknown as WarmProcess, calls };
+  return { warm: { process, mode: 'chat', costBaseUsd: 0 } as unknown as WarmProcess, calls, printIdle };
 }
 
 function registry() {
@@ -89,5 +101,24 @@ describe('WarmSessions', () => {
     warm.keep('idea-d', 'vm', 'chat', deleted.warm);
     await warm.stop('idea-d');
     expect(deleted.calls).toEqual(['cancel', 'cancel', 'abandonStopping']);
+  });
+
+  it('retires a claude that prints while it waits (a turn of its own), and the next turn waits for its exit', async () => {
+    const warm = registry();
+    const unasked = warmProcess('on input end');
+    warm.keep('idea-a', 'vm', 'chat', unasked.warm);
+    unasked.printIdle();
+    await unasked.warm.process.idleOutput;
+    expect(warm.has('idea-a')).toBe(false);
+    expect(unasked.calls).toEqual(['endInput']);
+    expect(await warm.take('idea-a', 'chat')).toBeUndefined();
+    expect(unasked.warm.process.isOver).toBe(true);
+
+    // Printed before it was taken, yet not retired by then: not used.
+    const late = warmProcess('on input end');
+    warm.keep('idea-b', 'vm', 'chat', late.warm);
+    late.printIdle();
+    expect(await warm.take('idea-b', 'chat')).toBeUndefined();
+    expect(late.calls).toEqual(['endInput']);
   });
 });

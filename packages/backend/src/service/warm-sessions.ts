@@ -12,7 +12,8 @@ export const DEFAULT_WARM_PER_HOST = 4;
  * `perHost` per host (the least recently used is ended first; a running turn is never here, so never evicted).
  * The session's own idle limit on the host ends a process nobody uses (CATALYST_WARM_IDLE_MS): it then leaves
  * this registry by itself. A process is ended by closing its input (the CLI exits once idle), or stopped when the
- * idea goes away.
+ * idea goes away. One that prints while it waits (issue 39: a turn of the CLI's own, once a background command of
+ * the last turn ended) is retired at once: nobody reads that turn, and the next message would queue behind it.
  */
 
 export interface WarmSessionsOptions {
@@ -77,13 +78,13 @@ export class WarmSessions {
    */
   async take(ideaId: string, key: string): Promise<WarmProcess | undefined> {
     // A pre-warm may ask for another when it ends (prewarms.ts): the turn waits for the last one.
+    // A process retired meanwhile (it printed while waiting) must be gone before a new claude resumes its session.
     for (
-      let pending = this.#starting.get(ideaId);
+      let pending = this.#starting.get(ideaId) ?? this.#ending.get(ideaId);
       pending !== undefined;
-      pending = this.#starting.get(ideaId)
+      pending = this.#starting.get(ideaId) ?? this.#ending.get(ideaId)
     )
       await pending.catch(() => undefined);
-    await this.ended(ideaId);
     const entry = this.#idle.get(ideaId);
     if (entry === undefined) return undefined;
     this.#idle.delete(ideaId);
@@ -91,6 +92,7 @@ export class WarmSessions {
     if (
       entry.key === key &&
       !entry.warm.process.isOver &&
+      !entry.warm.process.hasIdleOutput &&
       age + this.#options.maxTurnMs < SESSION_LIFETIME_MS
     ) {
       return entry.warm;
@@ -143,7 +145,21 @@ export class WarmSessions {
     void warm.process.over.then(() => {
       if (this.#idle.get(ideaId) === entry) this.#idle.delete(ideaId);
     });
+    void warm.process.idleOutput.then(() => {
+      this.#retireUnasked(ideaId, entry);
+    });
     this.#evictOver(host);
+  }
+
+  /** The process printed while it waited: a turn of the CLI's own. It ends; the next turn resumes its session. */
+  #retireUnasked(ideaId: string, entry: Entry): void {
+    if (this.#idle.get(ideaId) !== entry) return;
+    this.#idle.delete(ideaId);
+    this.#options.logger.info(
+      { ideaId, sessionId: entry.warm.process.sessionId },
+      'a warm claude ran a turn of its own while it waited: ended, the next turn resumes its session',
+    );
+    this.retire(ideaId, entry.warm);
   }
 
   /** A pre-warm of the idea is on its way (it ends with `keep`, or not at all). */
