@@ -1,6 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { buildIdPlugin } from './build/build-id-plugin.ts';
 import { serviceWorkerPlugin } from './build/service-worker-plugin.ts';
 
 // The web app. `vite build` writes dist/, which the backend serves from the same origin (scripts/start).
@@ -11,7 +12,11 @@ const backend = process.env['CATALYST_DEV_BACKEND'] ?? 'http://127.0.0.1:7433';
 
 export default defineConfig({
   // The service worker (sw.js, offline.html) is written by the production build only; the dev server has none.
-  plugins: [react(), serviceWorkerPlugin({ entry: fileURLToPath(new URL('src/sw/sw.ts', import.meta.url)) })],
+  plugins: [
+    react(),
+    buildIdPlugin(),
+    serviceWorkerPlugin({ entry: fileURLToPath(new URL('src/sw/sw.ts', import.meta.url)) }),
+  ],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
@@ -64,6 +65,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use(
     '/api',
     noStore,
+    sendBuild(options.staticDir),
     requireAuth(auth, logger),
     express.json({ limit: JSON_BODY_LIMIT_BYTES }),
     createApiRouter(services, auth, { secureCookie, pairing: options.pairing, push: options.push }),
@@ -91,6 +93,29 @@ const noStore: RequestHandler = (_request, response, next) => {
   response.setHeader('Cache-Control', 'no-store');
   next();
 };
+
+/**
+ * Names the web app this server serves (`build-id.txt`, written by the frontend's build) on every API answer, so
+ * a page from an older build offers a reload instead of failing on answers it was not written for (issue 39).
+ * Read once: a running Catalyst serves one build. No header without a built app (the dev server, API-only tests).
+ */
+function sendBuild(staticDir: string | undefined): RequestHandler {
+  const build = staticDir === undefined ? undefined : readBuildId(staticDir);
+  return (_request, response, next) => {
+    if (build !== undefined) response.setHeader('x-catalyst-build', build);
+    next();
+  };
+}
+
+function readBuildId(staticDir: string): string | undefined {
+  try {
+    const id = readFileSync(resolve(staticDir, 'build-id.txt'), 'utf8').trim();
+    return /^[\x21-\x7e]{1,200}$/.test(id) ? id : undefined;
+  } catch {
+    // A build from before issue 39 has no id: its pages have none either, so there is nothing to compare.
+    return undefined;
+  }
+}
 
 /**
  * Token first (401), then origin (403): a cross-site page is refused even if a cookie came along. A Bearer from an

@@ -11,6 +11,7 @@ import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
 import { LoginScreen, logInWith, pairWith } from './LoginScreen.tsx';
 import { NoticePage } from './NoticePage.tsx';
+import { UpdateBanner } from './UpdateBanner.tsx';
 import { navigate, routeOf, usePath } from './router.ts';
 import { sessionProtocols } from './session-key.ts';
 
@@ -87,6 +88,8 @@ export function App({ linkToken, pairingCode }: { linkToken?: string; pairingCod
     const created = new Connection({ checkLogin: isLoggedIn, protocols: sessionProtocols });
     const stop = created.onState((state) => {
       if (state === 'unauthorized') setLogin('missing');
+      // Back after a drop, perhaps to an upgraded Catalyst: one answer carries the build it serves (issue 39).
+      if (state === 'open') void isLoggedIn().catch(() => false);
     });
     setConnection(created);
     return () => {
@@ -131,6 +134,7 @@ export function App({ linkToken, pairingCode }: { linkToken?: string; pairingCod
   return (
     <ConnectionContext.Provider value={connection}>
       <PushContext.Provider value={push}>
+        <UpdateBanner />
         <Routes />
       </PushContext.Provider>
     </ConnectionContext.Provider>

@@ -42,6 +42,8 @@ import {
 } from '@catalyst/protocol';
 import type { z } from 'zod';
 import { clearSessionKey, readSessionKey, storeSessionKey } from './session-key.ts';
+import { BUILD_HEADER, noteServerBuild } from './build-check.ts';
+import { parseServerData } from './lenient-parse.ts';
 
 /**
  * The REST API, same origin, authenticated by both halves of the login: the HttpOnly cookie `POST /login` (or
@@ -83,10 +85,11 @@ async function request<T>(
   } catch {
     throw new ApiError('NETWORK', 'Catalyst cannot be reached. Is it still running?', 0);
   }
+  noteServerBuild(response.headers.get(BUILD_HEADER));
   if (response.status === 401) dispatchEvent(new Event(UNAUTHORIZED_EVENT));
   if (!response.ok) throw await errorOf(response);
   if (schema === undefined) return undefined as T;
-  const parsed = schema.safeParse(await response.json().catch(() => undefined));
+  const parsed = parseServerData(schema, await response.json().catch(() => undefined));
   if (!parsed.success) {
     throw new ApiError('BAD_RESPONSE', `Catalyst sent an answer this page does not understand (${path}).`, 0);
   }

@@ -6,6 +6,7 @@ import {
   type ServerFrame,
   type SubscribedFrame,
 } from '@catalyst/protocol';
+import { parseServerData } from './lenient-parse.ts';
 
 /**
  * The page's one WebSocket. It reconnects by itself with backoff, and on every (re)connect subscribes each open
@@ -274,7 +275,7 @@ export class Connection {
       console.warn('Catalyst: ignored a WebSocket frame that is not JSON');
       return;
     }
-    const parsed = ServerFrameSchema.safeParse(json);
+    const parsed = parseServerData(ServerFrameSchema, json);
     if (!parsed.success) {
       const type =
         typeof json === 'object' && json !== null && 'type' in json ? String(json.type) : 'no type';
