@@ -76,8 +76,9 @@ describe('the app’s Set-Cookie through the preview server (issue 39)', () => {
       'app=1; Path=/',
       'wide=1; Path=/; Domain=example.test; HttpOnly',
       'catalyst_session=stolen; Path=/',
+      'scoped=1; Path=/api; Secure',
     ]);
-    expect(set).toEqual(['app=1; Path=/', 'wide=1; Path=/; HttpOnly']);
+    expect(set).toEqual(['app=1; Path=/', 'wide=1; HttpOnly; Path=/', 'scoped=1; Secure; Path=/']);
   });
 
   it('under a shared name: none that would grow the cookies past the budget; a replacement or removal passes', async () => {

@@ -10,7 +10,9 @@ import { MAX_REQUEST_HEAD_BYTES } from './http-server.ts';
  * - Catalyst's names (`catalyst_*`, also written nameless) are dropped, under every name: the app cannot replace
  *   them.
  * - Under a shared name, a `Domain` attribute is removed: the cookie stays the host's (the app gets it back, as
- *   it asked) and never reaches the other names of the domain.
+ *   it asked) and never reaches the other names of the domain; its `Path` becomes `/`, so that every later request
+ *   carries it and the budget below counts it (a cookie set for `/api` from `/x` would otherwise grow the heads
+ *   of Catalyst's own paths unseen).
  * - Under a shared name, a cookie that would make those the browser sends here (the request's own, which are
  *   Catalyst's too) larger than COOKIE_BUDGET_BYTES is dropped; a removal, or a replacement no larger, passes.
  *
@@ -43,8 +45,8 @@ export function createSetCookieFilter(context: SetCookieContext): SetCookieFilte
       if (growth > 0 && total + growth > COOKIE_BUDGET_BYTES) return undefined;
       total += Math.max(growth, 0);
     }
-    const kept = attributes.filter((attribute) => attributeName(attribute) !== 'domain');
-    return [pair, ...kept].join(';');
+    const kept = attributes.filter((attribute) => !['domain', 'path'].includes(attributeName(attribute)));
+    return [pair, ...kept, ' Path=/'].join(';');
   };
 }
 
