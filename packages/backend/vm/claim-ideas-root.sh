@@ -18,6 +18,22 @@ if [ ! -d "$cr_root" ]; then
   printf '%s\n' 'is not a folder' >&2
   exit 3
 fi
+# Where it leads, symlinks resolved: never a folder of the system or one its users share, nor the home or one
+# that holds it (the same list as core/ideas-root-rules.ts, which judges the path as written).
+cr_real=$(cd -P -- "$cr_root" && pwd -P) || exit 1
+case $cr_real in
+  / | /tmp | /var/tmp | /dev/shm | /home | /Users | /root | /etc | /usr | /var | /opt | /srv | /mnt | /media | /run | \
+    /bin | /sbin | /lib | /lib64 | /boot | /dev | /proc | /sys)
+    printf 'leads to %s, a folder of the system\n' "$cr_real" >&2
+    exit 3
+    ;;
+esac
+case ${HOME:-/nonexistent}/ in
+  "$cr_real"/*)
+    printf 'leads to %s, which holds the home\n' "$cr_real" >&2
+    exit 3
+    ;;
+esac
 if [ -f "$cr_root/$cr_marker" ] && [ ! -L "$cr_root/$cr_marker" ]; then exit 0; fi
 for cr_e in "$cr_root"/* "$cr_root"/.[!.]* "$cr_root"/..?*; do
   if [ ! -e "$cr_e" ] && [ ! -L "$cr_e" ]; then continue; fi
@@ -25,7 +41,7 @@ for cr_e in "$cr_root"/* "$cr_root"/.[!.]* "$cr_root"/..?*; do
   if [ ! -L "$cr_e" ] && [ -d "$cr_e" ]; then
     case $cr_n in
       .trash) continue ;;
-      idea-????????????????) continue ;;
+      idea-[a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9][a-z0-9]) continue ;;
     esac
   fi
   printf 'holds %s, which Catalyst did not put there\n' "$cr_n" >&2

@@ -16,46 +16,54 @@ describe('budget reservations', () => {
   it('gives a build and three asides caps that add up to what was left, then nothing', () => {
     const budgets = new BudgetReservations();
     const left = 1.5;
-    const build = held(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: left, limitUsd: 1 }));
-    const first = held(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: left }));
+    const build = held(
+      budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: left, limitUsd: 1 }),
+    );
+    const first = held(budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: left }));
     expect([build.capUsd, first.capUsd]).toEqual([1, 0.5]);
-    expect(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: left })).toEqual({
+    expect(budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: left })).toEqual({
       kind: 'spent',
       heldUsd: 1.5,
     });
     // Another idea's budget is its own.
-    expect(held(budgets.reserve('idea-b', { mark: budgets.mark(), leftUsd: left })).capUsd).toBe(1.5);
+    expect(held(budgets.reserve('idea-b', { mark: budgets.mark('idea-b'), leftUsd: left })).capUsd).toBe(1.5);
   });
 
   it('frees a hold once released, and calls a read made before the release stale', () => {
     const budgets = new BudgetReservations();
-    const build = held(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: 2 }));
-    const before = budgets.mark();
+    const build = held(budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: 2 }));
+    const before = budgets.mark('idea-a');
     build.release();
     build.release();
     expect(budgets.heldUsd('idea-a')).toBe(0);
     expect(budgets.reserve('idea-a', { mark: before, leftUsd: 2 })).toEqual({ kind: 'stale' });
     // Read again after the build's cost (0.75) reached meta.json.
-    expect(held(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: 1.25 })).capUsd).toBe(1.25);
+    expect(held(budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: 1.25 })).capUsd).toBe(
+      1.25,
+    );
   });
 
   it('shrinks a hold to a warm process’s rest, never grows it', () => {
     const budgets = new BudgetReservations();
-    const turn = held(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: 1 }));
+    const turn = held(budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: 1 }));
     turn.shrinkTo(0.4);
     turn.shrinkTo(0.9);
     expect(budgets.heldUsd('idea-a')).toBeCloseTo(0.4, 12);
-    expect(held(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: 1 })).capUsd).toBe(0.6);
+    expect(held(budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: 1 })).capUsd).toBe(0.6);
   });
 
   it('holds Infinity for an unbounded process, so a budget set meanwhile leaves nothing', () => {
     const budgets = new BudgetReservations();
-    const free = held(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: Number.POSITIVE_INFINITY }));
+    const free = held(
+      budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: Number.POSITIVE_INFINITY }),
+    );
     expect(free.capUsd).toBe(Number.POSITIVE_INFINITY);
-    expect(held(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: Infinity })).capUsd).toBe(
+    expect(held(budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: Infinity })).capUsd).toBe(
       Infinity,
     );
-    expect(budgets.reserve('idea-a', { mark: budgets.mark(), leftUsd: 3 })).toMatchObject({ kind: 'spent' });
+    expect(budgets.reserve('idea-a', { mark: budgets.mark('idea-a'), leftUsd: 3 })).toMatchObject({
+      kind: 'spent',
+    });
   });
 
   it('remembers the cap of a process it was told of', () => {
@@ -84,5 +92,19 @@ describe('fitsHold', () => {
     expect(fitsHold({ capUsd: 1, costUsd: 0.25 }, 0.5)).toBe(false);
     expect(fitsHold({ capUsd: undefined, costUsd: 0 }, 5)).toBe(false);
     expect(fitsHold({ capUsd: undefined, costUsd: 0 }, Infinity)).toBe(true);
+  });
+
+  it('a hold of another idea ending leaves a read of this one good; without a budget a read is never stale', () => {
+    const budgets = new BudgetReservations();
+    const other = held(budgets.reserve('idea-b', { mark: budgets.mark('idea-b'), leftUsd: 2 }));
+    const before = budgets.mark('idea-a');
+    const unbounded = budgets.mark('idea-c');
+    const own = held(budgets.reserve('idea-c', { mark: unbounded, leftUsd: Number.POSITIVE_INFINITY }));
+    other.release();
+    own.release();
+    expect(budgets.reserve('idea-a', { mark: before, leftUsd: 2 }).kind).toBe('held');
+    expect(budgets.reserve('idea-c', { mark: unbounded, leftUsd: Number.POSITIVE_INFINITY }).kind).toBe(
+      'held',
+    );
   });
 });

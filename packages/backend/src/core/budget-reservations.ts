@@ -44,13 +44,13 @@ export type ReserveOutcome =
 
 export class BudgetReservations {
   readonly #held = new Map<string, Set<{ usd: number }>>();
-  /** Counts every hold that ended, whatever its idea: a read before one ended may miss its cost. */
-  #ended = 0;
+  /** Per idea, the holds that ended: a read of its meta.json before one ended may miss that one's cost. */
+  readonly #ended = new Map<string, number>();
   /** The caps of the warm processes of this Catalyst, fixed when each started. */
   readonly #caps = new WeakMap<object, number>();
 
-  mark(): number {
-    return this.#ended;
+  mark(ideaId: string): number {
+    return this.#ended.get(ideaId) ?? 0;
   }
 
   /** What the idea's live processes hold now. */
@@ -62,7 +62,9 @@ export class BudgetReservations {
 
   /** The cap for what the idea may spend now (`capOf`), and that cap held until `release`. */
   reserve(ideaId: string, request: ReserveRequest): ReserveOutcome {
-    if (request.mark !== this.#ended) return { kind: 'stale' };
+    // Without a budget what was spent does not matter: a read is never stale then.
+    const isBudgeted = request.leftUsd !== Number.POSITIVE_INFINITY;
+    if (isBudgeted && request.mark !== this.mark(ideaId)) return { kind: 'stale' };
     const heldUsd = this.heldUsd(ideaId);
     const capUsd = capOf({ leftUsd: request.leftUsd, heldUsd, limitUsd: request.limitUsd });
     if (capUsd === undefined) return { kind: 'spent', heldUsd };
@@ -94,7 +96,7 @@ export class BudgetReservations {
         isHeld = false;
         holds.delete(entry);
         if (holds.size === 0 && this.#held.get(ideaId) === holds) this.#held.delete(ideaId);
-        this.#ended += 1;
+        this.#ended.set(ideaId, this.mark(ideaId) + 1);
       },
     };
   }

@@ -85,8 +85,15 @@ for (const [network, prefix] of [
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
 }
+// IPv6 that carries an IPv4 address on to its network (IPv4-compatible, NAT64, 6to4) is refused whole: through a
+// gateway it reaches that IPv4 address, whatever it is; no push service is reached that way.
 for (const [network, prefix] of [
-  ['::', 127],
+  ['::', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['100::', 64],
+  ['2001:db8::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],

@@ -84,7 +84,7 @@ export function createAttemptLimiter(options: AttemptLimiterOptions = {}): Attem
       // Re-inserted, so the Map's order is the order of last failures: the first key is the one to forget.
       entries.delete(key);
       entries.set(key, entry);
-      if (entries.size > settings.maxAddresses) entries.delete(entries.keys().next().value ?? key);
+      if (entries.size > settings.maxAddresses) entries.delete(keyToForget(entries, at) ?? key);
       const excess = entry.failures - settings.freeFailures;
       if (excess < 0) return { isNewlyThrottled: false };
       entry.blockedUntil =
@@ -116,4 +116,13 @@ function expandIpv6(address: string): string[] {
   const right = groupsOf(tail);
   const fill = Array.from({ length: Math.max(0, 8 - left.length - right.length) }, () => '0');
   return [...left, ...fill, ...right].map((group) => group.replace(/^0+(?=.)/, ''));
+}
+
+/**
+ * Past the cap, the address whose last failure is oldest among those not waiting now: a guesser who rotates through
+ * many addresses (a whole IPv6 /48) cannot flush its own waiting ones; when every one waits, the oldest.
+ */
+function keyToForget(entries: Map<string, { blockedUntil: number }>, at: number): string | undefined {
+  for (const [key, entry] of entries) if (entry.blockedUntil <= at) return key;
+  return entries.keys().next().value;
 }

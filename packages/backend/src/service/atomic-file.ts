@@ -18,7 +18,9 @@ export async function writeFileAtomically(path: string, body: string): Promise<v
     await rm(temporary, { force: true });
     throw error;
   }
-  await syncDirectory(dirname(path));
+  // The new file is in place: a folder that cannot be flushed (some filesystems refuse fsync on a folder, EINVAL)
+  // must not report the write as failed, or the caller would keep its old state while the disk holds the new.
+  await syncDirectory(dirname(path)).catch(() => undefined);
 }
 
 /** A new file (O_EXCL: never one that appeared in between, nor a symlink) holding `body`, on the disk when this resolves. */

@@ -39,7 +39,7 @@ export async function holdBudget<T extends { budget: BudgetRead }>(
   options: { read: () => Promise<T>; isTakenUp?: boolean },
 ): Promise<T & { hold: BudgetHold }> {
   for (let reads = 0; reads < MAX_READS; reads += 1) {
-    const mark = budgets.mark();
+    const mark = budgets.mark(id);
     const input = await options.read();
     const request: ReserveRequest = { mark, leftUsd: input.budget.leftUsd, limitUsd: input.budget.limitUsd };
     const outcome = budgets.reserve(id, request);
@@ -49,6 +49,8 @@ export async function holdBudget<T extends { budget: BudgetRead }>(
       throw new CatalystError('BUDGET_EXCEEDED', input.budget.refusal(outcome.heldUsd));
     }
   }
+  // A run that runs already is never refused for this: it holds nothing rather than fail.
+  if (options.isTakenUp === true) return { ...(await options.read()), hold: NO_HOLD };
   throw new CatalystError(
     'BUDGET_EXCEEDED',
     'What this idea has spent kept changing while its budget was read; try again.',
