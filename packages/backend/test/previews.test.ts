@@ -412,7 +412,7 @@ describe('previews', () => {
   });
 
   it('stops a preview nobody uses after CATALYST_PREVIEW_IDLE_MS, and when its idea is deleted', async () => {
-    const idle = await fixture.startAnother({ env: { CATALYST_PREVIEW_IDLE_MS: '1500' } });
+    const idle = await fixture.startAnother({ env: { CATALYST_PREVIEW_IDLE_MS: '4000' } });
     const { idea } = await runningPreview(idle, 'Idle');
     await untilState(idle, idea.id, 'stopped');
     expect(await fixture.runProcesses(idea.id, idle)).toEqual([]);

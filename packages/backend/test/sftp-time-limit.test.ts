@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { chmod, stat } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { caught, stopAllSshd, waitUntil } from '@catalyst/testkit';
 import { isCatalystError } from '../src/core/catalyst-error.ts';
@@ -7,8 +7,9 @@ import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import { fifoOpenWaiters, makeFifo, releaseFifo } from './fifo-test-kit.ts';
 import { createSharedSshd, sshHostConfig } from './ssh-test-kit.ts';
 
-// Issue 25, finding 11: an SFTP call the host never answers (an open() of a FIFO through raw SFTP waits for a
-// writer, and OpenSSH's sftp-server answers its requests one at a time) fails within the host's file time limit;
+// Issue 25, finding 11: an SFTP call the host never answers (an open() of a FIFO through raw SFTP waits for the
+// other end, and OpenSSH's sftp-server answers its requests one at a time; an append opens it, where a read now
+// refuses it unopened, issue 39) fails within the host's file time limit;
 // the session is replaced, so the host's later file calls go on. Stuck sessions hold their channels, so a host's
 // pool may have none free: a file call still fails within the limit, and what opens late is not left open.
 
@@ -34,9 +35,10 @@ describe('the SSH host’s file time limit', () => {
       await host.mkdirp(dir);
       await host.writeFileAtomic(`${dir}/plain.txt`, 'plain');
       makeFifo(fifo);
+      await chmod(fifo, 0o666); // the VM's user opens it for writing
       try {
         const started = performance.now();
-        const stuck = caught(host.readFile(fifo));
+        const stuck = caught(host.appendFile(fifo, 'x'));
         await waitUntil(async () => (await fifoOpenWaiters(uid)).length === 1, {
           timeoutMs: 5_000,
           what: 'the sftp-server to wait in the FIFO’s open()',
@@ -89,10 +91,13 @@ describe('the SSH host’s file time limit with every channel of the pool stuck'
       const fifos = ['a', 'b', 'c'].map((name) => `${dir}/fifo-${name}`);
       await host.mkdirp(dir);
       await host.writeFileAtomic(`${dir}/plain.txt`, 'plain');
-      for (const fifo of fifos) makeFifo(fifo);
+      for (const fifo of fifos) {
+        makeFifo(fifo);
+        await chmod(fifo, 0o666); // the VM's user opens it for writing
+      }
       try {
         for (const fifo of fifos) {
-          const error = await caught(host.readFile(fifo));
+          const error = await caught(host.appendFile(fifo, 'x'));
           expect(isCatalystError(error) && error.code).toBe('HOST_TIMED_OUT');
         }
         await waitUntil(async () => (await fifoOpenWaiters(uid)).length === fifos.length, {
