@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import type { Plugin, Rollup } from 'vite';
 import type { ShellManifest } from '../src/sw/cache-rules.ts';
 import { OFFLINE_SHELL_TAG } from '../src/shell/offline-shell.ts';
+import { BUILD_FILE } from '../src/app/build-check.ts';
 
 /**
  * Writes the service worker into the build: src/sw/sw.ts bundled on its own as a classic script (every browser
@@ -29,6 +30,8 @@ export function serviceWorkerPlugin(options: { entry: string }): Plugin {
     },
     async generateBundle(_output, bundle) {
       const files = filesOf(bundle);
+      // Read by the server, never by a page (build-id-plugin.ts): nothing for the worker to keep.
+      files.delete(BUILD_FILE);
       const index = files.get('index.html');
       if (index === undefined) this.error('the build has no index.html to make the offline page of');
       const offline = markOffline(Buffer.from(index).toString('utf8'));
