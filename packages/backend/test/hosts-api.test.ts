@@ -10,6 +10,7 @@ import {
   type TempDir,
 } from '@catalyst/testkit';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+import { callApi } from './api-call.ts';
 
 // Hosts managed in the app (issue 28), as a person meets them: add the VM by the alias `ssh` knows, see its key's
 // fingerprint, confirm it, watch the check pass step by step, run an idea there with no restart; the host and its
@@ -33,18 +34,7 @@ afterAll(async () => {
   await dir.remove();
 });
 
-async function call(
-  catalyst: ServiceUnderTest,
-  path: string,
-  init: { method?: string; body?: unknown } = {},
-) {
-  const response = await catalyst.api(path, {
-    ...(init.method === undefined ? {} : { method: init.method }),
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const body: unknown = response.status === 204 ? undefined : await response.json();
-  return { status: response.status, body };
-}
+const call = callApi;
 
 function errorCode(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;

@@ -7,6 +7,7 @@ import { createTempDir, waitUntil, writeSshClientConfig, type TempDir } from '@c
 import { z } from 'zod';
 import { scanLocalProcesses } from './host-test-kit.ts';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+import { callApi } from './api-call.ts';
 import { openTerminal, runInTerminal } from './terminal-client.ts';
 
 // Security review (issue 39), hosts: changes made at once are all kept; a host changed or removed leaves nothing its
@@ -29,18 +30,7 @@ afterAll(async () => {
   await Promise.all(roots.map((root) => rm(join(home, root), { recursive: true, force: true })));
 });
 
-async function call(
-  catalyst: ServiceUnderTest,
-  path: string,
-  init: { method?: string; body?: unknown } = {},
-) {
-  const response = await catalyst.api(path, {
-    ...(init.method === undefined ? {} : { method: init.method }),
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const body: unknown = response.status === 204 ? undefined : await response.json();
-  return { status: response.status, body };
-}
+const call = callApi;
 
 const AddedHostsFileSchema = z.object({ hosts: z.array(z.object({ name: z.string() }).loose()) });
 

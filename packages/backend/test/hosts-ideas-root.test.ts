@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, apiPath } from '@catalyst/protocol';
 import { createTempDir, writeSshClientConfig, type TempDir } from '@catalyst/testkit';
-import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+import { useServiceFixture } from './service-harness.ts';
+import { callApi } from './api-call.ts';
 
 // Issue 39, item 3: an ideas root is a folder of Catalyst's own. A home, `/` or `/tmp` is refused by the API; a
 // folder that holds someone's files is never used, made private nor has its .trash emptied, even after a restart.
@@ -25,18 +26,7 @@ afterAll(async () => {
     await rm(join(suite.sshd.users.bash.home, name), { recursive: true, force: true });
 });
 
-async function call(
-  catalyst: ServiceUnderTest,
-  path: string,
-  init: { method?: string; body?: unknown } = {},
-) {
-  const response = await catalyst.api(path, {
-    ...(init.method === undefined ? {} : { method: init.method }),
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const body: unknown = response.status === 204 ? undefined : await response.json();
-  return { status: response.status, body };
-}
+const call = callApi;
 
 /** A folder of the VM user's with their notes in it, readable by all, and a .trash of their own. */
 async function makeForeignFolder(): Promise<string> {
