@@ -37,7 +37,7 @@ afterAll(async () => {
 describe('SIGTERM', () => {
   it(
     'stops Catalyst within its limit while a file call to the host is stuck and a connection sent nothing',
-    { timeout: 30_000 },
+    { timeout: 75_000 },
     async () => {
       const sshd = await getSshd();
       const user = sshd.users.bash;
@@ -88,7 +88,7 @@ describe('SIGTERM', () => {
             if (attempt.isDone) attempt = start();
             return (await fifoOpenWaiters(uid)).length > 0;
           },
-          { timeoutMs: 20_000, intervalMs: 10, what: 'a GET of the idea to wait in the FIFO’s open()' },
+          { timeoutMs: 45_000, intervalMs: 10, what: 'a GET of the idea to wait in the FIFO’s open()' },
         );
         const stuck = attempt.status;
         swapper.kill('SIGKILL');
