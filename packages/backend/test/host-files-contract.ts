@@ -199,8 +199,9 @@ export function describeHostFilesContract(
       await watch.waitForStdout('writing');
       const started = performance.now();
       for (const path of [`${dir}/meta.json`, `${dir}/link.json`]) {
-        for (const read of [host.readFile(path), host.readRange(path, 0, 10)]) {
-          const error = await caught(read);
+        // One call at a time: a second refused while the first was awaited would be an unhandled rejection.
+        for (const read of [() => host.readFile(path), () => host.readRange(path, 0, 10)]) {
+          const error = await caught(read());
           expect(isCatalystError(error) && error.code, path).toBe('FILE_ERROR');
           expect(error instanceof Error && error.message, path).toMatch(/not a regular file/);
           expect(isCatalystError(error) && error.details['path']).toBe(path);

@@ -187,10 +187,16 @@ describe('the start-up sweep', () => {
     const root = `${process.env['TMPDIR'] ?? '/tmp'}/catalyst-runs-${String(process.getuid?.() ?? 0)}`;
     const runDir = `${root}/${handle.runTag}`;
     await waitUntil(
-      async () => (await readFile(`${runDir}/watchdog`, 'utf8').catch(() => '')).endsWith('\n'),
+      // The wrapper writes the watchdog's pid as it starts it; the watchdog makes `heartbeat` a moment later.
+      async () =>
+        (await readFile(`${runDir}/watchdog`, 'utf8').catch(() => '')).endsWith('\n') &&
+        (await stat(`${runDir}/heartbeat`).then(
+          () => true,
+          () => false,
+        )),
       {
         timeoutMs: 10_000,
-        what: 'the watchdog to start',
+        what: 'the watchdog to start and make its heartbeat',
       },
     );
     // Wrapper, job and watchdog each lead a group of their own: kill all three, as an OOM kill or `kill -9 -1` would.
