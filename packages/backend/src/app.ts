@@ -39,8 +39,11 @@ export interface StartOptions {
   logger?: Logger;
   /** The built frontend, served from the same origin. */
   staticDir?: string;
-  /** Replaces how a configured host becomes an adapter (tests pin SSH timings). */
-  createHost?: (entry: HostEntry) => Host;
+  /**
+   * Replaces how a configured host becomes an adapter (tests pin SSH timings and pool limits); `hooks` are what the
+   * service listens to on a host (SshHostOptions).
+   */
+  createHost?: (entry: HostEntry, hooks: HostHooks) => Host;
   /**
    * The claude CLI this project installed, for the local host when this machine has none of its own. Never for an
    * SSH host: the path exists on this machine only, and a VM finds its own claude (or is told in the hosts file).
@@ -73,9 +76,21 @@ export interface RunningCatalyst {
   close(options?: { keepRuns?: boolean }): Promise<void>;
 }
 
+/** What the service listens to on an SSH host. */
+export interface HostHooks {
+  /** A run waits for one of the host's channels and none can be added (SshHostOptions.onRunChannelShortage). */
+  onRunChannelShortage: () => void;
+}
+
 export function createHostFromEntry(
   entry: HostEntry,
-  places: { bundledClaudePath?: string | undefined; fileTimeoutMs?: number | undefined; configDir: string },
+  places: {
+    bundledClaudePath?: string | undefined;
+    fileTimeoutMs?: number | undefined;
+    configDir: string;
+    /** A run waits for one of the host's channels and none can be added (SshHostOptions.onRunChannelShortage). */
+    onRunChannelShortage?: () => void;
+  },
 ): Host {
   if (entry.kind === 'local') {
     return createLocalHost({
@@ -84,7 +99,12 @@ export function createHostFromEntry(
     });
   }
   const claudePath = entry.claudePath === undefined ? {} : { claudePath: entry.claudePath };
-  const options = places.fileTimeoutMs === undefined ? {} : { fileTimeoutMs: places.fileTimeoutMs };
+  const options = {
+    ...(places.fileTimeoutMs === undefined ? {} : { fileTimeoutMs: places.fileTimeoutMs }),
+    ...(places.onRunChannelShortage === undefined
+      ? {}
+      : { onRunChannelShortage: places.onRunChannelShortage }),
+  };
   const { connect } = entry;
   if (connect.via === 'fields') {
     const { address, port, user, privateKeyPath, hostKey } = connect;
@@ -110,14 +130,21 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const logger = options.logger ?? pino({ level: config.logLevel });
   const { token, generated } = await resolveToken(config, logger);
   const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'), logger);
-  const createHost =
-    options.createHost ??
-    ((entry: HostEntry) =>
-      createHostFromEntry(entry, {
-        bundledClaudePath: options.bundledClaudePath,
-        fileTimeoutMs: config.fileTimeoutMs,
-        configDir: config.configDir,
-      }));
+  // A run waits for a channel of a host: an idle warm session there gives its own back, once the service is wired.
+  let onRunChannelShortage: (hostName: string) => void = () => undefined;
+  const hooksOf = (entry: HostEntry): HostHooks => ({
+    onRunChannelShortage: () => {
+      onRunChannelShortage(entry.name);
+    },
+  });
+  const createHost = (entry: HostEntry): Host =>
+    options.createHost?.(entry, hooksOf(entry)) ??
+    createHostFromEntry(entry, {
+      bundledClaudePath: options.bundledClaudePath,
+      fileTimeoutMs: config.fileTimeoutMs,
+      configDir: config.configDir,
+      ...hooksOf(entry),
+    });
   const appHosts = await openAppHosts(config, logger);
   const hosts = new HostRegistry([...config.hosts, ...appHosts.entries], appHosts.defaultHost, createHost);
   // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
@@ -178,6 +205,9 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
       defaults: appHosts.defaults,
     },
   });
+  onRunChannelShortage = (hostName) => {
+    services.yieldRunChannel(hostName);
+  };
   // Devices of sessions that ended while no listener heard it (a new token ends them all; a crash between the two
   // files) are forgotten at start; then a browser signed out loses its devices as it goes.
   const signedIn = new Set(sessions.list().map((session) => session.id));

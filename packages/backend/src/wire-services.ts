@@ -83,6 +83,8 @@ export interface WiredServices extends Services {
   shutdown(options?: { keepRuns?: boolean }): Promise<void>;
   /** The terminals on the ideas' hosts (issue 31), served by the WebSocket hub at `/ws/terminal`. */
   terminals: Terminals;
+  /** A run waits for one of the host's channels: the host's least recently used warm session ends to free one. */
+  yieldRunChannel(hostName: string): void;
 }
 
 export function wireServices(options: ServiceOptions): WiredServices {
@@ -227,6 +229,9 @@ export function wireServices(options: ServiceOptions): WiredServices {
     }),
     runs,
     terminals,
+    yieldRunChannel: (hostName) => {
+      warm.yieldOne(hostName);
+    },
     autopilots: autopilotControl,
     files: new FilesCapability({
       checkpoints,

@@ -1,4 +1,5 @@
 import type { StartOptions } from '../src/app.ts';
+import type { SshPoolLimits } from '../src/host/ssh/ssh-config.ts';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,6 +21,8 @@ export interface ServiceOptions {
   staticDir?: string;
   /** Web Push's test settings (the test kit's push service on http://127.0.0.1). */
   push?: StartOptions['push'];
+  /** The SSH host's pool limits (a host with few channels), else the defaults. */
+  pool?: Partial<SshPoolLimits>;
 }
 
 /** A Catalyst's settings for the test kit's VM: its config dir, the ideas root on the VM, and its environment. */

@@ -13,7 +13,9 @@ import {
   type TempDir,
 } from '@catalyst/testkit';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { startCatalyst, type RunningCatalyst } from '../src/app.ts';
+import { createHostFromEntry, startCatalyst, type RunningCatalyst, type StartOptions } from '../src/app.ts';
+import { createSshHost } from '../src/host/ssh/ssh-host.ts';
+import type { SshPoolLimits } from '../src/host/ssh/ssh-config.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { scanRunProcessesIn } from './host-test-kit.ts';
 import { prepareService, type ServiceOptions } from './service-config.ts';
@@ -48,6 +50,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     logger: pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
     ...(options.staticDir === undefined ? {} : { staticDir: options.staticDir }),
     ...(options.push === undefined ? {} : { push: options.push }),
+    ...(options.pool === undefined ? {} : { createHost: withPool(options.pool, configDir.path) }),
   });
   const headers = { authorization: `Bearer ${catalyst.token}` };
   const api = (path: string, init: Omit<RequestInit, 'headers'> = {}) =>
@@ -190,7 +193,7 @@ export interface ServiceSuite {
    * `service` (`reuse`: a restarted backend). Stopped after the test.
    */
   startAnother(
-    options?: Pick<ServiceOptions, 'env' | 'reuse' | 'push'> & Partial<Pick<ServiceOptions, 'user'>>,
+    options?: Pick<ServiceOptions, 'env' | 'reuse' | 'push' | 'pool'> & Partial<Pick<ServiceOptions, 'user'>>,
   ): Promise<ServiceUnderTest>;
   /**
    * A restarted backend: a new Catalyst on `service`'s config dir and ideas becomes `service` (the caller stops the
@@ -279,4 +282,25 @@ export async function stopServiceFixture(fixture: ServiceFixture): Promise<void>
   await fixture.sshd.stop();
   await fixture.service.configDir.remove();
   await rm(fixture.service.ideasRoot, { recursive: true, force: true });
+}
+
+/** The hosts file's SSH host with these pool limits, listened to as Catalyst listens to its own. */
+function withPool(pool: Partial<SshPoolLimits>, configDir: string): NonNullable<StartOptions['createHost']> {
+  return (entry, hooks) => {
+    if (entry.kind !== 'ssh' || entry.connect.via !== 'fields')
+      return createHostFromEntry(entry, { configDir });
+    const { address, port, user, privateKeyPath, hostKey } = entry.connect;
+    return createSshHost(
+      {
+        address,
+        port,
+        user,
+        privateKeyPath,
+        hostKey,
+        pool,
+        ...(entry.claudePath === undefined ? {} : { claudePath: entry.claudePath }),
+      },
+      { onRunChannelShortage: hooks.onRunChannelShortage },
+    );
+  };
 }

@@ -5,6 +5,7 @@ import { createTempDir, startTcpProxy, stopAllSshd, waitUntil } from '@catalyst/
 import type { Host, RunLimits } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
+import { runHostCommand } from '../src/host/host-command.ts';
 import { startSessionRun, type ConnectionEvent } from '../src/host/session-run.ts';
 import { describeHostContract } from './host-contract.ts';
 import {
@@ -199,6 +200,44 @@ describe('a run that waits for a channel on a busy host', () => {
       stdout: 'got {"n":1}\n',
       outcome: { kind: 'exited', code: 0 },
     });
+    await host.close();
+  });
+});
+
+// Issue 39, carried item 3: Catalyst's own short commands (a checkpoint's git, the ports look-up) waited for a run
+// channel; on a host whose run channels are all held (runs, terminals, warm sessions) a checkpoint or a preview
+// waited with them. They take a control channel now.
+describe('a command of Catalyst`s own on a host whose run channels are all held', () => {
+  it('runs at once on a control channel, while a run waits for the held one', async () => {
+    const sshd = await getSshd();
+    const pool = { maxConnections: 1, maxRunsPerConnection: 1 };
+    const host = createSshHost(sshHostConfig(sshd, 'bash', { pool }), { killGraceMs: 1000 });
+    const scratch = scratchIn(sshd.users.bash.home);
+    await host.mkdirp(scratch);
+    const holder = await host.startRun({ argv: ['sh', '-c', 'IFS= read -r line; echo done'], cwd: scratch });
+    const holderWatch = watchRun(holder);
+    const waiting = host.startRun({ argv: ['echo', 'second run'], cwd: scratch });
+    let hasStarted = false;
+    void waiting.then(() => (hasStarted = true));
+
+    const result = await runHostCommand(host, {
+      argv: ['echo', 'ok'],
+      cwd: scratch,
+      timeoutMs: 20_000,
+      maxStdoutBytes: 1000,
+    });
+    expect({ stdout: result.stdout.toString(), outcome: result.outcome }).toMatchObject({
+      stdout: 'ok\n',
+      outcome: { kind: 'exited', code: 0 },
+    });
+    expect(hasStarted, 'the second run waits for the one run channel').toBe(false);
+
+    await holder.writeLine('{}');
+    expect(await holderWatch.finish()).toMatchObject({
+      stdout: 'done\n',
+      outcome: { kind: 'exited', code: 0 },
+    });
+    expect(await watchRun(await waiting).finish()).toMatchObject({ stdout: 'second run\n' });
     await host.close();
   });
 });

@@ -120,4 +120,29 @@ describe('warm turns', () => {
     expect(await claudes(b.id, capped)).toBe(1);
     client.close();
   });
+
+  // Issue 39, carried item 3: a warm session holds one of the host's run channels while it waits. On a host with
+  // one (one connection, one run on it), the warm idea holds it: another idea's turn takes it.
+  it('gives a turn that waits for a channel the one the least recently used warm session holds', async () => {
+    const small = await fixture.startAnother({ pool: { maxConnections: 1, maxRunsPerConnection: 1 } });
+    const [a, b] = [await small.createIdea('Warm'), await small.createIdea('Waiting')];
+    const client = await small.connect();
+    await client.subscribe(a.id);
+    await chat(client, a.id, 'From the warm one.');
+    await waitUntil(async () => (await claudes(a.id, small)) === 1, {
+      timeoutMs: 10_000,
+      what: 'a warm claude',
+    });
+
+    await client.subscribe(b.id);
+    const other = await chat(client, b.id, 'From the waiting one.');
+    expect(other.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(small.logText()).toContain('ended a warm session: a run waits for its channel');
+    expect(await claudes(a.id, small)).toBe(0);
+    // The first idea's next turn takes the channel back and resumes its Claude session: the conversation goes on.
+    const again = await chat(client, a.id, 'Back to the first.');
+    expect(again.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'completed' });
+    expect(JSON.stringify(fixture.model.requests.at(-1))).toContain('From the warm one.');
+    client.close();
+  });
 });

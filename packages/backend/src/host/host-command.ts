@@ -2,8 +2,9 @@ import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import type { Host, RunHandle, RunOutcome } from './host.ts';
 
 /**
- * A short command on a host that Catalyst runs for itself (a checkpoint's git), through the run wrapper like a run:
- * tagged, leased, and stopped with everything it started when it takes too long. Its stdout is kept up to
+ * A short command on a host that Catalyst runs for itself (a checkpoint's git), through the run wrapper like a run
+ * but on a control channel (Host.startCommand): tagged, leased, and stopped with everything it started when it
+ * takes too long. Its stdout is kept up to
  * `maxStdoutBytes` (more is read and dropped, `isCut`), its stderr's tail for errors.
  */
 
@@ -27,7 +28,7 @@ export interface HostCommandResult {
 const STDERR_TAIL_CHARS = 2_000;
 
 export async function runHostCommand(host: Host, command: HostCommand): Promise<HostCommandResult> {
-  const handle = await host.startRun({
+  const handle = await host.startCommand({
     argv: command.argv,
     cwd: command.cwd,
     ...(command.env === undefined ? {} : { env: command.env }),

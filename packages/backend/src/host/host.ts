@@ -199,6 +199,12 @@ export interface Host extends HostFiles {
   /** A name for logs and errors (`local`, or `user@host:port`). */
   readonly label: string;
   startRun(spec: RunSpec): Promise<RunHandle>;
+  /**
+   * A short command of Catalyst's own (a checkpoint's git, the ports look-up, a host check: host-command.ts), in the
+   * same wrapper as a run. Over SSH it takes a control channel, so it never waits behind runs, terminals and warm
+   * sessions that hold every run channel (issue 39, carried item 3); locally it is startRun.
+   */
+  startCommand(spec: RunSpec): Promise<RunHandle>;
   /** Sessions that live on the host, detached from every channel (vm-sessions.ts, issue 11). */
   readonly sessions: VmSessions;
   /** The host user's home directory (absolute): where `~/catalyst/ideas` lives. */

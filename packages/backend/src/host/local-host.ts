@@ -8,7 +8,7 @@ import {
   renderRunTagLine,
   renderSweepScript,
 } from '../core/run-wrapper.ts';
-import type { Host, Preflight, RunHandle } from './host.ts';
+import type { Host, Preflight, RunHandle, RunSpec } from './host.ts';
 import { runLocalCommand } from './local-command.ts';
 import { createLocalFiles } from './local-files.ts';
 import { openLocalTcp } from './local-tcp.ts';
@@ -147,16 +147,19 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
   let preflight: Promise<Preflight> | undefined;
   const killRun = (runTag: string): Promise<void> => killLocalRun(shell, runTag, killGraceMs);
   const sessions = createVmSessions({ open, shell, graceMs: killGraceMs });
+  const startRun = async (spec: RunSpec): Promise<RunHandle> => {
+    const handle = await startWrappedRun(open, spec, { killRun, shell });
+    active.add(handle);
+    void handle.outcome.then(() => active.delete(handle));
+    return handle;
+  };
 
   return {
     label: 'local',
     ...createLocalFiles(),
-    async startRun(spec) {
-      const handle = await startWrappedRun(open, spec, { killRun, shell });
-      active.add(handle);
-      void handle.outcome.then(() => active.delete(handle));
-      return handle;
-    },
+    startRun,
+    // No channels to share on this machine: Catalyst's own commands start as runs do.
+    startCommand: startRun,
     sessions,
     homeDir: () => Promise.resolve(homedir()),
     preflight() {

@@ -121,4 +121,26 @@ describe('WarmSessions', () => {
     expect(await warm.take('idea-b', 'chat')).toBeUndefined();
     expect(late.calls).toEqual(['endInput']);
   });
+
+  it('gives a waiting run the channel of the host`s least recently used claude, and the idea`s next turn waits for its exit', async () => {
+    const warm = registry();
+    const older = warmProcess('on input end');
+    const newer = warmProcess('on input end');
+    const elsewhere = warmProcess('on input end');
+    warm.keep('idea-old', 'vm', 'chat', older.warm);
+    warm.keep('idea-other-host', 'other', 'chat', elsewhere.warm);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    warm.keep('idea-new', 'vm', 'chat', newer.warm);
+
+    expect(warm.yieldOne('vm')).toBe(true);
+    expect(older.calls).toEqual(['endInput']);
+    expect(warm.has('idea-old')).toBe(false);
+    expect({ newer: newer.calls, elsewhere: elsewhere.calls }).toEqual({ newer: [], elsewhere: [] });
+    await warm.ended('idea-old');
+    expect(older.warm.process.isOver).toBe(true);
+
+    expect(warm.yieldOne('vm')).toBe(true);
+    expect(warm.yieldOne('vm')).toBe(false);
+    expect(warm.has('idea-other-host')).toBe(true);
+  });
 });

@@ -193,6 +193,23 @@ export class WarmSessions {
     return [...this.#idle.values()].map((entry) => entry.warm.process.sessionId);
   }
 
+  /**
+   * A run on `host` waits for a channel that idle sessions hold (issue 39, carried item 3): the least recently used
+   * process there ends, and its channel goes back to the host's pool as it exits. False when none waits there.
+   */
+  yieldOne(host: string): boolean {
+    const oldest = [...this.#idle.entries()]
+      .filter(([, entry]) => entry.host === host)
+      .sort(([, a], [, b]) => a.usedAt - b.usedAt)[0];
+    if (oldest === undefined) return false;
+    const [ideaId, entry] = oldest;
+    this.#idle.delete(ideaId);
+    this.#options.logger.info({ ideaId, host }, 'ended a warm session: a run waits for its channel');
+    // As a retire: the idea's next claude waits for this one's exit before it resumes the session.
+    this.retire(ideaId, entry.warm);
+    return true;
+  }
+
   #evictOver(host: string): void {
     const onHost = [...this.#idle.entries()]
       .filter(([, entry]) => entry.host === host)

@@ -37,6 +37,8 @@ export interface SshHostOptions {
   killGraceMs?: number;
   /** The longest one file call may wait for the host (sftp-session.ts; CATALYST_FILE_TIMEOUT_MS). */
   fileTimeoutMs?: number;
+  /** A run waits for one of the host's channels and none can be added (ssh-pool.ts onRunWaiting). */
+  onRunChannelShortage?: () => void;
 }
 
 const KILL_SCRIPT_SLACK_MS = 10_000;
@@ -55,6 +57,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
       return connection;
     },
     limits: settings.pool,
+    ...(options.onRunChannelShortage === undefined ? {} : { onRunWaiting: options.onRunChannelShortage }),
   });
   const openRun = createSshOpenRawChannel(pool, 'run');
   const openControl = createSshOpenRawChannel(pool, 'control');
@@ -62,7 +65,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
   const withSftp = createSharedSftp(pool, { label: settings.label, timeoutMs: fileTimeoutMs });
   const graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
   const killRun = (runTag: string) => killSshRun(openControl, runTag, graceMs);
-  const startProbe = (spec: RunSpec) => startWrappedRun(openControl, spec, { killRun });
+  const startCommand = (spec: RunSpec) => startWrappedRun(openControl, spec, { killRun });
   const sessions = createVmSessions({ open: openRun, openControl, graceMs });
   let home: Promise<string> | undefined;
 
@@ -72,6 +75,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
       readWithinOverSsh(openControl, request, { label: settings.label, timeoutMs: fileTimeoutMs }),
     ),
     startRun: (spec) => startWrappedRun(openRun, spec, { killRun }),
+    startCommand,
     sessions,
     // SFTP starts in $HOME; ssh2's ext_openssh_expandPath sends a malformed packet (ssh-field-notes.md §7).
     homeDir: () =>
@@ -81,7 +85,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
       )),
     preflight: cacheConclusive(() =>
       runSshPreflight({
-        startRun: startProbe,
+        startRun: startCommand,
         timeoutMs: settings.timing.probeTimeoutMs,
         ...(settings.claudePath === undefined ? {} : { claudePath: settings.claudePath }),
       }),

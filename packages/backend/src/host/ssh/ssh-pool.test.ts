@@ -116,9 +116,17 @@ const LIMITS: SshPoolLimits = {
   idleMs: 60_000,
 };
 
-function setUp(limits: Partial<SshPoolLimits> = {}): { server: FakeServer; pool: SshPool } {
+function setUp(
+  limits: Partial<SshPoolLimits> = {},
+  onRunWaiting?: () => void,
+): { server: FakeServer; pool: SshPool } {
   const server = new FakeServer();
-  const pool = createSshPool({ label: 'fake', connect: server.connect, limits: { ...LIMITS, ...limits } });
+  const pool = createSshPool({
+    label: 'fake',
+    connect: server.connect,
+    limits: { ...LIMITS, ...limits },
+    ...(onRunWaiting === undefined ? {} : { onRunWaiting }),
+  });
   return { server, pool };
 }
 
@@ -172,6 +180,25 @@ describe('the SSH connection pool', () => {
     expect(pool.stats()).toMatchObject({ openChannels: 3, queued: 1 });
     await pool.close();
     await expect(waiting).rejects.toMatchObject({ code: 'CONNECTION_LOST' });
+  });
+
+  it('asks for a run channel back once per run that waits with no connection left to add, not for control work', async () => {
+    let asked = 0;
+    const { server, pool } = setUp({ maxConnections: 2, maxRunsPerConnection: 1 }, () => asked++);
+    const held = await Promise.all(openRuns(server, pool, 2));
+    await pool.open('control', server.openOn);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toBe(0);
+    const waiting = openRuns(server, pool, 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toBe(2);
+    // A channel given back serves one; the other keeps waiting without asking again.
+    held[0]?.close();
+    await waiting[0];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect({ asked, queued: pool.stats().queued }).toEqual({ asked: 2, queued: 1 });
+    await pool.close();
+    await expect(waiting[1]).rejects.toMatchObject({ code: 'CONNECTION_LOST' });
   });
 
   it('learns a lower MaxSessions from a refused channel and uses another connection', async () => {

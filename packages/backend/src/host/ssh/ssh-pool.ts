@@ -57,6 +57,11 @@ export interface SshPoolOptions {
   /** One handshake attempt; the pool retries retryable failures. */
   connect: () => Promise<SshConnection>;
   limits: SshPoolLimits;
+  /**
+   * A run waits for a channel and the pool may not open another connection: called once for each such run, so
+   * that a holder of an idle run channel (a warm session, service/warm-sessions.ts) can give one back.
+   */
+  onRunWaiting?: () => void;
 }
 
 /** A request whose connection vanished or refused it is re-queued this many times at most. */
@@ -67,6 +72,8 @@ const GROWTH_COOLDOWN_BACKOFFS = 8;
 interface Waiter {
   readonly kind: ChannelKind;
   attempts: number;
+  /** onRunWaiting was called for it. */
+  hasAskedForRoom?: boolean;
   start(slot: Slot): void;
   fail(error: CatalystError): void;
 }
@@ -189,6 +196,26 @@ class ConnectionPool implements SshPool {
       waiter.start(slot);
     }
     this.#grow();
+    this.#askForRoom();
+  }
+
+  /**
+   * Runs still waiting when no connection can be added, beyond those the handshakes under way will serve: each asks
+   * once for a held run channel back.
+   */
+  #askForRoom(): void {
+    const onRunWaiting = this.#options.onRunWaiting;
+    if (onRunWaiting === undefined) return;
+    const { maxConnections, maxRunsPerConnection } = this.#options.limits;
+    const connecting = this.#handshakes.inFlight();
+    if (this.#slots.length + connecting < maxConnections) return;
+    const runs = this.#queue.filter((waiter) => waiter.kind === 'run');
+    for (const waiter of runs.slice(connecting * maxRunsPerConnection)) {
+      if (waiter.hasAskedForRoom === true) continue;
+      waiter.hasAskedForRoom = true;
+      // Not from inside the pump: a listener that stops something opens a control channel, which pumps again.
+      queueMicrotask(onRunWaiting);
+    }
   }
 
   #findSlot(kind: ChannelKind): Slot | undefined {
