@@ -8,10 +8,17 @@ import { join } from 'node:path';
  * named per worker, so two files in two workers never see each other's sessions, runs or settings.
  */
 
-/** The vitest worker slot this process runs in: 1 … maxWorkers (1 outside vitest). */
+/**
+ * The vitest worker slot this process runs in: 1 … maxWorkers (1 outside vitest), plus CATALYST_TEST_SLOT_OFFSET
+ * when set: two test runs at once on one machine (a developer's test beside the suite) each give their own offset
+ * (`CATALYST_TEST_SLOT_OFFSET=10`), so their workers' VM users, homes and claude settings stay apart too.
+ */
 export function workerSlot(): number {
   const slot = Number(process.env['VITEST_POOL_ID'] ?? '1');
-  return Number.isInteger(slot) && slot > 0 ? slot : 1;
+  const offset = Number(process.env['CATALYST_TEST_SLOT_OFFSET'] ?? '0');
+  return (
+    (Number.isInteger(slot) && slot > 0 ? slot : 1) + (Number.isInteger(offset) && offset > 0 ? offset : 0)
+  );
 }
 
 /** Appended to a per-worker name: empty in the first worker, so a lone run keeps the plain names. */
