@@ -44,6 +44,8 @@ beforeAll(async () => {
   // The VM's own claude, where the native installer puts it.
   const user = sshd.users.dash;
   const { uid, gid } = await stat(user.home);
+  // The test users' homes outlive a run: one stopped before its afterAll left its claude here.
+  await rm(join(user.home, '.local'), { recursive: true, force: true });
   await mkdir(join(user.home, '.local', 'bin'), { recursive: true });
   await chown(join(user.home, '.local'), uid, gid);
   await chown(join(user.home, '.local', 'bin'), uid, gid);
