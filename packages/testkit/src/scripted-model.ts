@@ -26,6 +26,8 @@ export interface ScriptedModel {
   enqueue(...replies: ScriptedReply[]): void;
   /** How many queued replies no request has taken yet. */
   remainingReplies(): number;
+  /** Drops the queued replies no request has taken (after a failed test, so the next one starts clean); how many. */
+  discardReplies(): number;
   /** Resolves with the request at `index` once it has arrived. */
   waitForRequest(index: number): Promise<RecordedRequest>;
   close(): Promise<void>;
@@ -192,6 +194,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     requests,
     enqueue: (...replies) => queue.push(...replies),
     remainingReplies: () => queue.length,
+    discardReplies: () => queue.splice(0).length,
     waitForRequest(index) {
       const existing = requests[index];
       if (existing) return Promise.resolve(existing);
