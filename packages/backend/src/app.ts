@@ -13,7 +13,8 @@ import { createPairingCodes } from './server/pairing-codes.ts';
 import { lanAddressesOf, pairingOrigin } from './server/pairing-origin.ts';
 import { startPreviewProxy } from './server/preview-proxy.ts';
 import { openBrowserSessions } from './server/sessions-file.ts';
-import { resolveToken } from './server/token-file.ts';
+import { resolveToken, type TokenSource } from './server/token-file.ts';
+import { localUrlOf, writeUrlFile } from './server/url-file.ts';
 import { createWsHub } from './server/ws-hub.ts';
 import { HostRegistry } from './service/host-registry.ts';
 import { sweepHosts } from './service/host-sweep.ts';
@@ -60,6 +61,7 @@ export interface RunningCatalyst {
   readonly port: number;
   readonly token: string;
   readonly isTokenGenerated: boolean;
+  readonly tokenSource: TokenSource;
   /** The service, capability by capability (service/ports.ts). */
   readonly services: WiredServices;
   /** Settles (never rejects) once the start-up sweep of every host is done (service/host-sweep.ts). */
@@ -128,7 +130,7 @@ export function createHostFromEntry(
 export async function startCatalyst(options: StartOptions): Promise<RunningCatalyst> {
   const { config } = options;
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const { token, generated } = await resolveToken(config, logger);
+  const { token, generated, source: tokenSource } = await resolveToken(config, logger);
   const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'), logger);
   // A run waits for a channel of a host: an idle warm session there gives its own back, once the service is wired.
   let onRunChannelShortage: (hostName: string) => void = () => undefined;
@@ -246,11 +248,13 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   port = await listen(server, config.port, config.bind);
   const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
   logger.info({ config: describeConfig(config), port }, 'catalyst listening');
+  await writeUrlFile(config.configDir, localUrlOf(config.bind, port), logger);
   return {
     url: `http://${host}:${port}`,
     port,
     token,
     isTokenGenerated: generated,
+    tokenSource,
     services,
     swept,
     createPairingLink() {

@@ -7,7 +7,7 @@ import { startCatalyst } from './app.ts';
 import { loadConfig } from './server/config.ts';
 import { startupPairingText } from './server/pairing-banner.ts';
 import { isReachableFromElsewhere } from './server/pairing-origin.ts';
-import { loginLink } from './server/routes-login.ts';
+import { loginBanner } from './server/login-banner.ts';
 
 // The process entry (scripts/start): config from the environment, every problem reported at once.
 let config;
@@ -47,12 +47,18 @@ const catalyst = await startCatalyst({
   ...(staticDir === undefined ? {} : { staticDir }),
   ...(bundledClaudePath === undefined ? {} : { bundledClaudePath }),
 });
-// The token goes after `#`: a browser never sends a fragment, so no proxy or server log ever holds it.
-const login = catalyst.isTokenGenerated
-  ? loginLink(config.publicUrl ?? catalyst.url, catalyst.token)
-  : `${config.publicUrl ?? catalyst.url}/login#token=<CATALYST_TOKEN>`;
-// The one place the token is printed: to the person who started Catalyst, on their terminal, never to the log.
-console.log(`\nCatalyst is running. Open this link to log in:\n\n  ${login}\n`);
+// The token goes after `#` (login-banner.ts): a browser never sends a fragment, so no proxy or server log holds it.
+// The one place the token is printed: to the person who started Catalyst, on their terminal (a log gets it once).
+console.log(
+  loginBanner({
+    baseUrl: config.publicUrl ?? catalyst.url,
+    token: catalyst.token,
+    tokenSource: catalyst.tokenSource,
+    tokenPath: join(config.configDir, 'token'),
+    // `isTTY` is undefined, not false, on a pipe or a file.
+    output: { isTerminal: process.stdout.isTTY === true, isTokenNew: catalyst.isTokenGenerated },
+  }),
+);
 // A phone cannot take a link from this terminal: when it can reach Catalyst at all, a QR code of a one-time link;
 // only on a terminal, as stdout is otherwise a log that would keep a live sign-in link (issue 39, finding 2).
 if (isReachableFromElsewhere(config)) {

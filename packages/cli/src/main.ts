@@ -63,7 +63,7 @@ async function connect(
   invocation: Invocation,
   io: Pick<CommandContext, 'terminal' | 'interrupts'>,
 ): Promise<CommandContext> {
-  const settings = resolveSettings({
+  const settings = await resolveSettings({
     flags: invocation.connection,
     env: process.env,
     homeDir: homedir(),

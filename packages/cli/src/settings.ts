@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CliError, usageError } from './cli-error.ts';
 import type { ConnectionFlags } from './command.ts';
+import { readUrlFile } from './url-file.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7433';
 
@@ -19,15 +20,29 @@ export interface SettingsSources {
 }
 
 /**
- * Flags first, then CATALYST_URL / CATALYST_TOKEN_FILE, then the defaults. The default token file follows
- * CATALYST_CONFIG_DIR as the server does (README, Configuration), so one environment serves both.
+ * Flags first, then CATALYST_URL / CATALYST_TOKEN_FILE, then CATALYST_PORT (on loopback, as the server listens by
+ * default), then the address the Catalyst that wrote the token file left beside it (`url`), then the defaults. The
+ * default token file follows CATALYST_CONFIG_DIR as the server does (README, Configuration), so one environment
+ * serves both.
  */
-export function resolveSettings(sources: SettingsSources): Settings {
+export async function resolveSettings(sources: SettingsSources): Promise<Settings> {
   const { flags, env, homeDir, cwd } = sources;
-  const url = parseOrigin(flags.url ?? nonEmpty(env.CATALYST_URL) ?? DEFAULT_URL);
   const configDir = expandHome(nonEmpty(env.CATALYST_CONFIG_DIR) ?? '~/.config/catalyst', homeDir);
-  const tokenFile = flags.tokenFile ?? nonEmpty(env.CATALYST_TOKEN_FILE) ?? join(configDir, 'token');
-  return { url, tokenFile: resolve(cwd, expandHome(tokenFile, homeDir)) };
+  const tokenPath = flags.tokenFile ?? nonEmpty(env.CATALYST_TOKEN_FILE) ?? join(configDir, 'token');
+  const tokenFile = resolve(cwd, expandHome(tokenPath, homeDir));
+  const given = flags.url ?? nonEmpty(env.CATALYST_URL) ?? urlOfPort(nonEmpty(env.CATALYST_PORT));
+  const url = given ?? (await readUrlFile(join(dirname(tokenFile), 'url'))) ?? DEFAULT_URL;
+  return { url: parseOrigin(url), tokenFile };
+}
+
+/** CATALYST_PORT as the server reads it; 0 (any free port) says nothing of where Catalyst is. */
+function urlOfPort(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port >= 0 && port <= 65_535)) {
+    throw usageError(`CATALYST_PORT '${text}' must be a whole number from 0 to 65535`);
+  }
+  return port === 0 ? undefined : `http://127.0.0.1:${String(port)}`;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -84,7 +84,8 @@ ${commands}
 <idea> is an idea's id, or the title of exactly one idea.
 
 Options for every command:
-  --url URL          where Catalyst listens (CATALYST_URL; default ${DEFAULT_URL})
+  --url URL          where Catalyst listens (CATALYST_URL, CATALYST_PORT, else the url file beside the token;
+                     default ${DEFAULT_URL})
   --token-file FILE  its access token (CATALYST_TOKEN_FILE; default ~/.config/catalyst/token)
   -h, --help         this text
 

@@ -18,14 +18,14 @@ describe('resolveToken', () => {
   it('creates a random token in <configDir>/token (dir 0700, file 0600), then reuses it', async () => {
     const configDir = join(root, 'nested', 'catalyst');
     const first = await resolveToken({ configDir });
-    expect(first.generated).toBe(true);
+    expect(first).toMatchObject({ generated: true, source: 'file' });
     expect(first.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((await stat(configDir)).mode & 0o777).toBe(0o700);
     expect((await stat(join(configDir, 'token'))).mode & 0o777).toBe(0o600);
     expect((await readFile(join(configDir, 'token'), 'utf8')).trim()).toBe(first.token);
 
     const second = await resolveToken({ configDir });
-    expect(second).toEqual({ token: first.token, generated: false });
+    expect(second).toEqual({ token: first.token, generated: false, source: 'file' });
     const elsewhere = await resolveToken({ configDir: join(root, 'other') });
     expect(elsewhere.token).not.toBe(first.token);
   });
@@ -33,7 +33,11 @@ describe('resolveToken', () => {
   it('uses a configured token and leaves the disk alone', async () => {
     const configDir = join(root, 'untouched');
     const token = 'configured-token-0123456789-0123456789';
-    expect(await resolveToken({ token, configDir })).toEqual({ token, generated: false });
+    expect(await resolveToken({ token, configDir })).toEqual({
+      token,
+      generated: false,
+      source: 'environment',
+    });
     await expect(stat(configDir)).rejects.toThrow('ENOENT');
   });
 
@@ -63,6 +67,10 @@ describe('resolveToken', () => {
     expect(kept).toHaveLength(1);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain(join(root, kept[0] ?? ''));
-    expect(await resolveToken({ configDir: root })).toEqual({ token: resolved.token, generated: false });
+    expect(await resolveToken({ configDir: root })).toEqual({
+      token: resolved.token,
+      generated: false,
+      source: 'file',
+    });
   });
 });

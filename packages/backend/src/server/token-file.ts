@@ -20,9 +20,16 @@ import { CONFIG_DIR_MODE, isErrnoException, readPrivateFile } from './private-fi
 
 export interface ResolvedToken {
   readonly token: string;
-  /** True when this call created the token file: the moment to tell the person where the login link is. */
+  /** True when this call created the token file. */
   readonly generated: boolean;
+  /**
+   * Where the token came from: CATALYST_TOKEN (`environment`), which Catalyst must not echo, or its token file
+   * (`file`), whose login link it prints at every start (issue 40, item 3).
+   */
+  readonly source: TokenSource;
 }
+
+export type TokenSource = 'environment' | 'file';
 
 /** Printable ASCII without spaces: it travels in a header, a cookie (percent-encoded) and a login link. */
 export const TokenSchema = z
@@ -38,20 +45,20 @@ export async function resolveToken(
   config: Pick<Config, 'token' | 'configDir'>,
   logger: Logger = pino({ level: 'silent' }),
 ): Promise<ResolvedToken> {
-  if (config.token !== undefined) return { token: config.token, generated: false };
+  if (config.token !== undefined) return { token: config.token, generated: false, source: 'environment' };
   const path = join(config.configDir, 'token');
   await mkdir(config.configDir, { recursive: true, mode: CONFIG_DIR_MODE });
   const existing = await readTokenFile(path, logger);
-  if (existing !== undefined) return { token: existing, generated: false };
+  if (existing !== undefined) return { token: existing, generated: false, source: 'file' };
   const token = randomBytes(32).toString('base64url');
   try {
     await writeFileSynced(path, `${token}\n`, TOKEN_FILE_MODE);
     await syncDirectory(config.configDir);
-    return { token, generated: true };
+    return { token, generated: true, source: 'file' };
   } catch (error) {
     if (isErrnoException(error) && error.code === 'EEXIST') {
       const raced = await readTokenFile(path, logger);
-      if (raced !== undefined) return { token: raced, generated: false };
+      if (raced !== undefined) return { token: raced, generated: false, source: 'file' };
     }
     throw new CatalystError('CONFIG_INVALID', `cannot create the token file ${path}`, { cause: error });
   }
