@@ -106,6 +106,8 @@ export const PresentedHostKeySchema = z.object({
   knownHostsName: z.string(),
   /** Which machine presented it, as a label: the host itself, or a jump host on the way to it. */
   hop: z.string(),
+  /** True when `hop` is a jump host (ProxyJump) on the way: the key is compared on that machine's console. */
+  isJump: z.boolean().optional(),
 });
 export type PresentedHostKey = z.infer<typeof PresentedHostKeySchema>;
 

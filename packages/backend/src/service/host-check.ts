@@ -7,12 +7,11 @@ import {
   type HostCheckView,
   type PresentedHostKey,
 } from '@catalyst/protocol';
-import { isCatalystError } from '../core/catalyst-error.ts';
 import type { HostEntry } from '../host/host-entry.ts';
 import type { Host, Preflight } from '../host/host.ts';
 import { runHostCommand } from '../host/host-command.ts';
-import { hostKeyFileOf } from '../host/ssh/host-key-trust.ts';
-import { messageOf } from './idea-meta-changes.ts';
+import { hostCheckTextsOf, type HostCheckTexts } from './host-check-texts.ts';
+import { connectFailure, failed } from './host-check-connect.ts';
 
 /**
  * A host's check, step by step (issue 28), on a connection of its own: resolve (the ssh_config route), connect
@@ -50,6 +49,28 @@ export async function checkHostSteps(entry: HostEntry, host: Host): Promise<Host
     const presented = connectFailure(error, alias, add);
     return finish(entry, steps, ignored, presented);
   }
+  addReached(entry, { host, home, add });
+  const texts = hostCheckTextsOf(entry, alias);
+  try {
+    await checkClaude({ entry, host, home, texts, add });
+  } catch (error) {
+    // The step that was running when the host stopped answering.
+    const done = new Set(steps.map((step) => step.id));
+    const running = ORDER.find((id) => !done.has(id)) ?? 'disk';
+    add(running, failed(error, texts.lookAtHost));
+  }
+  return finish(entry, steps, ignored);
+}
+
+/** Connect, host key and authentication once the host answered; this machine needs none of SSH's. */
+function addReached(entry: HostEntry, reached: { host: Host; home: string; add: AddStep }): void {
+  const { host, home, add } = reached;
+  if (entry.kind === 'local') {
+    add('connect', { status: 'ok', detail: 'this machine: no connection needed' });
+    add('host-key', { status: 'ok', detail: 'this machine: no host key needed' });
+    add('auth', { status: 'ok', detail: `as the user Catalyst runs as; home ${home}` });
+    return;
+  }
   add('connect', { status: 'ok', detail: `reached ${host.label}` });
   add('host-key', { status: 'ok', detail: 'the host key is known' });
   const authenticatedWith = host.authenticatedWith?.();
@@ -57,34 +78,25 @@ export async function checkHostSteps(entry: HostEntry, host: Host): Promise<Host
     status: 'ok',
     detail: `${authenticatedWith === undefined ? 'logged in' : `logged in with ${authenticatedWith}`}; home ${home}`,
   });
-  try {
-    await checkClaude({ entry, host, home, alias, add });
-  } catch (error) {
-    // The step that was running when the host stopped answering.
-    const done = new Set(steps.map((step) => step.id));
-    const running = ORDER.find((id) => !done.has(id)) ?? 'disk';
-    add(running, failed(error, 'Check again; if it fails the same way, look at the VM.'));
-  }
-  return finish(entry, steps, ignored);
 }
 
-type AddStep = (id: HostCheckStepId, step: Omit<HostCheckStep, 'id'>) => void;
+export type AddStep = (id: HostCheckStepId, step: Omit<HostCheckStep, 'id'>) => void;
 
 async function checkClaude(context: {
   entry: HostEntry;
   host: Host;
   home: string;
-  alias: string;
+  texts: HostCheckTexts;
   add: AddStep;
 }): Promise<void> {
-  const { entry, host, home, alias, add } = context;
+  const { entry, host, home, texts, add } = context;
   const preflight = await host.preflight();
   const claudePath = entry.claudePath ?? preflight.claudePath;
   if (claudePath === undefined) {
     add('claude', {
       status: 'failed',
       detail: preflight.problems.join('; ') || 'claude is not on the PATH nor in the usual places',
-      fix: 'Install Claude Code on the VM (npm install -g @anthropic-ai/claude-code), or give the host its claude path.',
+      fix: texts.installClaude,
     });
     return;
   }
@@ -93,14 +105,14 @@ async function checkClaude(context: {
     detail: `claude ${preflight.version ?? '(version unknown)'} at ${claudePath}`,
   });
   const path = `${posix.dirname(claudePath)}:${preflight.path}`;
-  add('login', await checkLogin(host, { claudePath, path, home, alias }));
-  add('tools', toolsStep(preflight));
-  add('disk', await checkDisk(host, { root: entry.ideasRoot, home }));
+  add('login', await checkLogin(host, { claudePath, path, home, texts }));
+  add('tools', toolsStep(preflight, texts));
+  add('disk', await checkDisk(host, { root: entry.ideasRoot, home, texts }));
 }
 
 async function checkLogin(
   host: Host,
-  where: { claudePath: string; path: string; home: string; alias: string },
+  where: { claudePath: string; path: string; home: string; texts: HostCheckTexts },
 ): Promise<Omit<HostCheckStep, 'id'>> {
   const result = await runHostCommand(host, {
     argv: [where.claudePath, 'auth', 'status', '--json'],
@@ -115,35 +127,34 @@ async function checkLogin(
     return {
       status: 'warning',
       detail: `could not tell: \`claude auth status --json\` answered ${result.stderrTail.trim().slice(0, 200) || 'nothing Catalyst understands'}`,
-      fix: 'Update Claude Code on the VM (claude update); runs may still work.',
+      fix: where.texts.updateClaude,
     };
   }
   if (status.data.loggedIn)
     return { status: 'ok', detail: `logged in (${status.data.authMethod ?? 'unknown method'})` };
   return {
     status: 'failed',
-    detail: 'claude on the VM is not logged in',
-    fix: `Run \`ssh -t ${where.alias} claude\` and log in with /login, or set ANTHROPIC_API_KEY for the VM's user.`,
+    detail: where.texts.notLoggedIn,
+    fix: where.texts.logIn,
   };
 }
 
-function toolsStep(preflight: Preflight): Omit<HostCheckStep, 'id'> {
+function toolsStep(preflight: Preflight, texts: HostCheckTexts): Omit<HostCheckStep, 'id'> {
   if (!preflight.canRunWrapper) {
     return {
       status: 'failed',
       detail: preflight.problems.join('; '),
-      fix: 'Install what is missing on the VM (e.g. apt-get install util-linux coreutils git).',
+      fix: texts.installTools,
     };
   }
   const warnings = preflight.warnings ?? [];
-  if (warnings.length > 0)
-    return { status: 'warning', detail: warnings.join('; '), fix: 'Install git on the VM.' };
+  if (warnings.length > 0) return { status: 'warning', detail: warnings.join('; '), fix: texts.installGit };
   return { status: 'ok', detail: 'git, flock, tail, setsid and the rest are there' };
 }
 
 async function checkDisk(
   host: Host,
-  where: { root: string; home: string },
+  where: { root: string; home: string; texts: HostCheckTexts },
 ): Promise<Omit<HostCheckStep, 'id'>> {
   const root = where.root === '~' ? where.home : where.root.replace(/^~\//, `${where.home}/`);
   // The root may not exist yet: df of the nearest folder that does, through the shell (no path in a script).
@@ -164,81 +175,9 @@ async function checkDisk(
   if (!Number.isFinite(available))
     return { status: 'warning', detail: `could not read the free space of ${root}` };
   const text = `${(available / 1024 / 1024).toFixed(1)} GB free for ${root}`;
-  if (available < NO_SPACE_KB) return { status: 'failed', detail: text, fix: 'Free some space on the VM.' };
-  if (available < LOW_SPACE_KB)
-    return { status: 'warning', detail: text, fix: 'Free some space on the VM soon.' };
+  if (available < NO_SPACE_KB) return { status: 'failed', detail: text, fix: where.texts.freeSpace };
+  if (available < LOW_SPACE_KB) return { status: 'warning', detail: text, fix: where.texts.freeSpaceSoon };
   return { status: 'ok', detail: text };
-}
-
-/** Which step a connection failure belongs to, with what to do; the unknown key when that is what failed. */
-function connectFailure(error: unknown, alias: string, add: AddStep): HostCheckResult['presentedKey'] {
-  const code = isCatalystError(error) ? error.code : 'SSH_CONNECT_FAILED';
-  const details = isCatalystError(error) ? error.details : {};
-  if (code === 'SSH_CONFIG_INVALID' || code === 'SSH_CONFIG_UNSUPPORTED') {
-    add('resolve', failed(error, 'Fix ~/.ssh/config where it says, then check again.'));
-    return undefined;
-  }
-  const isKey =
-    code === 'SSH_HOST_KEY_UNKNOWN' || code === 'SSH_HOST_KEY_MISMATCH' || code === 'SSH_HOST_KEY_REVOKED';
-  if (!isKey && code !== 'SSH_AUTH_FAILED') {
-    add('connect', failed(error, `Check that \`ssh ${alias}\` works from the machine running Catalyst.`));
-    return undefined;
-  }
-  add('connect', { status: 'ok', detail: 'reached' });
-  if (code === 'SSH_HOST_KEY_UNKNOWN') {
-    const keyType = typeof details['keyType'] === 'string' ? details['keyType'] : 'ssh-ed25519';
-    const file = hostKeyFileOf(keyType);
-    add(
-      'host-key',
-      failed(
-        error,
-        `Compare the fingerprint with the VM’s own (ssh-keygen -lf ${file} on its console), then confirm it.`,
-      ),
-    );
-    return presentedKeyOf(details);
-  }
-  if (isKey) {
-    add(
-      'host-key',
-      failed(
-        error,
-        'Find out why the key changed before you connect; remove the old line from known_hosts once you know.',
-      ),
-    );
-    return undefined;
-  }
-  add('host-key', { status: 'ok', detail: 'the host key is known' });
-  add(
-    'auth',
-    failed(
-      error,
-      `Add your public key to the VM (ssh-copy-id ${alias}) or load it into your ssh-agent (ssh-add).`,
-    ),
-  );
-  return undefined;
-}
-
-function presentedKeyOf(details: Readonly<Record<string, unknown>>): HostCheckResult['presentedKey'] {
-  const { publicKey, presented, keyType, knownHostsName, host } = details;
-  if (typeof publicKey !== 'string' || typeof presented !== 'string' || typeof knownHostsName !== 'string')
-    return undefined;
-  return {
-    publicKey,
-    key: {
-      fingerprint: presented,
-      keyType: typeof keyType === 'string' ? keyType : 'unknown',
-      knownHostsName,
-      hop: typeof host === 'string' ? host : '',
-    },
-  };
-}
-
-function failed(error: unknown, fix: string): Omit<HostCheckStep, 'id'> {
-  return {
-    status: 'failed',
-    detail: isCatalystError(error) ? error.message : messageOf(error),
-    fix,
-  };
 }
 
 function describeRoute(route: {

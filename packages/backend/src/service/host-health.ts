@@ -1,3 +1,4 @@
+import { isCatalystError } from '../core/catalyst-error.ts';
 import { sourceOf } from '../host/host-entry.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { HostHealth } from './ports.ts';
@@ -25,8 +26,19 @@ export function checkHosts(hosts: HostRegistry): Promise<HostHealth[]> {
         await registered.host.homeDir();
         return { ...base, reachable: true, preflight: await registered.host.preflight() };
       } catch (error) {
-        return { ...base, reachable: false, error: messageOf(error) };
+        return { ...base, reachable: false, error: describeUnreachable(registered.name, error) };
       }
     }),
   );
+}
+
+/**
+ * The SSH layer's sentence, but for a key known nowhere: its fingerprint and how to compare it belong to the key's
+ * confirmation (the check), said once there, not here too (issue 40, item 6).
+ */
+function describeUnreachable(name: string, error: unknown): string {
+  if (isCatalystError(error) && error.code === 'SSH_HOST_KEY_UNKNOWN') {
+    return `its host key is new: confirm it by its fingerprint (Check on the Hosts page, or catalyst hosts check ${name})`;
+  }
+  return messageOf(error);
 }

@@ -8,7 +8,6 @@ import type {
   UpdateHostBody,
 } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { describeIdeasRootProblem, ideasRootProblem } from '../core/ideas-root-rules.ts';
 import { sourceOf, type HostEntry } from '../host/host-entry.ts';
 import { renderKnownHostsLine } from '../host/ssh/config/known-hosts-file.ts';
 import { parseFingerprint } from '../host/ssh/config/host-key-fingerprint.ts';
@@ -25,6 +24,8 @@ import type { Host } from '../host/host.ts';
 import { checkHosts } from './host-health.ts';
 import { refuseWhenHeld, type HostUsers } from './host-holds.ts';
 import { checkHostSteps, type HostCheckResult } from './host-check.ts';
+import { refuseDefaultBeforeKey } from './host-check-connect.ts';
+import { changedRecord, refuseUnsafeRoot } from './app-host-changes.ts';
 import type { HostRegistry, RegisteredHost } from './host-registry.ts';
 import type { HostHealth, HostsPort } from './ports.ts';
 
@@ -52,6 +53,8 @@ export class HostsCapability implements HostsPort {
   readonly #lastChecks = new Map<string, { view: HostCheckView; order: number }>();
   /** Checks may overlap (one in the background, one asked for): only a later-started one replaces a result. */
   #checksStarted = 0;
+  /** Hosts added to be the default: they become it once a check finds them ready, not before (issue 40, item 7). */
+  readonly #defaultWhenReady = new Set<string>();
   /** The changes to the hosts (add, change, remove), one after the other. */
   #changes: Promise<unknown> = Promise.resolve();
 
@@ -98,12 +101,13 @@ export class HostsCapability implements HostsPort {
       };
       const registered = registry.add(this.#entryOf(record));
       const previousDefault = registry.defaultName;
-      if (body.isDefault === true) registry.setDefault(record.name);
+      if (body.isDefault === true) this.#defaultWhenReady.add(record.name);
       try {
         await this.#save([...this.#options.records, record]);
       } catch (error) {
         // Nothing half-saved: the host is gone again if the file could not take it.
         registry.setDefault(previousDefault);
+        this.#defaultWhenReady.delete(record.name);
         await registry.remove(record.name).close();
         throw error;
       }
@@ -118,6 +122,8 @@ export class HostsCapability implements HostsPort {
       const record = this.#appRecord(name);
       const changed = changedRecord(record, body);
       const isConnectionChange = JSON.stringify(changed) !== JSON.stringify(record);
+      if (body.isDefault === true && !isConnectionChange)
+        refuseDefaultBeforeKey(name, this.#presented.get(name)?.key);
       if (isConnectionChange) {
         if (body.target !== undefined)
           await checkHostTarget(body.target, { sources: this.#options.sources(), ...this.#configFile() });
@@ -151,6 +157,7 @@ export class HostsCapability implements HostsPort {
       await this.#closeOld(name, this.#options.registry.remove(name));
       this.#presented.delete(name);
       this.#lastChecks.delete(name);
+      this.#defaultWhenReady.delete(name);
       await this.#save(this.#options.records.filter((record) => record.name !== name));
     });
   }
@@ -181,11 +188,21 @@ export class HostsCapability implements HostsPort {
         this.#lastChecks.set(name, { view: result.view, order });
         if (result.presentedKey === undefined) this.#presented.delete(name);
         else this.#presented.set(name, result.presentedKey);
+        if (result.view.isReady && this.#defaultWhenReady.delete(name)) await this.#makeDefault(name);
       }
       return result.view;
     } finally {
       await fresh.close();
     }
+  }
+
+  #makeDefault(name: string): Promise<void> {
+    return this.#serially(async () => {
+      // Removed meanwhile: nothing to make the default.
+      if (!this.#options.registry.all().some((host) => host.name === name)) return;
+      this.#options.registry.setDefault(name);
+      await this.#save([...this.#options.records]);
+    });
   }
 
   async trustHostKey(name: string, fingerprint: string): Promise<HostCheckView> {
@@ -253,26 +270,6 @@ export class HostsCapability implements HostsPort {
   #view(name: string): HostEntryView {
     return viewOf(this.#options.registry.get(name));
   }
-}
-
-/** INVALID_ARGUMENT for a home, `/`, `/tmp` and the like as ideas root (issue 39, core/ideas-root-rules.ts). */
-function refuseUnsafeRoot(root: string | undefined): void {
-  const problem = root === undefined ? undefined : ideasRootProblem(root);
-  if (root === undefined || problem === undefined) return;
-  throw new CatalystError('INVALID_ARGUMENT', describeIdeasRootProblem(root, problem), {
-    details: { ideasRoot: root },
-  });
-}
-
-function changedRecord(record: AppHostRecord, body: UpdateHostBody): AppHostRecord {
-  const { claudePath: _old, ...rest } = record;
-  const claudePath = body.claudePath === undefined ? record.claudePath : (body.claudePath ?? undefined);
-  return {
-    ...rest,
-    ...(body.target === undefined ? {} : { target: body.target.trim() }),
-    ...(body.ideasRoot === undefined ? {} : { ideasRoot: body.ideasRoot }),
-    ...(claudePath === undefined ? {} : { claudePath }),
-  };
 }
 
 export function viewOf(registered: RegisteredHost): HostEntryView {

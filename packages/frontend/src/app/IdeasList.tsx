@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'r
 import { AccountActions } from '../sessions/AccountActions.tsx';
 import { api, describeError } from './api.ts';
 import { AppLink } from './AppLink.tsx';
+import { DefaultHostStatus } from './DefaultHostStatus.tsx';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
 import { formatRelative } from './format.ts';
 import { navigate } from './router.ts';
@@ -77,7 +78,10 @@ export function IdeasList() {
           <p className="muted">Loading…</p>
         ) : null
       ) : listed.length === 0 ? (
-        <p className="empty">No ideas yet. Capture the first one with “New idea”.</p>
+        <>
+          <p className="empty">No ideas yet. Capture the first one with “New idea”.</p>
+          <DefaultHostStatus />
+        </>
       ) : (
         <ul className="idea-list">
           {listed.map((idea) => (

@@ -116,7 +116,7 @@ export function AddHostForm({
             change({ isDefault: event.target.checked });
           }}
         />
-        Make it the default host (new ideas go there)
+        Make it the default host once it is ready (new ideas go there)
       </label>
       {errors.form === undefined ? null : (
         <p className="form-error" role="alert">

@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { ApiError, api, describeError } from '../app/api.ts';
 import { EditHostForm } from './EditHostForm.tsx';
 import { HostCheckPanel } from './HostCheckPanel.tsx';
+import { NotConnectedChoice } from './NotConnectedChoice.tsx';
 import { RemoveHostDialog } from './RemoveHostDialog.tsx';
 import { useHostCheck } from './use-host-check.ts';
 
@@ -68,6 +69,9 @@ export function HostCard({
           {host.name}
         </h2>
         {host.isDefault ? <span className="badge badge-default">default</span> : null}
+        {hostCheck.state.kind === 'checked' && !hostCheck.state.check.isReady ? (
+          <span className="badge badge-not-ready">not ready</span>
+        ) : null}
       </div>
       <HostFacts host={host} />
       {host.source === 'app' ? null : <p className="hint">{READ_ONLY_NOTES[host.source ?? 'file']}</p>}
@@ -115,10 +119,21 @@ export function HostCard({
           onSaved={() => {
             setIsEditing(false);
             onChanged();
+            // Saved is not ready: the card says what the host is now (its key, claude, login).
+            void hostCheck.check();
           }}
           onCancel={() => {
             setIsEditing(false);
           }}
+        />
+      ) : null}
+      {checkAtOnce && hostCheck.state.kind === 'checked' && isApp ? (
+        <NotConnectedChoice
+          check={hostCheck.state.check}
+          onFix={() => {
+            setIsEditing(true);
+          }}
+          onRemove={() => void remove(false)}
         />
       ) : null}
       <HostCheckPanel hostName={host.name} hostCheck={hostCheck} />
@@ -162,6 +177,12 @@ function HostFacts({ host }: { host: HostHealthView }) {
           </dd>
         </div>
       ) : null}
+      {host.ideasRoot === undefined ? null : (
+        <div>
+          <dt>Ideas root</dt>
+          <dd>{host.ideasRoot}</dd>
+        </div>
+      )}
       <div>
         <dt>Added</dt>
         <dd>{ADDED[host.source ?? 'file']}</dd>
@@ -174,7 +195,7 @@ function HostFacts({ host }: { host: HostHealthView }) {
 const READ_ONLY_NOTES: Record<Exclude<HostSource, 'app'>, string> = {
   file: 'From CATALYST_CONFIG_FILE: it is changed in that file, not here.',
   builtin:
-    'Built in: this machine, the host Catalyst starts with when no CATALYST_CONFIG_FILE is set. Add your VM below, or describe hosts in that file.',
+    'Built in: this machine, the host Catalyst starts with when no CATALYST_CONFIG_FILE is set. Add your VM with “Add a host” at the top of this page, or describe hosts in that file.',
 };
 const ADDED: Record<HostSource, string> = {
   app: 'in Catalyst',

@@ -24,13 +24,15 @@ export function HostCheckPanel({ hostName, hostCheck }: { hostName: string; host
         <>
           {state.check.unknownHostKey === undefined ? null : (
             <HostKeyConfirm
+              // Another key (the VM's, once its jump host's is trusted) is a new confirmation, brought into view.
+              key={`${state.check.unknownHostKey.hop} ${state.check.unknownHostKey.knownHostsName}`}
               hostName={hostName}
               presented={state.check.unknownHostKey}
               trustState={trustState}
               onTrust={(fingerprint) => void trust(fingerprint)}
             />
           )}
-          <CheckSteps steps={state.check.steps} />
+          <CheckSteps steps={state.check.steps} isKeyShown={state.check.unknownHostKey !== undefined} />
           <IgnoredSettings ignored={state.check.ignored} />
         </>
       ) : null}
@@ -46,17 +48,21 @@ function summaryOf(check: HostCheckView): string {
     : `${check.name} is not ready: the step “${STEP_LABELS[failed.id]}” failed.`;
 }
 
-export function CheckSteps({ steps }: { steps: readonly HostCheckStep[] }) {
+/** `isKeyShown`: the key to confirm is shown above with how to compare it, which is the host-key step's fix. */
+export function CheckSteps({ steps, isKeyShown }: { steps: readonly HostCheckStep[]; isKeyShown: boolean }) {
   return (
     <ol className="check-steps" aria-label="Steps">
-      {steps.map((step) => (
-        <li key={step.id} className={`check-step check-step-${step.status}`}>
-          <span className="check-step-name">{STEP_LABELS[step.id]}</span>
-          <span className={`check-status check-status-${step.status}`}>{STATUS_LABELS[step.status]}</span>
-          {step.detail === '' ? null : <p className="check-step-detail">{step.detail}</p>}
-          {step.fix === undefined ? null : <p className="check-step-fix">Fix: {step.fix}</p>}
-        </li>
-      ))}
+      {steps.map((step) => {
+        const fix = isKeyShown && step.id === 'host-key' ? 'compare the key above and confirm it.' : step.fix;
+        return (
+          <li key={step.id} className={`check-step check-step-${step.status}`}>
+            <span className="check-step-name">{STEP_LABELS[step.id]}</span>
+            <span className={`check-status check-status-${step.status}`}>{STATUS_LABELS[step.status]}</span>
+            {step.detail === '' ? null : <p className="check-step-detail">{step.detail}</p>}
+            {fix === undefined ? null : <p className="check-step-fix">Fix: {fix}</p>}
+          </li>
+        );
+      })}
     </ol>
   );
 }

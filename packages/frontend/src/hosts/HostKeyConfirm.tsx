@@ -1,5 +1,5 @@
 import type { PresentedHostKey } from '@catalyst/protocol';
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { hostKeyFileOf } from './host-check-text.ts';
 import type { TrustState } from './use-host-check.ts';
 
@@ -26,6 +26,12 @@ export function HostKeyConfirm({
   const isTrusting = trustState.kind === 'trusting';
   // The machine that presented it: the host itself or a jump host on the way, as its check names it.
   const who = presented.hop === '' ? hostName : presented.hop;
+  const whereToCompare = presented.isJump === true ? 'the jump host’s own console' : 'the VM’s own console';
+  // The confirmation is what the person came for: in view, whole, when it appears (issue 40: it sat below the fold).
+  const sectionRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    sectionRef.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
 
   if (trustState.kind === 'refused') {
     return (
@@ -40,18 +46,16 @@ export function HostKeyConfirm({
     );
   }
   return (
-    <section className="host-key" aria-labelledby={headingId}>
+    <section className="host-key" aria-labelledby={headingId} ref={sectionRef}>
       <h3 id={headingId}>A new host key to confirm</h3>
       <p>
-        {who} presented a key that no known_hosts file holds (for {presented.knownHostsName}):
+        {presented.isJump === true ? `The jump host ${who}, on the way to ${hostName},` : who} presented a key
+        that no known_hosts file holds (for {presented.knownHostsName}). On {whereToCompare} (not through this
+        connection), run <code>ssh-keygen -lf {hostKeyFileOf(presented.keyType)}</code>: it prints the same
+        SHA256 if the key is {presented.isJump === true ? 'the jump host’s' : 'the VM’s'}.
       </p>
       <p className="host-key-fingerprint">
         <span className="host-key-type">{presented.keyType}</span> <code>{presented.fingerprint}</code>
-      </p>
-      <p>
-        On the VM’s own console (not through this connection), run{' '}
-        <code>ssh-keygen -lf {hostKeyFileOf(presented.keyType)}</code> and compare the SHA256: it prints with
-        this one.
       </p>
       <div className="actions">
         <button
@@ -78,7 +82,9 @@ export function HostKeyConfirm({
           onTrust(pasted.trim());
         }}
       >
-        <label htmlFor={pastedId}>Or paste the fingerprint read on the VM</label>
+        <label htmlFor={pastedId}>
+          Or paste the fingerprint read on the {presented.isJump === true ? 'jump host' : 'VM'}
+        </label>
         <input
           id={pastedId}
           value={pasted}

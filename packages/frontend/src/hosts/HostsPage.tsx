@@ -13,7 +13,8 @@ import './hosts.css';
 export function HostsPage() {
   const [version, setVersion] = useState(0);
   const hosts = useFetched(`hosts-${String(version)}`, () => api.hosts(), { keepPrevious: true });
-  const [isAdding, setIsAdding] = useState(false);
+  // `/hosts?add` (the first screen's "Add your VM"): the form is open at once.
+  const [isAdding, setIsAdding] = useState(() => new URLSearchParams(location.search).has('add'));
   const [added, setAdded] = useState<string>();
 
   useEffect(() => {

@@ -77,5 +77,22 @@ export function useHostCheck(
     if (checkAtOnce) void check();
   }, [checkAtOnce, check]);
 
+  // The host's last check, as the server kept it (issue 40): after a reload a key to confirm is still offered, and a
+  // host found not ready says so, without pressing "Check" again. A check asked for meanwhile wins.
+  useEffect(() => {
+    if (checkAtOnce) return;
+    api.lastHostCheck(name).then(
+      (last) => {
+        if (last === null || !isMounted.current) return;
+        setState((old) => (old.kind === 'idle' ? { kind: 'checked', check: last } : old));
+      },
+      (caught: unknown) => {
+        if (!isMounted.current) return;
+        const failed = { kind: 'failed', message: describeError(caught) } as const;
+        setState((old) => (old.kind === 'idle' ? failed : old));
+      },
+    );
+  }, [checkAtOnce, name]);
+
   return { state, trustState, check, trust };
 }

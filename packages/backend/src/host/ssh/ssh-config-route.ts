@@ -140,14 +140,33 @@ function ignoredOf(resolved: ResolvedSshConfig, options: AliasRouteOptions): str
   return ignored;
 }
 
+/** Where ssh's system-wide config and its includes live (config/ssh-config-load.ts). */
+const SYSTEM_CONFIG_DIR = '/etc/ssh/';
+/**
+ * What the system's ssh_config sets for every host and changes nothing for Catalyst (issue 40): Debian's and Fedora's
+ * SendEnv LANG LC_* (a run's environment is Catalyst's own), HashKnownHosts (Catalyst writes its own known_hosts),
+ * GSSAPIAuthentication and its delegation (tried only where Kerberos is set up), ForwardX11Trusted (no X11 asked).
+ */
+const QUIET_SYSTEM_DEFAULTS: ReadonlySet<string> = new Set([
+  'sendenv',
+  'hashknownhosts',
+  'gssapiauthentication',
+  'gssapidelegatecredentials',
+  'forwardx11trusted',
+]);
+
+function isQuietSystemDefault(option: OtherOption): boolean {
+  return option.at.file.startsWith(SYSTEM_CONFIG_DIR) && QUIET_SYSTEM_DEFAULTS.has(option.keyword);
+}
+
 /**
  * One sentence per file for the options ssh knows and Catalyst does not act on, each as the file writes it with its
- * line: `SendEnv (line 50), GSSAPIAuthentication (line 53) in /etc/ssh/ssh_config: …`. The system's defaults (Debian's
- * sets three) stay one line, not three.
+ * line: `ControlMaster (line 3), ControlPath (line 4) in ~/.ssh/config: …`. The system's defaults that change nothing
+ * are not said at all.
  */
 function describeOtherOptions(options: readonly OtherOption[]): string[] {
   const byFile = new Map<string, string[]>();
-  for (const option of options) {
+  for (const option of options.filter((known) => !isQuietSystemDefault(known))) {
     const named = `${option.written} (line ${String(option.at.line)})`;
     byFile.set(option.at.file, [...(byFile.get(option.at.file) ?? []), named]);
   }
