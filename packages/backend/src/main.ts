@@ -55,8 +55,8 @@ console.log(
     token: catalyst.token,
     tokenSource: catalyst.tokenSource,
     tokenPath: join(config.configDir, 'token'),
-    // `isTTY` is undefined, not false, on a pipe or a file.
-    output: { isTerminal: process.stdout.isTTY === true, isTokenNew: catalyst.isTokenGenerated },
+    // `isTTY` is undefined, not false, on a pipe or a file (its type says boolean): falsy there.
+    output: { isTerminal: process.stdout.isTTY, isTokenNew: catalyst.isTokenGenerated },
   }),
 );
 // A phone cannot take a link from this terminal: when it can reach Catalyst at all, a QR code of a one-time link;

@@ -109,12 +109,20 @@ describe('checkpoints', () => {
     expect(checkpointOf(await client.run(idea.id, 'chat', 'How is it going?'))).toBeUndefined();
 
     const listed = await checkpointsOf(service, idea.id);
-    // Newest first: the second build, the first, and the empty folder before the first build.
-    expect(listed.map((checkpoint) => checkpoint.kind)).toEqual(['build', 'build', 'before_build']);
-    const [secondView, firstView, before] = listed;
+    // Newest first: the second build and the first. The empty folder before the first build is committed (the first
+    // build can be undone) but is no change to list (issue 40).
+    expect(listed.map((checkpoint) => checkpoint.kind)).toEqual(['build', 'build']);
+    const [secondView, firstView] = listed;
     expect(firstView?.commit).toBe(created?.commit);
-    expect(firstView?.parent).toBe(before?.commit);
+    const before = first.find(
+      (event) => event.type === 'checkpoint:created' && event.kind === 'before_build',
+    );
     expect(before).toMatchObject({ parent: null, filesChanged: 0 });
+    expect(firstView?.parent).toBe(before?.type === 'checkpoint:created' ? before.commit : 'none');
+    const beforeDiff = await service.api(
+      `/api/ideas/${idea.id}/checkpoints/${String(firstView?.parent)}/diff`,
+    );
+    expect(beforeDiff.status).toBe(200);
     expect(secondView?.runId).toBe(second?.runId);
 
     const diffResponse = await service.api(
@@ -308,8 +316,9 @@ describe('checkpoints', () => {
     client.send({ type: 'build', ideaId: idea.id, message: 'Wait' });
     const started = await client.waitFor((frame) => frame.type === 'run:started', from);
     await client.waitFor((frame) => frame.type === 'claude:tool_use', from);
-    const [before] = await checkpointsOf(service, idea.id);
-    expect(before?.kind).toBe('before_build');
+    const before = client.events().find((event) => event.type === 'checkpoint:created');
+    expect(before).toMatchObject({ kind: 'before_build' });
+    expect(await checkpointsOf(service, idea.id)).toEqual([]);
     const during = await service.api(`/api/ideas/${idea.id}/checkpoints/${String(before?.commit)}/restore`, {
       method: 'POST',
     });

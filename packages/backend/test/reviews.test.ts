@@ -125,6 +125,11 @@ describe('review comments on a checkpoint’s diff', () => {
     model.enqueue(text('Addressed both.'));
     const sent = await review.send();
     expect(sent.runId).toBeDefined();
+    // Worded for a person, who reads it in the transcript: the build by its own words, not its run id.
+    expect(sent.message).toMatch(
+      /^Review of the changes made by the build “Write two files” \(checkpoint [0-9a-f]{12}\)/,
+    );
+    expect(sent.message).not.toContain('run-');
     expect(sent.message).toContain('1. a.txt, line 2:\n```\ntwo\n```\nMake it TWO.');
     expect(sent.message).toContain('2. src/b.ts, lines 1-2:\n```\nlet b = 1;\nlet c = 2;\n```\nUse const.');
     const started = await client.waitFor(

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RelayEvent } from '@catalyst/protocol';
@@ -88,6 +88,43 @@ describe('a build when Catalyst stops and starts again', () => {
     await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
     after.close();
     again.close();
+  });
+
+  it('a run that ended while Catalyst was stopped reports its duration from its start, not from the take-up', async () => {
+    const idea = await fixture.service.createIdea('Ended while stopped');
+    const projectDir = fixture.service.projectDir(idea.id);
+    const before = await fixture.service.connect();
+    await before.subscribe(idea.id);
+    const runId = await startWaitingBuild(before, idea.id, projectDir);
+    const seenBefore = before.events();
+    const started = seenBefore.find((event) => event.type === 'run:started');
+    // The Bash step runs (its permission answered) before Catalyst stops: the turn can then end without it.
+    await waitUntil(() => isRunningCommand(join(projectDir, 'go')), {
+      timeoutMs: 20_000,
+      what: 'the Bash step to run',
+    });
+    await fixture.service.catalyst.close({ keepRuns: true });
+    await before.closed;
+
+    // The turn ends on the VM while no Catalyst follows it: its result is in the session's output.
+    await writeFile(join(projectDir, 'go'), '');
+    const [session] = await sessionDirs(fixture, idea.id);
+    const out = join(fixture.sshd.users.bash.home, '.catalyst-sessions', session ?? 'none', 'out');
+    await waitUntil(async () => (await readFile(out, 'utf8')).includes('"type":"result"'), {
+      timeoutMs: 20_000,
+      what: 'the turn to end on the VM',
+    });
+    const beforeTakeUpMs = Date.now() - Date.parse(started?.ts ?? '');
+
+    const after = await (await fixture.restartService()).connect();
+    await after.subscribe(idea.id, lastSeq(seenBefore));
+    await after.waitFor((f) => f.type === 'run:ended' && f.runId === runId);
+    const result = after.events().find((event) => event.type === 'claude:result');
+    expect(result?.type === 'claude:result' ? result.result.durationMs : -1).toBeGreaterThanOrEqual(
+      beforeTakeUpMs,
+    );
+    await expectOnlyWarmClaudeThenDelete(fixture, idea.id);
+    after.close();
   });
 
   it('survives SIGKILL: taken up a second later, killed again, taken up after the lease lapsed; completes once', async () => {
@@ -196,6 +233,15 @@ function asShown(events: readonly RelayEvent[]): RelayEvent[] {
     places.add(place);
     return true;
   });
+}
+
+/** Whether a process on this machine (the test kit's VM is loopback) has `part` in its command line. */
+async function isRunningCommand(part: string): Promise<boolean> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  const lines = await Promise.all(
+    pids.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
+  );
+  return lines.some((line) => line.includes(part));
 }
 
 function lastSeq(events: readonly RelayEvent[]): number {

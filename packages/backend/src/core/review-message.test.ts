@@ -1,6 +1,6 @@
 import type { ReviewCommentView } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
-import { composeReviewMessage, STALE_NOTE } from './review-message.ts';
+import { composeReviewMessage, firstWords, STALE_NOTE } from './review-message.ts';
 
 // A review becomes one build message: a heading naming the build and checkpoint, then each comment in diff order
 // (file, deleted lines first, line), with its file, line numbers, the quoted lines in a code block and the text.
@@ -28,7 +28,7 @@ describe('composeReviewMessage', () => {
   it('quotes every comment with its file, lines and text, in the order of the diff', () => {
     const message = composeReviewMessage({
       commit: COMMIT,
-      runId: 'run-1',
+      buildMessage: 'Write two files',
       comments: [
         comment({
           path: 'src/b.ts',
@@ -50,7 +50,7 @@ describe('composeReviewMessage', () => {
     });
     expect(message).toBe(
       [
-        'Review of the changes made by build run-1 (checkpoint abcdef012345): 3 comments. ' +
+        'Review of the changes made by the build “Write two files” (checkpoint abcdef012345): 3 comments. ' +
           'Each names a file and lines, quotes them, then says what to do about them.',
         '',
         '1. a.txt, line 9 (deleted by that build; as the file was before it):',
@@ -95,5 +95,16 @@ describe('composeReviewMessage', () => {
     });
     expect(message).toContain('one comment');
     expect(message).toContain('\n````\n```sh\nls\n```\n````\nSay more.');
+  });
+});
+
+describe('firstWords: a build named in a review’s heading', () => {
+  it('keeps a short first line whole, and cuts a long or many-line message with "…"', () => {
+    expect(firstWords('  Add a README ')).toBe('Add a README');
+    expect(firstWords('Add a README\n\nWith a section on setup.')).toBe('Add a README…');
+    expect(firstWords('one two three four five six seven eight nine ten')).toBe(
+      'one two three four five six seven eight…',
+    );
+    expect(firstWords('x'.repeat(80))).toBe(`${'x'.repeat(60)}…`);
   });
 });

@@ -9,15 +9,20 @@ import type { ReviewCommentView } from '@catalyst/protocol';
 
 export const STALE_NOTE = '(these lines have changed since)';
 
+/** A build named in the heading by its message's first words at most (a person reads it in the transcript). */
+const BUILD_WORDS = 8;
+const BUILD_CHARS = 60;
+
 export interface ReviewToSend {
   commit: string;
-  /** The build run the checkpoint was made after, when it was one. */
-  runId?: string | undefined;
+  /** The message of the build the checkpoint was made after, when it was one (a run id means nothing to a person). */
+  buildMessage?: string | undefined;
   comments: readonly ReviewCommentView[];
 }
 
 export function composeReviewMessage(review: ReviewToSend): string {
-  const made = review.runId === undefined ? '' : ` made by build ${review.runId}`;
+  const build = review.buildMessage === undefined ? '' : firstWords(review.buildMessage);
+  const made = build === '' ? '' : ` made by the build “${build}”`;
   const count = review.comments.length === 1 ? 'one comment' : `${String(review.comments.length)} comments`;
   const heading =
     `Review of the changes${made} (checkpoint ${review.commit.slice(0, 12)}): ${count}. ` +
@@ -47,6 +52,19 @@ function describeComment(comment: ReviewCommentView, number: number): string {
   const title = `${String(number)}. ${comment.path}, ${lineRange(comment)}${notes.map((note) => ` ${note}`).join('')}:`;
   const fence = fenceFor(comment.lines);
   return [title, fence, ...comment.lines, fence, comment.body].join('\n');
+}
+
+/** "Add a README" of "Add a README\n\nwith…": the first line's first words, "…" when there is more. */
+export function firstWords(message: string): string {
+  const [first = '', ...rest] = message.trim().split('\n');
+  const line = first
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .join(' ');
+  let kept = line.split(' ').slice(0, BUILD_WORDS).join(' ');
+  if (kept.length > BUILD_CHARS) kept = kept.slice(0, BUILD_CHARS).trimEnd();
+  const isCut = kept.length < line.length || rest.join('').trim() !== '';
+  return isCut ? `${kept}…` : kept;
 }
 
 /** "line 3", "lines 3-5". */

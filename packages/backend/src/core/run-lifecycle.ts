@@ -161,9 +161,15 @@ export class RunLifecycle {
   }
 
   #maxDurationLeft(now: number): number {
-    const began = this.#options.runStartedAtMs;
-    const elapsed = began === undefined || !Number.isFinite(began) ? 0 : Math.max(0, now - began);
+    const began = this.#runStartedAt();
+    const elapsed = began === undefined ? 0 : Math.max(0, now - began);
     return Math.max(0, this.#timing.maxDurationMs - elapsed);
+  }
+
+  /** When a run taken up after a restart began (its `run:started`); undefined for a run this lifecycle began. */
+  #runStartedAt(): number | undefined {
+    const began = this.#options.runStartedAtMs;
+    return began === undefined || !Number.isFinite(began) ? undefined : began;
   }
 
   /** Every line counts as activity, a stream_event too: it is what a long streamed answer consists of. */
@@ -235,7 +241,8 @@ export class RunLifecycle {
    * turn ends here instead and leaves the process idle for the next one.
    */
   #onResult(message: CliResultMessage | UnknownCliMessage, now: number): RunCommand[] {
-    const startedAt = this.#startedAt ?? now;
+    // A run taken up after a restart began before this lifecycle did (issue 40): its duration counts from then.
+    const startedAt = this.#runStartedAt() ?? this.#startedAt ?? now;
     const parsed = parseResult(message, this.#sessionId ?? '', startedAt);
     const warm = this.#options.warm;
     // parseResult reads the real clock; this machine's clock is `now`. A warm process's cost is cumulative.

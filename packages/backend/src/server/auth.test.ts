@@ -85,6 +85,16 @@ describe('createAuth', () => {
     expect(auth.checkRequest(requestWith({ host, cookie: shadowed, 'x-catalyst-key': key })).ok).toBe(true);
   });
 
+  it('keeps the live session a login request’s cookie names, and none that has ended (issue 40)', async () => {
+    const { id, key } = await auth.startSession('Chrome on Linux');
+    expect(
+      auth.keptSession(requestWith({ host, cookie: `catalyst_session=planted; catalyst_session=${id}` })),
+    ).toEqual({ id, key });
+    expect(auth.keptSession(requestWith({ host }))).toBeUndefined();
+    for (const listed of auth.sessions.list()) await auth.sessions.end(listed.id);
+    expect(auth.keptSession(requestWith({ host, cookie: `catalyst_session=${id}` }))).toBeUndefined();
+  });
+
   it('ties a session to the token: another token’s server refuses it, the same token’s accepts it', async () => {
     const { id, key } = await auth.startSession('Chrome on Linux');
     expect(createSessionKeys(TOKEN).isValidSession(id, key)).toBe(true);

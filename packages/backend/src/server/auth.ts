@@ -52,6 +52,11 @@ export interface Auth {
   sessionOf(request: IncomingMessage): BrowserSession | undefined;
   /** A new browser session, for a login that presented the token or a pairing code; saved when this resolves. */
   startSession(name: string, origin?: { isPaired: boolean }): Promise<LoginSession>;
+  /**
+   * The live session whose cookie a login request carries (issue 40: opening the login link again must not add
+   * another identical browser to the list); undefined when it carries none. Only after the token was checked.
+   */
+  keptSession(request: IncomingMessage): LoginSession | undefined;
   /** The signed-in browsers. */
   readonly sessions: BrowserSessions;
   /** Wrong tokens and pairing codes per client address (attempt-limiter.ts): guessing is slowed down. */
@@ -118,6 +123,12 @@ export function createAuth(options: AuthOptions): Auth {
       const login = keys.startSession();
       await sessions.add(login.id, name, origin);
       return login;
+    },
+    keptSession(request) {
+      const id = cookieValues(request.headers.cookie, SESSION_COOKIE).find(
+        (candidate) => sessions.use(candidate) !== undefined,
+      );
+      return id === undefined ? undefined : keys.loginOf(id);
     },
     sessions,
     attempts,

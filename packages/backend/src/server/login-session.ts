@@ -33,6 +33,8 @@ export interface LoginSession {
 
 export interface SessionKeys {
   startSession(): LoginSession;
+  /** The two halves of a session already started (its cookie id): for a browser that logs in again. */
+  loginOf(id: string): LoginSession;
   /** Constant-time; false for anything malformed. */
   isValidSession(id: string, key: string): boolean;
 }
@@ -45,6 +47,9 @@ export function createSessionKeys(token: string): SessionKeys {
   return {
     startSession() {
       const id = randomBytes(32).toString('base64url');
+      return { id, key: keyOf(id).toString('base64url') };
+    },
+    loginOf(id) {
       return { id, key: keyOf(id).toString('base64url') };
     },
     isValidSession(id, key) {

@@ -26,7 +26,8 @@ import type { PairingCodes } from './pairing-codes.ts';
  *   request line (no proxy access log, no server log). The server answers with the web app, which reads the
  *   fragment, drops it from the address bar and posts the token.
  * - `POST /login` `{ token }`: a valid token starts a session: the HttpOnly cookie, and `{ key }` in the answer for
- *   the page to keep; the session is listed, named after the browser (api-sessions.ts). A wrong token gets 401
+ *   the page to keep; the session is listed, named after the browser (api-sessions.ts). A browser whose cookie
+ *   names a live session keeps that session (issue 40), so the list does not grow each time the link is opened. A wrong token gets 401
  *   and no cookie; a foreign Origin 403.
  * - `POST /pair` `{ code }`: the same with a one-time pairing code (pairing-codes.ts) instead of the token, from
  *   the link `/pair#code=…` a signed-in browser made (api-pairing.ts); the session is listed as paired. A code that
@@ -71,7 +72,9 @@ export function createLoginRouter(auth: Auth, logger: Logger, options: LoginRout
   );
   const refuse = refuseAttempt(auth.attempts, logger);
   const startSession = async (request: Request, response: Response, origin: { isPaired: boolean }) => {
-    const session = await auth.startSession(browserNameOf(request.headers['user-agent']), origin);
+    // A browser already signed in (the login link opened again) keeps its session; a pairing is always new.
+    const kept = origin.isPaired ? undefined : auth.keptSession(request);
+    const session = kept ?? (await auth.startSession(browserNameOf(request.headers['user-agent']), origin));
     const secure = options.secureCookie || request.secure;
     response.setHeader('Set-Cookie', serializeSessionCookie(session.id, { secure }));
     return { key: session.key };

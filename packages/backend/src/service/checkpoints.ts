@@ -53,6 +53,18 @@ function isCheckpointEvent(event: RelayEvent): event is CheckpointEvent {
   return event.type === 'checkpoint:created' || event.type === 'checkpoint:restored';
 }
 
+/**
+ * The commit of an empty project/ before the idea's first build: kept (the first build's parent, so it can be
+ * undone) but no change a person needs listed (issue 40: "Before a build · 0 files changed" cluttered Changes).
+ */
+function isEmptyStart(event: CheckpointEvent): boolean {
+  return event.kind === 'before_build' && event.parent === null && event.filesChanged === 0;
+}
+
+function isListedCheckpoint(event: RelayEvent): event is CheckpointEvent {
+  return isCheckpointEvent(event) && !isEmptyStart(event);
+}
+
 export function checkpointViewOf(event: CheckpointEvent): CheckpointView {
   const { commit, parent, kind, filesChanged, insertions, deletions, files, restoredTo, runId, ts } = event;
   return {
@@ -91,15 +103,15 @@ export class Checkpoints {
     await this.#record(id, history, { kind: 'build', runId, what: 'Build', message });
   }
 
-  /** The idea's checkpoints, newest first (at most MAX_CHECKPOINT_LIST). */
+  /** The idea's checkpoints, newest first (at most MAX_CHECKPOINT_LIST), but for an empty start (isEmptyStart). */
   async list(history: IdeaHistory, limit = MAX_CHECKPOINT_LIST): Promise<CheckpointView[]> {
     const { events } = await history.latest({
       maxEvents: limit,
       maxBytes: READ_BYTES,
       maxScanBytes: SCAN_BYTES,
-      select: isCheckpointEvent,
+      select: isListedCheckpoint,
     });
-    return events.filter(isCheckpointEvent).map(checkpointViewOf).reverse();
+    return events.filter(isListedCheckpoint).map(checkpointViewOf).reverse();
   }
 
   /** One checkpoint by its commit; 400 for a malformed commit, 404 for one that is not the idea's checkpoint. */

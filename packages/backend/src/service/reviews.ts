@@ -16,6 +16,7 @@ import { linesBetween, splitFileLines } from '../core/review-lines.ts';
 import { composeReviewMessage, orderForReview } from '../core/review-message.ts';
 import { judgeStaleness } from '../core/review-staleness.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
+import { readRunView } from '../runs/run-views.ts';
 import type { Checkpoints } from './checkpoints.ts';
 import type { ReviewsPort } from './ports.ts';
 import type { ProjectFiles } from './project-files.ts';
@@ -129,7 +130,7 @@ export class Reviews implements ReviewsPort {
 
   /** Under the store's lock from reading to marking: two sends at once never send one comment twice. */
   async sendReview(id: string, commit: string): Promise<SendReviewResponse> {
-    const { checkpoint } = await this.#checkpoint(id, commit);
+    const { checkpoint, history } = await this.#checkpoint(id, commit);
     const review = await this.#options.store.change(id, async (comments) => {
       const unsent = comments.filter((one) => one.commit === checkpoint.commit && one.sentAt === undefined);
       if (unsent.length === 0) {
@@ -138,7 +139,7 @@ export class Reviews implements ReviewsPort {
       const views = await this.#view(id, orderForReview(unsent));
       const message = composeReviewMessage({
         commit: checkpoint.commit,
-        runId: checkpoint.runId,
+        buildMessage: await this.#buildMessage(history, checkpoint),
         comments: views,
       });
       if (message.length > MAX_MESSAGE_CHARS) {
@@ -185,6 +186,12 @@ export class Reviews implements ReviewsPort {
     await this.#options.locate(id);
     const history = await this.#options.histories.get(id);
     return { checkpoint: await this.#options.checkpoints.find(history, commit), history };
+  }
+
+  /** The message of the build a checkpoint was made after (from its run:started), for the review's heading. */
+  async #buildMessage(history: IdeaHistory, checkpoint: CheckpointView): Promise<string | undefined> {
+    if (checkpoint.kind !== 'build' || checkpoint.runId === undefined) return undefined;
+    return (await readRunView(history, checkpoint.runId))?.message;
   }
 
   /** The commented lines as the checkpoint has them (`new`), or its parent (`old`: lines the build deleted). */

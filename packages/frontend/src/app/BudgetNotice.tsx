@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { api, describeError } from './api.ts';
 import { formatCost } from './format.ts';
 import { UsdInput } from './UsdInput.tsx';
+import './inline-form.css';
 
 /** The message a run stopped mid-way by its budget goes on with (as a paused queue's step does, server-side). */
 export const CONTINUE_MESSAGE = 'Continue where you stopped.';

@@ -137,15 +137,27 @@ describe('Composer', () => {
   });
 
   it('follows the idea’s last run as the replay arrives, until the person switches', () => {
-    const { rerender } = renderComposer({ hasBuilt: true });
+    const { rerender } = renderComposer({ hasBuilt: true, connected: false });
     expect(screen.getByRole('radio', { name: 'Chat' })).toHaveProperty('checked', true);
     expect(screen.queryByText(/^Opened in/)).toBeNull();
-    rerender({ hasBuilt: true, lastRun: { mode: 'build', seq: 4 }, newestSeq: 6 });
+    rerender({ hasBuilt: true, connected: false, lastRun: { mode: 'build', seq: 4 }, newestSeq: 6 });
     expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
     fireEvent.click(screen.getByRole('radio', { name: 'Chat' }));
     expect(screen.queryByText(/^Opened in/)).toBeNull();
     rerender({ hasBuilt: true, lastRun: { mode: 'build', seq: 8 }, newestSeq: 9 });
     expect(screen.getByRole('radio', { name: 'Chat' })).toHaveProperty('checked', true);
+  });
+
+  it('keeps its mode once the history is in: a queue’s or an autopilot’s chat run does not flip it (issue 40)', () => {
+    const built = { hasBuilt: true, lastRun: { mode: 'build' as const, seq: 5 }, newestSeq: 7 };
+    const { props, rerender } = renderComposer(built);
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+    rerender({ ...built, lastRun: { mode: 'chat', seq: 9 }, newestSeq: 12 });
+    expect(screen.getByRole('radio', { name: 'Build' })).toHaveProperty('checked', true);
+    expect(screen.queryByText(/^Opened in Chat/)).toBeNull();
+    fireEvent.change(box(), { target: { value: 'go on' } });
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(props.onSend).toHaveBeenCalledWith('build', 'go on');
   });
 
   it('remembers a switch per idea across a reload, until a run starts after it', () => {

@@ -52,7 +52,13 @@ export function Composer(props: ComposerProps) {
   const [remembered] = useState(() => readModeChoice(props.ideaId));
   /** A switch made on this page view: it holds, whatever runs start meanwhile. */
   const [switched, setSwitched] = useState<RunMode>();
-  const opening = openingMode(remembered, props.lastRun);
+  /**
+   * The opening mode, settled once the history has caught up: later runs (a queue's, an autopilot's step) do not
+   * flip the box to their mode; only the person changes it (issue 40).
+   */
+  const [settled, setSettled] = useState<ReturnType<typeof openingMode>>();
+  const opening = settled ?? openingMode(remembered, props.lastRun);
+  if (settled === undefined && props.connected) setSettled(opening);
   const mode = switched ?? opening.mode;
   const openingLine = switched === undefined ? describeOpeningMode(opening) : undefined;
   const { onModeShown } = props;

@@ -13,6 +13,7 @@ import { formatCost } from './format.ts';
 import { IdeaMenu } from './IdeaMenu.tsx';
 import { navigate } from './router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
+import { useIsWide } from '../workspace/use-workspace-tab.ts';
 
 interface IdeaHeaderProps {
   ideaId: string;
@@ -33,6 +34,7 @@ export function IdeaHeader(props: IdeaHeaderProps) {
   const [isEditing, setIsEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const status = props.liveStatus ?? meta?.status;
+  const isWide = useIsWide();
 
   return (
     <header className="idea-header">
@@ -52,29 +54,31 @@ export function IdeaHeader(props: IdeaHeaderProps) {
         <h1>{meta?.title ?? 'Loading…'}</h1>
         {status === undefined ? null : <StatusBadge status={status} />}
       </div>
-      {meta?.description ? <p className="idea-description">{meta.description}</p> : null}
-      <dl className="idea-facts">
-        <div>
-          <dt>Session</dt>
-          <dd title={props.sessionId}>
-            {props.sessionId === undefined ? 'not started' : props.sessionId.slice(0, 8)}
-          </dd>
-        </div>
-        <div>
-          <dt>Cost</dt>
-          <dd>
-            {meta === undefined
-              ? '…'
-              : `${formatCost(spentUsd(meta))}${meta.budgetUsd === undefined ? '' : ` of ${formatCost(meta.budgetUsd)}`}`}
-          </dd>
-        </div>
-        <div>
-          <dt>Host</dt>
-          <dd>
-            <HostHealth name={idea?.host} host={host} />
-          </dd>
-        </div>
-      </dl>
+      <IdeaMore isFolded={!isWide}>
+        {meta?.description ? <p className="idea-description">{meta.description}</p> : null}
+        <dl className="idea-facts">
+          <div>
+            <dt>Session</dt>
+            <dd title={props.sessionId}>
+              {props.sessionId === undefined ? 'not started' : props.sessionId.slice(0, 8)}
+            </dd>
+          </div>
+          <div>
+            <dt>Cost</dt>
+            <dd>
+              {meta === undefined
+                ? '…'
+                : `${formatCost(spentUsd(meta))}${meta.budgetUsd === undefined ? '' : ` of ${formatCost(meta.budgetUsd)}`}`}
+            </dd>
+          </div>
+          <div>
+            <dt>Host</dt>
+            <dd>
+              <HostHealth name={idea?.host} host={host} />
+            </dd>
+          </div>
+        </dl>
+      </IdeaMore>
       <div className="actions idea-actions">
         <IdeaMenu>
           {(close) => (
@@ -89,19 +93,22 @@ export function IdeaHeader(props: IdeaHeaderProps) {
               >
                 Edit idea
               </button>
-              <button
-                type="button"
-                className="danger"
-                disabled={running}
-                title={running ? 'Cancel the run before deleting' : undefined}
-                onClick={() => {
-                  close();
-                  setDeleting(true);
-                }}
-              >
-                Delete idea
-              </button>
               {props.actions}
+              {/* Last and set apart (issue 40): never where a tab or a harmless action was a moment ago. */}
+              <div className="idea-menu__danger">
+                <button
+                  type="button"
+                  className="danger"
+                  disabled={running}
+                  title={running ? 'Cancel the run before deleting' : undefined}
+                  onClick={() => {
+                    close();
+                    setDeleting(true);
+                  }}
+                >
+                  Delete idea
+                </button>
+              </div>
             </>
           )}
         </IdeaMenu>
@@ -128,6 +135,20 @@ export function IdeaHeader(props: IdeaHeaderProps) {
         />
       ) : null}
     </header>
+  );
+}
+
+/**
+ * The description and the facts: on a narrow screen folded behind one line (issue 40), so the conversation gets
+ * the room; a host in trouble shows in the transcript's own notice (HostNotReady) either way.
+ */
+function IdeaMore({ isFolded, children }: { isFolded: boolean; children: ReactNode }) {
+  if (!isFolded) return <>{children}</>;
+  return (
+    <details className="idea-more">
+      <summary>Details: session, cost, host</summary>
+      {children}
+    </details>
   );
 }
 

@@ -221,6 +221,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
                 isOpen={isAutopilotOpen}
                 control={autopilot}
                 slashCommands={summary.slashCommands}
+                composerMode={shownMode}
               />
               {budgetBlock === undefined || idea === undefined ? null : (
                 <BudgetNotice

@@ -10,6 +10,10 @@ import type { AsidesControl } from './use-asides.ts';
 
 afterEach(cleanup);
 
+// jsdom lays nothing out, nor scrolls: the panel brings its form into sight when it opens.
+const scrolled = vi.fn();
+Element.prototype.scrollIntoView = scrolled;
+
 const asked = { ideaId: IDEA_ID, model: 'claude-haiku-4-5', askedAt: '2026-01-01T00:00:00.000Z' };
 
 function controlOf(fields: Partial<AsidesControl> = {}): AsidesControl {
@@ -51,6 +55,20 @@ describe('the asides panel', () => {
     expect(control.ask).toHaveBeenLastCalledWith({ question: 'Why SQLite?', model: 'claude-sonnet-4-5' });
     fireEvent.keyDown(question, { key: 'Escape' });
     expect(onClose).toHaveBeenCalled();
+  });
+
+  it('opens in sight; Enter asks, Shift+Enter starts a new line, as in the message box (issue 40)', () => {
+    const control = controlOf();
+    renderPanel(control);
+    expect(scrolled).toHaveBeenCalledWith({ block: 'nearest' });
+    const question = screen.getByLabelText('Question aside');
+    expect(document.activeElement).toBe(question);
+    fireEvent.change(question, { target: { value: 'Why' } });
+    expect(fireEvent.keyDown(question, { key: 'Enter', shiftKey: true })).toBe(true);
+    expect(control.ask).not.toHaveBeenCalled();
+    fireEvent.change(question, { target: { value: 'Why\nSQLite?' } });
+    expect(fireEvent.keyDown(question, { key: 'Enter' })).toBe(false);
+    expect(control.ask).toHaveBeenLastCalledWith({ question: 'Why\nSQLite?' });
   });
 
   it('cannot ask before the idea has a session, nor with three asides waiting, and says why', () => {

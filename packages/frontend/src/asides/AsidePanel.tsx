@@ -17,7 +17,8 @@ interface AsidePanelProps {
 /**
  * Question asides (issue 30): a question to a read-only fork of the idea's session, answered from the conversation
  * so far while a build goes on, untouched. The thread of asides stays in sight once there is one; the form only while
- * the panel is open. Ctrl+Enter (⌘+Enter) asks, Escape closes.
+ * the panel is open. As in the message box, Enter asks and Shift+Enter starts a new line (Ctrl+Enter, ⌘+Enter ask
+ * too); Escape closes. Opened, it comes into sight with the focus in its box (issue 40: it opened off-screen).
  */
 export function AsidePanel({ id, isOpen, control, hasSession, onClose }: AsidePanelProps) {
   const headingId = useId();
@@ -27,11 +28,14 @@ export function AsidePanel({ id, isOpen, control, hasSession, onClose }: AsidePa
   const [question, setQuestion] = useState('');
   const [model, setModel] = useState('');
   const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const isFull = control.goingCount >= MAX_ASIDES_PER_IDEA;
   const canAsk = hasSession && !isFull && !control.isAsking && question.trim() !== '';
 
   useEffect(() => {
-    if (isOpen) textareaRef.current?.focus();
+    if (!isOpen) return;
+    bringIntoSight(formRef.current);
+    textareaRef.current?.focus({ preventScroll: true });
   }, [isOpen]);
 
   const submit = async (event?: SyntheticEvent) => {
@@ -42,7 +46,9 @@ export function AsidePanel({ id, isOpen, control, hasSession, onClose }: AsidePa
   };
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
     if (event.key === 'Escape') onClose();
-    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit(event);
+    if (event.key !== 'Enter' || event.nativeEvent.isComposing) return;
+    const isInBox = event.target === textareaRef.current;
+    if (event.ctrlKey || event.metaKey || (isInBox && !event.shiftKey)) void submit(event);
   };
 
   return (
@@ -64,6 +70,7 @@ export function AsidePanel({ id, isOpen, control, hasSession, onClose }: AsidePa
       )}
       <form
         className="aside-form"
+        ref={formRef}
         hidden={!isOpen}
         onSubmit={(event) => void submit(event)}
         onKeyDown={onKeyDown}
@@ -105,6 +112,18 @@ export function AsidePanel({ id, isOpen, control, hasSession, onClose }: AsidePa
       </form>
     </section>
   );
+}
+
+/**
+ * The form sits under the transcript, which may be long, and the composer sticks to the bottom of the window (most
+ * of a phone's): the whole form (its Ask button too) comes into sight above the composer, not under it.
+ */
+function bringIntoSight(form: HTMLFormElement | null): void {
+  if (form === null) return;
+  const composer = document.querySelector('.composer');
+  const covered = composer === null ? 0 : composer.getBoundingClientRect().height;
+  form.style.scrollMarginBottom = `${String(Math.ceil(covered) + 8)}px`;
+  form.scrollIntoView({ block: 'nearest' });
 }
 
 interface AsideToggleProps {

@@ -188,4 +188,23 @@ describe('AutopilotToggle', () => {
     expect(onToggle).toHaveBeenCalledOnce();
     expect(screen.getByText('step 2 of 2')).toBeTruthy();
   });
+
+  it('names a queue a queue: beside the toggle, in its progress and its Cancel (issue 40)', () => {
+    const view: AutopilotView = {
+      ...viewOf('running', [
+        { id: 's8', mode: 'build', message: 'First?', state: 'completed' },
+        { id: 's9', mode: 'build', message: 'Second?', state: 'running' },
+      ]),
+      kind: 'queue',
+    };
+    const control = controlOf({ view });
+    render(<AutopilotToggle panelId="autopilot" isOpen control={control} onToggle={vi.fn()} />);
+    expect(screen.getByText('Queue · step 2 of 2')).toBeTruthy();
+    cleanup();
+    renderPanel(control);
+    expect(outcome()).toMatch(/^Queue: Running · step 2 of 2/);
+    expect(screen.getByRole('list', { name: 'Queue steps' })).toBeTruthy();
+    fireEvent.click(button('Cancel queue'));
+    expect(control.cancel).toHaveBeenCalledOnce();
+  });
 });

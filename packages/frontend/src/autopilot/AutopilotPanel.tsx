@@ -1,7 +1,8 @@
+import type { RunMode } from '@catalyst/protocol';
 import { useEffect, useId, useRef, useState } from 'react';
-import { createDraft, type AutopilotDraft } from './autopilot-draft.ts';
+import { createDraft, followComposerMode, type AutopilotDraft } from './autopilot-draft.ts';
 import { AutopilotForm } from './AutopilotForm.tsx';
-import { AutopilotProgress } from './AutopilotProgress.tsx';
+import { AutopilotProgress, queueName } from './AutopilotProgress.tsx';
 import type { AutopilotControl } from './use-autopilot.ts';
 
 interface AutopilotPanelProps {
@@ -10,17 +11,24 @@ interface AutopilotPanelProps {
   isOpen: boolean;
   control: AutopilotControl;
   slashCommands: readonly string[];
+  /** The composer's mode: new steps start in it (issue 40). */
+  composerMode?: RunMode | undefined;
 }
 
 /**
  * The idea's autopilot (issue 12): the running or last one's steps and outcome, and, when none runs, a new one to
  * put together. Kept mounted while closed (`hidden`), so a draft survives closing and opening it again.
  */
-export function AutopilotPanel({ id, isOpen, control, slashCommands }: AutopilotPanelProps) {
-  const [draft, setDraft] = useState<AutopilotDraft>(createDraft);
+export function AutopilotPanel({ id, isOpen, control, slashCommands, composerMode }: AutopilotPanelProps) {
+  const [draft, setDraft] = useState<AutopilotDraft>(() => createDraft(composerMode));
   const headingId = useId();
   const ref = useRef<HTMLElement>(null);
   const { view } = control;
+  const [followedMode, setFollowedMode] = useState(composerMode);
+  if (composerMode !== followedMode) {
+    setFollowedMode(composerMode);
+    if (composerMode !== undefined) setDraft((current) => followComposerMode(current, composerMode));
+  }
 
   // It opens just above the composer, which sticks to the window's bottom: bring it into sight.
   useEffect(() => {
@@ -64,7 +72,7 @@ interface AutopilotToggleProps {
   onToggle: () => void;
 }
 
-/** Opens and closes the panel; says, beside it, which step runs while an autopilot does. */
+/** Opens and closes the panel; says, beside it, which step runs while an autopilot or a queue does (and which). */
 export function AutopilotToggle({ panelId, isOpen, control, onToggle }: AutopilotToggleProps) {
   const { view } = control;
   return (
@@ -74,7 +82,8 @@ export function AutopilotToggle({ panelId, isOpen, control, onToggle }: Autopilo
       </button>
       {view?.state === 'running' ? (
         <span className="ap-toggle-status">
-          step {view.currentStep + 1} of {view.steps.length}
+          {view.kind === 'queue' ? `${queueName(view)} · ` : ''}step {view.currentStep + 1} of{' '}
+          {view.steps.length}
         </span>
       ) : null}
     </span>

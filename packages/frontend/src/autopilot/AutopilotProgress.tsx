@@ -54,16 +54,22 @@ interface AutopilotProgressProps {
   onCancel: () => void;
 }
 
-/** The running or last autopilot: its outcome, each step's state, cost and time, and Cancel while it runs. */
+/** "Queue" for the messages a person queued while a run went, "Autopilot" for one started as such (issue 40). */
+export function queueName(view: AutopilotView): 'Queue' | 'Autopilot' {
+  return view.kind === 'queue' ? 'Queue' : 'Autopilot';
+}
+
+/** The running or last autopilot or queue: its outcome, each step's state, cost and time, and Cancel while it runs. */
 export function AutopilotProgress({ view, isStopping, onCancel }: AutopilotProgressProps) {
   const isRunning = view.state === 'running';
+  const name = queueName(view);
   return (
     <div className="ap-progress">
       <p className={`ap-outcome ap-${view.state}`} role="status">
-        <strong>{isRunning ? 'Autopilot' : 'Last autopilot'}:</strong> {describeAutopilot(view)}
+        <strong>{isRunning ? name : `Last ${name.toLowerCase()}`}:</strong> {describeAutopilot(view)}
       </p>
       {view.error === undefined ? null : <p className="ap-error">{view.error.message}</p>}
-      <ol className="ap-steps" aria-label="Autopilot steps">
+      <ol className="ap-steps" aria-label={`${name} steps`}>
         {view.steps.map((step, index) => (
           <li key={index} className={`ap-step ap-step-${step.state}`}>
             <span className="ap-step-head">
@@ -77,7 +83,7 @@ export function AutopilotProgress({ view, isStopping, onCancel }: AutopilotProgr
       </ol>
       {isRunning ? (
         <button type="button" className="danger" disabled={isStopping} onClick={onCancel}>
-          {isStopping ? 'Stopping…' : 'Cancel autopilot'}
+          {isStopping ? 'Stopping…' : `Cancel ${name.toLowerCase()}`}
         </button>
       ) : null}
     </div>

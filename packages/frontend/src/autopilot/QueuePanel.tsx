@@ -2,6 +2,7 @@ import type { AutopilotStepView, AutopilotView, RunMode } from '@catalyst/protoc
 import { useId, useState } from 'react';
 import { api, describeError } from '../app/api.ts';
 import { UsdInput } from '../app/UsdInput.tsx';
+import '../app/inline-form.css';
 
 interface QueuePanelProps {
   ideaId: string;

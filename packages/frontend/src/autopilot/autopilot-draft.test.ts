@@ -5,6 +5,7 @@ import {
   canAddStep,
   checkDraft,
   createDraft,
+  followComposerMode,
   moveStep,
   removeStep,
   updateStep,
@@ -34,6 +35,19 @@ describe('autopilot draft', () => {
       stopOnFailure: true,
       budgetText: '',
     });
+  });
+
+  it('starts its steps in the composer’s mode, and follows it where the person set nothing (issue 40)', () => {
+    let draft = addStep(createDraft('build'));
+    expect(draft.steps.map((step) => step.mode)).toEqual(['build', 'build']);
+    const [first, second] = draft.steps;
+    if (first === undefined || second === undefined) throw new Error('two steps expected');
+    draft = updateStep(draft, first.id, { message: 'Written.' });
+    draft = followComposerMode(draft, 'chat');
+    expect(draft.steps.map((step) => step.mode)).toEqual(['build', 'chat']);
+    expect(addStep(draft).steps.at(-1)?.mode).toBe('chat');
+    draft = updateStep(draft, second.id, { mode: 'build' });
+    expect(followComposerMode(draft, 'build').steps.map((step) => step.mode)).toEqual(['build', 'build']);
   });
 
   it('moves a step up and down, and not past either end', () => {

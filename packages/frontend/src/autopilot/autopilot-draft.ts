@@ -25,26 +25,41 @@ export interface AutopilotDraft {
   /** As typed: empty for no limit. */
   readonly budgetText: string;
   readonly nextId: number;
+  /** The mode a new step starts in: the composer's (issue 40), so a build's next steps are builds. */
+  readonly newStepMode: RunMode;
 }
 
-export function createDraft(): AutopilotDraft {
+export function createDraft(newStepMode: RunMode = 'chat'): AutopilotDraft {
   return {
-    steps: [{ id: 1, mode: 'chat', message: '' }],
+    steps: [{ id: 1, mode: newStepMode, message: '' }],
     questionPolicy: 'auto',
     stopOnFailure: true,
     budgetText: '',
     nextId: 2,
+    newStepMode,
   };
+}
+
+/**
+ * The composer's mode changed: new steps start in it, and so do the steps still as they were added (no message
+ * yet, their mode untouched); a step the person wrote or set keeps its mode.
+ */
+export function followComposerMode(draft: AutopilotDraft, mode: RunMode): AutopilotDraft {
+  if (draft.newStepMode === mode) return draft;
+  const steps = draft.steps.map((step) =>
+    step.message === '' && step.mode === draft.newStepMode ? { ...step, mode } : step,
+  );
+  return { ...draft, steps, newStepMode: mode };
 }
 
 export function canAddStep(draft: AutopilotDraft): boolean {
   return draft.steps.length < MAX_AUTOPILOT_STEPS;
 }
 
-/** A new chat step at the end; the draft as it was once it has the most steps an autopilot may have. */
+/** A new step at the end, in the composer's mode; the draft as it was once it has the most steps it may have. */
 export function addStep(draft: AutopilotDraft): AutopilotDraft {
   if (!canAddStep(draft)) return draft;
-  const step: DraftStep = { id: draft.nextId, mode: 'chat', message: '' };
+  const step: DraftStep = { id: draft.nextId, mode: draft.newStepMode, message: '' };
   return { ...draft, steps: [...draft.steps, step], nextId: draft.nextId + 1 };
 }
 

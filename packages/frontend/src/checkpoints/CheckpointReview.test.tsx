@@ -101,7 +101,7 @@ describe('review comments on a checkpoint’s diff', () => {
     const items = await within(review).findAllByRole('listitem');
     expect(items.map((item) => item.querySelector('.review-note__where')?.textContent)).toEqual([
       'src/app.ts, lines 1–2',
-      'src/app.ts, line 3changed sincesent',
+      'src/app.ts, line 3 · changed since · sent',
     ]);
     expect(
       within(review).getByRole('button', { name: 'Edit the comment on lines 1–2 of src/app.ts' }),
@@ -115,7 +115,7 @@ describe('review comments on a checkpoint’s diff', () => {
     const under = (text: string) =>
       rows[rows.findIndex((row) => row.textContent.endsWith(text)) + 1]?.textContent;
     expect(under('const b = 3;')).toBe('lines 1–2Why 3?');
-    expect(under('const c = 4;')).toBe('line 3changed sincesentDrop c.');
+    expect(under('const c = 4;')).toBe('line 3 · changed since · sentDrop c.');
   });
 
   it('comments on a deleted line as the old side', async () => {

@@ -1,5 +1,5 @@
 import type { ReviewCommentView, ReviewSide } from '@catalyst/protocol';
-import { Fragment, useState, type MouseEvent } from 'react';
+import { Fragment, useState, type MouseEvent, type ReactNode } from 'react';
 import type { DiffRow } from '../transcript/diff-rows.ts';
 import { ReviewCommentForm } from './ReviewCommentForm.tsx';
 import type { DiffLineNumbers, FileDiff } from './unified-diff.ts';
@@ -190,19 +190,31 @@ function CommentRow({ comments }: { comments: readonly ReviewCommentView[] }) {
   );
 }
 
-/** "changed since", "sent": what the server says of a comment. */
+/**
+ * "changed since", "sent": what the server says of a comment, each after a " · " in the text (issue 40: read aloud
+ * or copied, "line 1sent" ran the badge into the lines).
+ */
 export function ReviewBadges({ comment }: { comment: ReviewCommentView }) {
   return (
     <>
       {comment.isStale ? (
-        <span className="review-badge review-badge--stale" title="A later change touched these lines">
+        <Badge stale title="A later change touched these lines">
           changed since
-        </span>
+        </Badge>
       ) : null}
-      {comment.movedTo === undefined ? null : (
-        <span className="review-badge">now at line {comment.movedTo}</span>
-      )}
-      {comment.sentAt === undefined ? null : <span className="review-badge">sent</span>}
+      {comment.movedTo === undefined ? null : <Badge>now at line {comment.movedTo}</Badge>}
+      {comment.sentAt === undefined ? null : <Badge title="Sent to Claude as part of a review">sent</Badge>}
+    </>
+  );
+}
+
+function Badge({ stale, title, children }: { stale?: boolean; title?: string; children: ReactNode }) {
+  return (
+    <>
+      <span className="review-badge__sep"> · </span>
+      <span className={stale === true ? 'review-badge review-badge--stale' : 'review-badge'} title={title}>
+        {children}
+      </span>
     </>
   );
 }

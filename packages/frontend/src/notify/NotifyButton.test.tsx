@@ -37,6 +37,8 @@ describe('NotifyButton where there is no push', () => {
     stubNotification('denied', 'denied');
     const { unmount } = render(<NotifyButton ideaId={ideaId} />);
     expect(screen.getByText('Notifications blocked')).toBeTruthy();
+    // How to allow them, in words on the page (issue 40), not only in a tooltip a phone never shows.
+    expect(screen.getByRole('note').textContent).toMatch(/site settings, set Notifications to Allow/);
     unmount();
     vi.unstubAllGlobals();
     expect('Notification' in window).toBe(false);
@@ -131,12 +133,13 @@ describe('NotifyButton where the device can have pushes', () => {
     expect(calls.at(-1)).toBe('remove');
   });
 
-  it('says when the browser blocks them', async () => {
+  it('says when the browser blocks them, and how to allow them in this browser', async () => {
     const { device } = pushDevice({ answer: 'denied' });
     await device.start();
     renderWithPush(device);
     fireEvent.click(screen.getByRole('button', { name: 'Notify me on this device' }));
     await screen.findByText('Notifications blocked');
+    expect(screen.getByRole('note').textContent).toMatch(/site settings, set Notifications to Allow/);
     expect(screen.queryByRole('button')).toBeNull();
   });
 

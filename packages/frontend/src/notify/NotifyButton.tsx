@@ -1,14 +1,13 @@
 import { useState } from 'react';
 import { usePushDevice } from './push-context.ts';
 import { isMutedHere, type PushDevice, type PushState } from './push-device.ts';
+import { describeUnblockHere } from './unblock-help.ts';
 
 type Permission = NotificationPermission | 'unsupported';
 
 function readPermission(): Permission {
   return 'Notification' in window ? Notification.permission : 'unsupported';
 }
-
-const BLOCKED_HINT = 'Allow notifications for this site in the browser’s settings.';
 
 /**
  * Notifications for this idea. Where the device can have pushes (issue 29: a service worker and a PushManager),
@@ -29,11 +28,7 @@ function DeviceNotify({ device, state, ideaId }: { device: PushDevice; state: Pu
     case 'unsupported':
       return null;
     case 'blocked':
-      return (
-        <span className="notify-state" title={BLOCKED_HINT}>
-          Notifications blocked
-        </span>
-      );
+      return <BlockedNotice />;
     case 'busy':
     case 'off':
       return (
@@ -99,13 +94,7 @@ function TabNotifyButton() {
   const [permission, setPermission] = useState<Permission>(readPermission);
   if (permission === 'unsupported') return null;
   if (permission === 'granted') return <span className="notify-state">Notifications on</span>;
-  if (permission === 'denied') {
-    return (
-      <span className="notify-state" title={BLOCKED_HINT}>
-        Notifications blocked
-      </span>
-    );
-  }
+  if (permission === 'denied') return <BlockedNotice />;
   return (
     <button
       type="button"
@@ -116,5 +105,17 @@ function TabNotifyButton() {
     >
       Notify me
     </button>
+  );
+}
+
+/** A blocked site cannot ask again: the person must allow it in the browser, so the page says where (issue 40). */
+function BlockedNotice() {
+  return (
+    <div className="notify-blocked">
+      <span className="notify-state">Notifications blocked</span>
+      <p role="note" className="hint">
+        {describeUnblockHere()}
+      </p>
+    </div>
   );
 }

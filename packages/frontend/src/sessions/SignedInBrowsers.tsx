@@ -7,8 +7,12 @@ import { logOutHere } from './end-session.ts';
 
 /**
  * Every browser signed in to Catalyst (issue 25), newest login first, this one marked; any can be signed out (a
- * lost phone) without changing the token. Signing this one out is logging out.
+ * lost phone) without changing the token. Signing this one out is logging out; "Sign out all others" ends every
+ * other one at once (issue 40).
  */
+/** The busy mark while every other browser is signed out. */
+const ALL_OTHERS = 'all-others';
+
 export function SignedInBrowsers({ onClose }: { onClose: () => void }) {
   const [sessions, setSessions] = useState<BrowserSessionView[]>();
   const [error, setError] = useState<string>();
@@ -42,6 +46,19 @@ export function SignedInBrowsers({ onClose }: { onClose: () => void }) {
     setBusyId(undefined);
   };
 
+  const signOutOthers = async (others: readonly BrowserSessionView[]) => {
+    setBusyId(ALL_OTHERS);
+    setError(undefined);
+    try {
+      for (const other of others) await api.endSession(other.id);
+    } catch (caught) {
+      setError(describeError(caught));
+    }
+    await load();
+    setBusyId(undefined);
+  };
+  const others = sessions?.filter((session) => !session.current) ?? [];
+
   return (
     <Dialog title="Signed-in browsers" onClose={onClose}>
       <p className="muted">
@@ -70,6 +87,16 @@ export function SignedInBrowsers({ onClose }: { onClose: () => void }) {
         </ul>
       )}
       <div className="actions">
+        {others.length === 0 ? null : (
+          <button
+            type="button"
+            className="danger"
+            disabled={busyId !== undefined}
+            onClick={() => void signOutOthers(others)}
+          >
+            Sign out all others
+          </button>
+        )}
         <button type="button" data-autofocus onClick={onClose}>
           Close
         </button>

@@ -34,7 +34,7 @@ export function Transcript({ state, actions, isLive = true, jumpSlot }: Transcri
   return (
     <RunOutcomesContext.Provider value={outcomes}>
       <div className="t-transcript">
-        <div ref={ref} className="t-log" role="log" aria-label="Transcript">
+        <div ref={ref} className="t-log" role="log" aria-label="Transcript" tabIndex={0}>
           {items.length === 0 ? <p className="t-empty">Nothing here yet: send Claude a message.</p> : null}
           {hiddenCount === 0 ? null : (
             <button type="button" className="t-earlier" onClick={showEarlier}>

@@ -21,10 +21,23 @@ export const outcomeWords: Record<RunOutcomeKind, string> = {
 /** A cancelled run is the person's choice, and a completed one has nothing to explain. */
 const outcomesWithError = new Set<RunOutcomeKind>(['failed', 'timed_out', 'connection_lost']);
 
+/**
+ * A run the CLI stopped at its budget is paused, not failed (issue 40): the budget notice (or the queue) offers to
+ * raise it and go on, and the line closing the run says the same, in one word, without the CLI's own sentence.
+ */
+export function isBudgetPause({ ended }: RunSummaryInput): boolean {
+  return ended.outcome === 'failed' && ended.error?.code === 'BUDGET_EXCEEDED';
+}
+
+/** The look of the line: its outcome's, or "paused" for a budget pause (not a failure's red). */
+export function runSummaryTone(input: RunSummaryInput): RunOutcomeKind | 'paused' {
+  return isBudgetPause(input) ? 'paused' : input.ended.outcome;
+}
+
 /** "Completed · 3.2 s · 2 turns · $0.0123", or "Failed · 1.0 s — <why>": the outcome word always first. */
 export function describeRunSummary(input: RunSummaryInput): string {
   const { ended, started, result } = input;
-  const parts = [outcomeWords[ended.outcome]];
+  const parts = [isBudgetPause(input) ? 'Paused at the budget' : outcomeWords[ended.outcome]];
   const durationMs = result?.durationMs ?? measureMs(started, ended);
   if (durationMs !== undefined) parts.push(formatDuration(durationMs));
   if (result !== undefined) {
@@ -54,8 +67,10 @@ export function describeRunHint(input: RunSummaryInput): string | undefined {
 }
 
 /** The error in words of a run whose outcome needs explaining: Catalyst's own, else the CLI result's. */
-function explainedError({ ended, result }: RunSummaryInput): string | undefined {
-  return outcomesWithError.has(ended.outcome) ? (ended.error?.message ?? result?.error) : undefined;
+function explainedError(input: RunSummaryInput): string | undefined {
+  const { ended, result } = input;
+  if (isBudgetPause(input) || !outcomesWithError.has(ended.outcome)) return undefined;
+  return ended.error?.message ?? result?.error;
 }
 
 function measureMs(started: RunStarted | undefined, ended: RunEnded): number | undefined {
