@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTempDir, type TempDir } from '@catalyst/testkit';
+import { createTempDir, freePort, type TempDir } from '@catalyst/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli-process.ts';
 
@@ -21,7 +20,7 @@ let port: number;
 
 beforeAll(async () => {
   config = await createTempDir('cli-port');
-  port = await unusedPort();
+  port = await freePort();
   await writeFile(
     join(config.path, 'hosts.json'),
     JSON.stringify({ hosts: [{ name: 'here', kind: 'local' }] }),
@@ -31,16 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await config.remove();
 });
-
-/** A loopback port nothing listens on, and not the default one: one the system just gave out and took back. */
-async function unusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 interface Started {
   child: ChildProcess;
