@@ -23,20 +23,52 @@ export async function runProbe(
   spec: Pick<RunSpec, 'argv' | 'env'>,
   timeoutMs: number,
 ): Promise<ProbeResult> {
-  const handle = await startRun({
+  // The time limit counts from the ask, the wait for a channel included: a host check never hangs past it.
+  const deadline = Date.now() + timeoutMs;
+  const starting = startRun({
     ...spec,
     cwd: '/',
     limits: { graceMs: PROBE_GRACE_MS, maxRuntimeMs: timeoutMs + BACKSTOP_MS },
   });
+  const handle = await startedBy(starting, timeoutMs);
+  if (handle === undefined) {
+    starting
+      .then((late) => {
+        late.cancel();
+      })
+      .catch(() => undefined);
+    const message = `the VM did not start the probe within ${String(timeoutMs)} ms`;
+    return {
+      stdout: '',
+      outcome: { kind: 'start_failed', code: 'RUN_START_FAILED', message },
+      isTimedOut: true,
+    };
+  }
   let isTimedOut = false;
-  const timer = setTimeout(() => {
-    isTimedOut = true;
-    handle.cancel();
-  }, timeoutMs);
+  const timer = setTimeout(
+    () => {
+      isTimedOut = true;
+      handle.cancel();
+    },
+    Math.max(0, deadline - Date.now()),
+  );
   try {
     await handle.endInput();
     const [stdout] = await Promise.all([readText(handle.stdout), readText(handle.stderr)]);
     return { stdout, outcome: await handle.outcome, isTimedOut };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The handle once started, or undefined when `timeoutMs` passed first. */
+async function startedBy(starting: Promise<RunHandle>, timeoutMs: number): Promise<RunHandle | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, undefined);
+  });
+  try {
+    return await Promise.race([starting, late]);
   } finally {
     clearTimeout(timer);
   }
