@@ -264,7 +264,7 @@ async function recordEnding(
     const meta = await store.update(id, (current) =>
       addTotals(current, { mode, ending, stats: run.prompts?.stats() }),
     );
-    const status = statusAfterRun(meta.status, mode, ending.outcome);
+    const status = statusAfterRun(meta.status, mode, ending.outcome, ending.error?.code);
     await setStatus(context, { id, host, runId, status }, await context.histories.get(id));
   } finally {
     // After its cost is in meta.json: a start that reads meta.json then counts it.
