@@ -46,4 +46,15 @@ describe('what a route says it does not use', () => {
       'ControlMaster (line 7) in /etc/ssh/ssh_config: not used, Catalyst keeps its own connections and does not act on it',
     ]);
   });
+
+  it('says ServerAliveInterval is off only where a config turns it off, not where it is unset', async () => {
+    const unset = await ignoredFor({ '/home/ann/.ssh/config': 'Host vm\n  HostName 10.0.0.5\n' });
+    expect(unset).toEqual([]);
+    const off = await ignoredFor({
+      '/home/ann/.ssh/config': 'Host vm\n  HostName 10.0.0.5\n  ServerAliveInterval 0\n',
+    });
+    expect(off).toEqual([
+      'ServerAliveInterval (vm) is off: Catalyst sends its own keepalive every 15 s to notice a VM that went away',
+    ]);
+  });
 });

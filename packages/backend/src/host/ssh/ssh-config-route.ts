@@ -132,7 +132,7 @@ function ignoredOf(resolved: ResolvedSshConfig, options: AliasRouteOptions): str
       `StrictHostKeyChecking ${resolved.strictHostKeyChecking} (${where}) is ignored: Catalyst never trusts a key on first use; a new key is confirmed in the app`,
     );
   }
-  if (resolved.serverAliveIntervalSeconds === 0) {
+  if (resolved.isServerAliveTurnedOff) {
     ignored.push(
       `ServerAliveInterval (${where}) is off: Catalyst sends its own keepalive every ${options.defaults.keepaliveIntervalMs / 1000} s to notice a VM that went away`,
     );

@@ -37,6 +37,8 @@ export interface ResolvedSshConfig {
   readonly connectTimeoutSeconds: number | undefined;
   /** 0: no keepalives. */
   readonly serverAliveIntervalSeconds: number;
+  /** The config says `ServerAliveInterval 0` itself (unset is 0 too, and says nothing). */
+  readonly isServerAliveTurnedOff: boolean;
   readonly serverAliveCountMax: number;
   /** Lowercased; replaces `[host]:port` as the known_hosts name. */
   readonly hostKeyAlias: string | undefined;

@@ -59,6 +59,7 @@ export function finishResolution(state: OptionState, finishing: Finishing): Reso
     proxyCommand: proxyCommand && expand('proxycommand', proxyCommand),
     connectTimeoutSeconds: state.connectTimeout,
     serverAliveIntervalSeconds: state.serverAliveInterval ?? 0,
+    isServerAliveTurnedOff: state.serverAliveInterval === 0,
     serverAliveCountMax: state.serverAliveCountMax ?? DEFAULT_SERVER_ALIVE_COUNT_MAX,
     hostKeyAlias,
     ...finishKnownHosts(state, expand),
