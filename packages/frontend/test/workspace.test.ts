@@ -140,8 +140,9 @@ describe('the workspace on a phone', () => {
     expect(rowBox !== null && composerBox !== null && rowBox.y + rowBox.height <= composerBox.y).toBe(true);
     expect(rowBox !== null && rowBox.y >= 0).toBe(true);
 
-    // Scrolled away, "Jump to latest" is above the composer, not under it.
-    // Only the transcript scrolls (issue 40); the page too where a small window makes it.
+    // Scrolled away, "Jump to latest" is at the transcript's foot, inside it: above the composer and over nothing
+    // outside the transcript (a queue's buttons below it stay free, issue 40). Only the transcript scrolls (issue
+    // 40); the page too where a small window makes it.
     await page.evaluate(() => {
       document.querySelector('[role="log"]')?.scrollTo(0, 0);
       window.scrollTo(0, 0);
@@ -151,6 +152,11 @@ describe('the workspace on a phone', () => {
     const jumpBox = await jump.boundingBox();
     const dockBox = await page.getByLabel('Message', { exact: true }).boundingBox();
     expect(jumpBox !== null && dockBox !== null && jumpBox.y + jumpBox.height <= dockBox.y).toBe(true);
+    const logBox = await transcript(page).boundingBox();
+    expect(
+      jumpBox !== null && logBox !== null && jumpBox.y + jumpBox.height <= logBox.y + logBox.height,
+    ).toBe(true);
+    expect(jumpBox !== null && logBox !== null && jumpBox.y >= logBox.y).toBe(true);
     await jump.click();
     await jump.waitFor({ state: 'detached' });
 

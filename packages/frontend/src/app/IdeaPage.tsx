@@ -52,7 +52,6 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
   const asides = useAsides(ideaId, transcript.events);
   const [isAsideOpen, setIsAsideOpen] = useState(false);
   const asidePanelId = useId();
-  const [jumpSlot, setJumpSlot] = useState<HTMLDivElement | null>(null);
 
   useViewing(connection, connectionState, ideaId);
   const [shownMode, setShownMode] = useState<RunMode>();
@@ -204,7 +203,7 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
                 </p>
               ) : null}
               <ProjectLinksProvider value={files.links}>
-                <Transcript state={transcript} actions={actions} isLive={isLive} jumpSlot={jumpSlot} />
+                <Transcript state={transcript} actions={actions} isLive={isLive} />
               </ProjectLinksProvider>
               <QueuePanel ideaId={ideaId} view={autopilot.view} onChanged={autopilot.adopt} />
               <AsidePanel
@@ -240,7 +239,6 @@ export function IdeaPage({ ideaId }: { ideaId: string }) {
                 </p>
               )}
               <div className="composer-dock">
-                <div ref={setJumpSlot} className="jump-slot" />
                 <Composer
                   ideaId={ideaId}
                   connected={connectionState === 'open' && isLive}

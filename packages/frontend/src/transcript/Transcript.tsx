@@ -1,5 +1,4 @@
 import { useLayoutEffect, useMemo, useRef } from 'react';
-import { createPortal } from 'react-dom';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import type { TranscriptActions } from './transcript-actions.ts';
 import { isSameItem, TranscriptItemView } from './TranscriptItemView.tsx';
@@ -16,15 +15,10 @@ interface TranscriptProps {
   actions: TranscriptActions;
   /** False while the history replays: the render window waits for it before it fixes its first item. */
   isLive?: boolean;
-  /**
-   * Where "Jump to latest" goes: just above the composer (issue 31), so it is seen, not under the sticky composer.
-   * Without it, the button sits at the transcript's foot.
-   */
-  jumpSlot?: HTMLElement | null;
 }
 
 /** An idea's conversation with Claude, live: role="log", newest at the bottom. */
-export function Transcript({ state, actions, isLive = true, jumpSlot }: TranscriptProps): React.JSX.Element {
+export function Transcript({ state, actions, isLive = true }: TranscriptProps): React.JSX.Element {
   const items = useMemo(() => buildItems(state), [state]);
   const outcomes = useMemo(() => runOutcomesOf(state.events), [state.events]);
   const stableActions = useStableActions(actions);
@@ -53,11 +47,8 @@ export function Transcript({ state, actions, isLive = true, jumpSlot }: Transcri
             </ErrorBoundary>
           ))}
         </div>
-        {isAtBottom ? null : jumpSlot ? (
-          createPortal(<JumpButton onClick={scrollToBottom} />, jumpSlot)
-        ) : (
-          <JumpButton onClick={scrollToBottom} />
-        )}
+        {/* At the transcript's foot, inside it: it covers none of what is below (a queue, an aside, the composer). */}
+        {isAtBottom ? null : <JumpButton onClick={scrollToBottom} />}
       </div>
     </RunOutcomesContext.Provider>
   );
