@@ -55,8 +55,8 @@ describe('the idea page`s room for the conversation', () => {
       }
       const { transcriptPx, pageScrollPx } = await measure(page);
       expect(pageScrollPx, 'the page itself does not scroll').toBeLessThanOrEqual(1);
-      // 0.38 measured at 390×844 (the rest is the composer's: its mode switch, hints and tool row, issue 40).
-      expect(transcriptPx / size.height, 'the transcript’s share of the height').toBeGreaterThanOrEqual(0.35);
+      // Most of the height (issue 40, item 17): at 390×844 the phone's composer is three rows, not six (0.38 before).
+      expect(transcriptPx / size.height, 'the transcript’s share of the height').toBeGreaterThanOrEqual(0.5);
 
       // Mid-build: a run held open by a command that waits, for the screenshot the issue asks for.
       await chooseBuild(page);
