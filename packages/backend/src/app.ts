@@ -13,6 +13,7 @@ import { createPairingCodes } from './server/pairing-codes.ts';
 import { lanAddressesOf, pairingOrigin } from './server/pairing-origin.ts';
 import { startPreviewProxy } from './server/preview-proxy.ts';
 import { openBrowserSessions } from './server/sessions-file.ts';
+import { resolveCatalystId } from './server/catalyst-id-file.ts';
 import { resolveToken, type TokenSource } from './server/token-file.ts';
 import { localUrlOf, writeUrlFile } from './server/url-file.ts';
 import { createWsHub } from './server/ws-hub.ts';
@@ -132,6 +133,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const logger = options.logger ?? pino({ level: config.logLevel });
   const { token, generated, source: tokenSource } = await resolveToken(config, logger);
   const index = await IdeaIndex.open(join(config.configDir, 'ideas-index.json'), logger);
+  const catalystId = await resolveCatalystId(config.configDir, logger);
   // A run waits for a channel of a host: an idle warm session there gives its own back, once the service is wired.
   let onRunChannelShortage: (hostName: string) => void = () => undefined;
   const hooksOf = (entry: HostEntry): HostHooks => ({
@@ -177,6 +179,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     logger,
   });
   const services = wireServices({
+    catalystId,
     onEvent: (ideaId, event) => {
       notifier.onEvent(ideaId, event);
     },

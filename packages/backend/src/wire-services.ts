@@ -39,6 +39,8 @@ import { DEFAULT_WARM_PER_HOST, WarmSessions } from './service/warm-sessions.ts'
 
 export interface ServiceOptions {
   hosts: HostRegistry;
+  /** This Catalyst's id: the ideas it makes are signed with it (issue 40, item 8). */
+  catalystId?: string;
   index: IdeaIndex;
   logger: Logger;
   inactivityTimeoutMs: number;
@@ -206,6 +208,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     ideas: new IdeasCapability({
       hosts,
       index: options.index,
+      ...(options.catalystId === undefined ? {} : { catalystId: options.catalystId }),
       logger,
       active,
       histories,

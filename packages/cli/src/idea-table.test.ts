@@ -59,6 +59,13 @@ describe('formatIdeaTable', () => {
     );
   });
 
+  it('says which ideas another Catalyst made on the same ideas folder', () => {
+    const theirs = idea('idea-eeeeeeeeeeeeeeee', 'Theirs', { madeElsewhere: true });
+    expect(formatIdeaTable([first, theirs])).toContain(
+      'idea-eeeeeeeeeeeeeeee  captured, another Catalyst’s  Theirs',
+    );
+  });
+
   it('says how to start when there are no ideas', () => {
     expect(formatIdeaTable([])).toContain('catalyst new');
   });

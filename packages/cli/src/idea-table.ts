@@ -18,7 +18,9 @@ function statusOf(idea: IdeaView): string {
   if (idea.broken === true) return 'broken';
   if (!idea.available) return 'unavailable';
   const status = idea.meta?.status ?? 'unknown';
-  return idea.running ? `${status}, running` : status;
+  // The page hides another Catalyst's ideas until asked; a table lists them all and says whose they are.
+  const whose = idea.madeElsewhere === true ? ', another Catalyst’s' : '';
+  return `${idea.running ? `${status}, running` : status}${whose}`;
 }
 
 /** A title is the person's own text: one line of it, so a newline in it cannot break the table. */

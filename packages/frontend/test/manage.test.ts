@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IdeaResponseSchema, type IdeaView } from '@catalyst/protocol';
 import { text, toolUse } from '@catalyst/testkit';
 import { toolResultsOf } from '../../backend/test/question-client.ts';
 import { useBrowserSuite } from './browser-harness.ts';
+import { saveScreenshot } from './page-problems.ts';
 import {
   chooseBuild,
   chooseIdeaAction,
@@ -146,4 +147,50 @@ describe('managing an idea in the browser', () => {
     expect(existsSync(folder), 'the idea`s folder on the VM is gone').toBe(false);
     expect(await ideaLink(page, 'Final name').count()).toBe(0);
   });
+
+  for (const device of [
+    { width: 1440, height: 900, isMobile: false, hasTouch: false },
+    { width: 390, height: 844, isMobile: true, hasTouch: true },
+  ]) {
+    const size = `${String(device.width)}×${String(device.height)}`;
+    it(`at ${size}: says how many ideas another Catalyst made on the folder, and shows them when asked`, async () => {
+      // Another Catalyst's idea on the fixture's ideas folder (issue 40, item 8): signed with another id.
+      const { service } = suite.fixture;
+      const theirs = await service.createIdea(`Their idea ${size}`);
+      const metaPath = join(service.ideasRoot, theirs.id, 'meta.json');
+      const meta = JSON.parse(await readFile(metaPath, 'utf8')) as Record<string, unknown>;
+      expect(meta['madeBy'], 'the fixture signs its ideas').toMatch(/^[0-9a-f]{16}$/);
+      await writeFile(metaPath, JSON.stringify({ ...meta, madeBy: 'ffffffffffffffff' }));
+      const ours = await service.createIdea(`Our idea ${size}`);
+
+      const page = await suite.openLoggedInPage({ device });
+      const note = page.getByRole('note', { name: 'Ideas of another Catalyst' });
+      await note
+        .getByText(/on vm (was|were) made by another Catalyst that uses the same ideas folder\./)
+        .waitFor();
+      await ideaLink(page, `Our idea ${size}`).waitFor();
+      expect(await ideaLink(page, `Their idea ${size}`).count(), 'hidden until asked').toBe(0);
+      await note.getByRole('button', { name: 'Show them' }).click();
+      const row = page.getByRole('listitem').filter({ has: ideaLink(page, `Their idea ${size}`) });
+      await row.getByText(/made by another Catalyst/).waitFor();
+      expect(
+        await page
+          .getByRole('listitem')
+          .filter({ has: ideaLink(page, `Our idea ${size}`) })
+          .getByText(/made by another Catalyst/)
+          .count(),
+      ).toBe(0);
+      await saveScreenshot(page, 'manage', `ideas of another Catalyst shown ${size}`);
+
+      // The choice is this browser's: a reload keeps it; "Hide them" hides them again.
+      await page.reload();
+      await row.getByText(/made by another Catalyst/).waitFor();
+      await note.getByRole('button', { name: 'Hide them' }).click();
+      await ideaLink(page, `Their idea ${size}`).waitFor({ state: 'detached' });
+      expect(await fetchIdea(ours.id)).toMatchObject({ status: 200 });
+      for (const id of [theirs.id, ours.id]) {
+        expect((await service.api(`/api/ideas/${id}`, { method: 'DELETE' })).status).toBe(204);
+      }
+    });
+  }
 });

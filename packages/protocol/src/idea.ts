@@ -79,6 +79,9 @@ const delayMs = z
  */
 export const ModelNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:[\]-]{0,99}$/, 'not a model name');
 
+/** A Catalyst's own id (`<config dir>/catalyst-id`): 16 hex digits, the same across its restarts. */
+export const CatalystIdSchema = z.string().regex(/^[0-9a-f]{16}$/, 'not a Catalyst id');
+
 export const IdeaMetaSchema = z.strictObject({
   schemaVersion: z.literal(IDEA_META_SCHEMA_VERSION),
   id: IdeaIdSchema,
@@ -112,6 +115,11 @@ export const IdeaMetaSchema = z.strictObject({
   /** The idea's preview (issue 14): a command run with `/bin/sh -c` in `project/`, serving on this port there. */
   previewCommand: PreviewCommandSchema.optional(),
   previewPort: PreviewPortSchema.optional(),
+  /**
+   * The Catalyst that made the idea (issue 40, item 8): another Catalyst on the same ideas folder lists it as made
+   * elsewhere. Absent in ideas made before Catalysts signed theirs, which every Catalyst lists as its own.
+   */
+  madeBy: CatalystIdSchema.optional(),
 });
 export type IdeaMeta = z.infer<typeof IdeaMetaSchema>;
 
@@ -131,6 +139,8 @@ export const IdeaViewSchema = z.strictObject({
   error: z.string().optional(),
   /** The folder is on its host but its meta.json is missing or invalid: it cannot be opened, only deleted. */
   broken: z.literal(true).optional(),
+  /** Made by another Catalyst on the same ideas folder (its `madeBy` is not this Catalyst's id). */
+  madeElsewhere: z.literal(true).optional(),
   /**
    * The seq of the idea's newest event (`GET /api/ideas/:id` only, 0 before any): a client that subscribes with it
    * as `sinceSeq` gets what comes after, without replaying the history first.

@@ -91,7 +91,7 @@ export class IdeaStore {
     };
   }
 
-  async create(fields: { title: string; description: string }): Promise<IdeaMeta> {
+  async create(fields: { title: string; description: string; madeBy?: string }): Promise<IdeaMeta> {
     const id = createIdeaId();
     const paths = this.paths(id);
     const at = this.#now().toISOString();
@@ -105,6 +105,7 @@ export class IdeaStore {
       createdAt: at,
       updatedAt: at,
       totals: { costUsd: 0, turns: 0, runs: 0, questionsAsked: 0 },
+      ...(fields.madeBy === undefined ? {} : { madeBy: fields.madeBy }),
     });
     await this.#files.mkdirp(paths.dir, PRIVATE_DIR);
     await this.#files.mkdirp(paths.project);

@@ -26,6 +26,8 @@ export interface IdeasCapabilityOptions {
   stopAllOf: (id: string) => Promise<void>;
   /** The idea's budget changed: a queue paused by it may go on. */
   onBudgetChanged: (id: string) => void;
+  /** This Catalyst's id (server/catalyst-id-file.ts): new ideas are signed with it; without one, none are. */
+  catalystId?: string;
 }
 
 /**
@@ -59,7 +61,12 @@ export class IdeasCapability implements IdeasPort {
     let meta: IdeaMeta;
     try {
       const store = await this.#options.hosts.store(host);
-      meta = await store.create({ title: body.title, description: body.description });
+      const { catalystId } = this.#options;
+      meta = await store.create({
+        title: body.title,
+        description: body.description,
+        ...(catalystId === undefined ? {} : { madeBy: catalystId }),
+      });
     } catch (error) {
       throw toUnavailable(error, host);
     }
@@ -143,6 +150,7 @@ export class IdeasCapability implements IdeasPort {
         available: entry.meta !== undefined,
         running: this.#active.has(entry.id),
         ...(entry.meta ? { meta: entry.meta } : {}),
+        ...(entry.meta && this.#isMadeElsewhere(entry.meta) ? { madeElsewhere: true as const } : {}),
         ...(entry.error === undefined ? {} : { error: entry.error }),
         ...(entry.isBroken === true ? { broken: true as const } : {}),
       }));
@@ -163,6 +171,13 @@ export class IdeasCapability implements IdeasPort {
   }
 
   #view(id: string, host: string, meta: IdeaMeta): IdeaView {
-    return { id, host, available: true, running: this.#active.has(id), meta };
+    const view: IdeaView = { id, host, available: true, running: this.#active.has(id), meta };
+    return this.#isMadeElsewhere(meta) ? { ...view, madeElsewhere: true } : view;
+  }
+
+  /** Signed by another Catalyst; an unsigned idea (made before ideas were signed) is every Catalyst's own. */
+  #isMadeElsewhere(meta: IdeaMeta): boolean {
+    const { catalystId } = this.#options;
+    return catalystId !== undefined && meta.madeBy !== undefined && meta.madeBy !== catalystId;
   }
 }

@@ -6,6 +6,12 @@ import { AppLink } from './AppLink.tsx';
 import { DefaultHostStatus } from './DefaultHostStatus.tsx';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
 import { formatRelative } from './format.ts';
+import {
+  describeMadeElsewhere,
+  readShowMadeElsewhere,
+  saveShowMadeElsewhere,
+  splitMadeElsewhere,
+} from './made-elsewhere.ts';
 import { navigate } from './router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 import { useFetched } from './use-fetched.ts';
@@ -15,6 +21,7 @@ export function IdeasList() {
   const [ideas, setIdeas] = useState<IdeaView[]>();
   const [error, setError] = useState<string>();
   const [creating, setCreating] = useState(false);
+  const [isShowingElsewhere, setIsShowingElsewhere] = useState(readShowMadeElsewhere);
 
   const load = useCallback(async () => {
     try {
@@ -39,7 +46,11 @@ export function IdeasList() {
   }, [load]);
 
   // The API lists them newest activity first (docs/protocol.md).
-  const listed = ideas ?? [];
+  const { shown: listed, elsewhere } = splitMadeElsewhere(ideas ?? [], isShowingElsewhere);
+  const toggleElsewhere = () => {
+    saveShowMadeElsewhere(!isShowingElsewhere);
+    setIsShowingElsewhere(!isShowingElsewhere);
+  };
 
   return (
     <main className="page">
@@ -73,11 +84,21 @@ export function IdeasList() {
           {error}
         </p>
       )}
+      {elsewhere.length === 0 ? null : (
+        <div className="notice" role="note" aria-label="Ideas of another Catalyst">
+          {elsewhere.map((line) => (
+            <p key={line.host}>{describeMadeElsewhere(line)}</p>
+          ))}
+          <button type="button" onClick={toggleElsewhere}>
+            {isShowingElsewhere ? 'Hide them' : 'Show them'}
+          </button>
+        </div>
+      )}
       {ideas === undefined ? (
         error === undefined ? (
           <p className="muted">Loading…</p>
         ) : null
-      ) : listed.length === 0 ? (
+      ) : listed.length === 0 && elsewhere.length === 0 ? (
         <>
           <p className="empty">No ideas yet. Capture the first one with “New idea”.</p>
           <DefaultHostStatus />
@@ -107,6 +128,7 @@ function IdeaRow({ idea, onDeleted }: { idea: IdeaView; onDeleted: () => void })
       {idea.running ? <span className="running-dot">running</span> : null}
       <span className="idea-row-meta muted">
         {meta ? `${formatRelative(meta.updatedAt)} · ${idea.host}` : (idea.error ?? `on ${idea.host}`)}
+        {idea.madeElsewhere === true ? ' · made by another Catalyst' : ''}
       </span>
       {meta?.description ? <p className="idea-row-description">{meta.description}</p> : null}
       {idea.broken === true ? (
