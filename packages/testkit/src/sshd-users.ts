@@ -7,8 +7,10 @@ import { workerSuffix } from './worker.ts';
  * The login users a test sshd admits: one whose shell is bash, one whose shell is not (dash), root, and a spare one
  * (bash) that no shared fixture uses, for a test that changes what lies under its home (a small disk). Each vitest
  * worker has users of its own (`catalyst-bash-w2`, … from the second on): their homes hold sessions, runs and
- * claude's settings, which two files running at once must never share. Root too: from the second worker on it is
- * `catalyst-root-wN`, another name for uid 0 with a home of its own (sessions live in the login user's home).
+ * claude's settings, which two files running at once must never share. Root too: `catalyst-root` (`-wN` from the
+ * second worker on), another name for uid 0 with a home of its own (sessions live in the login user's home), never the
+ * machine's own root: its dotfiles are the machine's (this one's ~/.bashrc runs `pyenv init`, whose rehash waits a
+ * minute on a lock that a killed run can leave, and Debian's bash reads ~/.bashrc for every command sshd runs).
  */
 
 export interface SshdUser {
@@ -41,14 +43,13 @@ interface UserSpec {
   isRootAlias?: boolean;
 }
 
-function userSpecs(): { bash: UserSpec; dash: UserSpec; spare: UserSpec; root: UserSpec | undefined } {
+function userSpecs(): { bash: UserSpec; dash: UserSpec; spare: UserSpec; root: UserSpec } {
   const suffix = workerSuffix();
   return {
     bash: { name: `catalyst-bash${suffix}`, shell: '/bin/bash' },
     dash: { name: `catalyst-dash${suffix}`, shell: '/usr/bin/dash' },
     spare: { name: `catalyst-spare${suffix}`, shell: '/bin/bash' },
-    root:
-      suffix === '' ? undefined : { name: `catalyst-root${suffix}`, shell: '/bin/bash', isRootAlias: true },
+    root: { name: `catalyst-root${suffix}`, shell: '/bin/bash', isRootAlias: true },
   };
 }
 let stagingCount = 0;
@@ -70,7 +71,7 @@ export async function ensureTestUsers(): Promise<SshdUsers> {
   const bash = await ensureUser(specs.bash);
   const dash = await ensureUser(specs.dash);
   const spare = await ensureUser(specs.spare);
-  const root = specs.root === undefined ? await requireUser('root') : await ensureUser(specs.root);
+  const root = await ensureUser(specs.root);
   await writeNoisyBashrc(bash);
   return { bash: toSshdUser(bash), dash: toSshdUser(dash), root: toSshdUser(root), spare: toSshdUser(spare) };
 }

@@ -133,7 +133,7 @@ describe('startSshd', () => {
     const strict = await startSshd({ settings: { PermitRootLogin: 'no', MaxSessions: 2 } });
     try {
       const [root, dash] = await Promise.all([
-        runSsh({ server: strict, user: 'root' }, 'true'),
+        runSsh({ server: strict, user: strict.users.root.name }, 'true'),
         runSsh({ server: strict, user: strict.users.dash.name }, 'echo ok'),
       ]);
       expect(root.code).toBe(255);
