@@ -203,6 +203,12 @@ describe('hosts added in the app', () => {
     const detail = await call(catalyst, apiPath(API.getHost, { params: { name: 'nologin' } }));
     const { lastCheck } = API.getHost.response.parse(detail.body);
     expect(lastCheck?.steps.find((step) => step.id === 'login')?.status).toBe('failed');
+    // The list (and `catalyst hosts`) says it too: reachable is not ready (issue 40).
+    const listed = API.hosts.response.parse((await call(catalyst, apiPath(API.hosts))).body).hosts;
+    expect(listed.find((host) => host.name === 'nologin')).toMatchObject({
+      reachable: true,
+      lastCheck: { isReady: false, failed: ['login: claude on the VM is not logged in'] },
+    });
   });
 
   it('refuses to change or remove a host of the config file', async () => {

@@ -31,6 +31,25 @@ const away: HostHealthView = {
 };
 
 describe('formatHostTable', () => {
+  it('says a reachable host was not ready at its last check, and why', () => {
+    const loggedOut: HostHealthView = {
+      ...local,
+      lastCheck: {
+        isReady: false,
+        checkedAt: '2026-11-28T10:00:00.000Z',
+        failed: ['login: claude is not logged in'],
+      },
+    };
+    expect(formatHostTable([loggedOut])).toContain(
+      'reachable, but not ready at the last check: login: claude is not logged in (catalyst hosts check local)',
+    );
+    const ready = {
+      ...local,
+      lastCheck: { isReady: true, checkedAt: '2026-11-28T10:00:00.000Z', failed: [] },
+    };
+    expect(formatHostTable([ready]).split('\n')[1]).toMatch(/ reachable$/);
+  });
+
   it('aligns name, default, source, claude and status; an unreachable host says why, on one line', () => {
     expect(formatHostTable([local, devbox, away])).toBe(
       [

@@ -47,7 +47,12 @@ function claudeOf(host: HostHealthView): string {
 function statusOf(host: HostHealthView): string {
   if (!host.reachable) return `unreachable: ${host.error ?? 'no reason given'}`;
   const problems = host.preflight?.problems ?? [];
-  return problems.length === 0 ? 'reachable' : `reachable, but ${problems.join('; ')}`;
+  if (problems.length > 0) return `reachable, but ${problems.join('; ')}`;
+  // Reachable is not ready: the last full check may have found more (claude not logged in, say).
+  const failed = host.lastCheck?.isReady === false ? host.lastCheck.failed : [];
+  return failed.length === 0
+    ? 'reachable'
+    : `reachable, but not ready at the last check: ${failed.join('; ')} (catalyst hosts check ${host.name})`;
 }
 
 /** An error sentence may hold a newline (stderr of the host): it must not break the table. */

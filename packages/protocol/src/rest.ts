@@ -59,6 +59,18 @@ export const HostHealthSchema = z.object({
   reachable: z.boolean(),
   preflight: PreflightSchema.optional(),
   error: z.string().optional(),
+  /**
+   * The host's last full check, when one ran since the start (the Check button, `catalyst hosts check`, the check
+   * after adding it): reachable is not ready when, say, its claude is not logged in (issue 40).
+   */
+  lastCheck: z
+    .object({
+      isReady: z.boolean(),
+      checkedAt: z.string(),
+      /** The steps that failed, each as `<step>: <what was found>`. */
+      failed: z.array(z.string()),
+    })
+    .optional(),
 });
 export type HostHealthView = z.infer<typeof HostHealthSchema>;
 export const HostsResponseSchema = z.object({ hosts: z.array(HostHealthSchema) });

@@ -62,8 +62,15 @@ export class HostsCapability implements HostsPort {
     this.#options = options;
   }
 
-  hosts(): Promise<HostHealth[]> {
-    return checkHosts(this.#options.registry);
+  async hosts(): Promise<HostHealth[]> {
+    return (await checkHosts(this.#options.registry)).map((health) => {
+      const check = this.#lastChecks.get(health.name)?.view;
+      if (check === undefined) return health;
+      const failed = check.steps
+        .filter((step) => step.status === 'failed')
+        .map((step) => `${step.id}: ${step.detail}`);
+      return { ...health, lastCheck: { isReady: check.isReady, checkedAt: check.checkedAt, failed } };
+    });
   }
 
   getHost(name: string): Promise<HostDetailResponse> {
