@@ -14,8 +14,8 @@ export interface TerminalClient {
   output(): string;
   send(frame: unknown): void;
   type(text: string): void;
-  /** Waits until the output (after `from`, a length of output() taken before) matches. */
-  waitForOutput(pattern: RegExp, from?: number): Promise<RegExpMatchArray>;
+  /** Waits until the output (after `from`, a length of output() taken before) matches; 15 s unless `timeoutMs`. */
+  waitForOutput(pattern: RegExp, from?: number, timeoutMs?: number): Promise<RegExpMatchArray>;
   waitForFrame<T extends TerminalServerFrame['type']>(
     type: T,
   ): Promise<Extract<TerminalServerFrame, { type: T }>>;
@@ -41,7 +41,7 @@ export function openTerminalClient(
     for (const check of checks) check();
   });
   /** Resolves with `find()`'s first defined answer, checked at each frame; fails after 15 s saying what it saw. */
-  const waitFor = <T>(find: () => T | undefined, what: () => string): Promise<T> =>
+  const waitFor = <T>(find: () => T | undefined, what: () => string, timeoutMs = 15_000): Promise<T> =>
     new Promise((resolve, reject) => {
       const check = () => {
         const found = find();
@@ -53,7 +53,7 @@ export function openTerminalClient(
       const timer = setTimeout(() => {
         checks.delete(check);
         reject(new Error(`timed out waiting for ${what()}`));
-      }, 15_000);
+      }, timeoutMs);
       checks.add(check);
       check();
     });
@@ -72,10 +72,11 @@ export function openTerminalClient(
     type: (text) => {
       socket.send(Buffer.from(text, 'utf8'), { binary: true });
     },
-    waitForOutput: (pattern, from = 0) =>
+    waitForOutput: (pattern, from = 0, timeoutMs) =>
       waitFor(
         () => printed.slice(from).match(pattern) ?? undefined,
         () => `terminal output ${String(pattern)} (so far: ${JSON.stringify(printed.slice(-300))})`,
+        timeoutMs,
       ),
     waitForFrame: <T extends TerminalServerFrame['type']>(type: T) =>
       waitFor(

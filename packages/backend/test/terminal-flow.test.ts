@@ -31,7 +31,9 @@ async function stopYes(client: TerminalClient, marker: string): Promise<void> {
   client.type('\x03');
   const from = client.output().length;
   client.type(`echo "${marker}-$((40+2))"\r`);
-  await client.waitForOutput(new RegExp(`${marker}-42`), from);
+  // What `yes` printed before the ^C still drains first, MiBs of it through SSH, the pty and the socket: on a busy
+  // machine that took longer than the client's usual 15 s (CI).
+  await client.waitForOutput(new RegExp(`${marker}-42`), from, 45_000);
 }
 
 describe('the terminal’s output flow', () => {
