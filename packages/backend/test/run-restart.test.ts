@@ -169,7 +169,11 @@ describe('a build when Catalyst stops and starts again', () => {
       timeoutMs: LEASE_MS + 10_000,
       what: 'the session’s lease to lapse',
     });
-    const last = await (await fixture.restartService()).connect();
+    const restarted = await fixture.restartService();
+    // Taken up (its session heartbeated again) before the turn may end: a turn that ends while the lease has lapsed
+    // leaves a warm claude whose backend is gone, which the session ends at once (a race the suite lost under load).
+    await restarted.catalyst.swept;
+    const last = await restarted.connect();
     await last.subscribe(idea.id, lastSeq(seen));
     await writeFile(join(projectDir, 'go'), '');
     await last.waitFor((f) => f.type === 'run:ended' && f.runId === runId);
