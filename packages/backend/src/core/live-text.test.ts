@@ -10,7 +10,7 @@ import {
   streamEventLine,
   successResultLine,
   textDeltaLine,
-} from './cli-line-fixtures.ts';
+} from '../../test/support/cli-line-fixtures.ts';
 import { LiveText } from './live-text.ts';
 
 const ctx = { ideaId: 'idea-0123456789abcdef', runId: 'run-1' };

@@ -6,7 +6,7 @@ import {
   lineOf,
   lostSessionResultLine,
   successResultLine,
-} from './cli-line-fixtures.ts';
+} from '../../test/support/cli-line-fixtures.ts';
 import {
   RECAP_MESSAGE_CHARS,
   RECAP_MESSAGES,

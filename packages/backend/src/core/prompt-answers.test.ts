@@ -1,6 +1,6 @@
 import type { CanUseToolRequest } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
-import { askInput, writeInput } from './cli-line-fixtures.ts';
+import { askInput, writeInput } from '../../test/support/cli-line-fixtures.ts';
 import {
   DISMISSED_MESSAGE,
   NO_ANSWER_IN_TIME,

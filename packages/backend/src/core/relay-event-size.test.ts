@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_RELAY_EVENT_BYTES, RelayEventSchema, type RelayEventDraft } from '@catalyst/protocol';
-import { assistantLine, canUseToolLine, lineOf } from './cli-line-fixtures.ts';
+import { assistantLine, canUseToolLine, lineOf } from '../../test/support/cli-line-fixtures.ts';
 import { capRelayEvent, commonLength, relayEventBytes } from './relay-event-size.ts';
 import { toRelayDrafts } from './relay-mapping.ts';
 

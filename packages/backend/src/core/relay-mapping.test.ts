@@ -13,7 +13,7 @@ import {
   successResultLine,
   toolResultLine,
   writeInput,
-} from './cli-line-fixtures.ts';
+} from '../../test/support/cli-line-fixtures.ts';
 import {
   MAX_RELAY_TEXT_BYTES,
   capText,

@@ -7,8 +7,13 @@ import {
   initLine,
   successResultLine,
   writeInput,
-} from './cli-line-fixtures.ts';
-import { LifecycleHarness, finishesOf, typesOf, writtenLines } from './run-lifecycle-harness.ts';
+} from '../../test/support/cli-line-fixtures.ts';
+import {
+  LifecycleHarness,
+  finishesOf,
+  typesOf,
+  writtenLines,
+} from '../../test/support/run-lifecycle-harness.ts';
 import { CHAT_READ_ONLY_MESSAGE } from './tool-policy.ts';
 
 describe('RunLifecycle: how the host ending maps to the outcome', () => {

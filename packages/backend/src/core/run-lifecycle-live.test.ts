@@ -7,8 +7,13 @@ import {
   streamEventLine,
   successResultLine,
   textDeltaLine,
-} from './cli-line-fixtures.ts';
-import { LifecycleHarness, finishesOf, typesOf, writtenLines } from './run-lifecycle-harness.ts';
+} from '../../test/support/cli-line-fixtures.ts';
+import {
+  LifecycleHarness,
+  finishesOf,
+  typesOf,
+  writtenLines,
+} from '../../test/support/run-lifecycle-harness.ts';
 
 const exited = (code: number) => ({ kind: 'exited', code, signal: null }) as const;
 

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_ID, initLine, lostSessionResultLine, successResultLine } from './cli-line-fixtures.ts';
-import { LifecycleHarness, finishesOf, typesOf, writtenLines } from './run-lifecycle-harness.ts';
+import {
+  SESSION_ID,
+  initLine,
+  lostSessionResultLine,
+  successResultLine,
+} from '../../test/support/cli-line-fixtures.ts';
+import {
+  LifecycleHarness,
+  finishesOf,
+  typesOf,
+  writtenLines,
+} from '../../test/support/run-lifecycle-harness.ts';
 
 // A resumed session the CLI no longer has (lost-session.ts): the same run goes on in a new session, with a recap.
 

@@ -1,8 +1,19 @@
 import { createAllowResponse, createDenyResponse } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
-import { askInput, canUseToolLine, initLine, successResultLine, writeInput } from './cli-line-fixtures.ts';
+import {
+  askInput,
+  canUseToolLine,
+  initLine,
+  successResultLine,
+  writeInput,
+} from '../../test/support/cli-line-fixtures.ts';
 import { STOPPING_MESSAGE } from './tool-policy.ts';
-import { LifecycleHarness, finishesOf, typesOf, writtenLines } from './run-lifecycle-harness.ts';
+import {
+  LifecycleHarness,
+  finishesOf,
+  typesOf,
+  writtenLines,
+} from '../../test/support/run-lifecycle-harness.ts';
 
 // Prompts that wait for a person (run-lifecycle-prompts.ts, protocol §8.2–§8.4), through the pure lifecycle.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { initLine, successResultLine } from './cli-line-fixtures.ts';
-import { LifecycleHarness } from './run-lifecycle-harness.ts';
+import { initLine, successResultLine } from '../../test/support/cli-line-fixtures.ts';
+import { LifecycleHarness } from '../../test/support/run-lifecycle-harness.ts';
 
 describe('RunLifecycle: the result of a run taken up after a restart', () => {
   it('reports the duration from the run’s start, not from the take-up (issue 40)', () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { initLine, successResultLine } from './cli-line-fixtures.ts';
-import { LifecycleHarness, finishesOf, typesOf, writtenLines } from './run-lifecycle-harness.ts';
+import { initLine, successResultLine } from '../../test/support/cli-line-fixtures.ts';
+import {
+  LifecycleHarness,
+  finishesOf,
+  typesOf,
+  writtenLines,
+} from '../../test/support/run-lifecycle-harness.ts';
 import { consumedMessageUuids, isResultOfMessage, messageUuidOf } from './turn-of-message.ts';
 
 // Issue 39: the message goes to Claude with a uuid, and its turn ends at the result that lists it (measured on

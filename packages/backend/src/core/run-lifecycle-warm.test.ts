@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { initLine, interruptedResultLine, successResultLine } from './cli-line-fixtures.ts';
-import { LifecycleHarness, finishesOf, typesOf } from './run-lifecycle-harness.ts';
+import { initLine, interruptedResultLine, successResultLine } from '../../test/support/cli-line-fixtures.ts';
+import { LifecycleHarness, finishesOf, typesOf } from '../../test/support/run-lifecycle-harness.ts';
 
 // A turn in a process that lives on (issue 11; run-commands.ts `warm`): the run ends at its result and the
 // process stays; the turn's cost is what the cumulative total grew by.

@@ -12,9 +12,9 @@ import {
   successResultLine,
   toolResultLine,
   writeInput,
-} from './cli-line-fixtures.ts';
+} from '../../test/support/cli-line-fixtures.ts';
 import type { RunCommand } from './run-lifecycle.ts';
-import { LifecycleHarness, finishesOf } from './run-lifecycle-harness.ts';
+import { LifecycleHarness, finishesOf } from '../../test/support/run-lifecycle-harness.ts';
 
 /**
  * Random runs: any order of CLI lines, stderr, cancels, pending questions and passing time (enough to fire every

@@ -10,8 +10,13 @@ import {
   interruptedResultLine,
   successResultLine,
   writeInput,
-} from './cli-line-fixtures.ts';
-import { LifecycleHarness, finishesOf, typesOf, writtenLines } from './run-lifecycle-harness.ts';
+} from '../../test/support/cli-line-fixtures.ts';
+import {
+  LifecycleHarness,
+  finishesOf,
+  typesOf,
+  writtenLines,
+} from '../../test/support/run-lifecycle-harness.ts';
 
 const exited = (code: number) => ({ kind: 'exited', code, signal: null }) as const;
 const interruptLine = createInterruptRequest('interrupt-run-1');

@@ -5,7 +5,13 @@ import {
   type HostControlResponse,
 } from '@catalyst/protocol';
 import { buildClaudeCommand } from './claude-command.ts';
-import { askInput, bashWriteInput, canUseToolLine, lineOf, writeInput } from './cli-line-fixtures.ts';
+import {
+  askInput,
+  bashWriteInput,
+  canUseToolLine,
+  lineOf,
+  writeInput,
+} from '../../test/support/cli-line-fixtures.ts';
 import {
   CHAT_READ_ONLY_MESSAGE,
   CHAT_TOOLS,

@@ -1,6 +1,6 @@
 import type { RelayEvent } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
-import { relayEvent, started } from '../transcript/transcript-fixtures.ts';
+import { relayEvent, started } from '../../test/support/transcript-fixtures.ts';
 import { carriesMessage, findBudgetStop, isAutopilotRunning, stepIdsUpTo } from './idea-events.ts';
 
 // What the idea's page reads from its history besides the transcript: whether the newest run was a person's run

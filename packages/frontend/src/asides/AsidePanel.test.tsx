@@ -1,7 +1,7 @@
 import type { AsideView } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { IDEA_ID } from '../transcript/transcript-fixtures.ts';
+import { IDEA_ID } from '../../test/support/transcript-fixtures.ts';
 import { AsidePanel } from './AsidePanel.tsx';
 import type { AsidesControl } from './use-asides.ts';
 

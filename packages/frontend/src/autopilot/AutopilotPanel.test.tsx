@@ -1,7 +1,7 @@
 import type { AutopilotView } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { commandResult, IDEA_ID } from '../transcript/transcript-fixtures.ts';
+import { commandResult, IDEA_ID } from '../../test/support/transcript-fixtures.ts';
 import { AutopilotPanel, AutopilotToggle } from './AutopilotPanel.tsx';
 import type { AutopilotControl } from './use-autopilot.ts';
 

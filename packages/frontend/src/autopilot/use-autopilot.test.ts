@@ -2,7 +2,7 @@ import type { AutopilotView, RelayEvent } from '@catalyst/protocol';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { api, ApiError } from '../app/api.ts';
-import { IDEA_ID, relayEvent, started } from '../transcript/transcript-fixtures.ts';
+import { IDEA_ID, relayEvent, started } from '../../test/support/transcript-fixtures.ts';
 import { findLastAutopilotSeq, useAutopilot } from './use-autopilot.ts';
 
 // The panel's view of the idea's autopilot comes from the server: fetched once the stream is live and again on

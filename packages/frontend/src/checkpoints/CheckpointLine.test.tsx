@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, ApiError } from '../app/api.ts';
 import { ProjectLinksProvider } from '../files/project-context.ts';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
-import { IDEA_ID, relayEvent, started } from '../transcript/transcript-fixtures.ts';
+import { IDEA_ID, relayEvent, started } from '../../test/support/transcript-fixtures.ts';
 import { applyFrames, emptyTranscript } from '../transcript/transcript-state.ts';
 
 // Under a build's summary, its checkpoint: the counts, "View changes" (the diff fetched when opened, one

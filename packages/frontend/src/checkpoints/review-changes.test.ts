@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relayEvent } from '../transcript/transcript-fixtures.ts';
+import { relayEvent } from '../../test/support/transcript-fixtures.ts';
 import { reviewChangesOf } from './review-changes.ts';
 
 // When a review shown in the page asks for its comments again: its own comments changed (in any tab), or the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandResult, relayEvent, started } from '../transcript/transcript-fixtures.ts';
+import { commandResult, relayEvent, started } from '../../test/support/transcript-fixtures.ts';
 import { findAttention, type Attention, type AttentionContext } from '@catalyst/protocol';
 import { formatPageTitle } from './page-title.ts';
 

@@ -2,7 +2,7 @@ import type { RelayEvent } from '@catalyst/protocol';
 import { cleanup, renderHook } from '@testing-library/react';
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { IDEA_ID, relayEvent, started } from '../transcript/transcript-fixtures.ts';
+import { IDEA_ID, relayEvent, started } from '../../test/support/transcript-fixtures.ts';
 import { useAttention, type AttentionOptions } from './use-attention.ts';
 
 // The page's side of attention: nothing for the history a page opens with, nor while the tab is seen; while it is

@@ -2,7 +2,7 @@ import type { PreviewView } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { api } from '../app/api.ts';
-import { IDEA_ID } from '../transcript/transcript-fixtures.ts';
+import { IDEA_ID } from '../../test/support/transcript-fixtures.ts';
 import { FRAME_SANDBOX, PreviewFrame } from './PreviewFrame.tsx';
 
 // The app in the Preview tab's frame (issue 31): sandboxed, sent to a one-time frame link asked for when shown and

@@ -3,7 +3,7 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { useState } from 'react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { api, ApiError } from '../app/api.ts';
-import { IDEA_ID } from '../transcript/transcript-fixtures.ts';
+import { IDEA_ID } from '../../test/support/transcript-fixtures.ts';
 import { PreviewPanel, PreviewToggle } from './PreviewPanel.tsx';
 
 // The Preview view: nothing asked for before it is opened; the state in a sentence; polls every 2 s while the

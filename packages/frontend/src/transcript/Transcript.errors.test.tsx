@@ -2,7 +2,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as ClaudeTextModule from './ClaudeText.tsx';
 import { Transcript, type TranscriptActions } from './Transcript.tsx';
-import { started, text, textDelta, toolResult, toolUse } from './transcript-fixtures.ts';
+import { started, text, textDelta, toolResult, toolUse } from '../../test/support/transcript-fixtures.ts';
 import { applyFrames, emptyTranscript, type TranscriptFrame } from './transcript-state.ts';
 
 // One item whose component throws (a stand-in for a rendering bug no test has found yet): ClaudeText breaks on

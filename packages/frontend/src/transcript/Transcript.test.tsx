@@ -10,7 +10,7 @@ import {
   textReset,
   toolResult,
   toolUse,
-} from './transcript-fixtures.ts';
+} from '../../test/support/transcript-fixtures.ts';
 import { applyFrames, emptyTranscript, type TranscriptFrame } from './transcript-state.ts';
 
 afterEach(cleanup);

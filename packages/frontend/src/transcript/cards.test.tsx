@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AskUserQuestionItem, QuestionClosedReason } from '@catalyst/protocol';
 import { Transcript, type TranscriptActions } from './Transcript.tsx';
-import { relayEvent, started, text, toolResult, toolUse } from './transcript-fixtures.ts';
+import { relayEvent, started, text, toolResult, toolUse } from '../../test/support/transcript-fixtures.ts';
 import { applyFrames, emptyTranscript, type TranscriptFrame } from './transcript-state.ts';
 
 afterEach(() => {

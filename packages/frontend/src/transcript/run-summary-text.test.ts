@@ -1,6 +1,6 @@
 import { RelayEventSchema, type CommandResult, type RelayEvent } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
-import { commandResult } from './transcript-fixtures.ts';
+import { commandResult } from '../../test/support/transcript-fixtures.ts';
 import { describeRunHint, describeRunSummary, runSummaryTone } from './run-summary-text.ts';
 
 // The line closing a run (issue 40): a run the CLI stopped at its budget is paused, in one word, as the budget

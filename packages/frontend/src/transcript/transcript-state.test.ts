@@ -7,7 +7,7 @@ import {
   textReset,
   toolResult,
   toolUse,
-} from './transcript-fixtures.ts';
+} from '../../test/support/transcript-fixtures.ts';
 import {
   applyFrame,
   applyFrames,

@@ -2,7 +2,7 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProjectLinksProvider, type ProjectLinks } from '../files/project-context.ts';
 import { Transcript, type TranscriptActions } from './Transcript.tsx';
-import { relayEvent, started, toolResult, toolUse } from './transcript-fixtures.ts';
+import { relayEvent, started, toolResult, toolUse } from '../../test/support/transcript-fixtures.ts';
 import { applyFrames, emptyTranscript } from './transcript-state.ts';
 import { summarize } from './transcript-summary.ts';
 
