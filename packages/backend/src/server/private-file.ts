@@ -1,5 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { CatalystError } from '../core/catalyst-error.ts';
+import { syncDirectory, writeFileSynced } from '../service/atomic-file.ts';
 
 /**
  * The files Catalyst keeps in its config dir for itself alone (the token, the signed-in browsers): the dir 0700, the
@@ -28,4 +30,46 @@ export async function readPrivateFile(path: string, what: string): Promise<strin
 
 export function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && 'code' in error;
+}
+
+/** What read-or-create found: the value, and whether this call made the file. */
+export interface KeptValue {
+  readonly value: string;
+  readonly made: boolean;
+}
+
+/**
+ * A value Catalyst makes once and keeps in a private file of its config dir (the token, its own id): read when the
+ * file is there (`read` parses its text; undefined when the file holds none and was set aside), else made and
+ * written with O_EXCL (0600, flushed to the disk with its folder). A file that appeared in between is read, never
+ * overwritten. CONFIG_INVALID when it can be neither read nor made.
+ */
+export async function readOrCreatePrivateFile(options: {
+  path: string;
+  /** Names the file in the errors ("the token file"). */
+  what: string;
+  read: (text: string) => Promise<string | undefined>;
+  make: () => string;
+}): Promise<KeptValue> {
+  const { path, what, read } = options;
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true, mode: CONFIG_DIR_MODE });
+  const readKept = async () => {
+    const text = await readPrivateFile(path, what);
+    return text === undefined ? undefined : read(text);
+  };
+  const existing = await readKept();
+  if (existing !== undefined) return { value: existing, made: false };
+  const value = options.make();
+  try {
+    await writeFileSynced(path, `${value}\n`, 0o600);
+    await syncDirectory(dir);
+    return { value, made: true };
+  } catch (error) {
+    if (isErrnoException(error) && error.code === 'EEXIST') {
+      const raced = await readKept();
+      if (raced !== undefined) return { value: raced, made: false };
+    }
+    throw new CatalystError('CONFIG_INVALID', `cannot create ${what} ${path}`, { cause: error });
+  }
 }

@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { syncDirectory, writeFileSynced } from '../service/atomic-file.ts';
 import { setAsideDamagedFile } from '../service/own-json-file.ts';
 import type { Config } from './config.ts';
 import { summarizeIssues } from './issue-summary.ts';
-import { CONFIG_DIR_MODE, isErrnoException, readPrivateFile } from './private-file.ts';
+import { readOrCreatePrivateFile } from './private-file.ts';
 
 /**
  * The access token when CATALYST_TOKEN is not set: `<configDir>/token`, created once with 256 random bits and
@@ -39,35 +37,23 @@ export const TokenSchema = z
   .max(1024, 'must be at most 1024 characters')
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
-const TOKEN_FILE_MODE = 0o600;
-
 export async function resolveToken(
   config: Pick<Config, 'token' | 'configDir'>,
   logger: Logger = pino({ level: 'silent' }),
 ): Promise<ResolvedToken> {
   if (config.token !== undefined) return { token: config.token, generated: false, source: 'environment' };
   const path = join(config.configDir, 'token');
-  await mkdir(config.configDir, { recursive: true, mode: CONFIG_DIR_MODE });
-  const existing = await readTokenFile(path, logger);
-  if (existing !== undefined) return { token: existing, generated: false, source: 'file' };
-  const token = randomBytes(32).toString('base64url');
-  try {
-    await writeFileSynced(path, `${token}\n`, TOKEN_FILE_MODE);
-    await syncDirectory(config.configDir);
-    return { token, generated: true, source: 'file' };
-  } catch (error) {
-    if (isErrnoException(error) && error.code === 'EEXIST') {
-      const raced = await readTokenFile(path, logger);
-      if (raced !== undefined) return { token: raced, generated: false, source: 'file' };
-    }
-    throw new CatalystError('CONFIG_INVALID', `cannot create the token file ${path}`, { cause: error });
-  }
+  const kept = await readOrCreatePrivateFile({
+    path,
+    what: 'the token file',
+    make: () => randomBytes(32).toString('base64url'),
+    read: (text) => parseTokenFile(path, text, logger),
+  });
+  return { token: kept.value, generated: kept.made, source: 'file' };
 }
 
-/** The token in the file, or undefined when there is no file. Refuses a file others can read, like ssh does. */
-async function readTokenFile(path: string, logger: Logger): Promise<string | undefined> {
-  const text = await readPrivateFile(path, 'the token file');
-  if (text === undefined) return undefined;
+/** The token in the file's text; undefined when the file was empty (set aside). A file someone wrote is refused. */
+async function parseTokenFile(path: string, text: string, logger: Logger): Promise<string | undefined> {
   if (text.trim() === '') {
     await setAsideDamagedFile({ path, what: 'the token file', problem: 'it is empty', logger });
     return undefined;
