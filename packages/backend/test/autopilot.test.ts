@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiErrorBodySchema, AutopilotResponseSchema, type AutopilotView } from '@catalyst/protocol';
-import { colorQuestion, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { colorQuestion, text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 import { expectNothingLeft } from './session-test-kit.ts';
 
@@ -37,9 +37,7 @@ async function startWaitingAutopilot(title: string, options: { stopOnFailure?: b
   const { service } = fixture;
   const idea = await service.createIdea(title);
   const go = join(service.projectDir(idea.id), 'go');
-  fixture.model.enqueue(
-    toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
-  );
+  fixture.model.enqueue(toolUse('Bash', { command: waitForFile(go), description: 'Wait' }));
   const started = await autopilotOf(
     await post(service, `/api/ideas/${idea.id}/autopilot`, {
       steps: [
@@ -149,7 +147,7 @@ describe('autopilot', () => {
     const idea = await fixture.service.createIdea('Autopilot across a restart');
     const go = join(fixture.service.projectDir(idea.id), 'go');
     fixture.model.enqueue(
-      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
+      toolUse('Bash', { command: waitForFile(go), description: 'Wait' }),
       text('First step done.'),
       text('Second step done.'),
     );

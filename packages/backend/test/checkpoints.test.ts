@@ -12,7 +12,7 @@ import {
   type CheckpointView,
   type RelayEvent,
 } from '@catalyst/protocol';
-import { text, toolUse, waitUntil, type RecordedRequest } from '@catalyst/testkit';
+import { type RecordedRequest, text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 
 // Checkpoints and files (issue 13), over the test kit's sshd with the real CLI: every build ends with a commit of
@@ -193,9 +193,7 @@ describe('checkpoints', () => {
     // A build cancelled midway still ends with a checkpoint of what it wrote.
     fixture.model.enqueue(
       // A git killed mid-write leaves its index.lock: the checkpoint goes on all the same.
-      bash(
-        `printf 'half\\n' > half.txt; touch .git/index.lock; while [ ! -e ${join(project, 'never')} ]; do sleep 0.1; done`,
-      ),
+      bash(`printf 'half\\n' > half.txt; touch .git/index.lock; ${waitForFile(join(project, 'never'))}`),
     );
     const from = client.frames.length;
     client.send({ type: 'build', ideaId: idea.id, message: 'Build slowly' });
@@ -311,7 +309,7 @@ describe('checkpoints', () => {
     const client = await service.connect();
     await client.subscribe(idea.id);
     const project = service.projectDir(idea.id);
-    fixture.model.enqueue(bash(`while [ ! -e ${join(project, 'go')} ]; do sleep 0.1; done`), text('Done.'));
+    fixture.model.enqueue(bash(waitForFile(join(project, 'go'))), text('Done.'));
     const from = client.frames.length;
     client.send({ type: 'build', ideaId: idea.id, message: 'Wait' });
     const started = await client.waitFor((frame) => frame.type === 'run:started', from);

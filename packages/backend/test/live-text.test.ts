@@ -7,7 +7,7 @@ import {
   type RelayEvent,
   type ServerFrame,
 } from '@catalyst/protocol';
-import { streamError, streamedText, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { streamedText, streamError, text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
 import { type IdeaClient, useServiceFixture } from './service-harness.ts';
 
 // Streaming text end to end: the real claude CLI with --include-partial-messages over the test kit's sshd, its
@@ -119,7 +119,7 @@ describe('streaming text over SSH with the real claude CLI', () => {
     const idea = await fixture.service.createIdea('A long tool call');
     const go = join(fixture.service.projectDir(idea.id), 'go');
     fixture.model.enqueue(
-      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.2; done`, description: 'Wait for go' }),
+      toolUse('Bash', { command: waitForFile(go), description: 'Wait for go' }),
       text('Went on.'),
     );
     const client = await fixture.service.connect();

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunMode } from '@catalyst/protocol';
-import { text, toolUse, waitUntil } from '@catalyst/testkit';
+import { text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
 import { expectNothingLeft, sessionDirs, sessionOf } from './session-test-kit.ts';
 
@@ -129,7 +129,7 @@ describe('mode switches', () => {
     await client.subscribe(idea.id);
     fixture.model.enqueue(
       toolUse('Bash', {
-        command: `while [ ! -e ${go} ]; do sleep 0.2; done`,
+        command: waitForFile(go),
         description: 'Wait in the background',
         run_in_background: true,
       }),

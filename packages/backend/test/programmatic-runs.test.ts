@@ -7,7 +7,7 @@ import {
   RunResponseSchema,
   type RunView,
 } from '@catalyst/protocol';
-import { text, toolUse } from '@catalyst/testkit';
+import { text, toolUse, waitForFile } from '@catalyst/testkit';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 import { expectNothingLeft } from './session-test-kit.ts';
 
@@ -32,7 +32,7 @@ async function errorOf(response: Response) {
 /** A Bash step that waits until `go` exists in the project. */
 function waitForGo(projectDir: string) {
   return toolUse('Bash', {
-    command: `while [ ! -e ${join(projectDir, 'go')} ]; do sleep 0.1; done; echo went`,
+    command: `${waitForFile(join(projectDir, 'go'))}; echo went`,
     description: 'Wait for go',
   });
 }

@@ -8,7 +8,7 @@ import {
   type AutopilotView,
   type RelayEvent,
 } from '@catalyst/protocol';
-import { text, toolUse } from '@catalyst/testkit';
+import { text, toolUse, waitForFile } from '@catalyst/testkit';
 import { CONTINUE_MESSAGE } from '../src/service/autopilots.ts';
 import { useServiceFixture, type IdeaClient, type ServiceUnderTest } from './service-harness.ts';
 
@@ -42,9 +42,7 @@ async function startWaitingBuild(title: string) {
   const { service } = fixture;
   const idea = await service.createIdea(title);
   const go = join(service.projectDir(idea.id), 'go');
-  fixture.model.enqueue(
-    toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
-  );
+  fixture.model.enqueue(toolUse('Bash', { command: waitForFile(go), description: 'Wait' }));
   const client = await service.connect();
   await client.subscribe(idea.id);
   client.send({ type: 'build', ideaId: idea.id, message: 'Wait for go.' });
@@ -200,7 +198,7 @@ describe('budgets that pause', () => {
     const go = join(service.projectDir(idea.id), 'go');
     fixture.model.enqueue(
       text('One.'),
-      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
+      toolUse('Bash', { command: waitForFile(go), description: 'Wait' }),
       text('Two.'),
       text('Three.'),
     );

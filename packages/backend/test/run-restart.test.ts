@@ -2,7 +2,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RelayEvent } from '@catalyst/protocol';
-import { text, toolUse, waitUntil } from '@catalyst/testkit';
+import { text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
 import { spawnCatalyst } from './catalyst-process-kit.ts';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
 import { expectOnlyWarmClaudeThenDelete, sessionDirs } from './session-test-kit.ts';
@@ -19,7 +19,7 @@ const LEASE_MS = 3_000;
 function waitForGo(projectDir: string): string {
   const go = join(projectDir, 'go');
   const marker = join(projectDir, 'built.txt');
-  return `echo waiting; while [ ! -e ${go} ]; do sleep 0.1; done; echo done > ${marker}`;
+  return `echo waiting; ${waitForFile(go)}; echo done > ${marker}`;
 }
 
 /** Starts a build whose Bash step waits for `go`; resolves with its run id once the step runs. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { IdeaResponseSchema, type RelayEvent, type ServerFrame } from '@catalyst/protocol';
-import { text, toolUse, writeClaudeSettings } from '@catalyst/testkit';
+import { text, toolUse, waitForFile, writeClaudeSettings } from '@catalyst/testkit';
 import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
 import { expectNothingLeft } from './session-test-kit.ts';
 
@@ -113,7 +113,7 @@ describe('the VM’s disk fills up', () => {
       // The turn's Bash step waits; meanwhile the disk fills up to the last byte.
       fixture.model.enqueue(
         toolUse('Bash', {
-          command: `while [ ! -e ${join(projectDir, 'go')} ]; do sleep 0.1; done`,
+          command: waitForFile(join(projectDir, 'go')),
           description: 'Wait',
         }),
       );

@@ -9,7 +9,15 @@ import {
   RunResponseSchema,
   RunViewSchema,
 } from '@catalyst/protocol';
-import { colorQuestion, httpError, streamedText, text, toolUse, waitUntil } from '@catalyst/testkit';
+import {
+  colorQuestion,
+  httpError,
+  streamedText,
+  text,
+  toolUse,
+  waitForFile,
+  waitUntil,
+} from '@catalyst/testkit';
 import { describe, expect, it } from 'vitest';
 import { useServiceFixture } from '../../backend/test/service-harness.ts';
 import { expectNothingLeft } from '../../backend/test/session-test-kit.ts';
@@ -43,7 +51,7 @@ async function closedPort(): Promise<number> {
 /** A Bash step that waits until `go` exists in the project (nobody writes it here: the run is cancelled). */
 function waitForGo(projectDir: string) {
   return toolUse('Bash', {
-    command: `while [ ! -e ${join(projectDir, 'go')} ]; do sleep 0.1; done; echo went`,
+    command: `${waitForFile(join(projectDir, 'go'))}; echo went`,
     description: 'Wait for go',
   });
 }

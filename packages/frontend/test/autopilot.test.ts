@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { text, toolUse } from '@catalyst/testkit';
+import { text, toolUse, waitForFile } from '@catalyst/testkit';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import {
@@ -108,9 +108,7 @@ describe('the queue of next messages in the browser', () => {
     });
     await openIdea(page, { id: idea.id, title: 'Queued in two tabs' });
     const go = join(service.projectDir(idea.id), 'go');
-    model.enqueue(
-      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
-    );
+    model.enqueue(toolUse('Bash', { command: waitForFile(go), description: 'Wait' }));
     await chooseBuild(page);
     await sendMessage(page, 'Wait for go.');
     await toolCards(page, 'Bash').waitFor();
@@ -277,7 +275,7 @@ describe('autopilot in the browser', () => {
     const go = join(service.projectDir(idea.id), 'go');
     model.enqueue(
       toolUse('Bash', {
-        command: `while [ ! -e ${go} ]; do sleep 0.1; done; echo went`,
+        command: `${waitForFile(go)}; echo went`,
         description: 'Wait for go',
       }),
     );

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { text, toolUse } from '@catalyst/testkit';
+import { text, toolUse, waitForFile } from '@catalyst/testkit';
 import { useBrowserSuite } from './browser-harness.ts';
 import { chooseBuild, openIdea, sendMessage, toolCards, waitForRunSummary } from './idea-page.ts';
 
@@ -67,9 +67,7 @@ describe.each(Object.entries(SIZES))('while a build runs, at %s size', (sizeName
     const page = await suite.openLoggedInPage({ device });
     await openIdea(page, { id: idea.id, title: `Queue named, ${sizeName}` });
     const go = join(service.projectDir(idea.id), 'go');
-    model.enqueue(
-      toolUse('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.1; done`, description: 'Wait' }),
-    );
+    model.enqueue(toolUse('Bash', { command: waitForFile(go), description: 'Wait' }));
     await chooseBuild(page);
     await sendMessage(page, 'Wait for go.');
     await toolCards(page, 'Bash').waitFor();

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { text, toolUse, waitUntil } from '@catalyst/testkit';
+import { text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
 import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { chooseBuild, openIdea, sendMessage, toolCards, waitForRunSummary } from './idea-page.ts';
@@ -59,7 +59,7 @@ describe('the composer’s mode', () => {
       toolUse(
         'Bash',
         {
-          command: `while [ ! -e ${go} ]; do sleep 0.1; done; echo went`,
+          command: `${waitForFile(go)}; echo went`,
           description: 'Wait for the reload',
         },
         'Waiting for the reload.',

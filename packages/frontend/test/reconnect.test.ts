@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
-import { startTcpProxy, text, toolUse, waitUntil } from '@catalyst/testkit';
+import { startTcpProxy, text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
 import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
 import { useBrowserSuite, within } from './browser-harness.ts';
 import {
@@ -119,7 +119,7 @@ describe('a dropped connection', () => {
       toolUse(
         'Bash',
         {
-          command: `while [ ! -e ${go} ]; do sleep 0.1; done; echo went`,
+          command: `${waitForFile(go)}; echo went`,
           description: 'Wait for the restart',
         },
         'Waiting for the restart.',

@@ -68,3 +68,11 @@ export function streamError(partialText: string): ScriptedReply {
 export function longRunningCommand(seconds: number): string {
   return `echo started && sleep ${String(seconds)}`;
 }
+
+/**
+ * A shell command that waits until `path` exists (a test creates it: "go"), for a tool or a preview that must still
+ * be running when the test acts. Read-only for the CLI (`[` and `sleep`), so it runs without asking.
+ */
+export function waitForFile(path: string): string {
+  return `while [ ! -e ${path} ]; do sleep 0.1; done`;
+}
