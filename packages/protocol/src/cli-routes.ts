@@ -16,7 +16,7 @@ import {
   UserApiMessageSchema,
 } from './cli-messages.ts';
 import { isJsonObject } from './cli-json-object.ts';
-import type { CliMessage } from './cli-output.ts';
+import type { CliMessage } from './cli-message.ts';
 import {
   ResultErrorMessageSchema,
   ResultErrorSubtypeSchema,

@@ -6,8 +6,10 @@ import {
   PushDecryptError,
   type PushReceiverKeys,
 } from './push-crypto.ts';
-import { createPushWaiters } from './push-waiters.ts';
+import { createPushWaiters, type PushRefusal, type ReceivedPush } from './push-waiters.ts';
 import { verifyVapidAuthorization, VapidError } from './push-vapid.ts';
+
+export type { PushRefusal, ReceivedPush } from './push-waiters.ts';
 
 /**
  * A browser's push service on 127.0.0.1 (port 0), for testing Catalyst's Web Push sender over real HTTP. It makes
@@ -23,14 +25,6 @@ export interface PushSubscriptionJson {
   keys: { p256dh: string; auth: string };
 }
 
-export interface ReceivedPush {
-  readonly endpoint: string;
-  /** The decrypted body, parsed when it is JSON, else its text. */
-  readonly payload: unknown;
-  readonly headers: IncomingHttpHeaders;
-  readonly receivedAt: number;
-}
-
 /** What the service answers a request that passed its checks; `times` (default 1) says for how many requests. */
 export type PushAnswer =
   | { status: number; retryAfter?: string; times?: number }
@@ -42,12 +36,6 @@ export interface PushRequestRecord {
   /** The answer, or 'hang'. */
   readonly status: number | 'hang';
   readonly at: number;
-}
-
-export interface PushRefusal {
-  readonly endpoint: string;
-  readonly status: number;
-  readonly reason: string;
 }
 
 export interface WaitOptions {

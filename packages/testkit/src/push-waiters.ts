@@ -1,4 +1,18 @@
-import type { PushRefusal, ReceivedPush } from './push-service.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface ReceivedPush {
+  readonly endpoint: string;
+  /** The decrypted body, parsed when it is JSON, else its text. */
+  readonly payload: unknown;
+  readonly headers: IncomingHttpHeaders;
+  readonly receivedAt: number;
+}
+
+export interface PushRefusal {
+  readonly endpoint: string;
+  readonly status: number;
+  readonly reason: string;
+}
 
 /**
  * The mock push service's awaitables: each wait is settled by the arrival it waits for (no polling), fails at once

@@ -8,13 +8,19 @@ import {
 import { pumpStream, type ChunkQueue } from './chunk-queue.ts';
 import type { RunHandle, RunOutcome, RunSpec } from './host.ts';
 import type { RawChannel, RawChannelEnd } from './raw-channel.ts';
-import type { ResolvedRunLimits } from './wrapped-run.ts';
 
 /**
  * A RunHandle over a channel that runs the wrapper script (run-wrapper.ts). Speaks the wrapper's stdin protocol:
  * `{…` lines for the job, `h` heartbeats every lease/3, `c` to stop, `e` to end the job's input, `i` to SIGINT
  * the job. Reads its markers off stdout and stderr (run-markers.ts) and settles `outcome` once, from the trailer.
  */
+
+/** A run's limits with their defaults applied (wrapped-run.ts resolveRunLimits). */
+export interface ResolvedRunLimits {
+  leaseMs: number;
+  graceMs: number;
+  maxRuntimeMs: number;
+}
 
 export interface RunHandleOptions {
   channel: RawChannel;

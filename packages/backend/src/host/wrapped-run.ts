@@ -4,7 +4,7 @@ import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
 import { renderRunTagLine, renderRunWrapper } from '../core/run-wrapper.ts';
 import type { RunLimits, RunHandle, RunOutcome, RunSpec, StartFailureCode } from './host.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
-import { createRunHandle } from './run-handle.ts';
+import { createRunHandle, type ResolvedRunLimits } from './run-handle.ts';
 
 /**
  * The run logic both adapters share: render the wrapper (run-wrapper.ts), open a channel running it, and turn
@@ -33,12 +33,6 @@ export interface WrappedRunOptions {
   tag?: string;
   /** The shell that runs the wrapper's watchdog: the one `open` runs the script with. Default `/bin/sh`. */
   shell?: string;
-}
-
-export interface ResolvedRunLimits {
-  leaseMs: number;
-  graceMs: number;
-  maxRuntimeMs: number;
 }
 
 /** 128 random bits as 32 hex digits: unguessable, and inside RUN_TAG_PATTERN. */

@@ -4,7 +4,6 @@ import { pino, type Logger } from 'pino';
 import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { setAsideDamagedFile } from '../service/own-json-file.ts';
-import type { Config } from './config.ts';
 import { summarizeIssues } from './issue-summary.ts';
 import { readOrCreatePrivateFile } from './private-file.ts';
 
@@ -38,7 +37,7 @@ export const TokenSchema = z
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
 export async function resolveToken(
-  config: Pick<Config, 'token' | 'configDir'>,
+  config: { readonly token?: string | undefined; readonly configDir: string },
   logger: Logger = pino({ level: 'silent' }),
 ): Promise<ResolvedToken> {
   if (config.token !== undefined) return { token: config.token, generated: false, source: 'environment' };

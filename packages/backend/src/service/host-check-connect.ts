@@ -1,7 +1,7 @@
 import type { HostCheckStep, PresentedHostKey } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { hostKeyFileOf } from '../host/ssh/host-key-trust.ts';
-import type { AddStep, HostCheckResult } from './host-check.ts';
+import type { AddStep, HostCheckResult } from './host-check-result.ts';
 import { messageOf } from './idea-meta-changes.ts';
 
 /** A host's check when its connection failed (host-check.ts): which step failed, what to do, a key to confirm. */

@@ -5,25 +5,21 @@ import {
   type HostCheckStep,
   type HostCheckStepId,
   type HostCheckView,
-  type PresentedHostKey,
 } from '@catalyst/protocol';
 import type { HostEntry } from '../host/host-entry.ts';
 import type { Host, Preflight } from '../host/host.ts';
 import { runHostCommand } from '../host/host-command.ts';
 import { hostCheckTextsOf, type HostCheckTexts } from './host-check-texts.ts';
 import { connectFailure, failed } from './host-check-connect.ts';
+import type { AddStep, HostCheckResult } from './host-check-result.ts';
+
+export type { HostCheckResult } from './host-check-result.ts';
 
 /**
  * A host's check, step by step (issue 28), on a connection of its own: resolve (the ssh_config route), connect
  * (each jump), host key, authentication, claude found, logged in (`claude auth status --json`, no model call),
  * the tools runs need, free space. A failed step says what to do next and skips the rest.
  */
-
-export interface HostCheckResult {
-  readonly view: HostCheckView;
-  /** The key a person may confirm: what the host presented, never what a client sends. */
-  readonly presentedKey?: { readonly publicKey: string; readonly key: PresentedHostKey };
-}
 
 const AuthStatusSchema = z.looseObject({ loggedIn: z.boolean(), authMethod: z.string().optional() });
 const LOW_SPACE_KB = 1024 * 1024;
@@ -79,8 +75,6 @@ function addReached(entry: HostEntry, reached: { host: Host; home: string; add: 
     detail: `${authenticatedWith === undefined ? 'logged in' : `logged in with ${authenticatedWith}`}; home ${home}`,
   });
 }
-
-export type AddStep = (id: HostCheckStepId, step: Omit<HostCheckStep, 'id'>) => void;
 
 async function checkClaude(context: {
   entry: HostEntry;

@@ -13,7 +13,7 @@ import { usePushDevice } from '../notify/push-context.ts';
 import { isMutedHere } from '../notify/push-device.ts';
 import { useAttention } from '../notify/use-attention.ts';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
-import { summarize } from '../transcript/transcript-state.ts';
+import { summarize } from '../transcript/transcript-summary.ts';
 import { ShortcutsDialog } from '../workspace/ShortcutsDialog.tsx';
 import { usePageShortcuts } from '../workspace/use-page-shortcuts.ts';
 import { Workspace } from '../workspace/Workspace.tsx';

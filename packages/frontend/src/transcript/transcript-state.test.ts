@@ -8,14 +8,9 @@ import {
   toolResult,
   toolUse,
 } from '../../test/support/transcript-fixtures.ts';
-import {
-  applyFrame,
-  applyFrames,
-  buildItems,
-  emptyTranscript,
-  summarize,
-  type TranscriptItem,
-} from './transcript-state.ts';
+import { buildItems, type TranscriptItem } from './transcript-items.ts';
+import { applyFrame, applyFrames, emptyTranscript } from './transcript-state.ts';
+import { summarize } from './transcript-summary.ts';
 
 const seqsOf = (state: { events: readonly { seq: number }[] }) => state.events.map((event) => event.seq);
 const keysOf = (items: TranscriptItem[]) => items.map((item) => item.key);

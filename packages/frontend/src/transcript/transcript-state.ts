@@ -173,8 +173,3 @@ function mergeBySeq(events: readonly RelayEvent[], incoming: RelayEvent[]): Rela
   for (let next = events[i]; next !== undefined; next = events[++i]) merged.push(next);
   return merged;
 }
-
-export { buildItems } from './transcript-items.ts';
-export type { TranscriptItem } from './transcript-items.ts';
-export { summarize } from './transcript-summary.ts';
-export type { TranscriptSummary } from './transcript-summary.ts';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { createLocalSshConfigSources } from './config/ssh-config-files.ts';
 import { parseKnownHostsLine } from './host-key-pin.ts';
 import { resolveAliasRoute } from './ssh-config-route.ts';
-import type { SshHostSettings } from './ssh-config.ts';
 import { PoolLimitsSchema, TimingSchema, parseHostConfigInput } from './ssh-limits.ts';
+import type { SshHostSettings } from './ssh-route.ts';
 
 /**
  * A host named by its alias in the ~/.ssh/config of the user running Catalyst (or another file, like `ssh -F`): its

@@ -10,7 +10,7 @@ import {
 } from './ssh-limits.ts';
 import { parseSshAliasConfig, type SshAliasHostConfig } from './ssh-alias-config.ts';
 import type { SshIdentities } from './ssh-auth.ts';
-import type { SshHop, SshRoute } from './ssh-route.ts';
+import type { SshHop, SshHostSettings, SshRoute } from './ssh-route.ts';
 
 /**
  * One SSH host as configured: where, who, how to authenticate, which host key to trust, and the pool's limits.
@@ -38,17 +38,7 @@ export const SshHostConfigSchema = z
 export type SshFieldsHostConfig = z.input<typeof SshHostConfigSchema>;
 export type SshHostConfig = SshFieldsHostConfig | SshAliasHostConfig;
 
-export type { SshPoolLimits, SshTiming };
-
-export interface SshHostSettings {
-  /** `user@address:port`, for logs and error messages. */
-  readonly label: string;
-  /** The route of a new connection (ssh-route.ts). */
-  route(): Promise<SshRoute>;
-  readonly claudePath?: string;
-  readonly pool: SshPoolLimits;
-  readonly timing: SshTiming;
-}
+export type { SshHostSettings, SshPoolLimits, SshTiming };
 
 /**
  * A host given field by field, or by its ~/.ssh/config alias (ssh-alias-config.ts). Throws INVALID_ARGUMENT listing

@@ -1,5 +1,6 @@
 import type { HostKeyPolicy } from './host-key-trust.ts';
 import type { SshIdentities } from './ssh-auth.ts';
+import type { SshPoolLimits, SshTiming } from './ssh-limits.ts';
 
 /**
  * How one connection to a host is made, as `ssh` would make it: the target, the jump hosts before it (ProxyJump,
@@ -31,4 +32,15 @@ export interface SshRoute {
   readonly proxyCommand?: string | undefined;
   /** What Catalyst does not honour of the person's ssh_config, in words: shown by the host's check. */
   readonly ignored: readonly string[];
+}
+
+/** A host's settings, given field by field or by its ~/.ssh/config alias (ssh-config.ts, ssh-alias-config.ts). */
+export interface SshHostSettings {
+  /** `user@address:port`, for logs and error messages. */
+  readonly label: string;
+  /** The route of a new connection. */
+  route(): Promise<SshRoute>;
+  readonly claudePath?: string;
+  readonly pool: SshPoolLimits;
+  readonly timing: SshTiming;
 }
