@@ -1,6 +1,6 @@
 import { MAX_PUSH_PAYLOAD_BYTES, PushPayloadSchema } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { summarizeIssues } from '../server/issue-summary.ts';
+import { summarizeIssues } from '../core/issue-summary.ts';
 
 /**
  * The push payload's schema is the protocol's (push.ts), shared with the service worker. All a push may carry (issue 29): the idea's title, one sentence, the idea's page, a tag, and at most two

@@ -4,8 +4,8 @@ import { pino, type Logger } from 'pino';
 import type { z } from 'zod';
 import { BrowserSessionIdSchema, IdeaIdSchema } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { summarizeIssues } from '../server/issue-summary.ts';
-import { readPrivateFile } from '../server/private-file.ts';
+import { summarizeIssues } from '../core/issue-summary.ts';
+import { readPrivateFile } from '../service/private-file.ts';
 import { writeFileAtomically } from '../service/atomic-file.ts';
 import { parseOwnJsonFile } from '../service/own-json-file.ts';
 import {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import webpush from 'web-push';
 import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { CONFIG_DIR_MODE, isErrnoException, readPrivateFile } from '../server/private-file.ts';
+import { CONFIG_DIR_MODE, isErrnoException, readPrivateFile } from '../service/private-file.ts';
 import { syncDirectory, writeFileSynced } from '../service/atomic-file.ts';
 import { parseOwnJsonFile } from '../service/own-json-file.ts';
 

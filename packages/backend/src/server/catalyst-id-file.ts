@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CatalystIdSchema } from '@catalyst/protocol';
 import { setAsideDamagedFile } from '../service/own-json-file.ts';
-import { readOrCreatePrivateFile } from './private-file.ts';
+import { readOrCreatePrivateFile } from '../service/private-file.ts';
 
 /**
  * This Catalyst's own id (issue 40, item 8): `<configDir>/catalyst-id`, 16 random hex digits made once and kept, so

@@ -20,7 +20,7 @@ import {
   type ConfigFileHost,
   type ReadTextFile,
 } from './config-file.ts';
-import { formatIssuePath } from './issue-summary.ts';
+import { formatIssuePath } from '../core/issue-summary.ts';
 import { TokenSchema } from './token-file.ts';
 
 export { resolveToken, type ResolvedToken } from './token-file.ts';

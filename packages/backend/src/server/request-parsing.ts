@@ -1,7 +1,7 @@
 import type { PathParam } from '@catalyst/protocol';
 import type { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { summarizeIssues } from './issue-summary.ts';
+import { summarizeIssues } from '../core/issue-summary.ts';
 
 /**
  * The REST boundary: what arrives in a URL, a query string or a body is parsed here, before any service call,

@@ -8,7 +8,7 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import { writeFileAtomically } from '../service/atomic-file.ts';
 import { parseOwnJsonFile } from '../service/own-json-file.ts';
 import { createBrowserSessions, type BrowserSession, type BrowserSessions } from './browser-sessions.ts';
-import { CONFIG_DIR_MODE, readPrivateFile } from './private-file.ts';
+import { CONFIG_DIR_MODE, readPrivateFile } from '../service/private-file.ts';
 
 /**
  * `<configDir>/sessions.json`, beside the token file and as private (0600, the directory 0700): the signed-in

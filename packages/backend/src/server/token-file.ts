@@ -4,8 +4,8 @@ import { pino, type Logger } from 'pino';
 import { z } from 'zod';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { setAsideDamagedFile } from '../service/own-json-file.ts';
-import { summarizeIssues } from './issue-summary.ts';
-import { readOrCreatePrivateFile } from './private-file.ts';
+import { summarizeIssues } from '../core/issue-summary.ts';
+import { readOrCreatePrivateFile } from '../service/private-file.ts';
 
 /**
  * The access token when CATALYST_TOKEN is not set: `<configDir>/token`, created once with 256 random bits and

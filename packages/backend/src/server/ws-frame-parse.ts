@@ -7,7 +7,7 @@ import {
   type ErrorFrame,
 } from '@catalyst/protocol';
 import { z } from 'zod';
-import { summarizeIssues } from './issue-summary.ts';
+import { summarizeIssues } from '../core/issue-summary.ts';
 
 /**
  * One inbound WebSocket message → a typed ClientFrame, or the error frame that answers it. Pure: the size is

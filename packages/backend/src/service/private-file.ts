@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CatalystError } from '../core/catalyst-error.ts';
-import { syncDirectory, writeFileSynced } from '../service/atomic-file.ts';
+import { syncDirectory, writeFileSynced } from './atomic-file.ts';
 
 /**
  * The files Catalyst keeps in its config dir for itself alone (the token, the signed-in browsers): the dir 0700, the
