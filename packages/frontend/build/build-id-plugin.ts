@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'vite';
-import { BUILD_FILE, BUILD_META } from '../src/app/build-check.ts';
+import { BUILD_FILE, BUILD_META } from '../src/base/build-check.ts';
 
 /**
  * Stamps each production build with an id (issue 39): a `<meta name="catalyst-build">` in index.html, which the

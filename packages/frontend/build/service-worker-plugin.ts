@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import type { Plugin, Rollup } from 'vite';
 import type { ShellManifest } from '../src/sw/cache-rules.ts';
 import { OFFLINE_SHELL_TAG } from '../src/shell/offline-shell.ts';
-import { BUILD_FILE } from '../src/app/build-check.ts';
+import { BUILD_FILE } from '../src/base/build-check.ts';
 
 /**
  * Writes the service worker into the build: src/sw/sw.ts bundled on its own as a classic script (every browser

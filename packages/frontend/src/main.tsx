@@ -2,7 +2,7 @@ import './zod-setup.ts';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
-import { takeLinkToken, takePairingCode } from './app/session-key.ts';
+import { takeLinkToken, takePairingCode } from './base/session-key.ts';
 import { isOfflineShell } from './shell/offline-shell.ts';
 import { OfflinePage } from './shell/OfflinePage.tsx';
 import { registerServiceWorker } from './shell/register-service-worker.ts';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { ApiError, UNAUTHORIZED_EVENT, api } from './api.ts';
+import { ApiError, UNAUTHORIZED_EVENT, api } from '../base/api.ts';
 import { Connection } from './connection.ts';
 import { ConnectionContext } from './connection-context.ts';
 import { ErrorBoundary } from '../ErrorBoundary.tsx';
@@ -10,10 +10,10 @@ import { HostsPage } from '../hosts/HostsPage.tsx';
 import { IdeaPage } from './IdeaPage.tsx';
 import { IdeasList } from './IdeasList.tsx';
 import { LoginScreen, logInWith, pairWith } from './LoginScreen.tsx';
-import { NoticePage } from './NoticePage.tsx';
+import { NoticePage } from '../base/NoticePage.tsx';
 import { UpdateBanner } from './UpdateBanner.tsx';
-import { navigate, routeOf, usePath } from './router.ts';
-import { sessionProtocols } from './session-key.ts';
+import { navigate, routeOf, usePath } from '../base/router.ts';
+import { sessionProtocols } from '../base/session-key.ts';
 
 type Login = 'logging_in' | 'checking' | 'ok' | 'missing' | 'refused' | 'pairing_refused' | 'offline';
 

@@ -1,8 +1,8 @@
 import { spentUsd, type IdeaView, type RunMode } from '@catalyst/protocol';
 import { useId, useState } from 'react';
-import { api, describeError } from './api.ts';
-import { formatCost } from './format.ts';
-import { UsdInput } from './UsdInput.tsx';
+import { api, describeError } from '../base/api.ts';
+import { formatCost } from '../base/format.ts';
+import { UsdInput } from '../base/UsdInput.tsx';
 import './inline-form.css';
 
 /** The message a run stopped mid-way by its budget goes on with (as a paused queue's step does, server-side). */

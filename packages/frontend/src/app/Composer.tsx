@@ -8,9 +8,9 @@ import {
   saveModeChoice,
   type LastRun,
 } from './composer-mode.ts';
-import { Dialog } from './Dialog.tsx';
-import { SuggestionList } from './SuggestionList.tsx';
-import { useSlashSuggestions } from './use-slash-suggestions.ts';
+import { Dialog } from '../base/Dialog.tsx';
+import { SuggestionList } from '../base/SuggestionList.tsx';
+import { useSlashSuggestions } from '../base/use-slash-suggestions.ts';
 
 interface ComposerProps {
   ideaId: string;

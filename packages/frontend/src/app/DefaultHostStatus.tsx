@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import './default-host.css';
-import { api, describeError } from './api.ts';
-import { AppLink } from './AppLink.tsx';
+import { api, describeError } from '../base/api.ts';
+import { AppLink } from '../base/AppLink.tsx';
 import {
   defaultHostOf,
   hostWords,

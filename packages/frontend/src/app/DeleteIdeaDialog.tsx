@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { api, describeError } from './api.ts';
-import { Dialog } from './Dialog.tsx';
-import { useFetched } from './use-fetched.ts';
+import { api, describeError } from '../base/api.ts';
+import { Dialog } from '../base/Dialog.tsx';
+import { useFetched } from '../base/use-fetched.ts';
 
 /** "Delete …?" with the harmless choice first; from the idea's page, and from the list for a broken folder. */
 export function DeleteIdeaDialog({

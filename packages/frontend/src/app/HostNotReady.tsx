@@ -1,5 +1,5 @@
 import type { HostCheckView } from '@catalyst/protocol';
-import { AppLink } from './AppLink.tsx';
+import { AppLink } from '../base/AppLink.tsx';
 
 /**
  * An idea's host whose last check (issue 28) found it not ready: the first step that failed, in the check's words,

@@ -1,6 +1,6 @@
-import { AppLink } from './AppLink.tsx';
-import { navigate } from './router.ts';
-import { NoticePage } from './NoticePage.tsx';
+import { AppLink } from '../base/AppLink.tsx';
+import { navigate } from '../base/router.ts';
+import { NoticePage } from '../base/NoticePage.tsx';
 
 /** What the page of an idea that is no more says: deleted (here, in another tab or on another device). */
 export function IdeaDeleted() {

@@ -7,11 +7,11 @@ import {
   type IdeaView,
 } from '@catalyst/protocol';
 import { useState, type ReactNode, type SyntheticEvent } from 'react';
-import { api, describeError } from './api.ts';
+import { api, describeError } from '../base/api.ts';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
-import { formatCost } from './format.ts';
+import { formatCost } from '../base/format.ts';
 import { IdeaMenu } from './IdeaMenu.tsx';
-import { navigate } from './router.ts';
+import { navigate } from '../base/router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 import { useIsWide } from '../workspace/use-workspace-tab.ts';
 

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { useWorkspaceTab } from '../workspace/use-workspace-tab.ts';
-import { usePath } from './router.ts';
+import { usePath } from '../base/router.ts';
 
 /**
  * The idea's actions (edit, delete, notify) behind one button (issue 31), so the page's top is the idea, not a row

@@ -6,7 +6,7 @@ import {
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
 import { useState } from 'react';
-import { api, describeError } from './api.ts';
+import { api, describeError } from '../base/api.ts';
 
 /** The idea's settings: who answers questions (and with which model), what a build may do, its budget. */
 

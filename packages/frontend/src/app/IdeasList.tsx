@@ -1,20 +1,20 @@
 import { IDEA_DESCRIPTION_MAX, IDEA_TITLE_MAX, type IdeaView } from '@catalyst/protocol';
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { AccountActions } from '../sessions/AccountActions.tsx';
-import { api, describeError } from './api.ts';
-import { AppLink } from './AppLink.tsx';
+import { api, describeError } from '../base/api.ts';
+import { AppLink } from '../base/AppLink.tsx';
 import { DefaultHostStatus } from './DefaultHostStatus.tsx';
 import { DeleteIdeaDialog } from './DeleteIdeaDialog.tsx';
-import { formatRelative } from './format.ts';
+import { formatRelative } from '../base/format.ts';
 import {
   describeMadeElsewhere,
   readShowMadeElsewhere,
   saveShowMadeElsewhere,
   splitMadeElsewhere,
 } from './made-elsewhere.ts';
-import { navigate } from './router.ts';
+import { navigate } from '../base/router.ts';
 import { StatusBadge } from './StatusBadge.tsx';
-import { useFetched } from './use-fetched.ts';
+import { useFetched } from '../base/use-fetched.ts';
 
 /** Every idea on every host, newest activity first, and a form to capture a new one. */
 export function IdeasList() {

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { ApiError, api } from './api.ts';
+import { ApiError, api } from '../base/api.ts';
 
 /**
  * Shown when the login is missing, wrong or expired, or a pairing link was refused. The form posts the token to

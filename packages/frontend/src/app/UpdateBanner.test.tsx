@@ -1,6 +1,6 @@
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUILD_META, isOtherBuild, noteServerBuild, readPageBuild } from './build-check.ts';
+import { BUILD_META, isOtherBuild, noteServerBuild, readPageBuild } from '../base/build-check.ts';
 import { UpdateBanner } from './UpdateBanner.tsx';
 
 afterEach(() => {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { isUpdateAvailable, UPDATE_AVAILABLE_EVENT } from './build-check.ts';
+import { isUpdateAvailable, UPDATE_AVAILABLE_EVENT } from '../base/build-check.ts';
 
 /** Shown once the server serves a newer web app than this page's (issue 39): one click loads it. */
 export function UpdateBanner() {

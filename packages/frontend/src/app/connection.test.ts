@@ -1,7 +1,7 @@
 import type { RelayEvent } from '@catalyst/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Connection, type ConnectionState, type IdeaFrame } from './connection.ts';
-import { startTestWsServer, until, type TestWsServer } from './test-ws-server.ts';
+import { startTestWsServer, until, type TestWsServer } from '../../test/support/test-ws-server.ts';
 
 // The page's connection against a real ws server: reconnects by itself, and each reconnect subscribes again
 // from the newest seq the view holds.

@@ -1,6 +1,6 @@
 import type { HostCheckView, HostHealthView, IdeaView } from '@catalyst/protocol';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, ApiError, describeError } from './api.ts';
+import { api, ApiError, describeError } from '../base/api.ts';
 
 export interface IdeaDetails {
   idea: IdeaView | undefined;

@@ -2,7 +2,7 @@ import type { RelayEvent } from '@catalyst/protocol';
 import { cleanup, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Connection } from './connection.ts';
-import { startTestWsServer, type TestWsServer } from './test-ws-server.ts';
+import { startTestWsServer, type TestWsServer } from '../../test/support/test-ws-server.ts';
 import { useIdeaStream } from './use-idea-stream.ts';
 
 // One idea's stream through the page's real connection, against a real ws server that answers as the backend

@@ -1,5 +1,5 @@
 import type { AsideView } from '@catalyst/protocol';
-import { formatCost } from '../app/format.ts';
+import { formatCost } from '../base/format.ts';
 import { MarkdownText } from '../transcript/Markdown.tsx';
 
 /** The asides, oldest first: each question, then Claude's answer (markdown), its cost and time, or the failure. */

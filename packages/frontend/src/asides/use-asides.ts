@@ -1,6 +1,6 @@
 import { asideViewsOf, type AskAsideBody, type AsideView, type RelayEvent } from '@catalyst/protocol';
 import { useCallback, useMemo, useState } from 'react';
-import { api, describeError } from '../app/api.ts';
+import { api, describeError } from '../base/api.ts';
 
 /** The idea's asides (issue 30), read from its events as they come, and asking one. */
 export interface AsidesControl {

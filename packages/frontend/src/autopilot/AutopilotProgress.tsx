@@ -1,5 +1,5 @@
 import type { AutopilotStepState, AutopilotStepView, AutopilotView } from '@catalyst/protocol';
-import { formatCost } from '../app/format.ts';
+import { formatCost } from '../base/format.ts';
 import { formatDuration } from '../transcript/run-summary-text.ts';
 
 const STEP_WORDS: Record<AutopilotStepState, string> = {

@@ -1,7 +1,7 @@
 import type { AutopilotView } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { api, ApiError } from '../app/api.ts';
+import { api, ApiError } from '../base/api.ts';
 import { QueuePanel } from './QueuePanel.tsx';
 
 // The queue under the transcript (issue 30): each waiting message with what a person may do to it, and a paused

@@ -1,7 +1,7 @@
 import type { AutopilotStepView, AutopilotView, RunMode } from '@catalyst/protocol';
 import { useId, useState } from 'react';
-import { api, describeError } from '../app/api.ts';
-import { UsdInput } from '../app/UsdInput.tsx';
+import { api, describeError } from '../base/api.ts';
+import { UsdInput } from '../base/UsdInput.tsx';
 import '../app/inline-form.css';
 
 interface QueuePanelProps {

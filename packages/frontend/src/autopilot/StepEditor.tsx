@@ -1,6 +1,6 @@
 import { MAX_MESSAGE_CHARS, type RunMode } from '@catalyst/protocol';
-import { SuggestionList } from '../app/SuggestionList.tsx';
-import { useSlashSuggestions } from '../app/use-slash-suggestions.ts';
+import { SuggestionList } from '../base/SuggestionList.tsx';
+import { useSlashSuggestions } from '../base/use-slash-suggestions.ts';
 import type { DraftStep } from './autopilot-draft.ts';
 
 export type StepControl = 'up' | 'down' | 'remove' | 'message';

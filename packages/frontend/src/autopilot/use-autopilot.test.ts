@@ -1,7 +1,7 @@
 import type { AutopilotView, RelayEvent } from '@catalyst/protocol';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { api, ApiError } from '../app/api.ts';
+import { api, ApiError } from '../base/api.ts';
 import { IDEA_ID, relayEvent, started } from '../../test/support/transcript-fixtures.ts';
 import { findLastAutopilotSeq, useAutopilot } from './use-autopilot.ts';
 

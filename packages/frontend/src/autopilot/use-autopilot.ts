@@ -1,6 +1,6 @@
 import type { AutopilotView, RelayEvent, StartAutopilotBody } from '@catalyst/protocol';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, describeError } from '../app/api.ts';
+import { api, describeError } from '../base/api.ts';
 
 export interface AutopilotControl {
   /** The idea's current or last autopilot; undefined while it never had one (or before it has loaded). */

@@ -1,8 +1,8 @@
 import { MAX_DIFF_BYTES } from '@catalyst/protocol';
 import { useMemo, useState } from 'react';
-import { api } from '../app/api.ts';
-import { formatSize } from '../app/format.ts';
-import { useFetched } from '../app/use-fetched.ts';
+import { api } from '../base/api.ts';
+import { formatSize } from '../base/format.ts';
+import { useFetched } from '../base/use-fetched.ts';
 import { capDiffRows } from '../transcript/diff-rows.ts';
 import { ReviewDiffTable } from './ReviewDiffTable.tsx';
 import { ReviewPanel } from './ReviewPanel.tsx';

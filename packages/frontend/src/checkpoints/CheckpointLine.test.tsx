@@ -1,7 +1,7 @@
 import { CheckpointViewSchema, type RelayEvent } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, ApiError } from '../app/api.ts';
+import { api, ApiError } from '../base/api.ts';
 import { ProjectLinksProvider } from '../files/project-context.ts';
 import { Transcript, type TranscriptActions } from '../transcript/Transcript.tsx';
 import { IDEA_ID, relayEvent, started } from '../../test/support/transcript-fixtures.ts';

@@ -1,8 +1,8 @@
 import type { CheckpointView } from '@catalyst/protocol';
 import { useId, useState } from 'react';
-import { api } from '../app/api.ts';
-import { formatDateTime } from '../app/format.ts';
-import { useFetched } from '../app/use-fetched.ts';
+import { api } from '../base/api.ts';
+import { formatDateTime } from '../base/format.ts';
+import { useFetched } from '../base/use-fetched.ts';
 import { useProjectLinks } from '../files/project-context.ts';
 import { changeCountText } from '../transcript/SessionNotice.tsx';
 import { CheckpointDiff } from './CheckpointDiff.tsx';

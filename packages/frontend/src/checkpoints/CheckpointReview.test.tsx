@@ -1,7 +1,7 @@
 import type { ReviewCommentView } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { api, ApiError } from '../app/api.ts';
+import { api, ApiError } from '../base/api.ts';
 import { CheckpointDiff } from './CheckpointDiff.tsx';
 
 // Review comments on a checkpoint's diff (issue 30): a click on a line's number opens a comment form for it, a

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { api, describeError } from '../app/api.ts';
-import { Dialog } from '../app/Dialog.tsx';
+import { api, describeError } from '../base/api.ts';
+import { Dialog } from '../base/Dialog.tsx';
 import { useProjectLinks } from '../files/project-context.ts';
 import { RESTORE_WHILE_RUNNING } from './checkpoint-text.ts';
 

@@ -1,7 +1,7 @@
 import type { AddReviewCommentBody, ReviewCommentView } from '@catalyst/protocol';
 import { useState } from 'react';
-import { api, describeError } from '../app/api.ts';
-import { useFetched, type Fetched } from '../app/use-fetched.ts';
+import { api, describeError } from '../base/api.ts';
+import { useFetched, type Fetched } from '../base/use-fetched.ts';
 import { useReviewChanges } from './review-changes.ts';
 
 /**

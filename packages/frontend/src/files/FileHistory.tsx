@@ -1,7 +1,7 @@
 import type { CheckpointView } from '@catalyst/protocol';
-import { api } from '../app/api.ts';
-import { formatDateTime } from '../app/format.ts';
-import { useFetched } from '../app/use-fetched.ts';
+import { api } from '../base/api.ts';
+import { formatDateTime } from '../base/format.ts';
+import { useFetched } from '../base/use-fetched.ts';
 import { CHECKPOINT_KIND_WORDS, shortCommit } from '../checkpoints/checkpoint-text.ts';
 import type { FileSelection } from './use-files-view.ts';
 

@@ -1,6 +1,6 @@
 import type { FileListResponse } from '@catalyst/protocol';
-import { api } from '../app/api.ts';
-import { useFetched } from '../app/use-fetched.ts';
+import { api } from '../base/api.ts';
+import { useFetched } from '../base/use-fetched.ts';
 import type { FilesView } from './use-files-view.ts';
 
 type Entry = FileListResponse['entries'][number];

@@ -1,8 +1,8 @@
 import { MAX_FILE_TEXT_BYTES, type FileContentResponse } from '@catalyst/protocol';
 import { useEffect, useRef } from 'react';
-import { api } from '../app/api.ts';
-import { formatSize } from '../app/format.ts';
-import { useFetched } from '../app/use-fetched.ts';
+import { api } from '../base/api.ts';
+import { formatSize } from '../base/format.ts';
+import { useFetched } from '../base/use-fetched.ts';
 import { shortCommit } from '../checkpoints/checkpoint-text.ts';
 import { CodeLines } from './CodeLines.tsx';
 import { FileHistory } from './FileHistory.tsx';

@@ -1,7 +1,7 @@
 import { CheckpointViewSchema, type FileContentResponse, type FileListResponse } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { api, ApiError } from '../app/api.ts';
+import { api, ApiError } from '../base/api.ts';
 import { IDEA_ID } from '../../test/support/transcript-fixtures.ts';
 import { FilesPanel, FilesToggle } from './FilesPanel.tsx';
 import { useFilesView } from './use-files-view.ts';

@@ -1,7 +1,7 @@
 import { suggestHostName, type SshAliasesResponse } from '@catalyst/protocol';
 import { useEffect, useId, useRef, useState, type SyntheticEvent } from 'react';
-import { api } from '../app/api.ts';
-import { useFetched } from '../app/use-fetched.ts';
+import { api } from '../base/api.ts';
+import { useFetched } from '../base/use-fetched.ts';
 import { describedBy, FieldHintAndError, HostTextField } from './HostTextField.tsx';
 import { bodyOfDraft, EMPTY_DRAFT, type Draft } from './add-host-draft.ts';
 import { fieldErrorsOfApiError, hasErrors, type FieldErrors } from './host-form-errors.ts';

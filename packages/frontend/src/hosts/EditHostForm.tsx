@@ -1,6 +1,6 @@
 import { UpdateHostBodySchema, type HostHealthView, type UpdateHostBody } from '@catalyst/protocol';
 import { useId, useState, type SyntheticEvent } from 'react';
-import { api } from '../app/api.ts';
+import { api } from '../base/api.ts';
 import { HostTextField } from './HostTextField.tsx';
 import { fieldErrorsOfApiError, fieldErrorsOfIssues, type FieldErrors } from './host-form-errors.ts';
 

@@ -1,6 +1,6 @@
 import type { HostHealthView, HostSource } from '@catalyst/protocol';
 import { useEffect, useId, useRef, useState } from 'react';
-import { ApiError, api, describeError } from '../app/api.ts';
+import { ApiError, api, describeError } from '../base/api.ts';
 import { EditHostForm } from './EditHostForm.tsx';
 import { HostCheckPanel } from './HostCheckPanel.tsx';
 import { NotConnectedChoice } from './NotConnectedChoice.tsx';

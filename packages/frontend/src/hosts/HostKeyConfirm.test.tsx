@@ -1,7 +1,7 @@
 import type { HostCheckView, HostHealthView, PresentedHostKey } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { api } from '../app/api.ts';
+import { api } from '../base/api.ts';
 import { HostsPage } from './HostsPage.tsx';
 
 // A new host key on the Hosts page (issue 40, item 6), with the API replaced: still offered after a reload (the

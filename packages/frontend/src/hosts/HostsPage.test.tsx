@@ -1,7 +1,7 @@
 import type { HostCheckStep, HostCheckView, HostHealthView } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { api, ApiError } from '../app/api.ts';
+import { api, ApiError } from '../base/api.ts';
 import { HostsPage } from './HostsPage.tsx';
 
 // The Hosts page (issue 28) with the API replaced: the list (a file host read-only), adding a host by its alias

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import { api } from '../app/api.ts';
-import { AppLink } from '../app/AppLink.tsx';
-import { useFetched } from '../app/use-fetched.ts';
+import { api } from '../base/api.ts';
+import { AppLink } from '../base/AppLink.tsx';
+import { useFetched } from '../base/use-fetched.ts';
 import { AddHostForm } from './AddHostForm.tsx';
 import { HostCard } from './HostCard.tsx';
 import './hosts.css';

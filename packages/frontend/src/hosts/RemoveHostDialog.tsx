@@ -1,4 +1,4 @@
-import { Dialog } from '../app/Dialog.tsx';
+import { Dialog } from '../base/Dialog.tsx';
 
 /**
  * "Remove …?" for a host that holds ideas, with the server's sentence (how many; they stay on the VM and come back

@@ -1,6 +1,6 @@
 import { AddHostBodySchema } from '@catalyst/protocol';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../app/api.ts';
+import { ApiError } from '../base/api.ts';
 import { fieldErrorsOfApiError, fieldErrorsOfIssues } from './host-form-errors.ts';
 
 // Where a host form shows what the API or the protocol's schema found wrong: by the field it concerns.

@@ -1,4 +1,4 @@
-import { ApiError, describeError } from '../app/api.ts';
+import { ApiError, describeError } from '../base/api.ts';
 
 /**
  * Where a host form shows what is wrong: next to the field it concerns (the name taken, an alias the config does

@@ -1,6 +1,6 @@
 import type { HostCheckView } from '@catalyst/protocol';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, api, describeError } from '../app/api.ts';
+import { ApiError, api, describeError } from '../base/api.ts';
 
 /** A host's check as its card shows it: not asked yet, running, its steps, or what stopped it. */
 export type CheckState =

@@ -1,5 +1,5 @@
-import { api, describeError } from '../app/api.ts';
-import { readSessionKey } from '../app/session-key.ts';
+import { api, describeError } from '../base/api.ts';
+import { readSessionKey } from '../base/session-key.ts';
 import { canRegisterServiceWorker } from '../shell/register-service-worker.ts';
 import { writeWorkerSessionKey } from '../sw/worker-session-key.ts';
 import type { PushPorts } from './push-device.ts';

@@ -1,6 +1,6 @@
 import type { QuestionPolicy, RelayEvent } from '@catalyst/protocol';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { navigate } from '../app/router.ts';
+import { navigate } from '../base/router.ts';
 import { findAttention, type Attention } from '@catalyst/protocol';
 import { formatPageTitle } from './page-title.ts';
 

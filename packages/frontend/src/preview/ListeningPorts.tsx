@@ -1,6 +1,6 @@
 import type { ListeningPort } from '@catalyst/protocol';
 import { useId } from 'react';
-import { api } from '../app/api.ts';
+import { api } from '../base/api.ts';
 import { describePortSource, PORTS_POLL_MS } from './preview-text.ts';
 import { usePolled } from './use-polled.ts';
 import { useTabOpener } from './use-tab-opener.ts';

@@ -1,6 +1,6 @@
 import type { PreviewView } from '@catalyst/protocol';
 import { useId, type MouseEvent } from 'react';
-import { api } from '../app/api.ts';
+import { api } from '../base/api.ts';
 import type { PreviewControl } from './use-preview.ts';
 import { useTabOpener, type TabLink } from './use-tab-opener.ts';
 

@@ -1,7 +1,7 @@
 import type { PreviewView } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { api } from '../app/api.ts';
+import { api } from '../base/api.ts';
 import { IDEA_ID } from '../../test/support/transcript-fixtures.ts';
 import { FRAME_SANDBOX, PreviewFrame } from './PreviewFrame.tsx';
 

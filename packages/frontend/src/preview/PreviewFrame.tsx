@@ -1,6 +1,6 @@
 import type { FramingRefusal, PreviewView } from '@catalyst/protocol';
 import { useEffect, useId, useState } from 'react';
-import { api, describeError } from '../app/api.ts';
+import { api, describeError } from '../base/api.ts';
 import { useTabOpener, type TabLink } from './use-tab-opener.ts';
 
 const NOT_RUNNING = 'The preview is no longer running.';

@@ -1,7 +1,7 @@
 import type { PreviewLogResponse, PreviewView } from '@catalyst/protocol';
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../app/api.ts';
-import { useFetched, type Fetched } from '../app/use-fetched.ts';
+import { api } from '../base/api.ts';
+import { useFetched, type Fetched } from '../base/use-fetched.ts';
 
 interface PreviewLogProps {
   ideaId: string;

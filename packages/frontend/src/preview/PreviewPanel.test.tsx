@@ -2,7 +2,7 @@ import type { IdeaView, PreviewView } from '@catalyst/protocol';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { api, ApiError } from '../app/api.ts';
+import { api, ApiError } from '../base/api.ts';
 import { IDEA_ID } from '../../test/support/transcript-fixtures.ts';
 import { PreviewPanel, PreviewToggle } from './PreviewPanel.tsx';
 

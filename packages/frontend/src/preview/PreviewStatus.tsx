@@ -1,6 +1,6 @@
 import type { PreviewView } from '@catalyst/protocol';
 import { useId } from 'react';
-import { formatDateTime, formatRelative } from '../app/format.ts';
+import { formatDateTime, formatRelative } from '../base/format.ts';
 import { describePreviewState, sinceVerbOf } from './preview-text.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { describeError } from '../app/api.ts';
-import type { Fetched } from '../app/use-fetched.ts';
+import { describeError } from '../base/api.ts';
+import type { Fetched } from '../base/use-fetched.ts';
 
 const LOADING = { kind: 'loading' } as const;
 

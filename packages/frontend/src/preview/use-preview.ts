@@ -1,6 +1,6 @@
 import type { IdeaView, PreviewView } from '@catalyst/protocol';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, describeError } from '../app/api.ts';
+import { api, describeError } from '../base/api.ts';
 import { pollDelayOf, type PreviewSettingsBody } from './preview-text.ts';
 
 export type PreviewAction = 'start' | 'stop' | 'restart' | 'save';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { describeError } from '../app/api.ts';
+import { describeError } from '../base/api.ts';
 
 const BLOCKED = 'The browser blocked the new tab. Allow pop-ups for Catalyst, then try again.';
 

@@ -1,7 +1,7 @@
 import type { BrowserSessionView } from '@catalyst/protocol';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { api, ApiError, UNAUTHORIZED_EVENT } from '../app/api.ts';
+import { api, ApiError, UNAUTHORIZED_EVENT } from '../base/api.ts';
 import { AccountActions } from './AccountActions.tsx';
 
 // The header's "Signed-in browsers" and "Log out" (issue 25): the list names each browser, marks this one, signs

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { describeError } from '../app/api.ts';
+import { describeError } from '../base/api.ts';
 import { logOutHere } from './end-session.ts';
 import { OpenOnAnotherDevice } from './OpenOnAnotherDevice.tsx';
 import { SignedInBrowsers } from './SignedInBrowsers.tsx';

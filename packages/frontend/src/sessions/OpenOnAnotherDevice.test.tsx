@@ -1,6 +1,6 @@
 import { cleanup, fireEvent, render, screen, within, act } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { api, ApiError } from '../app/api.ts';
+import { api, ApiError } from '../base/api.ts';
 import { AccountActions } from './AccountActions.tsx';
 
 // "Open on another device" (issue 29): each opening asks for a new one-time link and shows it as a QR code and as

@@ -1,7 +1,7 @@
 import { isLoopbackHost, PAIRING_LIFETIME_MS, type PairingLinkResponse } from '@catalyst/protocol';
 import { useEffect, useRef, useState } from 'react';
-import { api, describeError } from '../app/api.ts';
-import { Dialog } from '../app/Dialog.tsx';
+import { api, describeError } from '../base/api.ts';
+import { Dialog } from '../base/Dialog.tsx';
 import { formatCountdown, pairingDeadline } from './countdown.ts';
 import { drawQrCode } from './qr-code.ts';
 

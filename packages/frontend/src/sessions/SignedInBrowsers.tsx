@@ -1,8 +1,8 @@
 import type { BrowserSessionView } from '@catalyst/protocol';
 import { useCallback, useEffect, useState } from 'react';
-import { api, describeError } from '../app/api.ts';
-import { Dialog } from '../app/Dialog.tsx';
-import { formatDateTime, formatRelative } from '../app/format.ts';
+import { api, describeError } from '../base/api.ts';
+import { Dialog } from '../base/Dialog.tsx';
+import { formatDateTime, formatRelative } from '../base/format.ts';
 import { logOutHere } from './end-session.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { api, ApiError, UNAUTHORIZED_EVENT } from '../app/api.ts';
-import { clearSessionKey } from '../app/session-key.ts';
+import { api, ApiError, UNAUTHORIZED_EVENT } from '../base/api.ts';
+import { clearSessionKey } from '../base/session-key.ts';
 
 /**
  * Logs this browser out (issue 25): the server ends the session and clears the cookie, the page forgets its key,

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { NoticePage } from '../app/NoticePage.tsx';
+import { NoticePage } from '../base/NoticePage.tsx';
 import { OFFLINE_TITLE } from './offline-shell.ts';
 import { isCatalystReachable, watchForCatalyst, type CatalystWatch } from './wait-for-catalyst.ts';
 

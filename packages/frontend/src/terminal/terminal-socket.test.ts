@@ -1,7 +1,7 @@
 import { TerminalClientFrameSchema, type TerminalClientFrame } from '@catalyst/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
-import { until } from '../app/test-ws-server.ts';
+import { until } from '../../test/support/test-ws-server.ts';
 import { TerminalSocket, type TerminalState } from './terminal-socket.ts';
 
 // The page's terminal socket against a real ws server: it opens a shell, attaches to the same one by id after a

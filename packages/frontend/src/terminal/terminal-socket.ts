@@ -4,7 +4,7 @@ import {
   type TerminalClientFrame,
   type TerminalServerFrame,
 } from '@catalyst/protocol';
-import { sessionProtocols } from '../app/session-key.ts';
+import { sessionProtocols } from '../base/session-key.ts';
 
 /**
  * One terminal's WebSocket (issue 31, docs/protocol.md): opens a shell on the idea's host, then, whenever the

@@ -1,4 +1,4 @@
-import { formatCost } from '../app/format.ts';
+import { formatCost } from '../base/format.ts';
 import type { NoticeEvent } from './transcript-items.ts';
 
 export const SESSION_REPLACED_TEXT =

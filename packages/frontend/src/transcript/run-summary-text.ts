@@ -1,4 +1,4 @@
-import { formatCost } from '../app/format.ts';
+import { formatCost } from '../base/format.ts';
 import type { CommandResult, RelayEvent, RunOutcomeKind } from '@catalyst/protocol';
 
 type RunEnded = Extract<RelayEvent, { type: 'run:ended' }>;

@@ -1,4 +1,4 @@
-import { Dialog } from '../app/Dialog.tsx';
+import { Dialog } from '../base/Dialog.tsx';
 
 /** Every keyboard shortcut of the idea's page, in one place (issue 31); `?` opens it. */
 export const SHORTCUTS: readonly { keys: string; what: string }[] = [
