@@ -148,7 +148,9 @@ export class AutopilotsCapability implements AutopilotsPort {
             });
           }
         } catch (error) {
-          logger.warn({ host: name, err: error }, 'could not look for autopilots to go on with');
+          // As the start-up sweep: a stop right after a start closes the hosts under it.
+          if (!hosts.isClosed)
+            logger.warn({ host: name, err: error }, 'could not look for autopilots to go on with');
         }
       }),
     );

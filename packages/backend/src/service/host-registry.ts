@@ -131,7 +131,15 @@ export class HostRegistry {
     return pending;
   }
 
+  #closed = false;
+
+  /** True once close() was called: what fails on a host after it is Catalyst stopping, not the host. */
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.allSettled(this.all().map((registered) => registered.host.close()));
   }
 }

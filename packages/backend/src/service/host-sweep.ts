@@ -20,13 +20,15 @@ export async function sweepHosts(hosts: HostRegistry, logger: Logger): Promise<v
         // What deletes left in the ideas' trash (idea-store.ts, TRASH_DIR).
         await (await hosts.store(name)).emptyTrash();
       } catch (error) {
-        logger.warn({ host: name, err: error }, 'the start-up sweep of the host failed');
+        // A stop right after a start closes the hosts under the sweep: that is no failure of the host.
+        if (!hosts.isClosed) logger.warn({ host: name, err: error }, 'the start-up sweep of the host failed');
       }
       try {
         // Idea folders and files an older Catalyst left readable by every user of the host (issue 25).
         await tightenIdeaModes(host, (await hosts.store(name)).root);
       } catch (error) {
-        logger.warn({ host: name, err: error }, 'could not make the ideas on the host private');
+        if (!hosts.isClosed)
+          logger.warn({ host: name, err: error }, 'could not make the ideas on the host private');
       }
     }),
   );

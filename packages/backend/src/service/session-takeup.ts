@@ -30,7 +30,8 @@ export async function takeUpSessions(options: SessionTakeUpOptions): Promise<voi
           try {
             await options.histories.get(id);
           } catch (error) {
-            logger.warn({ host: name, ideaId: id, err: error }, 'could not take up a session');
+            if (!hosts.isClosed)
+              logger.warn({ host: name, ideaId: id, err: error }, 'could not take up a session');
           }
         }
         const inUse = new Set([
@@ -51,7 +52,9 @@ export async function takeUpSessions(options: SessionTakeUpOptions): Promise<voi
         if (unused.length > 0)
           logger.info({ host: name, sessions: unused.length }, 'removed sessions nobody follows');
       } catch (error) {
-        logger.warn({ host: name, err: error }, 'the start-up look at the sessions failed');
+        // As the start-up sweep (host-sweep.ts): a stop right after a start closes the hosts under it.
+        if (!hosts.isClosed)
+          logger.warn({ host: name, err: error }, 'the start-up look at the sessions failed');
       }
     }),
   );
