@@ -43,13 +43,21 @@ describe('the terminal', () => {
     onTestFinished(() => proxy.close());
     const idea = await service.createIdea('Terminal in the page');
     const page = await suite.openLoggedInPage({ origin: proxy.url });
+    // xterm.js comes with the first terminal shown, not with every page.
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    });
+    const terminalChunks = () => scripts.filter((path) => /\/assets\/TerminalView-[^/]*\.js$/.test(path));
     await openIdea(page, { id: idea.id, title: 'Terminal in the page' });
 
     await page.getByRole('tab', { name: 'Terminal', exact: true }).click();
     // Showing the tab starts no shell: the person asks for one.
     await page.getByText(/^No terminal is open\./).waitFor();
+    expect(terminalChunks()).toEqual([]);
     await page.getByRole('button', { name: 'New terminal' }).click();
     await expect.poll(() => state(page, 'Terminal 1').innerText()).toContain('Connected');
+    expect(terminalChunks()).toHaveLength(1);
     // The side panel is narrow: a long path wraps onto the next line.
     expect((await run(page, 'Terminal 1', 'pwd', 'pwd-done')).replaceAll('\n', '')).toContain(
       service.projectDir(idea.id),

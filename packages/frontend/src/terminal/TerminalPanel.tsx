@@ -1,5 +1,4 @@
-import { useCallback, useId, useState } from 'react';
-import { TerminalView } from './TerminalView.tsx';
+import { lazy, Suspense, useCallback, useId, useState } from 'react';
 import { forgetTerminal, keptTerminals, keepTerminal } from './kept-terminals.ts';
 import './terminal.css';
 
@@ -11,6 +10,12 @@ interface OpenTerminal {
 }
 
 let nextKey = 1;
+
+// xterm.js is about a quarter of the web app's JavaScript (337 KB of 1.2 MB) and only a terminal needs it: loaded
+// when the first terminal is shown, not with every page (a phone's first load).
+const TerminalView = lazy(() =>
+  import('./TerminalView.tsx').then((module) => ({ default: module.TerminalView })),
+);
 
 /**
  * The idea's terminals (issue 31): shells on its host in its `project/`, one shown at a time, each with its own
@@ -74,24 +79,26 @@ export function TerminalPanel({ ideaId }: { ideaId: string }) {
           folder.
         </p>
       ) : null}
-      {terminals.map((terminal) => (
-        <TerminalView
-          key={terminal.key}
-          ideaId={ideaId}
-          terminalId={terminal.terminalId}
-          label={`Terminal ${String(terminal.number)}`}
-          isShown={terminal.key === shownKey}
-          onReady={(terminalId) => {
-            keepTerminal(ideaId, terminalId);
-          }}
-          onEnded={(terminalId) => {
-            forgetTerminal(ideaId, terminalId);
-          }}
-          onClose={() => {
-            remove(terminal.key);
-          }}
-        />
-      ))}
+      <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+        {terminals.map((terminal) => (
+          <TerminalView
+            key={terminal.key}
+            ideaId={ideaId}
+            terminalId={terminal.terminalId}
+            label={`Terminal ${String(terminal.number)}`}
+            isShown={terminal.key === shownKey}
+            onReady={(terminalId) => {
+              keepTerminal(ideaId, terminalId);
+            }}
+            onEnded={(terminalId) => {
+              forgetTerminal(ideaId, terminalId);
+            }}
+            onClose={() => {
+              remove(terminal.key);
+            }}
+          />
+        ))}
+      </Suspense>
     </section>
   );
 }
