@@ -169,10 +169,16 @@ describe('a build when Catalyst stops and starts again', () => {
       timeoutMs: LEASE_MS + 10_000,
       what: 'the session’s lease to lapse',
     });
+    const restartedAt = Date.now();
     const restarted = await fixture.restartService();
     // Taken up (its session heartbeated again) before the turn may end: a turn that ends while the lease has lapsed
-    // leaves a warm claude whose backend is gone, which the session ends at once (a race the suite lost under load).
+    // leaves a warm claude whose backend is gone, which the session ends at once (a race the suite lost under load,
+    // twice: the take-up's end is not yet its first heartbeat, so the test waits for that heartbeat itself).
     await restarted.catalyst.swept;
+    await waitUntil(async () => (await stat(heartbeat)).mtimeMs >= restartedAt, {
+      timeoutMs: LEASE_MS + 10_000,
+      what: 'the taken-up session to heartbeat again',
+    });
     const last = await restarted.connect();
     await last.subscribe(idea.id, lastSeq(seen));
     await writeFile(join(projectDir, 'go'), '');
