@@ -10,7 +10,16 @@
 // directory; the build and tsx are pinned to this package's tsconfig, so a tsconfig.json in the caller's directory
 // changes nothing.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -71,7 +80,7 @@ async function buildBundle(stamp) {
     renameSync(aside, bundle);
     // The stamp last, written aside too: a run that reads it finds the bundle it names.
     const stampAside = `${stampFile}.${process.pid}`;
-    await import('node:fs/promises').then(({ writeFile }) => writeFile(stampAside, stamp));
+    writeFileSync(stampAside, stamp);
     renameSync(stampAside, stampFile);
     return true;
   } catch {
