@@ -49,9 +49,19 @@ export default defineConfig({
         },
       },
       {
+        // A whole Catalyst on the in-process host (backend/test/support/in-process-host): no sshd, no claude
+        // process, so what the service does with what the CLI prints is proven in milliseconds.
+        test: {
+          name: 'fast',
+          include: ['packages/backend/test/fast/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['packages/*/test/**/*.test.ts'],
+          exclude: ['packages/backend/test/fast/**', '**/node_modules/**'],
           environment: 'node',
           // Files run in several workers at once; each worker has VM users, a HOME and a TMPDIR of its own
           // (testkit/src/worker.ts), so two files never share sessions, runs or claude's settings.

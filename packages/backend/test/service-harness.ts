@@ -52,6 +52,15 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     ...(options.push === undefined ? {} : { push: options.push }),
     ...(options.pool === undefined ? {} : { createHost: withPool(options.pool, configDir.path) }),
   });
+  return serviceUnderTest(catalyst, { configDir, ideasRoot, logged });
+}
+
+/** The helpers of a test around a started Catalyst (its API with its token, a WebSocket client, its log). */
+export function serviceUnderTest(
+  catalyst: RunningCatalyst,
+  where: { configDir: TempDir; ideasRoot: string; logged: string[] },
+): ServiceUnderTest {
+  const { configDir, ideasRoot, logged } = where;
   const headers = { authorization: `Bearer ${catalyst.token}` };
   const api = (path: string, init: Omit<RequestInit, 'headers'> = {}) =>
     fetch(`${catalyst.url}${path}`, { ...init, headers: { ...headers, 'content-type': 'application/json' } });

@@ -1,5 +1,3 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ApiErrorBodySchema,
@@ -8,15 +6,17 @@ import {
   type AutopilotView,
   type RelayEvent,
 } from '@catalyst/protocol';
-import { text, toolUse, waitForFile } from '@catalyst/testkit';
-import { CONTINUE_MESSAGE } from '../src/service/autopilots.ts';
-import { useServiceFixture, type IdeaClient, type ServiceUnderTest } from './service-harness.ts';
+import { CONTINUE_MESSAGE } from '../../src/service/autopilots.ts';
+import type { IdeaClient, ServiceUnderTest } from '../service-harness.ts';
+import { reply, work } from '../support/in-process-host/scripted-claude.ts';
+import { useFastService } from './fast-harness.ts';
 
 // The queue of next messages (issue 30): sent while a run goes, they wait, editable and reorderable, and go in
 // order once the idea is idle; a failed run pauses the queue, "send now" stops the turn and goes next; a budget
 // reached pauses an autopilot (before a step, or the CLI's own stop inside one) until it is raised, across restarts.
+// On the in-process host: what claude prints is scripted turn by turn; the real CLI's side is the end-to-end tier's.
 
-const fixture = useServiceFixture();
+const fixture = useFastService();
 
 async function call(service: ServiceUnderTest, method: string, path: string, body?: unknown) {
   return service.api(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -37,17 +37,17 @@ async function untilEnded(service: ServiceUnderTest, ideaId: string, id: string)
   return AutopilotResponseSchema.parse(await (await service.api(`/api/autopilots/${id}`)).json()).autopilot;
 }
 
-/** A build whose Bash step waits for a `go` file, watched by a client; resolves once its tool call is out. */
+/** A build whose Bash step runs until released, watched by a client; resolves once its tool call is out. */
 async function startWaitingBuild(title: string) {
   const { service } = fixture;
   const idea = await service.createIdea(title);
-  const go = join(service.projectDir(idea.id), 'go');
-  fixture.model.enqueue(toolUse('Bash', { command: waitForFile(go), description: 'Wait' }));
+  const held = work('wait for go', { after: 'Built.' });
+  fixture.vm.claude.enqueue(held.turn);
   const client = await service.connect();
   await client.subscribe(idea.id);
   client.send({ type: 'build', ideaId: idea.id, message: 'Wait for go.' });
   await client.waitFor((f) => f.type === 'claude:tool_use');
-  return { idea, go, client, release: () => writeFile(go, '') };
+  return { idea, client, release: held.release };
 }
 
 const startedMessages = (events: readonly RelayEvent[]) =>
@@ -71,12 +71,11 @@ function waitForPause(client: IdeaClient) {
 describe('the queue of next messages', () => {
   it('runs messages queued during a build after it, as edited and reordered, each once, across a restart', async () => {
     const { idea, client, release } = await startWaitingBuild('Queued during a build');
-    fixture.model.enqueue(
-      text('Built.'),
-      text('Third, first.'),
-      text('First.'),
-      text('Second, edited.'),
-      text('Fourth.'),
+    fixture.vm.claude.enqueue(
+      reply('Third, first.'),
+      reply('First.'),
+      reply('Second, edited.'),
+      reply('Fourth.'),
     );
     // From the composer: a chat frame while the idea is busy is queued, not refused.
     client.send({ type: 'chat', ideaId: idea.id, message: 'First?' });
@@ -118,7 +117,7 @@ describe('the queue of next messages', () => {
     await restarted.catalyst.swept;
     const kept = await queueOf(await restarted.api(`/api/ideas/${idea.id}/queue`));
     expect(kept.steps.map((step) => step.message)).toEqual(['Third?', 'First?', 'Second, again?', 'Fourth?']);
-    await release();
+    release();
     const ended = await untilEnded(restarted, idea.id, queue.id);
     expect(ended.state).toBe('completed');
     expect(ended.steps.map((step) => [step.message, step.state, step.result?.result])).toEqual([
@@ -144,13 +143,12 @@ describe('the queue of next messages', () => {
 
   it('pauses when a queued message’s run fails, says why, and goes on with the rest when resumed', async () => {
     const { idea, client, release } = await startWaitingBuild('Queue paused by a failure');
-    // The first queued message's request finds no scripted reply: the model refuses it (HTTP 400), the run fails.
-    fixture.model.enqueue(text('Built.'));
+    // The first queued message finds no scripted turn: the API refuses it (HTTP 400), the run fails.
     await queueOf(await add(fixture.service, idea.id, 'This one fails.'));
     const queue = await queueOf(await add(fixture.service, idea.id, 'Then this.'));
     const removed = await call(fixture.service, 'DELETE', `/api/ideas/${idea.id}/queue/q-missing`);
     expect(ApiErrorBodySchema.parse(await removed.json()).error.code).toBe('QUEUE_STEP_NOT_FOUND');
-    await release();
+    release();
     const paused = await waitForPause(client);
     expect(paused).toMatchObject({ reason: 'failed' });
     const view = await queueOf(await fixture.service.api(`/api/ideas/${idea.id}/queue`));
@@ -159,7 +157,7 @@ describe('the queue of next messages', () => {
     expect(view.steps.map((step) => step.state)).toEqual(['failed', 'pending']);
     // Nothing more runs while it waits.
     expect(startedMessages(client.events())).toEqual(['Wait for go.', 'This one fails.']);
-    fixture.model.enqueue(text('After the pause.'));
+    fixture.vm.claude.enqueue(reply('After the pause.'));
     await queueOf(await call(fixture.service, 'POST', `/api/ideas/${idea.id}/queue/resume`, {}));
     const ended = await untilEnded(fixture.service, idea.id, queue.id);
     client.close();
@@ -172,7 +170,7 @@ describe('the queue of next messages', () => {
 
   it('“send now” stops the turn that runs and sends that message next, without pausing the queue', async () => {
     const { idea, client } = await startWaitingBuild('Send now');
-    fixture.model.enqueue(text('Now, then.'), text('Later, then.'));
+    fixture.vm.claude.enqueue(reply('Now, then.'), reply('Later, then.'));
     await queueOf(await add(fixture.service, idea.id, 'Later.'));
     const queue = await queueOf(await add(fixture.service, idea.id, 'Now!'));
     const now = queue.steps.find((step) => step.message === 'Now!');
@@ -195,13 +193,8 @@ describe('budgets that pause', () => {
   it('an autopilot that spends its budget in step 2 of 3 pauses, survives a restart, and completes once raised', async () => {
     const { service } = fixture;
     const idea = await service.createIdea('Autopilot paused by its budget');
-    const go = join(service.projectDir(idea.id), 'go');
-    fixture.model.enqueue(
-      text('One.'),
-      toolUse('Bash', { command: waitForFile(go), description: 'Wait' }),
-      text('Two.'),
-      text('Three.'),
-    );
+    const two = work('wait for go', { after: 'Two.' });
+    fixture.vm.claude.enqueue(reply('One.'), two.turn, reply('Three.'));
     const client = await service.connect();
     await client.subscribe(idea.id);
     const started = AutopilotResponseSchema.parse(
@@ -220,7 +213,7 @@ describe('budgets that pause', () => {
     const during = await queueOf(await service.api(`/api/ideas/${idea.id}/queue`));
     const budget = during.costUsd + 0.000001;
     await queueOf(await call(service, 'PATCH', `/api/ideas/${idea.id}/queue`, { maxBudgetUsd: budget }));
-    await writeFile(go, '');
+    two.release();
     const paused = await waitForPause(client);
     client.close();
     expect(paused).toMatchObject({ reason: 'budget' });
@@ -247,10 +240,7 @@ describe('budgets that pause', () => {
     const { service } = fixture;
     const idea = await service.createIdea('Stopped mid-step by the budget');
     // Less than one model call costs: the CLI stops before it runs the tool it asked for.
-    fixture.model.enqueue(
-      toolUse('Bash', { command: 'echo never', description: 'Never runs' }),
-      text('Went on.'),
-    );
+    fixture.vm.claude.enqueue(work('echo never', { costUsd: 0.001 }).turn, reply('Went on.'));
     const client = await service.connect();
     await client.subscribe(idea.id);
     const started = AutopilotResponseSchema.parse(

@@ -1,0 +1,162 @@
+/**
+ * The jobs of the in-process host (in-process-host.ts): what a process on a VM is to Catalyst (bytes out on two
+ * streams, lines in, a signal, an end with a code and a reason), held in memory. A job's behaviour (the scripted
+ * claude, a local command) sees only JobOutput; Catalyst's side (runs, session attachments) reads the job's output
+ * from any byte offset, as the VM's session files are read, so a job outlives every reader.
+ */
+
+export interface JobOutput {
+  out(data: string | Uint8Array): void;
+  err(data: string | Uint8Array): void;
+  /** The job is over; what it writes after is dropped. `reason` as the session supervisor's (`exit`, `cancel`, …). */
+  exit(code: number, reason?: string): void;
+}
+
+export interface JobBehaviour {
+  /** One line of its stdin (without the newline). */
+  line(text: string): void;
+  endInput(): void;
+  /** SIGINT to its main process. */
+  interrupt(): void;
+  /** It is being stopped: whatever it holds is let go (the job ends as cancelled whatever it does). */
+  stop(): void;
+}
+
+export interface JobSpec {
+  tag: string;
+  argv: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+}
+
+/** Makes the behaviour of a job; undefined when the in-process host has no such program (`CLI_NOT_FOUND`). */
+export type JobFactory = (spec: JobSpec, output: JobOutput) => JobBehaviour | undefined;
+
+type Stream = 'out' | 'err';
+
+/** The exit code of a job stopped with TERM, as a shell reports it. */
+const TERMINATED = 143;
+
+export class Job {
+  readonly spec: JobSpec;
+  status: { code: number; reason: string } | undefined;
+  #chunks: Record<Stream, Buffer[]> = { out: [], err: [] };
+  #bytes: Record<Stream, number> = { out: 0, err: 0 };
+  #behaviour: JobBehaviour | undefined;
+  #changed: (() => void)[] = [];
+  #isInputOpen = true;
+  #claimed: string | undefined;
+
+  constructor(spec: JobSpec, factory: JobFactory) {
+    this.spec = spec;
+    const output: JobOutput = {
+      out: (data) => {
+        this.#write('out', data);
+      },
+      err: (data) => {
+        this.#write('err', data);
+      },
+      exit: (code, reason) => {
+        this.#end(code, reason ?? 'exit');
+      },
+    };
+    this.#behaviour = factory(spec, output);
+    if (this.#behaviour === undefined) this.#end(127, 'not_found');
+  }
+
+  get isAlive(): boolean {
+    return this.status === undefined;
+  }
+
+  get acceptsInput(): boolean {
+    return this.isAlive && this.#isInputOpen;
+  }
+
+  /** The reason its end will have whatever it exits with (a limit that closed its input first). */
+  claim(reason: string): void {
+    this.#claimed ??= reason;
+  }
+
+  bytes(stream: Stream): number {
+    return this.#bytes[stream];
+  }
+
+  /** Settles at the job's next output or end. */
+  nextChange(): Promise<void> {
+    return new Promise((resolve) => this.#changed.push(resolve));
+  }
+
+  /** The bytes of `stream` from `offset` to what has been written so far. */
+  read(stream: Stream, offset: number): Buffer {
+    const whole = Buffer.concat(this.#chunks[stream]);
+    this.#chunks[stream] = [whole];
+    return whole.subarray(offset);
+  }
+
+  line(text: string): void {
+    if (this.isAlive && this.#isInputOpen) this.#behaviour?.line(text);
+  }
+
+  endInput(): void {
+    if (!this.isAlive || !this.#isInputOpen) return;
+    this.#isInputOpen = false;
+    this.#behaviour?.endInput();
+  }
+
+  interrupt(): void {
+    if (this.isAlive) this.#behaviour?.interrupt();
+  }
+
+  /** TERM to all it started: over at once, with `reason` (`cancel` unless a limit stopped it). */
+  stop(reason = 'cancel'): void {
+    if (!this.isAlive) return;
+    this.#behaviour?.stop();
+    this.#end(TERMINATED, reason);
+  }
+
+  #write(stream: Stream, data: string | Uint8Array): void {
+    if (!this.isAlive) return;
+    const chunk = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data);
+    if (chunk.length === 0) return;
+    this.#chunks[stream].push(chunk);
+    this.#bytes[stream] += chunk.length;
+    this.#notify();
+  }
+
+  #end(code: number, reason: string): void {
+    if (!this.isAlive) return;
+    this.status = { code, reason: this.#claimed ?? reason };
+    this.#isInputOpen = false;
+    this.#notify();
+  }
+
+  #notify(): void {
+    for (const resolve of this.#changed.splice(0)) resolve();
+  }
+}
+
+/**
+ * The bytes of one of a job's streams from `offset`, as they are written, until the job is over and all is read or
+ * `isDone()` says the reader let go.
+ */
+export async function* follow(
+  job: Job,
+  stream: Stream,
+  offset: number,
+  isDone: () => boolean,
+  letGo: Promise<void>,
+): AsyncGenerator<Uint8Array> {
+  let at = offset;
+  for (;;) {
+    if (isDone()) return;
+    const change = job.nextChange();
+    if (job.bytes(stream) > at) {
+      const chunk = job.read(stream, at);
+      at += chunk.length;
+      yield chunk;
+      continue;
+    }
+    if (!job.isAlive) return;
+    await Promise.race([change, letGo]);
+  }
+}
