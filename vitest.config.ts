@@ -55,6 +55,10 @@ export default defineConfig({
           name: 'fast',
           include: ['packages/backend/test/fast/**/*.test.ts'],
           environment: 'node',
+          isolate: false,
+          // Inactivity limits and restarts take real seconds here too.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {

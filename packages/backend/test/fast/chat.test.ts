@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { reply } from '../support/in-process-host/scripted-claude.ts';
+import { text } from '@catalyst/testkit';
 import { useFastService } from './fast-harness.ts';
 
 // The fast tier's own check that its host carries a whole chat: two turns of one idea, their events relayed in
-// order, the second in the same warm claude process and Claude session as the first (warm-turns.test.ts proves the
-// same with the real CLI over sshd).
+// order, the second in the same warm claude process and Claude session as the first, with the first in its context
+// (warm-turns.test.ts proves the same with the real CLI over sshd).
 
 const suite = useFastService();
 
 describe('a chat on the in-process host', () => {
   it('runs a turn and the next in the same warm process and Claude session', async () => {
-    const { service, vm } = suite;
+    const { service, vm, model } = suite;
     const idea = await service.createIdea('Fast chat');
     const client = await service.connect();
     await client.subscribe(idea.id);
-    vm.claude.enqueue(reply('Hello there.'), reply('Again.'));
-    const claudesBefore = vm.jobs.all.length;
+    model.enqueue(text('Hello there.'), text('Again.'));
+    const jobsBefore = vm.jobs.all.length;
     const first = await client.run(idea.id, 'chat', 'Hi');
     const second = await client.run(idea.id, 'chat', 'Once more');
     client.close();
@@ -32,7 +32,8 @@ describe('a chat on the in-process host', () => {
     );
     expect(sessions).toHaveLength(2);
     expect(new Set(sessions).size).toBe(1);
-    expect(vm.jobs.all.length - claudesBefore).toBe(1);
-    expect(vm.claude.messages.at(-1)).toContain('Once more');
+    expect(vm.jobs.all.length - jobsBefore).toBe(1);
+    const lastRequest = await model.waitForRequest(model.requests.length - 1);
+    expect(lastRequest.body.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
   });
 });

@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
-import { startCatalyst } from '../../src/app.ts';
+import { startCatalyst, type StartOptions as CatalystStartOptions } from '../../src/app.ts';
 import { loadConfig } from '../../src/server/config.ts';
+import { scanRunProcessesIn } from '../host-test-kit.ts';
 import { serviceUnderTest, type ServiceUnderTest } from '../service-harness.ts';
 import { createInProcessVm, type InProcessVm } from '../support/in-process-host/in-process-host.ts';
+import type { ClaudeScript } from '../support/in-process-host/scripted-claude.ts';
 
 /**
  * The fast tier's set-up: a whole Catalyst (HTTP, WebSocket, every service) on the in-process host
@@ -17,15 +19,29 @@ import { createInProcessVm, type InProcessVm } from '../support/in-process-host/
 
 export interface FastSuite {
   readonly vm: InProcessVm;
+  /** What claude's model answers (`vm.claude`): the end-to-end tier's ScriptedModel, in this process. */
+  readonly model: ClaudeScript;
   readonly service: ServiceUnderTest;
   /** A restarted backend on the same config dir, ideas and VM becomes `service` (the caller stops the old one). */
   restartService(): Promise<ServiceUnderTest>;
+  /** Another Catalyst on the same VM (other settings, or `reuse`: a restart), stopped after the test. */
+  startAnother(options?: StartOptions): Promise<ServiceUnderTest>;
+  /** The processes the idea's tools left running on this machine (a Bash call's `sleep`): none once it is over. */
+  runProcesses(
+    ideaId: string,
+    on?: ServiceUnderTest,
+  ): Promise<{ pid: number; cmdline: string; runTag: string }[]>;
 }
 
-async function startOn(
-  vm: InProcessVm,
-  reuse?: { configDir: TempDir; ideasRoot: string },
-): Promise<ServiceUnderTest> {
+interface StartOptions {
+  /** The same config dir and ideas: a restarted backend. */
+  reuse?: { configDir: TempDir; ideasRoot: string };
+  env?: Record<string, string>;
+  push?: CatalystStartOptions['push'];
+}
+
+async function startOn(vm: InProcessVm, options: StartOptions = {}): Promise<ServiceUnderTest> {
+  const { reuse } = options;
   const configDir = reuse?.configDir ?? (await createTempDir('catalyst-config'));
   const ideasRoot = reuse?.ideasRoot ?? join(vm.home, `catalyst-${randomBytes(4).toString('hex')}`);
   const hostsFile = join(configDir.path, 'hosts.json');
@@ -36,12 +52,14 @@ async function startOn(
     CATALYST_CONFIG_DIR: configDir.path,
     CATALYST_CONFIG_FILE: hostsFile,
     CATALYST_LOG_LEVEL: 'silent',
+    ...options.env,
   };
   const logged: string[] = [];
   const catalyst = await startCatalyst({
     config: loadConfig(env, { homeDir: configDir.path }),
     logger: pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
     createHost: () => vm.createHost(),
+    ...(options.push === undefined ? {} : { push: options.push }),
   });
   return serviceUnderTest(catalyst, { configDir, ideasRoot, logged });
 }
@@ -50,6 +68,7 @@ export function useFastService(): FastSuite {
   let home: TempDir | undefined;
   let vm: InProcessVm | undefined;
   let service: ServiceUnderTest | undefined;
+  const extra: (() => Promise<void>)[] = [];
   const started = () => {
     if (vm === undefined || service === undefined) throw new Error('the fast suite has not started');
     return { vm, service };
@@ -59,8 +78,10 @@ export function useFastService(): FastSuite {
     vm = createInProcessVm({ home: home.path });
     service = await startOn(vm);
   });
-  afterEach(() => {
-    expect(started().vm.claude.discard(), 'the test left scripted turns unused').toBe(0);
+  afterEach(async () => {
+    await Promise.all(extra.splice(0).map((cleanUp) => cleanUp()));
+    // Dropped either way: a reply one test left would answer the next test's first request.
+    expect(started().vm.claude.discardReplies(), 'the test left scripted replies unused').toBe(0);
   });
   afterAll(async () => {
     await service?.stop();
@@ -72,13 +93,25 @@ export function useFastService(): FastSuite {
     get vm() {
       return started().vm;
     },
+    get model() {
+      return started().vm.claude;
+    },
     get service() {
       return started().service;
     },
     async restartService() {
       const { configDir, ideasRoot } = started().service;
-      service = await startOn(started().vm, { configDir, ideasRoot });
+      service = await startOn(started().vm, { reuse: { configDir, ideasRoot } });
       return service;
     },
+    async startAnother(options = {}) {
+      const another = await startOn(started().vm, options);
+      extra.push(async () => {
+        await another.stop();
+        if (options.reuse === undefined) await another.configDir.remove();
+      });
+      return another;
+    },
+    runProcesses: (ideaId, on) => scanRunProcessesIn(join((on ?? started().service).ideasRoot, ideaId)),
   };
 }

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ApiErrorBodySchema,
@@ -6,16 +8,16 @@ import {
   type AutopilotView,
   type RelayEvent,
 } from '@catalyst/protocol';
+import { text, toolUse, waitForFile } from '@catalyst/testkit';
 import { CONTINUE_MESSAGE } from '../../src/service/autopilots.ts';
 import type { IdeaClient, ServiceUnderTest } from '../service-harness.ts';
-import { reply, work } from '../support/in-process-host/scripted-claude.ts';
 import { useFastService } from './fast-harness.ts';
 
 // The queue of next messages (issue 30): sent while a run goes, they wait, editable and reorderable, and go in
 // order once the idea is idle; a failed run pauses the queue, "send now" stops the turn and goes next; a budget
 // reached pauses an autopilot (before a step, or the CLI's own stop inside one) until it is raised, across restarts.
-// On the in-process host: what claude prints is scripted turn by turn; the real CLI's side is the end-to-end tier's.
 
+// On the in-process host (fast-harness.ts): the same script as the end-to-end tier's, answered in this process.
 const fixture = useFastService();
 
 async function call(service: ServiceUnderTest, method: string, path: string, body?: unknown) {
@@ -37,17 +39,17 @@ async function untilEnded(service: ServiceUnderTest, ideaId: string, id: string)
   return AutopilotResponseSchema.parse(await (await service.api(`/api/autopilots/${id}`)).json()).autopilot;
 }
 
-/** A build whose Bash step runs until released, watched by a client; resolves once its tool call is out. */
+/** A build whose Bash step waits for a `go` file, watched by a client; resolves once its tool call is out. */
 async function startWaitingBuild(title: string) {
   const { service } = fixture;
   const idea = await service.createIdea(title);
-  const held = work('wait for go', { after: 'Built.' });
-  fixture.vm.claude.enqueue(held.turn);
+  const go = join(service.projectDir(idea.id), 'go');
+  fixture.model.enqueue(toolUse('Bash', { command: waitForFile(go), description: 'Wait' }));
   const client = await service.connect();
   await client.subscribe(idea.id);
   client.send({ type: 'build', ideaId: idea.id, message: 'Wait for go.' });
   await client.waitFor((f) => f.type === 'claude:tool_use');
-  return { idea, client, release: held.release };
+  return { idea, go, client, release: () => writeFile(go, '') };
 }
 
 const startedMessages = (events: readonly RelayEvent[]) =>
@@ -71,11 +73,12 @@ function waitForPause(client: IdeaClient) {
 describe('the queue of next messages', () => {
   it('runs messages queued during a build after it, as edited and reordered, each once, across a restart', async () => {
     const { idea, client, release } = await startWaitingBuild('Queued during a build');
-    fixture.vm.claude.enqueue(
-      reply('Third, first.'),
-      reply('First.'),
-      reply('Second, edited.'),
-      reply('Fourth.'),
+    fixture.model.enqueue(
+      text('Built.'),
+      text('Third, first.'),
+      text('First.'),
+      text('Second, edited.'),
+      text('Fourth.'),
     );
     // From the composer: a chat frame while the idea is busy is queued, not refused.
     client.send({ type: 'chat', ideaId: idea.id, message: 'First?' });
@@ -117,7 +120,7 @@ describe('the queue of next messages', () => {
     await restarted.catalyst.swept;
     const kept = await queueOf(await restarted.api(`/api/ideas/${idea.id}/queue`));
     expect(kept.steps.map((step) => step.message)).toEqual(['Third?', 'First?', 'Second, again?', 'Fourth?']);
-    release();
+    await release();
     const ended = await untilEnded(restarted, idea.id, queue.id);
     expect(ended.state).toBe('completed');
     expect(ended.steps.map((step) => [step.message, step.state, step.result?.result])).toEqual([
@@ -143,12 +146,13 @@ describe('the queue of next messages', () => {
 
   it('pauses when a queued message’s run fails, says why, and goes on with the rest when resumed', async () => {
     const { idea, client, release } = await startWaitingBuild('Queue paused by a failure');
-    // The first queued message finds no scripted turn: the API refuses it (HTTP 400), the run fails.
+    // The first queued message's request finds no scripted reply: the model refuses it (HTTP 400), the run fails.
+    fixture.model.enqueue(text('Built.'));
     await queueOf(await add(fixture.service, idea.id, 'This one fails.'));
     const queue = await queueOf(await add(fixture.service, idea.id, 'Then this.'));
     const removed = await call(fixture.service, 'DELETE', `/api/ideas/${idea.id}/queue/q-missing`);
     expect(ApiErrorBodySchema.parse(await removed.json()).error.code).toBe('QUEUE_STEP_NOT_FOUND');
-    release();
+    await release();
     const paused = await waitForPause(client);
     expect(paused).toMatchObject({ reason: 'failed' });
     const view = await queueOf(await fixture.service.api(`/api/ideas/${idea.id}/queue`));
@@ -157,7 +161,7 @@ describe('the queue of next messages', () => {
     expect(view.steps.map((step) => step.state)).toEqual(['failed', 'pending']);
     // Nothing more runs while it waits.
     expect(startedMessages(client.events())).toEqual(['Wait for go.', 'This one fails.']);
-    fixture.vm.claude.enqueue(reply('After the pause.'));
+    fixture.model.enqueue(text('After the pause.'));
     await queueOf(await call(fixture.service, 'POST', `/api/ideas/${idea.id}/queue/resume`, {}));
     const ended = await untilEnded(fixture.service, idea.id, queue.id);
     client.close();
@@ -170,7 +174,7 @@ describe('the queue of next messages', () => {
 
   it('“send now” stops the turn that runs and sends that message next, without pausing the queue', async () => {
     const { idea, client } = await startWaitingBuild('Send now');
-    fixture.vm.claude.enqueue(reply('Now, then.'), reply('Later, then.'));
+    fixture.model.enqueue(text('Now, then.'), text('Later, then.'));
     await queueOf(await add(fixture.service, idea.id, 'Later.'));
     const queue = await queueOf(await add(fixture.service, idea.id, 'Now!'));
     const now = queue.steps.find((step) => step.message === 'Now!');
@@ -193,8 +197,13 @@ describe('budgets that pause', () => {
   it('an autopilot that spends its budget in step 2 of 3 pauses, survives a restart, and completes once raised', async () => {
     const { service } = fixture;
     const idea = await service.createIdea('Autopilot paused by its budget');
-    const two = work('wait for go', { after: 'Two.' });
-    fixture.vm.claude.enqueue(reply('One.'), two.turn, reply('Three.'));
+    const go = join(service.projectDir(idea.id), 'go');
+    fixture.model.enqueue(
+      text('One.'),
+      toolUse('Bash', { command: waitForFile(go), description: 'Wait' }),
+      text('Two.'),
+      text('Three.'),
+    );
     const client = await service.connect();
     await client.subscribe(idea.id);
     const started = AutopilotResponseSchema.parse(
@@ -213,7 +222,7 @@ describe('budgets that pause', () => {
     const during = await queueOf(await service.api(`/api/ideas/${idea.id}/queue`));
     const budget = during.costUsd + 0.000001;
     await queueOf(await call(service, 'PATCH', `/api/ideas/${idea.id}/queue`, { maxBudgetUsd: budget }));
-    two.release();
+    await writeFile(go, '');
     const paused = await waitForPause(client);
     client.close();
     expect(paused).toMatchObject({ reason: 'budget' });
@@ -240,7 +249,10 @@ describe('budgets that pause', () => {
     const { service } = fixture;
     const idea = await service.createIdea('Stopped mid-step by the budget');
     // Less than one model call costs: the CLI stops before it runs the tool it asked for.
-    fixture.vm.claude.enqueue(work('echo never', { costUsd: 0.001 }).turn, reply('Went on.'));
+    fixture.model.enqueue(
+      toolUse('Bash', { command: 'echo never', description: 'Never runs' }),
+      text('Went on.'),
+    );
     const client = await service.connect();
     await client.subscribe(idea.id);
     const started = AutopilotResponseSchema.parse(

@@ -24,7 +24,7 @@ export interface InProcessVm {
   readonly home: string;
   /** Where the host's claude "is": what the hosts file names and the preflight finds. */
   readonly claudePath: string;
-  /** The turns claude replays, in order. */
+  /** What claude's model answers, round by round (the end-to-end tier's ScriptedModel, in this process). */
   readonly claude: ClaudeScript;
   readonly jobs: InProcessJobs;
   /** A Host on this VM, as a Catalyst's adapter would be: one per Catalyst started on it. */

@@ -50,6 +50,11 @@ export class InProcessJobs {
     );
   }
 
+  /** The sessions still kept on the VM (their files, alive or over and not yet removed). */
+  sessionIds(): string[] {
+    return [...this.#sessions.keys()];
+  }
+
   /** Stops what carries the tag (Host.killRun): a run, or a session and its job. */
   kill(tag: string): void {
     for (const job of this.live) if (job.spec.tag === tag) job.stop();

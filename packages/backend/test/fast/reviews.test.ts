@@ -11,14 +11,15 @@ import {
   type ReviewCommentView,
 } from '@catalyst/protocol';
 import { text, toolUse, type RecordedRequest } from '@catalyst/testkit';
-import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+import { type ServiceUnderTest } from '../service-harness.ts';
+import { useFastService } from './fast-harness.ts';
 
-// Review comments on a checkpoint's diff (issue 30), over the test kit's sshd with the real CLI: two comments on a
+// Review comments on a checkpoint's diff (issue 30), on the in-process host: two comments on a
 // two-file build become one build message that reaches the model quoting both; they are kept in the idea's folder,
 // marked sent; a later build that changes one commented line makes that comment stale (and one whose block only
 // moved is not), and a stale comment says so when it is sent.
 
-const fixture = useServiceFixture();
+const fixture = useFastService();
 
 function bash(command: string) {
   return toolUse('Bash', { command, description: 'Change files' });

@@ -8,14 +8,15 @@ import {
   type RunView,
 } from '@catalyst/protocol';
 import { text, toolUse, waitForFile } from '@catalyst/testkit';
-import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
-import { expectNothingLeft } from './session-test-kit.ts';
+import { type ServiceUnderTest } from '../service-harness.ts';
+import { expectNothingLeft } from './fast-kit.ts';
+import { useFastService } from './fast-harness.ts';
 
 // Runs without a browser (issue 12): a client starts one over REST, waits for it with a long poll, reads its
 // CommandResult, lists the idea's runs and cancels one. Every such run is an ordinary run: the same history,
 // relay, one run per idea.
 
-const fixture = useServiceFixture();
+const fixture = useFastService();
 
 async function post(service: ServiceUnderTest, path: string, body?: unknown): Promise<Response> {
   return service.api(path, { method: 'POST', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });

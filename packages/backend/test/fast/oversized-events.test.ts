@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_RELAY_EVENT_BYTES } from '@catalyst/protocol';
 import { text, toolUse } from '@catalyst/testkit';
-import { useServiceFixture } from './service-harness.ts';
+import { useFastService } from './fast-harness.ts';
 
 // Issue 16, item 9: one event larger than a client's live send bound (8 MiB) used to close every subscriber with
-// 4008, and close them again on each reconnect's replay. The real CLI relays the model's tool_use line whole.
+// 4008, and close them again on each reconnect's replay. The CLI relays the model's tool_use line whole (here the in-process host's scripted claude).
 
-const fixture = useServiceFixture();
+const fixture = useFastService();
 const KIB = 1024;
 
 describe('an oversized event', () => {

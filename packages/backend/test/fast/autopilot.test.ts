@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiErrorBodySchema, AutopilotResponseSchema, type AutopilotView } from '@catalyst/protocol';
 import { colorQuestion, text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
-import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
-import { expectNothingLeft } from './session-test-kit.ts';
+import { type ServiceUnderTest } from '../service-harness.ts';
+import { expectNothingLeft } from './fast-kit.ts';
+import { useFastService } from './fast-harness.ts';
 
 // Autopilot (issue 12): an idea's steps run one after the other with nobody watching, each an ordinary run, the
 // questions answered under the autopilot's own policy; its view and its events say how each step went.
 
-const fixture = useServiceFixture();
+const fixture = useFastService();
 
 async function post(service: ServiceUnderTest, path: string, body?: unknown): Promise<Response> {
   return service.api(path, { method: 'POST', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });

@@ -13,13 +13,14 @@ import {
   type RelayEvent,
 } from '@catalyst/protocol';
 import { type RecordedRequest, text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
-import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+import { type ServiceUnderTest } from '../service-harness.ts';
+import { useFastService } from './fast-harness.ts';
 
-// Checkpoints and files (issue 13), over the test kit's sshd with the real CLI: every build ends with a commit of
+// Checkpoints and files (issue 13), on the in-process host (its git real, on this machine): every build ends with a commit of
 // project/ in git on the host, which a person lists, reads as a diff, and restores; the files of project/ are
 // listed and read, and no path leads outside it.
 
-const fixture = useServiceFixture();
+const fixture = useFastService();
 
 function bash(command: string) {
   return toolUse('Bash', { command, description: 'Change files' });
