@@ -50,6 +50,8 @@ export interface PageOptions {
   device?: { width: number; height: number; isMobile: boolean; hasTouch: boolean };
   /** The User-Agent the context sends (a phone's, say); Chromium's own unless given. */
   userAgent?: string;
+  /** Whether the page may register its service worker: only for the tests of what it does (install, push). */
+  serviceWorkers?: 'allow' | 'block';
 }
 
 export interface BrowserSuite {
@@ -144,6 +146,7 @@ export function useBrowserSuite(): BrowserSuite {
         viewport: { width, height },
         isMobile,
         hasTouch,
+        serviceWorkers: options.serviceWorkers ?? 'block',
         ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
       });
       context.setDefaultTimeout(STEP_TIMEOUT_MS);

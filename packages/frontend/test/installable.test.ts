@@ -81,7 +81,11 @@ describe('the installable app', () => {
     onTestFinished(() => proxy.close());
     const title = 'An idea to read on the train';
     const idea = await service.createIdea(title);
-    const page = await suite.openLoggedInPage({ origin: proxy.url, expectedConsole: unreachable });
+    const page = await suite.openLoggedInPage({
+      origin: proxy.url,
+      expectedConsole: unreachable,
+      serviceWorkers: 'allow',
+    });
 
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     expect(

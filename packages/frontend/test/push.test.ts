@@ -111,7 +111,7 @@ describe('Web Push in the browser', () => {
     const { service } = suite.fixture;
     const origin = service.catalyst.url;
     const idea = await service.createIdea('Ask me on the phone');
-    const page = await suite.openLoggedInPage();
+    const page = await suite.openLoggedInPage({ serviceWorkers: 'allow' });
     await page.context().grantPermissions(['notifications'], { origin });
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     await openIdea(page, { id: idea.id, title: 'Ask me on the phone' });
@@ -161,7 +161,7 @@ describe('Web Push in the browser', () => {
     const { service } = suite.fixture;
     const origin = service.catalyst.url;
     const idea = await service.createIdea('Answer from the lock screen');
-    const page = await suite.openLoggedInPage();
+    const page = await suite.openLoggedInPage({ serviceWorkers: 'allow' });
     await page.context().grantPermissions(['notifications'], { origin });
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     // The copy of the session key the page keeps for the worker once push is on (push-device.ts): push cannot be

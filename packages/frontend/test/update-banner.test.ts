@@ -40,7 +40,7 @@ describe('a page open across an upgrade', () => {
     onTestFinished(() => proxy.close());
     const title = 'Open across an upgrade';
     const idea = await service.createIdea(title);
-    const page = await suite.openLoggedInPage({ origin: proxy.url });
+    const page = await suite.openLoggedInPage({ origin: proxy.url, serviceWorkers: 'allow' });
     await openIdea(page, { id: idea.id, title });
     expect(await updateBanner(page).count()).toBe(0);
 
