@@ -9,6 +9,13 @@ import type { FastSuite } from './fast-harness.ts';
  * process) and its sessions, instead of processes and session folders on the test kit's sshd.
  */
 
+export { sessionOf } from '../session-test-kit.ts';
+
+/** The idea's sessions kept on the VM (alive, or over and not yet removed). */
+export function sessionDirs(fixture: FastSuite, ideaId: string): Promise<string[]> {
+  return Promise.resolve(fixture.vm.jobs.sessionIds().filter((id) => id.startsWith(ideaId)));
+}
+
 /** The idea's jobs that still run: its sessions (named after it) and the runs started in its folder. */
 export function liveJobsOf(fixture: FastSuite, ideaId: string, on?: ServiceUnderTest): Job[] {
   const folder = `${(on ?? fixture.service).ideasRoot}/${ideaId}/`;

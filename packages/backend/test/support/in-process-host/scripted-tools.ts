@@ -31,7 +31,9 @@ export function runTool(
     case 'AskUserQuestion':
       return done(questionsAnswered(input));
     case 'Bash':
-      return bash(String(input['command']), where);
+      return input['run_in_background'] === true
+        ? inBackground(String(input['command']), where)
+        : bash(String(input['command']), where);
     case 'Write':
       return fileTool(async () => {
         const path = absolute(String(input['file_path']), where.cwd);
@@ -95,16 +97,36 @@ function questionsAnswered(input: Record<string, unknown>): ToolOutcome {
   };
 }
 
-function bash(command: string, where: { cwd: string; tag: string }): ToolRun {
-  const child = spawn('/bin/sh', ['-c', command], {
+function shell(command: string, where: { cwd: string; tag: string }, stdio: 'pipe' | 'ignore') {
+  return spawn('/bin/sh', ['-c', command], {
     cwd: where.cwd,
     env: { ...process.env, CATALYST_RUN_TAG: where.tag },
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', stdio, stdio],
   });
+}
+
+/**
+ * A background command (§3.8): it goes on after the call returns, a process of the run (its tag) like the CLI's,
+ * which the run's stop ends (Host.killRun), not the turn's end.
+ */
+function inBackground(command: string, where: { cwd: string; tag: string }): ToolRun {
+  const child = shell(command, where, 'ignore');
+  child.on('error', () => undefined);
+  child.unref();
+  const id = `bash_${String(child.pid)}`;
+  return done({
+    content: `Command running in background with ID: ${id}`,
+    isError: false,
+    detail: { stdout: '', stderr: '', interrupted: false, isImage: false, backgroundTaskId: id },
+  });
+}
+
+function bash(command: string, where: { cwd: string; tag: string }): ToolRun {
+  const child = shell(command, where, 'pipe');
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const result = new Promise<ToolOutcome>((resolve) => {
     child.on('error', (error) => {
       resolve({ content: String(error), isError: true, detail: `Error: ${String(error)}` });

@@ -4,14 +4,16 @@ import { join } from 'node:path';
 import { API, apiPath, spentUsd, type IdeaMeta } from '@catalyst/protocol';
 import { stall, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { describe, expect, it } from 'vitest';
-import { makeFifo, releaseFifo } from './fifo-test-kit.ts';
-import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
-import { expectNothingLeft } from './session-test-kit.ts';
+import { makeFifo, releaseFifo } from '../fifo-test-kit.ts';
+import { type ServiceUnderTest } from '../service-harness.ts';
+import { expectNothingLeft } from './fast-kit.ts';
+import { liveJobsOf } from './fast-kit.ts';
+import { useFastService } from './fast-harness.ts';
 
-// Issue 39 end to end: the real CLI on the test kit's VM. The caps (`--max-budget-usd`) of an idea's claude
+// Issue 39 on the in-process host. The caps (`--max-budget-usd`) of an idea's claude
 // processes that run at once never add up past what its budget leaves: each start holds its cap against the budget.
 
-const fixture = useServiceFixture();
+const fixture = useFastService();
 
 async function metaOf(service: ServiceUnderTest, ideaId: string): Promise<IdeaMeta> {
   const { idea } = API.getIdea.response.parse(await (await service.api(`/api/ideas/${ideaId}`)).json());
@@ -33,12 +35,13 @@ function ask(service: ServiceUnderTest, ideaId: string, question: string): Promi
 }
 
 /** The `--max-budget-usd` of each claude of the idea running on the VM now. */
-async function capsOf(ideaId: string): Promise<number[]> {
-  const processes = await fixture.runProcesses(ideaId);
-  return processes.flatMap(({ cmdline }) => {
-    const cap = /--max-budget-usd (\S+)/.exec(cmdline)?.[1];
-    return cmdline.startsWith(fixture.claudePath) && cap !== undefined ? [Number(cap)] : [];
-  });
+function capsOf(ideaId: string): Promise<number[]> {
+  return Promise.resolve(
+    liveJobsOf(fixture, ideaId).flatMap(({ spec: { argv } }) => {
+      const at = argv.indexOf('--max-budget-usd');
+      return argv[0] === fixture.vm.claudePath && at !== -1 ? [Number(argv[at + 1])] : [];
+    }),
+  );
 }
 
 function sum(values: readonly number[]): number {
