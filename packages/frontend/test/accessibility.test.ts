@@ -23,7 +23,7 @@ import { saveScreenshot } from './page-problems.ts';
 // the ideas list, an idea's page full of what a transcript can show (Markdown, thinking, a diff, a command, an
 // open question) with each panel open, and the delete dialog.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 /** The app's own login check answers 401 without a cookie, which Chromium logs as a console error. */
 const notLoggedIn = [/status of 401 \(Unauthorized\)/];
 

@@ -20,7 +20,7 @@ import {
 // Question asides on the page (issue 30): "Ask aside" in the composer while a build waits in a Bash step, the
 // question asked from the keyboard, the answer in the asides' own thread and never in the transcript.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 describe('question asides in the browser', () => {
   it('asks aside from the keyboard while a build runs; the answer shows in its own thread, not the transcript', async () => {

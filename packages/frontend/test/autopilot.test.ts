@@ -18,7 +18,7 @@ import {
 // Autopilot in the browser (issue 12): a person composes the steps in the panel, follows them to their end or
 // cancels them, and a tab in the background is told by a notification and the title.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 const PHONE = { width: 360, height: 740, isMobile: true, hasTouch: true };
 
@@ -203,7 +203,8 @@ describe('autopilot in the browser', () => {
   it('composes two steps from the keyboard, follows them to the end, and tells a tab in the background', async () => {
     const { service, model } = suite.fixture;
     const idea = await service.createIdea('Autopilot, followed');
-    const page = await suite.openLoggedInPage();
+    // Notifications on this device go through the service worker.
+    const page = await suite.openLoggedInPage({ serviceWorkers: 'allow' });
     await page.addInitScript(fakeBackgroundTab);
     await page.context().grantPermissions(['notifications'], { origin: service.catalyst.url });
     await openIdea(page, { id: idea.id, title: 'Autopilot, followed' });

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { waitUntil, type TempDir } from '@catalyst/testkit';
+import { createTempDir, waitUntil, type ScriptedModel, type TempDir } from '@catalyst/testkit';
 import {
   restartService,
   startService,
@@ -13,13 +13,21 @@ import {
   type ServiceUnderTest,
 } from '../../backend/test/service-harness.ts';
 import { loginLink } from '../../backend/src/server/routes-login.ts';
+import {
+  createInProcessVm,
+  type InProcessVm,
+} from '../../backend/test/support/in-process-host/in-process-host.ts';
+import { startInProcessService } from '../../backend/test/support/in-process-host/in-process-service.ts';
 import { buildApp } from './app-build.ts';
 import { findStackTraces, saveScreenshot, watchPage, type PageProblems } from './page-problems.ts';
 
 /**
  * Browser tests against the real thing: the production build of the web app, served by a whole Catalyst (the
  * test kit's sshd as the VM, the real claude CLI, the scripted model), driven by Debian's Chromium. Never a
- * downloaded browser: scripts/setup installs `chromium` with apt.
+ * downloaded browser: scripts/setup installs `chromium` with apt. A file about what the page does with what the
+ * CLI prints runs its Catalyst on the in-process host instead (`useBrowserSuite({ host: 'in-process' })`: the
+ * same page, service and script, no sshd and no claude process); what a person meets first (a chat, a build, a
+ * question, the terminal, hosts, a restart) stays on the VM with the real CLI.
  *
  * `useBrowserSuite` registers the file's hooks: build and start once per file; after each test a screenshot of
  * its last page (`artifacts/screenshots/<file>-<test>.png`), then the checks every page must pass (no uncaught
@@ -54,8 +62,22 @@ export interface PageOptions {
   serviceWorkers?: 'allow' | 'block';
 }
 
-export interface BrowserSuite {
-  readonly fixture: ServiceFixture;
+/** What a browser test drives: the Catalyst serving the page and the model behind its claude. */
+export interface BrowserFixture {
+  service: ServiceUnderTest;
+  readonly model: ScriptedModel;
+}
+
+/**
+ * The browser tests' Catalyst on the in-process host (backend/test/support/in-process-host): the same page and
+ * service, with no sshd and no claude process behind them; for what the page does with what the CLI prints.
+ */
+export interface InProcessFixture extends BrowserFixture {
+  readonly vm: InProcessVm;
+}
+
+export interface BrowserSuite<F extends BrowserFixture = ServiceFixture> {
+  readonly fixture: F;
   /** The production build of the web app the fixture serves (for a Catalyst a test starts itself). */
   readonly appDir: string;
   /** A fresh browser context (no cookie) and a blank page in it. */
@@ -80,9 +102,56 @@ interface OpenedPage {
   problems: PageProblems;
 }
 
-export function useBrowserSuite(): BrowserSuite {
+/** Where the suite's Catalyst runs: its start, a restart, another beside it, its end. */
+interface Backend<F extends BrowserFixture> {
+  start(staticDir: string): Promise<F>;
+  restart(fixture: F, staticDir: string): Promise<ServiceUnderTest>;
+  another(fixture: F, options: { env: Record<string, string>; staticDir: string }): Promise<ServiceUnderTest>;
+  stop(fixture: F): Promise<void>;
+}
+
+const ON_THE_VM: Backend<ServiceFixture> = {
+  start: (staticDir) => startServiceFixture({ staticDir }),
+  restart: (fixture, staticDir) => restartService(fixture, staticDir),
+  another: ({ sshd, claudePath }, { env, staticDir }) =>
+    startService({ sshd, user: sshd.users.bash, claudePath, env, staticDir }),
+  stop: stopServiceFixture,
+};
+
+const IN_PROCESS: Backend<InProcessFixture> = {
+  async start(staticDir) {
+    const home = await createTempDir('in-process-vm');
+    const vm = createInProcessVm({ home: home.path });
+    homes.set(vm, home);
+    const service = await startInProcessService(vm, { staticDir });
+    return { vm, model: vm.claude, service };
+  },
+  async restart(fixture, staticDir) {
+    const { configDir, ideasRoot } = fixture.service;
+    fixture.service = await startInProcessService(fixture.vm, { reuse: { configDir, ideasRoot }, staticDir });
+    return fixture.service;
+  },
+  another: ({ vm }, { env, staticDir }) => startInProcessService(vm, { env, staticDir }),
+  async stop({ vm, service }) {
+    await service.stop();
+    vm.jobs.stopAll();
+    await service.configDir.remove();
+    await homes.get(vm)?.remove();
+  },
+};
+const homes = new WeakMap<InProcessVm, TempDir>();
+
+export function useBrowserSuite(): BrowserSuite;
+export function useBrowserSuite(options: { host: 'in-process' }): BrowserSuite<InProcessFixture>;
+export function useBrowserSuite(
+  options: { host?: 'in-process' } = {},
+): BrowserSuite | BrowserSuite<InProcessFixture> {
+  return options.host === 'in-process' ? browserSuite(IN_PROCESS) : browserSuite(ON_THE_VM);
+}
+
+function browserSuite<F extends BrowserFixture>(backend: Backend<F>): BrowserSuite<F> {
   let app: TempDir | undefined;
-  let fixture: ServiceFixture | undefined;
+  let fixture: F | undefined;
   let browser: Browser | undefined;
   let opened: OpenedPage[] = [];
   /** Stops each other Catalyst a test started and removes what it kept. */
@@ -92,7 +161,7 @@ export function useBrowserSuite(): BrowserSuite {
     if (!existsSync(CHROMIUM))
       throw new Error(`${CHROMIUM} is missing: ./scripts/setup installs Debian's chromium`);
     app = await buildApp();
-    fixture = await startServiceFixture({ staticDir: app.path });
+    fixture = await backend.start(app.path);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   }, 180_000);
 
@@ -123,13 +192,11 @@ export function useBrowserSuite(): BrowserSuite {
 
   afterAll(async () => {
     await browser?.close();
-    if (fixture !== undefined) {
-      await stopServiceFixture(fixture);
-    }
+    if (fixture !== undefined) await backend.stop(fixture);
     await app?.remove();
   });
 
-  const suite: BrowserSuite = {
+  const suite: BrowserSuite<F> = {
     get fixture() {
       if (fixture === undefined) throw new Error('the browser suite has not started');
       return fixture;
@@ -154,16 +221,9 @@ export function useBrowserSuite(): BrowserSuite {
       opened.push({ page, context, problems: watchPage(page, options.expectedConsole) });
       return page;
     },
-    restartService: () => restartService(suite.fixture, app?.path),
+    restartService: () => backend.restart(suite.fixture, suite.appDir),
     async startAnother({ env }) {
-      const { sshd, claudePath } = suite.fixture;
-      const another = await startService({
-        sshd,
-        user: sshd.users.bash,
-        claudePath,
-        env,
-        staticDir: suite.appDir,
-      });
+      const another = await backend.another(suite.fixture, { env, staticDir: suite.appDir });
       others.push(async () => {
         await another.stop();
         await another.configDir.remove();
@@ -186,7 +246,7 @@ export function useBrowserSuite(): BrowserSuite {
  * Cancels the runs a test left going (one that failed halfway), so the next test starts on a quiet VM; resolves
  * with their titles. Polls: the service announces a run's end only to subscribers.
  */
-async function cancelLeftoverRuns(fixture: ServiceFixture): Promise<string[]> {
+async function cancelLeftoverRuns(fixture: BrowserFixture): Promise<string[]> {
   const { ideas, runs } = fixture.service.catalyst.services;
   const running = (await ideas.listIdeas()).filter((idea) => idea.running);
   await Promise.all(running.map((idea) => runs.cancelRun(idea.id)));

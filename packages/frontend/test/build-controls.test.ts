@@ -9,7 +9,7 @@ import { chooseBuild, openIdea, sendMessage, toolCards, waitForRunSummary } from
 // The controls used while a build runs (issue 40, items 9 to 12), at desktop and phone size: "Ask aside" opens in
 // view and sends on Enter; a queue is named a queue; the composer keeps the person's mode; a budget pause is a pause.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 const SIZES = {
   desktop: { width: 1440, height: 900, isMobile: false, hasTouch: false },

@@ -6,7 +6,7 @@ import { createIdeaFromList, workspaceTab } from './idea-page.ts';
 // "Idea actions" (issue 40, item 16): it closes on Escape wherever the focus is, on a tap outside and on a
 // navigation; it never covers the workspace's tabs, and "Delete idea" never lands where a tab was a moment ago.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 const SIZES = [
   { width: 390, height: 844, isMobile: true, hasTouch: true },

@@ -26,7 +26,7 @@ import {
 
 // Managing an idea from its page: the permission policy and the cards it brings, editing, deleting.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 /** What Catalyst tells the model when a person clicks "Deny" without words (backend prompt-answers.ts). */
 const DENIED_WITHOUT_WORDS = 'The person denied this tool call.';

@@ -15,7 +15,7 @@ import { saveScreenshot } from './page-problems.ts';
 // The conversation gets most of the screen (issue 40, item 17): a compact header, and only the transcript
 // scrolls, on a phone and on a desktop; the page itself stays put with the header and the composer in sight.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 const SIZES = [
   { width: 390, height: 844, isMobile: true, hasTouch: true },

@@ -8,7 +8,7 @@ import { createIdeaFromList, sendMessage, sidewaysOverflow, transcript, workspac
 // Every view on the two phones the issue names (issue 29): the page never scrolls sideways, and each control a thumb
 // uses is at least 44 px tall and wide (a link inside a sentence excepted, as WCAG 2.5.5 does).
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 const PHONES = [
   { width: 360, height: 640, isMobile: true, hasTouch: true },

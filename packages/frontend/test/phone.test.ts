@@ -17,7 +17,7 @@ import {
 // A phone-sized screen: long code, long words, wide files and long command output wrap or scroll inside their
 // own boxes; the page itself never scrolls sideways, and the composer stays in reach.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 const PHONE = { width: 360, height: 740, isMobile: true, hasTouch: true };
 const NO_OVERFLOW = { overflowPx: 0, elements: [] };

@@ -17,7 +17,7 @@ import {
   workspaceTab,
 } from './idea-page.ts';
 
-// The project's views in the browser: the built app, Catalyst, the real claude CLI over the test kit's sshd (one
+// The project's views in the browser: the built app and Catalyst on the in-process host, its claude scripted (one
 // file, one fixture: each browser file starts its own).
 // Checkpoints and files (issue 13): a build's summary says what it changed and shows the diff; a restore asks first
 // and puts the files back on the VM; the Files view browses project/ and a file's checkpoints. A line of the diff
@@ -25,7 +25,7 @@ import {
 // Previews (issue 14): the project's package.json proposes its dev server; the person takes it, starts it, and
 // opens the app Claude built through Catalyst's preview link, in a tab of its own.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 const APP = join(import.meta.dirname, '..', '..', 'backend', 'test', 'fixtures', 'preview-server.cjs');
 
 describe('checkpoints and files in the browser', () => {

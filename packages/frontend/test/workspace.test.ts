@@ -20,7 +20,7 @@ import { saveScreenshot } from './page-problems.ts';
 // (Changes, Files, Preview, Settings), its tab in the URL and its width remembered; on a phone the same tabs, one
 // at a time. The running app in the Preview tab's frame, or why not. One fixture for the file.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 const WIDE = { width: 1440, height: 900, isMobile: false, hasTouch: false };
 const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true };
 const APP = join(import.meta.dirname, '..', '..', 'backend', 'test', 'fixtures', 'preview-server.cjs');

@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
-import { startCatalyst, type StartOptions as CatalystStartOptions } from '../../src/app.ts';
-import { loadConfig } from '../../src/server/config.ts';
 import { scanRunProcessesIn } from '../host-test-kit.ts';
-import { serviceUnderTest, type ServiceUnderTest } from '../service-harness.ts';
+import type { ServiceUnderTest } from '../service-harness.ts';
 import { createInProcessVm, type InProcessVm } from '../support/in-process-host/in-process-host.ts';
+import {
+  startInProcessService,
+  type InProcessServiceOptions,
+} from '../support/in-process-host/in-process-service.ts';
 import type { ClaudeScript } from '../support/in-process-host/scripted-claude.ts';
 
 /**
@@ -25,43 +24,12 @@ export interface FastSuite {
   /** A restarted backend on the same config dir, ideas and VM becomes `service` (the caller stops the old one). */
   restartService(): Promise<ServiceUnderTest>;
   /** Another Catalyst on the same VM (other settings, or `reuse`: a restart), stopped after the test. */
-  startAnother(options?: StartOptions): Promise<ServiceUnderTest>;
+  startAnother(options?: InProcessServiceOptions): Promise<ServiceUnderTest>;
   /** The processes the idea's tools left running on this machine (a Bash call's `sleep`): none once it is over. */
   runProcesses(
     ideaId: string,
     on?: ServiceUnderTest,
   ): Promise<{ pid: number; cmdline: string; runTag: string }[]>;
-}
-
-interface StartOptions {
-  /** The same config dir and ideas: a restarted backend. */
-  reuse?: { configDir: TempDir; ideasRoot: string };
-  env?: Record<string, string>;
-  push?: CatalystStartOptions['push'];
-}
-
-async function startOn(vm: InProcessVm, options: StartOptions = {}): Promise<ServiceUnderTest> {
-  const { reuse } = options;
-  const configDir = reuse?.configDir ?? (await createTempDir('catalyst-config'));
-  const ideasRoot = reuse?.ideasRoot ?? join(vm.home, `catalyst-${randomBytes(4).toString('hex')}`);
-  const hostsFile = join(configDir.path, 'hosts.json');
-  const host = { name: 'vm', kind: 'local', claudePath: vm.claudePath, ideasRoot };
-  await writeFile(hostsFile, JSON.stringify({ hosts: [host], defaultHost: 'vm' }));
-  const env = {
-    CATALYST_PORT: '0',
-    CATALYST_CONFIG_DIR: configDir.path,
-    CATALYST_CONFIG_FILE: hostsFile,
-    CATALYST_LOG_LEVEL: 'silent',
-    ...options.env,
-  };
-  const logged: string[] = [];
-  const catalyst = await startCatalyst({
-    config: loadConfig(env, { homeDir: configDir.path }),
-    logger: pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
-    createHost: () => vm.createHost(),
-    ...(options.push === undefined ? {} : { push: options.push }),
-  });
-  return serviceUnderTest(catalyst, { configDir, ideasRoot, logged });
 }
 
 export function useFastService(): FastSuite {
@@ -76,7 +44,7 @@ export function useFastService(): FastSuite {
   beforeAll(async () => {
     home = await createTempDir('in-process-vm');
     vm = createInProcessVm({ home: home.path });
-    service = await startOn(vm);
+    service = await startInProcessService(vm);
   });
   afterEach(async () => {
     await Promise.all(extra.splice(0).map((cleanUp) => cleanUp()));
@@ -101,11 +69,11 @@ export function useFastService(): FastSuite {
     },
     async restartService() {
       const { configDir, ideasRoot } = started().service;
-      service = await startOn(started().vm, { reuse: { configDir, ideasRoot } });
+      service = await startInProcessService(started().vm, { reuse: { configDir, ideasRoot } });
       return service;
     },
     async startAnother(options = {}) {
-      const another = await startOn(started().vm, options);
+      const another = await startInProcessService(started().vm, options);
       extra.push(async () => {
         await another.stop();
         if (options.reuse === undefined) await another.configDir.remove();
