@@ -19,14 +19,15 @@ import {
   waitUntil,
 } from '@catalyst/testkit';
 import { describe, expect, it } from 'vitest';
-import { useServiceFixture } from '../../backend/test/service-harness.ts';
-import { expectNothingLeft } from '../../backend/test/session-test-kit.ts';
+import { useFastService } from '../../backend/test/fast/fast-harness.ts';
+import { expectNothingLeft } from '../../backend/test/fast/fast-kit.ts';
 import { CLI_BIN, runCli, startCli, useCliFiles, type CliOptions } from './cli-process.ts';
 
-// The `catalyst` command end to end: the real bin in a process of its own, against a whole Catalyst (the test
-// kit's sshd as the VM, the real claude CLI, the scripted model), through the REST and WebSocket API only.
+// The `catalyst` command end to end: the real bin in a process of its own, against a whole Catalyst on the
+// in-process host (its claude scripted: the command sees only the REST and WebSocket API, whose runs with the real
+// CLI over sshd the backend's end-to-end tier proves).
 
-const fixture = useServiceFixture();
+const fixture = useFastService();
 const files = useCliFiles('catalyst-cli', () => fixture.service.catalyst.token);
 
 /** The command line with where Catalyst is and its token file, as a person would pass them. */

@@ -354,8 +354,10 @@ class ScriptedProcess implements JobBehaviour {
       }
       this.#costUsd += ROUND_COST_USD;
       const blocks = reply.content.map((block) => blockOf(block));
-      this.#stream(reply.content);
-      for (const block of blocks) this.#assistant([block]);
+      // One message of the model: its stream events and its lines share its id (§3.2, §3.9).
+      const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
+      this.#stream(reply.content, messageId);
+      for (const block of blocks) this.#assistant([block], this.#model, messageId);
       this.#messages.push({ role: 'assistant', content: blocks });
       const calls = blocks.filter((block) => block['type'] === 'tool_use');
       if (calls.length === 0) {
@@ -512,7 +514,7 @@ class ScriptedProcess implements JobBehaviour {
   }
 
   /** §3.9: the raw stream events of a model round, with `--include-partial-messages`. */
-  #stream(content: readonly ScriptedBlock[]): void {
+  #stream(content: readonly ScriptedBlock[], messageId: string): void {
     if (!this.#isPartial) return;
     const event = (value: Record<string, unknown>) => {
       this.#print({
@@ -526,7 +528,7 @@ class ScriptedProcess implements JobBehaviour {
     event({
       type: 'message_start',
       message: {
-        id: `msg_${randomUUID()}`,
+        id: messageId,
         type: 'message',
         role: 'assistant',
         model: this.#model,
@@ -544,11 +546,15 @@ class ScriptedProcess implements JobBehaviour {
     event({ type: 'message_stop' });
   }
 
-  #assistant(content: Record<string, unknown>[], model = this.#model): void {
+  #assistant(
+    content: Record<string, unknown>[],
+    model = this.#model,
+    messageId = `msg_${randomUUID().replaceAll('-', '')}`,
+  ): void {
     this.#print({
       type: 'assistant',
       message: {
-        id: `msg_${randomUUID().replaceAll('-', '')}`,
+        id: messageId,
         type: 'message',
         role: 'assistant',
         model,
