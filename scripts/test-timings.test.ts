@@ -10,6 +10,7 @@ const file = (name: string, startTime: number, endTime: number) => ({
 describe('test timings', () => {
   it('tells each file’s project by its path, as vitest.config.ts places them', () => {
     expect(projectOf('/repo/packages/backend/test/runs.test.ts')).toBe('e2e');
+    expect(projectOf('/repo/packages/backend/test/fast/queue.test.ts')).toBe('fast');
     expect(projectOf('/repo/packages/frontend/test/login.test.ts')).toBe('e2e');
     expect(projectOf('/repo/packages/frontend/src/app/Composer.test.tsx')).toBe('web');
     expect(projectOf('/repo/packages/backend/src/core/ndjson-lines.test.ts')).toBe('unit');

@@ -14,9 +14,10 @@ export const FileResultSchema = z.object({
 });
 export type FileResult = z.infer<typeof FileResultSchema>;
 
-export type ProjectName = 'unit' | 'web' | 'e2e';
+export type ProjectName = 'unit' | 'web' | 'fast' | 'e2e';
 
 export function projectOf(path: string): ProjectName {
+  if (/\/packages\/backend\/test\/fast\//.test(path)) return 'fast';
   if (/\/packages\/[^/]+\/test\//.test(path)) return 'e2e';
   if (/\/packages\/frontend\/src\//.test(path)) return 'web';
   return 'unit';
@@ -30,7 +31,7 @@ export interface ProjectTime {
 }
 
 export function timeProjects(files: readonly FileResult[]): ProjectTime[] {
-  const projects: ProjectName[] = ['unit', 'web', 'e2e'];
+  const projects: ProjectName[] = ['unit', 'web', 'fast', 'e2e'];
   return projects.flatMap((project) => {
     const own = files.filter((file) => projectOf(file.name) === project);
     if (own.length === 0) return [];

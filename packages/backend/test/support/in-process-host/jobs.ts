@@ -18,8 +18,11 @@ export interface JobBehaviour {
   endInput(): void;
   /** SIGINT to its main process. */
   interrupt(): void;
-  /** It is being stopped: whatever it holds is let go (the job ends as cancelled whatever it does). */
-  stop(): void;
+  /**
+   * It is being stopped: whatever it holds is let go. True when it reports its own end once its processes are gone
+   * (as the wrapper reports a stop only then); otherwise the job is over at once.
+   */
+  stop(): boolean;
 }
 
 export interface JobSpec {
@@ -110,8 +113,8 @@ export class Job {
   /** TERM to all it started: over at once, with `reason` (`cancel` unless a limit stopped it). */
   stop(reason = 'cancel'): void {
     if (!this.isAlive) return;
-    this.#behaviour?.stop();
-    this.#end(TERMINATED, reason);
+    this.claim(reason);
+    if (this.#behaviour?.stop() !== true) this.#end(TERMINATED, reason);
   }
 
   #write(stream: Stream, data: string | Uint8Array): void {

@@ -16,7 +16,7 @@ export function localJob(spec: JobSpec, output: JobOutput): JobBehaviour {
       line: () => undefined,
       endInput: () => undefined,
       interrupt: () => undefined,
-      stop: () => undefined,
+      stop: () => false,
     };
   }
   const child = spawn(program, args, {
@@ -58,6 +58,8 @@ export function localJob(spec: JobSpec, output: JobOutput): JobBehaviour {
       setTimeout(() => {
         signalGroup('SIGKILL');
       }, 1_000).unref();
+      // Its end comes once the process has exited (`close`), with the stop's reason.
+      return child.exitCode === null && child.signalCode === null;
     },
   };
 }

@@ -95,7 +95,7 @@ export function scriptedClaude(spec: JobSpec, output: JobOutput, options: Option
     line: () => undefined,
     endInput: () => undefined,
     interrupt: () => undefined,
-    stop: () => undefined,
+    stop: () => false,
   };
   if (args[0] === 'auth') {
     output.out(`${JSON.stringify({ loggedIn: true, authMethod: 'apiKey', apiProvider: 'firstParty' })}\n`);
@@ -237,9 +237,10 @@ class ScriptedProcess implements JobBehaviour {
     else this.#turn.abort();
   }
 
-  stop(): void {
+  stop(): boolean {
     this.#isOver = true;
     for (const run of this.#running) run.stop();
+    return false;
   }
 
   #print(line: Record<string, unknown>): void {
