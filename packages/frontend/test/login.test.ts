@@ -8,7 +8,7 @@ import { findStackTraces } from './page-problems.ts';
 // The login screen: what a person sees with a wrong link or no login at all, that it does log them in, and that
 // what the browser then sends to other servers on this machine opens nothing (docs/security.md).
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 /** The app's own login check answers 401 without a session, which Chromium logs as a console error. */
 const notLoggedIn = [/status of 401 \(Unauthorized\)/];
 

@@ -5,7 +5,7 @@ import { useBrowserSuite } from './browser-harness.ts';
 // The signed-in list does not pile up (issue 40, item 19): opening the login link again in a browser that is
 // signed in keeps its session; "Sign out all others" ends every other one at once.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 /** The signed-out browser's page is refused by the server, which Chromium logs. */
 const signedOut = [
   /status of 401 \(Unauthorized\)/,

@@ -10,7 +10,7 @@ import { useBrowserSuite } from './browser-harness.ts';
 // which the old cookie and key open nothing. Then a phone paired through the QR code of "Open on another device"
 // (issue 29): signed in once, listed, signed out from the desktop.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 /** After a sign-out the page's login check and its WebSocket's reconnect are refused, which Chromium logs. */
 const signedOut = [
   /status of 401 \(Unauthorized\)/,
