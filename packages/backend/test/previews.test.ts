@@ -1,69 +1,21 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  ListeningPortsResponseSchema,
-  PreviewLinkResponseSchema,
-  PreviewViewSchema,
-  type PreviewState,
-  type PreviewView,
-} from '@catalyst/protocol';
+import { ListeningPortsResponseSchema, PreviewLinkResponseSchema } from '@catalyst/protocol';
 import { colorQuestion, freePort, text, toolUse, waitUntil } from '@catalyst/testkit';
 import type { TaggedListener } from '../src/core/listening-ports.ts';
 import { observeListenerLookups } from '../src/service/preview-listener.ts';
 import { startNeighbourListener } from './neighbour-listener.ts';
 import { previewFetch } from './preview-client.ts';
 import { startRun, waitForQuestion } from './question-client.ts';
-import { useServiceFixture, type ServiceUnderTest } from './service-harness.ts';
+import { useServiceFixture } from './service-harness.ts';
+import { APP, enter, post, previewOf, untilState } from './preview-test-kit.ts';
 
 // Previews (issue 14), over the test kit's sshd: a small app (fixtures/preview-server.cjs) started as an idea's
 // preview command on the VM, reached through Catalyst's preview server (an SSH direct-tcpip channel per
 // connection), behind the preview's own one-time link and cookie.
 
 const fixture = useServiceFixture();
-const APP = join(import.meta.dirname, 'fixtures', 'preview-server.cjs');
-
-async function previewOf(service: ServiceUnderTest, ideaId: string): Promise<PreviewView> {
-  const response = await service.api(`/api/ideas/${ideaId}/preview`);
-  expect(response.status).toBe(200);
-  return PreviewViewSchema.parse(await response.json());
-}
-
-async function untilState(
-  service: ServiceUnderTest,
-  ideaId: string,
-  state: PreviewState,
-): Promise<PreviewView> {
-  let view: PreviewView | undefined;
-  await waitUntil(
-    async () => {
-      view = await previewOf(service, ideaId);
-      return view.state === state;
-    },
-    { timeoutMs: 20_000, intervalMs: 100, what: `the preview to be ${state} (last: ${view?.state})` },
-  );
-  if (view === undefined) throw new Error('unreachable');
-  return view;
-}
-
-async function post(service: ServiceUnderTest, path: string, body?: unknown): Promise<Response> {
-  return service.api(path, {
-    method: body === undefined ? 'POST' : 'PATCH',
-    ...(body === undefined
-      ? {}
-      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-}
-
-/** Opens a one-time link as a browser would: its answer sets the preview's cookie and sends it to `/`. */
-async function enter(url: string): Promise<string> {
-  const response = await previewFetch(url);
-  expect(response.status).toBe(303);
-  expect(response.headers.get('location')).toBe('/');
-  const cookie = response.headers.get('set-cookie') ?? '';
-  expect(cookie).toMatch(/^catalyst_preview_\d+=[\w-]+; Path=\/; HttpOnly; SameSite=Lax$/);
-  return cookie.split(';')[0] ?? '';
-}
 
 describe('previews', () => {
   it('forwards only to the idea’s own listener: a neighbour on the other loopback address gets nothing', async () => {

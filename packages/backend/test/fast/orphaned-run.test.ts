@@ -1,11 +1,10 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RelayEventSchema, type RelayEvent } from '@catalyst/protocol';
+import { RelayEventSchema } from '@catalyst/protocol';
 import { text, waitUntil } from '@catalyst/testkit';
 import { z } from 'zod';
 import { ORPHANED_RUN_MESSAGE } from '../../src/service/orphaned-runs.ts';
 import { useFastService } from './fast-harness.ts';
+import { leaveKilledBuild as leaveKilledBuildOn } from '../orphaned-run-kit.ts';
 
 // A Catalyst killed mid-build (SIGKILL, a crash) leaves the idea's files as they were at that moment: the run
 // started, some of its events, no `run:ended`, meta.json `building`. (The VM's wrapper stops that claude when its
@@ -13,54 +12,7 @@ import { useFastService } from './fast-harness.ts';
 
 const fixture = useFastService();
 
-/** A chatted idea, then the files a SIGKILL during its build leaves on the VM; Catalyst is stopped. */
-async function leaveKilledBuild(
-  title: string,
-): Promise<{ ideaId: string; lastSeq: number; left: RelayEvent[] }> {
-  const idea = await fixture.service.createIdea(title);
-  const client = await fixture.service.connect();
-  await client.subscribe(idea.id);
-  fixture.model.enqueue(text('Talked it through.'));
-  await client.run(idea.id, 'chat', 'Let us talk.');
-  client.close();
-  await fixture.service.stop();
-
-  // What a SIGKILL during the next build leaves on the VM.
-  const folder = join(fixture.service.ideasRoot, idea.id);
-  const eventsPath = join(folder, 'events.ndjson');
-  const lines = (await readFile(eventsPath, 'utf8')).trim().split('\n');
-  const lastSeq = RelayEventSchema.parse(JSON.parse(lines.at(-1) ?? '')).seq;
-  const runId = 'run-killed';
-  const ts = new Date().toISOString();
-  const left: RelayEvent[] = [
-    { type: 'idea:status', ideaId: idea.id, runId, seq: lastSeq + 1, ts, status: 'building' },
-    {
-      type: 'run:started',
-      ideaId: idea.id,
-      runId,
-      seq: lastSeq + 2,
-      ts,
-      mode: 'build',
-      message: 'Build it.',
-    },
-    {
-      type: 'claude:text',
-      ideaId: idea.id,
-      runId,
-      seq: lastSeq + 3,
-      ts,
-      text: 'Starting…',
-      messageId: 'msg-killed',
-      parentToolUseId: null,
-    },
-  ];
-  await appendFile(eventsPath, left.map((event) => `${JSON.stringify(event)}\n`).join(''));
-  const metaPath = join(folder, 'meta.json');
-  const meta = JSON.parse(await readFile(metaPath, 'utf8')) as Record<string, unknown>;
-  await writeFile(metaPath, JSON.stringify({ ...meta, status: 'building' }));
-
-  return { ideaId: idea.id, lastSeq, left };
-}
+const leaveKilledBuild = (title: string) => leaveKilledBuildOn(fixture, title);
 
 describe('a run an earlier Catalyst left without an ending', () => {
   it('ends as connection_lost with the reason, the idea is failed, and the next run works', async () => {

@@ -9,14 +9,13 @@ import {
   PreviewLinkResponseSchema,
   PreviewLogResponseSchema,
   PreviewViewSchema,
-  type PreviewState,
   type RelayEvent,
-  type PreviewView,
 } from '@catalyst/protocol';
 import { freePort, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { loopbackLookup, previewFetch } from '../preview-client.ts';
-import { type ServiceUnderTest } from '../service-harness.ts';
+import type { ServiceUnderTest } from '../service-harness.ts';
 import { useFastService } from './fast-harness.ts';
+import { APP, enter, post, previewOf, untilState } from '../preview-test-kit.ts';
 
 // Previews (issue 14), on the in-process host (the preview a real process of this machine; a neighbour on the VM
 // and a build's own server over sshd in ../previews.test.ts): a small app (fixtures/preview-server.cjs) started as an idea's
@@ -24,39 +23,6 @@ import { useFastService } from './fast-harness.ts';
 // connection), behind the preview's own one-time link and cookie.
 
 const fixture = useFastService();
-const APP = join(import.meta.dirname, '..', 'fixtures', 'preview-server.cjs');
-
-async function previewOf(service: ServiceUnderTest, ideaId: string): Promise<PreviewView> {
-  const response = await service.api(`/api/ideas/${ideaId}/preview`);
-  expect(response.status).toBe(200);
-  return PreviewViewSchema.parse(await response.json());
-}
-
-async function untilState(
-  service: ServiceUnderTest,
-  ideaId: string,
-  state: PreviewState,
-): Promise<PreviewView> {
-  let view: PreviewView | undefined;
-  await waitUntil(
-    async () => {
-      view = await previewOf(service, ideaId);
-      return view.state === state;
-    },
-    { timeoutMs: 20_000, intervalMs: 100, what: `the preview to be ${state} (last: ${view?.state})` },
-  );
-  if (view === undefined) throw new Error('unreachable');
-  return view;
-}
-
-async function post(service: ServiceUnderTest, path: string, body?: unknown): Promise<Response> {
-  return service.api(path, {
-    method: body === undefined ? 'POST' : 'PATCH',
-    ...(body === undefined
-      ? {}
-      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-}
 
 /** An idea whose preview is the fixture app on a free port, started and running. */
 async function runningPreview(service: ServiceUnderTest, title: string) {
@@ -73,16 +39,6 @@ async function runningPreview(service: ServiceUnderTest, title: string) {
   expect(PreviewViewSchema.parse(await started.json()).state).toBe('starting');
   const view = await untilState(service, idea.id, 'running');
   return { idea, port, view };
-}
-
-/** Opens a one-time link as a browser would: its answer sets the preview's cookie and sends it to `/`. */
-async function enter(url: string): Promise<string> {
-  const response = await previewFetch(url);
-  expect(response.status).toBe(303);
-  expect(response.headers.get('location')).toBe('/');
-  const cookie = response.headers.get('set-cookie') ?? '';
-  expect(cookie).toMatch(/^catalyst_preview_\d+=[\w-]+; Path=\/; HttpOnly; SameSite=Lax$/);
-  return cookie.split(';')[0] ?? '';
 }
 
 describe('previews', () => {
