@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { createTempDir, waitUntil, type ScriptedModel, type TempDir } from '@catalyst/testkit';
+import { waitUntil, type ScriptedModel, type TempDir } from '@catalyst/testkit';
 import {
   restartService,
   startService,
@@ -14,10 +14,12 @@ import {
 } from '../../backend/test/service-harness.ts';
 import { loginLink } from '../../backend/src/server/routes-login.ts';
 import {
-  createInProcessVm,
-  type InProcessVm,
-} from '../../backend/test/support/in-process-host/in-process-host.ts';
-import { startInProcessService } from '../../backend/test/support/in-process-host/in-process-service.ts';
+  restartInProcessService,
+  startInProcessFixture,
+  startInProcessService,
+  stopInProcessFixture,
+  type InProcessFixture,
+} from '../../backend/test/support/in-process-host/in-process-service.ts';
 import { buildApp } from './app-build.ts';
 import { findStackTraces, saveScreenshot, watchPage, type PageProblems } from './page-problems.ts';
 
@@ -68,14 +70,6 @@ export interface BrowserFixture {
   readonly model: ScriptedModel;
 }
 
-/**
- * The browser tests' Catalyst on the in-process host (backend/test/support/in-process-host): the same page and
- * service, with no sshd and no claude process behind them; for what the page does with what the CLI prints.
- */
-export interface InProcessFixture extends BrowserFixture {
-  readonly vm: InProcessVm;
-}
-
 export interface BrowserSuite<F extends BrowserFixture = ServiceFixture> {
   readonly fixture: F;
   /** The production build of the web app the fixture serves (for a Catalyst a test starts itself). */
@@ -119,27 +113,11 @@ const ON_THE_VM: Backend<ServiceFixture> = {
 };
 
 const IN_PROCESS: Backend<InProcessFixture> = {
-  async start(staticDir) {
-    const home = await createTempDir('in-process-vm');
-    const vm = createInProcessVm({ home: home.path });
-    homes.set(vm, home);
-    const service = await startInProcessService(vm, { staticDir });
-    return { vm, model: vm.claude, service };
-  },
-  async restart(fixture, staticDir) {
-    const { configDir, ideasRoot } = fixture.service;
-    fixture.service = await startInProcessService(fixture.vm, { reuse: { configDir, ideasRoot }, staticDir });
-    return fixture.service;
-  },
+  start: (staticDir) => startInProcessFixture({ staticDir }),
+  restart: (fixture, staticDir) => restartInProcessService(fixture, staticDir),
   another: ({ vm }, { env, staticDir }) => startInProcessService(vm, { env, staticDir }),
-  async stop({ vm, service }) {
-    await service.stop();
-    vm.jobs.stopAll();
-    await service.configDir.remove();
-    await homes.get(vm)?.remove();
-  },
+  stop: stopInProcessFixture,
 };
-const homes = new WeakMap<InProcessVm, TempDir>();
 
 export function useBrowserSuite(): BrowserSuite;
 export function useBrowserSuite(options: { host: 'in-process' }): BrowserSuite<InProcessFixture>;

@@ -1,11 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { createTempDir, type TempDir } from '@catalyst/testkit';
 import { scanRunProcessesIn } from '../host-test-kit.ts';
 import type { ServiceUnderTest } from '../service-harness.ts';
-import { createInProcessVm, type InProcessVm } from '../support/in-process-host/in-process-host.ts';
+import type { InProcessVm } from '../support/in-process-host/in-process-host.ts';
 import {
+  restartInProcessService,
+  startInProcessFixture,
   startInProcessService,
+  stopInProcessFixture,
+  type InProcessFixture,
   type InProcessServiceOptions,
 } from '../support/in-process-host/in-process-service.ts';
 import type { ClaudeScript } from '../support/in-process-host/scripted-claude.ts';
@@ -33,45 +36,34 @@ export interface FastSuite {
 }
 
 export function useFastService(): FastSuite {
-  let home: TempDir | undefined;
-  let vm: InProcessVm | undefined;
-  let service: ServiceUnderTest | undefined;
+  let fixture: InProcessFixture | undefined;
   const extra: (() => Promise<void>)[] = [];
   const started = () => {
-    if (vm === undefined || service === undefined) throw new Error('the fast suite has not started');
-    return { vm, service };
+    if (fixture === undefined) throw new Error('the fast suite has not started');
+    return fixture;
   };
   beforeAll(async () => {
-    home = await createTempDir('in-process-vm');
-    vm = createInProcessVm({ home: home.path });
-    service = await startInProcessService(vm);
+    fixture = await startInProcessFixture();
   });
   afterEach(async () => {
     await Promise.all(extra.splice(0).map((cleanUp) => cleanUp()));
     // Dropped either way: a reply one test left would answer the next test's first request.
-    expect(started().vm.claude.discardReplies(), 'the test left scripted replies unused').toBe(0);
+    expect(started().model.discardReplies(), 'the test left scripted replies unused').toBe(0);
   });
   afterAll(async () => {
-    await service?.stop();
-    vm?.jobs.stopAll();
-    await service?.configDir.remove();
-    await home?.remove();
+    if (fixture !== undefined) await stopInProcessFixture(fixture);
   });
   return {
     get vm() {
       return started().vm;
     },
     get model() {
-      return started().vm.claude;
+      return started().model;
     },
     get service() {
       return started().service;
     },
-    async restartService() {
-      const { configDir, ideasRoot } = started().service;
-      service = await startInProcessService(started().vm, { reuse: { configDir, ideasRoot } });
-      return service;
-    },
+    restartService: () => restartInProcessService(started()),
     async startAnother(options = {}) {
       const another = await startInProcessService(started().vm, options);
       extra.push(async () => {

@@ -6,7 +6,8 @@ import { createTempDir, type TempDir } from '@catalyst/testkit';
 import { startCatalyst, type StartOptions as CatalystStartOptions } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/server/config.ts';
 import { serviceUnderTest, type ServiceUnderTest } from '../../service-harness.ts';
-import type { InProcessVm } from './in-process-host.ts';
+import { createInProcessVm, type InProcessVm } from './in-process-host.ts';
+import type { ClaudeScript } from './scripted-claude.ts';
 
 /**
  * A whole Catalyst on an in-process VM (in-process-host.ts): port 0, its own config dir, the VM as its one host
@@ -48,4 +49,44 @@ export async function startInProcessService(
     ...(options.staticDir === undefined ? {} : { staticDir: options.staticDir }),
   });
   return serviceUnderTest(catalyst, { configDir, ideasRoot, logged });
+}
+
+/** What a test file starts once on the in-process host: a VM in a temporary home, and Catalyst on it. */
+export interface InProcessFixture {
+  readonly vm: InProcessVm;
+  /** What claude's model answers (`vm.claude`): the end-to-end tier's ScriptedModel, in this process. */
+  readonly model: ClaudeScript;
+  service: ServiceUnderTest;
+  readonly home: TempDir;
+}
+
+export async function startInProcessFixture(options: { staticDir?: string } = {}): Promise<InProcessFixture> {
+  const home = await createTempDir('in-process-vm');
+  const vm = createInProcessVm({ home: home.path });
+  const service = await startInProcessService(vm, options);
+  return { vm, model: vm.claude, service, home };
+}
+
+/**
+ * A restarted backend: a new Catalyst on the fixture's config dir, ideas and VM becomes `fixture.service`. The
+ * caller stops the old one first, as a crash or a restart would have.
+ */
+export async function restartInProcessService(
+  fixture: InProcessFixture,
+  staticDir?: string,
+): Promise<ServiceUnderTest> {
+  const { configDir, ideasRoot } = fixture.service;
+  fixture.service = await startInProcessService(fixture.vm, {
+    reuse: { configDir, ideasRoot },
+    ...(staticDir === undefined ? {} : { staticDir }),
+  });
+  return fixture.service;
+}
+
+/** Stops Catalyst and every job left on the VM, and removes the config dir and the VM's home. */
+export async function stopInProcessFixture(fixture: InProcessFixture): Promise<void> {
+  await fixture.service.stop();
+  fixture.vm.jobs.stopAll();
+  await fixture.service.configDir.remove();
+  await fixture.home.remove();
 }

@@ -8,7 +8,7 @@ import type {
   VmSessions,
   VmSessionSpec,
 } from '../../../src/host/vm-sessions.ts';
-import { follow, Job, type JobFactory } from './jobs.ts';
+import { follow, Job, type JobFactory, type JobStatus } from './jobs.ts';
 
 /**
  * What Catalyst holds of the in-process host's jobs: a run's handle (Host.startRun) and the sessions that live on
@@ -75,22 +75,14 @@ export class InProcessJobs {
     this.all.push(job);
     this.#runs.add(job);
     let isAbandoned = false;
-    let isCancelled = false;
     let letGo: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (letGo = resolve));
     const isDone = () => isAbandoned;
-    const ended = new Promise<void>((resolve) => {
-      const wait = (): void => {
-        if (!job.isAlive) resolve();
-        else void job.nextChange().then(wait);
-      };
-      wait();
-    });
-    const outcome = Promise.race([ended, released]).then((): RunOutcome => {
+    const outcome = Promise.race([job.ended, released]).then((status): RunOutcome => {
       this.#runs.delete(job);
-      if (isAbandoned) return { kind: 'connection_lost', message: 'Catalyst let the run go' };
-      if (isCancelled) return { kind: 'cancelled' };
-      return outcomeOf(job, spec.argv[0]);
+      if (isAbandoned || status === undefined)
+        return { kind: 'connection_lost', message: 'Catalyst let the run go' };
+      return outcomeOf(status, spec.argv[0]);
     });
     return {
       runTag,
@@ -114,8 +106,6 @@ export class InProcessJobs {
         job.interrupt();
       },
       cancel() {
-        if (!job.isAlive) return;
-        isCancelled = true;
         job.stop();
       },
       abandon() {
@@ -253,19 +243,13 @@ export class InProcessJobs {
       },
     };
     session.holder = holder;
-    const wait = (): void => {
+    void job.ended.then(({ code, reason }) => {
       if (!isHeld) return;
-      if (job.isAlive) {
-        void job.nextChange().then(wait);
-        return;
-      }
       isHeld = false;
       session.holder = undefined;
       session.heardAt = Date.now();
-      const status = job.status ?? { code: 137, reason: 'vanished' };
-      end({ kind: 'session_ended', code: status.code, reason: status.reason });
-    };
-    wait();
+      end({ kind: 'session_ended', code, reason });
+    });
     const isDone = () => !isHeld && job.isAlive;
     const markTurn = (isRunning: boolean) => {
       if (!isHeld) return;
@@ -353,8 +337,7 @@ function infoOf(sessionId: string, session: Session): VmSessionInfo {
   };
 }
 
-function outcomeOf(job: Job, program: string | undefined): RunOutcome {
-  const status = job.status ?? { code: 137, reason: 'vanished' };
+function outcomeOf(status: JobStatus, program: string | undefined): RunOutcome {
   if (status.reason === 'not_found')
     return {
       kind: 'start_failed',

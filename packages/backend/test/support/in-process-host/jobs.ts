@@ -25,6 +25,20 @@ export interface JobBehaviour {
   stop(): boolean;
 }
 
+/** The behaviour of a job that ended as it started (`--version`, a missing folder): it takes nothing more. */
+export const FINISHED: JobBehaviour = {
+  line: () => undefined,
+  endInput: () => undefined,
+  interrupt: () => undefined,
+  stop: () => false,
+};
+
+/** How a job ended: its exit code and the supervisor's reason (`exit`, `cancel`, `idle`, …). */
+export interface JobStatus {
+  code: number;
+  reason: string;
+}
+
 export interface JobSpec {
   tag: string;
   argv: readonly string[];
@@ -42,8 +56,12 @@ const TERMINATED = 143;
 
 export class Job {
   readonly spec: JobSpec;
-  status: { code: number; reason: string } | undefined;
-  #chunks: Record<Stream, Buffer[]> = { out: [], err: [] };
+  status: JobStatus | undefined;
+  /** Settles once with how it ended. */
+  readonly ended: Promise<JobStatus>;
+  #markEnded: (status: JobStatus) => void = () => undefined;
+  /** Each stream's chunks, each with the offset it starts at. */
+  #chunks: Record<Stream, { at: number; data: Buffer }[]> = { out: [], err: [] };
   #bytes: Record<Stream, number> = { out: 0, err: 0 };
   #behaviour: JobBehaviour | undefined;
   #changed: (() => void)[] = [];
@@ -52,6 +70,7 @@ export class Job {
 
   constructor(spec: JobSpec, factory: JobFactory) {
     this.spec = spec;
+    this.ended = new Promise((resolve) => (this.#markEnded = resolve));
     const output: JobOutput = {
       out: (data) => {
         this.#write('out', data);
@@ -91,9 +110,10 @@ export class Job {
 
   /** The bytes of `stream` from `offset` to what has been written so far. */
   read(stream: Stream, offset: number): Buffer {
-    const whole = Buffer.concat(this.#chunks[stream]);
-    this.#chunks[stream] = [whole];
-    return whole.subarray(offset);
+    const after = this.#chunks[stream].filter(({ at, data }) => at + data.length > offset);
+    const first = after[0];
+    if (first === undefined) return Buffer.alloc(0);
+    return Buffer.concat(after.map(({ data }) => data)).subarray(offset - first.at);
   }
 
   line(text: string): void {
@@ -110,7 +130,10 @@ export class Job {
     if (this.isAlive) this.#behaviour?.interrupt();
   }
 
-  /** TERM to all it started: over at once, with `reason` (`cancel` unless a limit stopped it). */
+  /**
+   * TERM to all it started, with `reason` (`cancel` unless a limit stopped it): over at once, or once its processes
+   * have exited when its behaviour says it will report that (JobBehaviour.stop).
+   */
   stop(reason = 'cancel'): void {
     if (!this.isAlive) return;
     this.claim(reason);
@@ -119,9 +142,9 @@ export class Job {
 
   #write(stream: Stream, data: string | Uint8Array): void {
     if (!this.isAlive) return;
-    const chunk = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data);
+    const chunk = Buffer.from(data);
     if (chunk.length === 0) return;
-    this.#chunks[stream].push(chunk);
+    this.#chunks[stream].push({ at: this.#bytes[stream], data: chunk });
     this.#bytes[stream] += chunk.length;
     this.#notify();
   }
@@ -131,6 +154,7 @@ export class Job {
     this.status = { code, reason: this.#claimed ?? reason };
     this.#isInputOpen = false;
     this.#notify();
+    this.#markEnded(this.status);
   }
 
   #notify(): void {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { JobBehaviour, JobOutput, JobSpec } from './jobs.ts';
+import { FINISHED, type JobBehaviour, type JobOutput, type JobSpec } from './jobs.ts';
 
 /**
  * A job of the in-process host that is not claude (a checkpoint's git, the ideas root's claim, a preview's dev
@@ -12,12 +12,7 @@ export function localJob(spec: JobSpec, output: JobOutput): JobBehaviour {
   if (!existsSync(spec.cwd)) {
     output.err(`cd: ${spec.cwd}: No such file or directory\n`);
     output.exit(1, 'cwd');
-    return {
-      line: () => undefined,
-      endInput: () => undefined,
-      interrupt: () => undefined,
-      stop: () => false,
-    };
+    return FINISHED;
   }
   const child = spawn(program, args, {
     cwd: spec.cwd,

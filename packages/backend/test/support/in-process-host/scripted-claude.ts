@@ -6,7 +6,7 @@ import {
   type ScriptedModel,
   type ScriptedReply,
 } from '@catalyst/testkit';
-import type { JobBehaviour, JobOutput, JobSpec } from './jobs.ts';
+import { FINISHED, type JobBehaviour, type JobOutput, type JobSpec } from './jobs.ts';
 import { runTool, type ToolRun } from './scripted-tools.ts';
 
 /**
@@ -91,21 +91,15 @@ interface Options {
 
 export function scriptedClaude(spec: JobSpec, output: JobOutput, options: Options): JobBehaviour {
   const args = spec.argv.slice(1);
-  const done = {
-    line: () => undefined,
-    endInput: () => undefined,
-    interrupt: () => undefined,
-    stop: () => false,
-  };
   if (args[0] === 'auth') {
     output.out(`${JSON.stringify({ loggedIn: true, authMethod: 'apiKey', apiProvider: 'firstParty' })}\n`);
     output.exit(0);
-    return done;
+    return FINISHED;
   }
   if (args.includes('--version')) {
     output.out(`${VERSION} (Claude Code)\n`);
     output.exit(0);
-    return done;
+    return FINISHED;
   }
   return new ScriptedProcess(spec, output, options, args);
 }
