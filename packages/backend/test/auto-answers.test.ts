@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { collectTexts, colorQuestion, stall, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
-import { startRun, toolResultsOf } from './question-client.ts';
+import { openIdeaWith, startRun, toolResultsOf } from './question-client.ts';
 import { useServiceFixture } from './service-harness.ts';
 import { expectOnlyWarmClaudeThenDelete } from './session-test-kit.ts';
 
@@ -12,14 +12,8 @@ const fixture = useServiceFixture();
 
 const reply = (label: string) => text(JSON.stringify({ answers: { [colorQuestion.question]: label } }));
 
-async function openIdea(title: string, policy: Record<string, unknown>, on = fixture.service) {
-  const idea = await on.createIdea(title);
-  const patched = await on.api(`/api/ideas/${idea.id}`, { method: 'PATCH', body: JSON.stringify(policy) });
-  expect(patched.status).toBe(200);
-  const client = await on.connect();
-  await client.subscribe(idea.id);
-  return { idea, client };
-}
+const openIdea = (title: string, policy: Record<string, unknown>, on = fixture.service) =>
+  openIdeaWith(on, title, policy);
 
 async function totalsOf(ideaId: string): Promise<unknown> {
   return (await fixture.service.api(`/api/ideas/${ideaId}`)).json();

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { text, toolUse } from '@catalyst/testkit';
-import { startRun, toolResultsOf, waitForPermission } from './question-client.ts';
+import { openIdeaWith, startRun, toolResultsOf, waitForPermission } from './question-client.ts';
 import { useServiceFixture } from './service-harness.ts';
 
 // permissionPolicy `ask` end to end (claude-cli-protocol.md §8.2): each tool call the CLI asks about in a build
@@ -11,14 +11,8 @@ import { useServiceFixture } from './service-harness.ts';
 const fixture = useServiceFixture();
 
 async function openAskingIdea(title: string) {
-  const idea = await fixture.service.createIdea(title);
-  const patched = await fixture.service.api(`/api/ideas/${idea.id}`, {
-    method: 'PATCH',
-    body: JSON.stringify({ permissionPolicy: 'ask' }),
-  });
-  expect(await patched.json()).toMatchObject({ idea: { meta: { permissionPolicy: 'ask' } } });
-  const client = await fixture.service.connect();
-  await client.subscribe(idea.id);
+  const { idea, client, patched } = await openIdeaWith(fixture.service, title, { permissionPolicy: 'ask' });
+  expect(patched).toMatchObject({ idea: { meta: { permissionPolicy: 'ask' } } });
   return { idea, client };
 }
 

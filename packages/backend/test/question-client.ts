@@ -1,8 +1,33 @@
-import type { RelayEvent, ServerFrame } from '@catalyst/protocol';
+import type { IdeaView, RelayEvent, ServerFrame } from '@catalyst/protocol';
 import { collectToolResults, type ScriptedModel } from '@catalyst/testkit';
-import type { IdeaClient } from './service-harness.ts';
+import { expect } from 'vitest';
+import type { IdeaClient, ServiceUnderTest } from './service-harness.ts';
 
-/** Helpers for the question and permission tests: await a prompt's frame, read what the model was sent. */
+/**
+ * Helpers for the question and permission tests of both tiers: open an idea with its policies, await a prompt's
+ * frame, read what the model was sent.
+ */
+
+/** A new idea on `service`, with `settings` PATCHed onto it when given, and a client subscribed to it. */
+export async function openIdeaWith(
+  service: ServiceUnderTest,
+  title: string,
+  settings?: Record<string, unknown>,
+): Promise<{ idea: IdeaView; client: IdeaClient; patched?: unknown }> {
+  const idea = await service.createIdea(title);
+  let patched: unknown;
+  if (settings !== undefined) {
+    const response = await service.api(`/api/ideas/${idea.id}`, {
+      method: 'PATCH',
+      body: JSON.stringify(settings),
+    });
+    expect(response.status).toBe(200);
+    patched = await response.json();
+  }
+  const client = await service.connect();
+  await client.subscribe(idea.id);
+  return { idea, client, patched };
+}
 
 export type QuestionEvent = Extract<RelayEvent, { type: 'claude:question' }>;
 export type PermissionEvent = Extract<RelayEvent, { type: 'claude:permission_request' }>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { colorQuestion, text, toolUse } from '@catalyst/testkit';
-import { startRun, toolResultsOf, waitForQuestion } from './question-client.ts';
+import { openIdeaWith, startRun, toolResultsOf, waitForQuestion } from './question-client.ts';
 import { type ServiceUnderTest, useServiceFixture } from './service-harness.ts';
 
 // AskUserQuestion end to end (claude-cli-protocol.md §8.3): the real CLI over the test kit's sshd asks, a person
@@ -8,12 +8,7 @@ import { type ServiceUnderTest, useServiceFixture } from './service-harness.ts';
 
 const fixture = useServiceFixture();
 
-async function openIdea(target: ServiceUnderTest, title: string) {
-  const idea = await target.createIdea(title);
-  const client = await target.connect();
-  await client.subscribe(idea.id);
-  return { idea, client };
-}
+const openIdea = (target: ServiceUnderTest, title: string) => openIdeaWith(target, title);
 
 describe('questions answered by a person', () => {
   it('relays the question, sends exactly the answer to the model, and counts it', async () => {

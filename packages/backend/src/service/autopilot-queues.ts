@@ -34,7 +34,10 @@ export class AutopilotQueues {
   readonly #running = new Map<string, RunningQueue>();
   /** Queues on their way: the idea's slot is taken. By idea. */
   readonly #opening = new Map<string, Promise<RunningQueue | undefined>>();
-  /** Catalyst's start is taking up the queues an earlier Catalyst left (`takingUp`): waited for, up to TAKE_UP_WAIT_MS. */
+  /**
+   * Catalyst's start is taking up the queues an earlier Catalyst left (`takingUp`): waited for, up to
+   * TAKE_UP_WAIT_MS.
+   */
   #takingUp: Promise<void> | undefined;
   /** That take-up is still under way (also past the wait's limit). */
   #isTakingUp = false;

@@ -291,7 +291,10 @@ export class Autopilots {
     return this.#view(running.history, running.state.id);
   }
 
-  /** The idea's own budget changed: a queue paused by a budget goes on when its own budget allows (it may pause again). */
+  /**
+   * The idea's own budget changed: a queue paused by a budget goes on when its own budget allows (it may pause
+   * again).
+   */
   async ideaBudgetChanged(ideaId: string): Promise<void> {
     const running = await this.#queues.queueOn(ideaId);
     if (running === undefined || !mayGoOnOnceIdeaBudgetAllows(running.state)) return;

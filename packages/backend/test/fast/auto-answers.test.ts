@@ -1,25 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { collectTexts, colorQuestion, stall, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { DEFAULT_QA_MODEL } from '../../src/core/auto-answer.ts';
-import { startRun, toolResultsOf, waitForQuestion } from '../question-client.ts';
+import { openIdeaWith, startRun, toolResultsOf, waitForQuestion } from '../question-client.ts';
 import { claudesOf, expectNothingLeft } from './fast-kit.ts';
 import { useFastService } from './fast-harness.ts';
 
-// Automatic answers on the in-process host (the real CLI's in ../auto-answers.test.ts): the answering `claude -p`
-// runs on the same VM and talks to the same scripted model, so its reply is enqueued between the main run's replies, in the order the requests arrive.
+// Automatic answers on the in-process host (the real CLI's in ../auto-answers.test.ts): the answering `claude -p` runs
+// on the same VM and talks to the same scripted model, so its reply is enqueued between the main run's replies, in the
+// order the requests arrive.
 
 const fixture = useFastService();
 
 const reply = (label: string) => text(JSON.stringify({ answers: { [colorQuestion.question]: label } }));
 
-async function openIdea(title: string, policy: Record<string, unknown>, on = fixture.service) {
-  const idea = await on.createIdea(title);
-  const patched = await on.api(`/api/ideas/${idea.id}`, { method: 'PATCH', body: JSON.stringify(policy) });
-  expect(patched.status).toBe(200);
-  const client = await on.connect();
-  await client.subscribe(idea.id);
-  return { idea, client };
-}
+const openIdea = (title: string, policy: Record<string, unknown>, on = fixture.service) =>
+  openIdeaWith(on, title, policy);
 
 async function totalsOf(ideaId: string): Promise<unknown> {
   return (await fixture.service.api(`/api/ideas/${ideaId}`)).json();

@@ -16,8 +16,8 @@ import { type RecordedRequest, text, toolUse, waitForFile, waitUntil } from '@ca
 import { type ServiceUnderTest } from '../service-harness.ts';
 import { useFastService } from './fast-harness.ts';
 
-// Checkpoints and files (issue 13), on the in-process host (its git real, on this machine): every build ends with a commit of
-// project/ in git on the host, which a person lists, reads as a diff, and restores; the files of project/ are
+// Checkpoints and files (issue 13), on the in-process host (its git real, on this machine): every build ends with a
+// commit of project/ in git on the host, which a person lists, reads as a diff, and restores; the files of project/ are
 // listed and read, and no path leads outside it.
 
 const fixture = useFastService();

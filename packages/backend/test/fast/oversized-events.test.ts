@@ -3,8 +3,9 @@ import { MAX_RELAY_EVENT_BYTES } from '@catalyst/protocol';
 import { text, toolUse } from '@catalyst/testkit';
 import { useFastService } from './fast-harness.ts';
 
-// Issue 16, item 9: one event larger than a client's live send bound (8 MiB) used to close every subscriber with
-// 4008, and close them again on each reconnect's replay. The CLI relays the model's tool_use line whole (here the in-process host's scripted claude).
+// Issue 16, item 9: one event larger than a client's live send bound (8 MiB) used to close every subscriber with 4008,
+// and close them again on each reconnect's replay. The CLI relays the model's tool_use line whole (here the in-process
+// host's scripted claude).
 
 const fixture = useFastService();
 const KIB = 1024;

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { text, toolUse } from '@catalyst/testkit';
-import { startRun, waitForError, waitForPermission } from '../question-client.ts';
+import { openIdeaWith, startRun, waitForError, waitForPermission } from '../question-client.ts';
 import { useFastService } from './fast-harness.ts';
 
 // permissionPolicy `ask` on the in-process host (claude-cli-protocol.md §8.2; the real CLI's in
@@ -11,14 +11,8 @@ import { useFastService } from './fast-harness.ts';
 const fixture = useFastService();
 
 async function openAskingIdea(title: string) {
-  const idea = await fixture.service.createIdea(title);
-  const patched = await fixture.service.api(`/api/ideas/${idea.id}`, {
-    method: 'PATCH',
-    body: JSON.stringify({ permissionPolicy: 'ask' }),
-  });
-  expect(await patched.json()).toMatchObject({ idea: { meta: { permissionPolicy: 'ask' } } });
-  const client = await fixture.service.connect();
-  await client.subscribe(idea.id);
+  const { idea, client, patched } = await openIdeaWith(fixture.service, title, { permissionPolicy: 'ask' });
+  expect(patched).toMatchObject({ idea: { meta: { permissionPolicy: 'ask' } } });
   return { idea, client };
 }
 

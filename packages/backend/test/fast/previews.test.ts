@@ -17,10 +17,10 @@ import type { ServiceUnderTest } from '../service-harness.ts';
 import { useFastService } from './fast-harness.ts';
 import { APP, enter, post, previewOf, untilState } from '../preview-test-kit.ts';
 
-// Previews (issue 14), on the in-process host (the preview a real process of this machine; a neighbour on the VM
-// and a build's own server over sshd in ../previews.test.ts): a small app (fixtures/preview-server.cjs) started as an idea's
-// preview command on the VM, reached through Catalyst's preview server (an SSH direct-tcpip channel per
-// connection), behind the preview's own one-time link and cookie.
+// Previews (issue 14), on the in-process host (the preview a real process of this machine; a neighbour on the VM and a
+// build's own server over sshd in ../previews.test.ts): a small app (fixtures/preview-server.cjs) started as an idea's
+// preview command on the VM, reached through Catalyst's preview server (an SSH direct-tcpip channel per connection),
+// behind the preview's own one-time link and cookie.
 
 const fixture = useFastService();
 

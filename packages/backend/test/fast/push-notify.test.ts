@@ -17,9 +17,10 @@ import { openClient, type TestClient } from '../server-ws-client.ts';
 import { type ServiceUnderTest } from '../service-harness.ts';
 import { useFastService } from './fast-harness.ts';
 
-// Web Push end to end (issue 29): a whole Catalyst on the in-process host, and the test kit's push service, which checks each push's VAPID signature and decrypts it with the device's own keys. What
-// deserves a person's attention reaches every subscribed device but one that shows the idea or muted it; the push
-// says nothing of the conversation but a question's option labels; an action answers as the page would.
+// Web Push end to end (issue 29): a whole Catalyst on the in-process host, and the test kit's push service, which
+// checks each push's VAPID signature and decrypts it with the device's own keys. What deserves a person's attention
+// reaches every subscribed device but one that shows the idea or muted it; the push says nothing of the conversation
+// but a question's option labels; an action answers as the page would.
 
 const fixture = useFastService();
 let pushService: MockPushService;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { colorQuestion, text, toolUse } from '@catalyst/testkit';
 import { DISMISSED_MESSAGE, NO_ANSWER_IN_TIME } from '../../src/core/prompt-answers.ts';
-import { startRun, toolResultsOf, waitForError, waitForQuestion } from '../question-client.ts';
+import { openIdeaWith, startRun, toolResultsOf, waitForError, waitForQuestion } from '../question-client.ts';
 import { type ServiceUnderTest } from '../service-harness.ts';
 import { useFastService } from './fast-harness.ts';
 
@@ -21,12 +21,7 @@ const toppings = {
   multiSelect: true,
 };
 
-async function openIdea(target: ServiceUnderTest, title: string) {
-  const idea = await target.createIdea(title);
-  const client = await target.connect();
-  await client.subscribe(idea.id);
-  return { idea, client };
-}
+const openIdea = (target: ServiceUnderTest, title: string) => openIdeaWith(target, title);
 
 describe('questions answered by a person', () => {
   it('answers two questions at once: a multi-select and free text for "Other"', async () => {
