@@ -4,17 +4,19 @@ import type {
   ListeningPort,
   PreviewLogResponse,
   PreviewState,
-  PreviewSuggestion,
   PreviewView,
 } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { createPreviewOutput, type PreviewOutput } from '../core/preview-output.ts';
-import { suggestFromPackageJson, suggestFromPyproject } from '../core/preview-suggestion.ts';
-import type { Host, RunHandle, RunOutcome } from '../host/host.ts';
+import type { Host, RunHandle } from '../host/host.ts';
 import type { PreviewServer as PreviewProxy, StartPreviewServer } from './preview-server.ts';
 import type { HostRegistry } from './host-registry.ts';
 import { messageOf } from './idea-meta-changes.ts';
 import { createListenerGate, findListeners } from './preview-listener.ts';
+import { describeExit } from './preview-exit.ts';
+import { previewLinks, previewOrigin } from './preview-origin.ts';
+import { suggestPreview } from './preview-suggest.ts';
+import { PortLinks, type PreviewTarget } from './port-links.ts';
 
 /**
  * Previews (issue 14): per idea, its dev server (`previewCommand` in `project/`, through the run wrapper with a run
@@ -52,7 +54,6 @@ const LOG_BYTES = 256 * 1024;
 const READY_POLL_MS = 300;
 /** How soon a port link closes after the run that listened on its port has ended. */
 const LINK_CHECK_MS = 1_000;
-const SUGGESTION_FILE_BYTES = 256 * 1024;
 /** The wrapper's backstop; the idle stop comes long before it unless someone keeps using the preview. */
 const MAX_PREVIEW_RUNTIME_MS = 7 * 24 * 3_600_000;
 
@@ -74,17 +75,10 @@ interface Preview {
   ended: Promise<void>;
 }
 
-interface PortPreview {
-  proxy: PreviewProxy;
-  /** The run (or preview) whose process listened on the port when the link was made: the link lives as long. */
-  tag: string;
-  lastActivity: number;
-}
-
 export class Previews {
   readonly #options: PreviewsOptions;
   readonly #previews = new Map<string, Preview>();
-  readonly #ports = new Map<string, Promise<PortPreview>>();
+  readonly #portLinks: PortLinks;
   readonly #starting = new Map<string, Promise<PreviewView>>();
   /** Ideas being deleted (ids are never reused) and, once Catalyst stops, every idea: no preview starts. */
   readonly #gone = new Set<string>();
@@ -93,6 +87,12 @@ export class Previews {
 
   constructor(options: PreviewsOptions) {
     this.#options = options;
+    this.#portLinks = new PortLinks({
+      hosts: options.hosts,
+      locate: options.locate,
+      isLive: (id, tag) => this.#isLive(id, tag),
+      startServer: (target, onActivity) => this.#proxy(target, onActivity),
+    });
     this.#idleTimer = setInterval(
       () => {
         this.#stopIdle();
@@ -111,7 +111,8 @@ export class Previews {
       port: meta.previewPort ?? null,
     };
     if (preview === undefined) {
-      const suggestion = meta.previewCommand === undefined ? await this.#suggest(id, host) : undefined;
+      const suggestion =
+        meta.previewCommand === undefined ? await suggestPreview(this.#options.hosts, id, host) : undefined;
       return { state: 'stopped', ...base, ...(suggestion === undefined ? {} : { suggestion }) };
     }
     const lastOutput = preview.output.lastLines();
@@ -119,7 +120,9 @@ export class Previews {
     return {
       state: preview.state,
       ...base,
-      ...(preview.state === 'running' && proxy !== undefined ? this.#links(proxy, requestHost) : {}),
+      ...(preview.state === 'running' && proxy !== undefined
+        ? previewLinks(proxy, requestHost, this.#options.bind)
+        : {}),
       since: preview.since,
       ...(lastOutput.length === 0 ? {} : { lastOutput }),
       ...(preview.exit === undefined ? {} : { exit: preview.exit }),
@@ -279,33 +282,10 @@ export class Previews {
       );
     }
     const preview = this.#previews.get(id);
-    let proxy = preview?.port === port && preview.state === 'running' ? preview.proxy : undefined;
-    if (proxy === undefined) {
-      const portPreview = await this.#portPreview(id, port, holder.tag);
-      portPreview.lastActivity = Date.now();
-      proxy = portPreview.proxy;
-    }
-    const origin = this.#origin(proxy, requestHost);
+    const own = preview?.port === port && preview.state === 'running' ? preview.proxy : undefined;
+    const proxy = own ?? (await this.#portLinks.serverFor(id, port, holder.tag));
+    const origin = previewOrigin(proxy, requestHost, this.#options.bind);
     return { url: `${origin}${proxy.mintEntry(origin)}`, origin };
-  }
-
-  /** The port link's server for `tag`'s listener: a link made for an earlier run's is closed first. */
-  async #portPreview(id: string, port: number, tag: string): Promise<PortPreview> {
-    const key = `${id}:${port}`;
-    const existing = await this.#ports.get(key)?.catch(() => undefined);
-    if (existing !== undefined && existing.tag !== tag) await this.#closePort(key);
-    let pending = this.#ports.get(key);
-    if (pending === undefined) {
-      const { host: hostName } = await this.#options.locate(id);
-      const entry: { tag: string; lastActivity: number } = { tag, lastActivity: Date.now() };
-      const tags = () => (this.#isLive(id, tag) ? [tag] : []);
-      pending = this.#proxy({ host: this.#options.hosts.get(hostName).host, port, tags }, () => {
-        entry.lastActivity = Date.now();
-      }).then((made) => Object.assign(entry, { proxy: made }));
-      pending.catch(() => this.#ports.delete(key));
-      this.#ports.set(key, pending);
-    }
-    return pending;
   }
 
   /** Whether `tag` is the idea's running run's, or its preview's while that is up. */
@@ -322,22 +302,17 @@ export class Previews {
     this.#gone.add(id);
     await this.stop(id);
     this.#previews.delete(id);
-    await Promise.all(
-      [...this.#ports.keys()].filter((key) => key.startsWith(`${id}:`)).map((key) => this.#closePort(key)),
-    );
+    await this.#portLinks.closeIdea(id);
   }
 
   async stopAll(): Promise<void> {
     this.#isClosed = true;
     clearInterval(this.#idleTimer);
     await Promise.all([...this.#previews.keys()].map((id) => this.forget(id)));
-    await Promise.all([...this.#ports.keys()].map((key) => this.#closePort(key)));
+    await this.#portLinks.closeAll();
   }
 
-  #proxy(
-    target: { host: Host; port: number; tags: () => readonly string[] },
-    onActivity: () => void,
-  ): Promise<PreviewProxy> {
+  #proxy(target: PreviewTarget, onActivity: () => void): Promise<PreviewProxy> {
     return this.#options.startServer({
       bind: this.#options.bind,
       port: target.port,
@@ -346,36 +321,6 @@ export class Previews {
       onActivity,
       logger: this.#options.logger,
     });
-  }
-
-  /**
-   * A running preview's one-time links: to open it in a tab; and, when it has a name of its own, for the Preview
-   * tab's frame in the page at `requestHost` (issue 31). Under a name shared with Catalyst it is not framed: Catalyst's
-   * CSP allows frames of `*.localhost` names alone (docs/security.md).
-   */
-  #links(proxy: PreviewProxy, requestHost: string | undefined): Partial<PreviewView> {
-    const origin = this.#origin(proxy, requestHost);
-    const embedder = requestHost === undefined ? undefined : `http://${requestHost}`;
-    const frame = proxy.frame(embedder);
-    const isOwnSite = new URL(origin).hostname === proxy.hostName;
-    return {
-      url: `${origin}${proxy.mintEntry(origin)}`,
-      origin,
-      ...(isOwnSite && embedder !== undefined
-        ? { frameUrl: `${origin}${proxy.mintEntry(origin, { embedder })}` }
-        : {}),
-      ...(frame === undefined ? {} : { frame }),
-    };
-  }
-
-  /**
-   * The preview's origin: reached on loopback, a name of its own under `localhost` (a site of its own in the
-   * browser, issue 25, finding 7); reached by another name (another machine's browser), that name, which every
-   * preview then shares with Catalyst (docs/security.md).
-   */
-  #origin(proxy: PreviewProxy, requestHost: string | undefined): string {
-    const name = hostNameOf(requestHost, this.#options.bind);
-    return `http://${isLoopbackName(name) ? proxy.hostName : name}:${proxy.listenPort}`;
   }
 
   async #follow(preview: Preview, handle: RunHandle): Promise<void> {
@@ -440,45 +385,7 @@ export class Previews {
         void this.stop(preview.ideaId);
       }
     }
-    for (const [key, pending] of this.#ports) {
-      void pending.then(
-        (entry) => {
-          const isIdle = entry.proxy.inUse() === 0 && entry.lastActivity < cutoff;
-          // The run that listened on the port has ended: whoever binds the port next must get none of it.
-          const hasEnded = !this.#isLive(key.slice(0, key.lastIndexOf(':')), entry.tag);
-          if ((isIdle || hasEnded) && this.#ports.get(key) === pending) void this.#closePort(key);
-        },
-        () => undefined,
-      );
-    }
-  }
-
-  async #closePort(key: string): Promise<void> {
-    const pending = this.#ports.get(key);
-    this.#ports.delete(key);
-    await pending?.then(
-      (entry) => entry.proxy.close(),
-      () => undefined,
-    );
-  }
-
-  async #suggest(id: string, hostName: string): Promise<PreviewSuggestion | undefined> {
-    const { hosts } = this.#options;
-    const host = hosts.get(hostName).host;
-    const project = (await hosts.store(hostName)).paths(id).project;
-    // A suggestion is a hint: a file that is missing, unreadable, or no regular file (a FIFO is never opened,
-    // issue 25) proposes nothing, and neither does a host that does not answer in time.
-    const read = async (name: string) => {
-      const found = await host
-        .readWithin({ root: project, path: name, maxBytes: SUGGESTION_FILE_BYTES })
-        .catch(() => undefined);
-      return found?.kind === 'file' ? found.data.toString('utf8') : undefined;
-    };
-    const packageJson = await read('package.json');
-    const fromPackage = packageJson === undefined ? undefined : suggestFromPackageJson(packageJson);
-    if (fromPackage !== undefined) return fromPackage;
-    const pyproject = await read('pyproject.toml');
-    return pyproject === undefined ? undefined : suggestFromPyproject(pyproject);
+    this.#portLinks.sweep(cutoff);
   }
 }
 
@@ -490,59 +397,4 @@ function isStarting(preview: Preview): boolean {
 /** Starting or running, and not being stopped: its processes are the idea's preview. */
 function isUp(preview: Preview): boolean {
   return (preview.state === 'starting' || preview.state === 'running') && !preview.isStopping;
-}
-
-function describeExit(outcome: RunOutcome): {
-  exit: { code: number | null; signal: string | null };
-  note?: string;
-} {
-  switch (outcome.kind) {
-    case 'exited':
-      return { exit: { code: outcome.code, signal: outcome.signal } };
-    case 'connection_lost':
-      return {
-        exit: { code: null, signal: null },
-        note: `the connection to the host was lost (${outcome.message})`,
-      };
-    case 'start_failed':
-      return { exit: { code: null, signal: null }, note: `could not start: ${outcome.message}` };
-    case 'lease_lost':
-      return {
-        exit: { code: null, signal: null },
-        note: 'Catalyst lost touch with the host, which stopped it',
-      };
-    case 'max_runtime':
-      return { exit: { code: null, signal: null }, note: 'it ran for its longest allowed time' };
-    case 'disk_full':
-      return { exit: { code: null, signal: null }, note: 'the host’s disk is full' };
-    case 'cancelled':
-      return { exit: { code: null, signal: null }, note: 'it was stopped' };
-    case 'vanished':
-      return { exit: { code: null, signal: null }, note: 'it ended without a word (did the VM restart?)' };
-  }
-}
-
-/** Names a browser resolves to this machine's loopback by itself (a URL's hostname: IPv6 in brackets). */
-export function isLoopbackName(hostname: string): boolean {
-  const name = hostname.toLowerCase();
-  return (
-    name === 'localhost' ||
-    name.endsWith('.localhost') ||
-    name === '[::1]' ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)
-  );
-}
-
-/** The name the browser reached Catalyst by (a hostname, no port), else the bind address. */
-export function hostNameOf(requestHost: string | undefined, bind: string): string {
-  if (requestHost !== undefined) {
-    try {
-      const { hostname } = new URL(`http://${requestHost}`);
-      if (hostname !== '') return hostname;
-    } catch {
-      // A Host header that is no host: the bind address below.
-    }
-  }
-  if (bind === '0.0.0.0' || bind === '::') return '127.0.0.1';
-  return bind.includes(':') ? `[${bind}]` : bind;
 }

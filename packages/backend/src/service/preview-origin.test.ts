@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostNameOf, isLoopbackName } from './previews.ts';
+import { hostNameOf, isLoopbackName } from './preview-origin.ts';
 
 describe('the host name a preview link uses', () => {
   it('is the name the browser reached Catalyst by, without its port', () => {
