@@ -13,7 +13,8 @@ import {
 import type { Host } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import type { VmSessions } from '../src/host/vm-sessions.ts';
-import { startRunDriver, type RunDriverOptions } from '../src/runs/run-driver.ts';
+import { startRunDriver } from '../src/runs/run-driver.ts';
+import type { RunDriverOptions } from '../src/runs/run-driver-options.ts';
 import { expectNothingLeft, scanLocalProcesses } from './host-test-kit.ts';
 
 // The end of a run when its bookkeeping or its relay fails: the real claude CLI on this machine (local host)

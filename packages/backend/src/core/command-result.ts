@@ -98,3 +98,22 @@ function toRecord(value: unknown): Record<string, unknown> {
   const parsed = z.record(z.string(), z.unknown()).safeParse(value);
   return parsed.success ? parsed.data : {};
 }
+
+/**
+ * The turn's result as the run records it: parseResult's, timed by this machine's clock (`now`: parseResult reads
+ * the real one) from `startedAt`, and, for a warm process, its cost less what the process had spent before
+ * (`warm.costBaseUsd`: the CLI's cost is the process's cumulative one). `parsed` keeps the cumulative figures.
+ */
+export function turnResult(
+  message: CliResultMessage | UnknownCliMessage,
+  turn: { sessionId: string; startedAt: number; now: number; warm?: { costBaseUsd: number } | undefined },
+): { parsed: CommandResult; result: CommandResult } {
+  const parsed = parseResult(message, turn.sessionId, turn.startedAt);
+  const { warm } = turn;
+  const result: CommandResult = {
+    ...parsed,
+    durationMs: Math.max(0, turn.now - turn.startedAt),
+    ...(warm === undefined ? {} : { costUsd: Math.max(0, parsed.costUsd - warm.costBaseUsd) }),
+  };
+  return { parsed, result };
+}

@@ -177,3 +177,20 @@ export function emit(event: RelayEventDraft): RunCommand {
 export function log(level: 'info' | 'warn', message: string): RunCommand {
   return { type: 'log', level, message };
 }
+
+export function relayLive(frame: LiveFrame): RunCommand {
+  return { type: 'relay_live', frame };
+}
+
+/** When a run taken up after a restart began (its `run:started`); undefined for a run this lifecycle began. */
+export function runStartedAtOf(options: RunLifecycleOptions): number | undefined {
+  const began = options.runStartedAtMs;
+  return began === undefined || !Number.isFinite(began) ? undefined : began;
+}
+
+/** What is left of the run's longest time at `now` (a run taken up counts from its own start). */
+export function maxDurationLeft(options: RunLifecycleOptions, timing: RunTimings, now: number): number {
+  const began = runStartedAtOf(options);
+  const elapsed = began === undefined ? 0 : Math.max(0, now - began);
+  return Math.max(0, timing.maxDurationMs - elapsed);
+}

@@ -4,17 +4,20 @@ import {
   type CliMessage,
   type CliResultMessage,
   type CommandResult,
-  type LiveFrame,
   type UnknownCliMessage,
 } from '@catalyst/protocol';
 import type { RunOutcome } from './run-outcome.ts';
-import { parseResult } from './command-result.ts';
+import { turnResult } from './command-result.ts';
 import { LiveText } from './live-text.ts';
-import { toErrorDraft, toRelayDrafts, toStderrDraft, type RelayContext } from './relay-mapping.ts';
+import { toErrorDraft, toRelayDrafts, type RelayContext } from './relay-mapping.ts';
+import { RunStderr } from './run-stderr.ts';
 import {
   emit,
   log,
+  maxDurationLeft,
+  relayLive,
   resolveTimings,
+  runStartedAtOf,
   type RunCommand,
   type RunInput,
   type RunLifecycleOptions,
@@ -40,7 +43,6 @@ export * from './run-commands.ts';
  * Stopping (cancel, timeouts) follows §9's recipe: interrupt, then SIGINT, then the host's cancel.
  */
 
-const STDERR_TAIL_CHARS = 2_000;
 /** A result of another turn (the CLI's own, or another message's): the turn goes on to its own result. */
 const otherTurnLog = log(
   'info',
@@ -67,9 +69,9 @@ export class RunLifecycle {
   #stop: StopReason | undefined;
   #result: CommandResult | undefined;
   #isInputEnded = false;
-  #stderrTail = '';
   /** A resumed session the host no longer has: the run goes on in a new one (lost-session.ts). */
   readonly #recovery: SessionRecovery;
+  readonly #stderr: RunStderr;
 
   constructor(options: RunLifecycleOptions) {
     this.#options = options;
@@ -78,6 +80,7 @@ export class RunLifecycle {
     this.#sessionId = options.sessionId;
     this.#messageUuid = messageUuidOf(options.runId);
     this.#recovery = new SessionRecovery(options.sessionId);
+    this.#stderr = new RunStderr(this.#context, this.#recovery);
     this.#liveText = new LiveText(this.#context);
     this.#prompts = new LifecyclePrompts({
       write: (line) => this.#write(line),
@@ -156,20 +159,8 @@ export class RunLifecycle {
       ...announce,
       this.#write(createUserMessage(this.#claudePrompt(), { uuid: this.#messageUuid })),
       ...(this.#pending.size === 0 ? [this.#setTimer('inactivity', this.#timing.inactivityTimeoutMs)] : []),
-      this.#setTimer('max_duration', this.#maxDurationLeft(now)),
+      this.#setTimer('max_duration', maxDurationLeft(this.#options, this.#timing, now)),
     ];
-  }
-
-  #maxDurationLeft(now: number): number {
-    const began = this.#runStartedAt();
-    const elapsed = began === undefined ? 0 : Math.max(0, now - began);
-    return Math.max(0, this.#timing.maxDurationMs - elapsed);
-  }
-
-  /** When a run taken up after a restart began (its `run:started`); undefined for a run this lifecycle began. */
-  #runStartedAt(): number | undefined {
-    const began = this.#options.runStartedAtMs;
-    return began === undefined || !Number.isFinite(began) ? undefined : began;
   }
 
   /** Every line counts as activity, a stream_event too: it is what a long streamed answer consists of. */
@@ -186,7 +177,7 @@ export class RunLifecycle {
       case 'system':
         if (message.subtype !== 'init') return [];
         return [
-          ...this.#stderrEvent(this.#recovery.noteAnswered()),
+          ...this.#stderr.event(this.#recovery.noteAnswered()),
           ...this.#onSessionId(message.session_id),
         ];
       case 'control_request':
@@ -242,15 +233,14 @@ export class RunLifecycle {
    */
   #onResult(message: CliResultMessage | UnknownCliMessage, now: number): RunCommand[] {
     // A run taken up after a restart began before this lifecycle did (issue 40): its duration counts from then.
-    const startedAt = this.#runStartedAt() ?? this.#startedAt ?? now;
-    const parsed = parseResult(message, this.#sessionId ?? '', startedAt);
+    const startedAt = runStartedAtOf(this.#options) ?? this.#startedAt ?? now;
     const warm = this.#options.warm;
-    // parseResult reads the real clock; this machine's clock is `now`. A warm process's cost is cumulative.
-    const result: CommandResult = {
-      ...parsed,
-      durationMs: Math.max(0, now - startedAt),
-      ...(warm === undefined ? {} : { costUsd: Math.max(0, parsed.costUsd - warm.costBaseUsd) }),
-    };
+    const { parsed, result } = turnResult(message, {
+      sessionId: this.#sessionId ?? '',
+      startedAt,
+      now,
+      warm,
+    });
     const isFirst = this.#result === undefined;
     this.#result = result;
     const announce = emit({ ...this.#context, type: 'claude:result', result });
@@ -273,17 +263,7 @@ export class RunLifecycle {
   #onStderr(text: string, now: number): RunCommand[] {
     if (text === '') return [];
     this.#lastActivityAt = now;
-    this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
-    // Held until the resumed session answers: a lost session's stderr is said by the notice of the new one.
-    if (this.#recovery.isWatching && this.#stop === undefined) {
-      this.#recovery.holdStderr(text);
-      return [];
-    }
-    return this.#stderrEvent(text);
-  }
-
-  #stderrEvent(text: string): RunCommand[] {
-    return text === '' ? [] : [emit(toStderrDraft(text, this.#context))];
+    return this.#stderr.take(text, this.#stop !== undefined);
   }
 
   #onTimer(name: TimerName, now: number): RunCommand[] {
@@ -357,12 +337,12 @@ export class RunLifecycle {
       ...[...this.#timers].flatMap((name) => this.#clearTimer(name)),
       ...this.#prompts.settle('cancelled', false),
     ];
-    const facts = { stop: this.#stop, result: this.#result, stderrTail: this.#stderrTail };
+    const facts = { stop: this.#stop, result: this.#result, stderrTail: this.#stderr.tail };
     const ending = decideEnding(facts, outcome);
     this.#phase = 'finished';
     return [
       ...clears,
-      ...this.#stderrEvent(this.#recovery.releaseStderr()),
+      ...this.#stderr.event(this.#recovery.releaseStderr()),
       ...this.#liveText.end().map(relayLive),
       emit({ ...this.#context, type: 'run:ended', ...ending }),
       { type: 'finish', ...ending },
@@ -372,7 +352,7 @@ export class RunLifecycle {
   #restartWithoutSession(): RunCommand[] {
     const previousSessionId = this.#recovery.restart();
     this.#sessionId = undefined;
-    this.#stderrTail = '';
+    this.#stderr.forget();
     return [
       emit({ ...this.#context, type: 'run:session_replaced', previousSessionId }),
       { type: 'restart_without_session' },
@@ -417,8 +397,4 @@ export class RunLifecycle {
   #clearTimer(name: TimerName): RunCommand[] {
     return this.#timers.delete(name) ? [{ type: 'clear_timer', name }] : [];
   }
-}
-
-function relayLive(frame: LiveFrame): RunCommand {
-  return { type: 'relay_live', frame };
 }

@@ -4,6 +4,8 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import { parseStream } from '../core/stream-parser.ts';
 import { answererCommandOptions } from '../core/tool-policy.ts';
 import type { Host, RunHandle } from '../host/host.ts';
+import type { AutoAnswerSetup } from './question-auto-answer.ts';
+import type { AutoAnswerOptions, RunDriverOptions } from './run-driver-options.ts';
 
 /**
  * One `claude -p` on the idea's host for the question answerer: no tools (`--tools ''`), the user's settings only
@@ -84,4 +86,31 @@ async function readReply(handle: RunHandle, timeoutMs: number): Promise<AutoAnsw
     failure ?? `the answering model gave no answer within ${Math.round(timeoutMs / 1000)} s`,
     { details: { stderrTail: stderr } },
   );
+}
+
+/** How a run's question answerer reaches the small model (runAutoAnswer, on the run's host and in its project). */
+export function autoAnswerSetup(
+  run: Pick<RunDriverOptions, 'host' | 'claudePath' | 'cwd' | 'env' | 'logger' | 'ideaId' | 'runId'>,
+  auto: AutoAnswerOptions,
+  fail: (message: string) => void,
+): AutoAnswerSetup {
+  const { host, claudePath, cwd, env, logger, ideaId, runId } = run;
+  return {
+    ...auto,
+    reply: (prompt, signal) =>
+      runAutoAnswer({
+        host,
+        claudePath,
+        cwd,
+        env,
+        model: auto.model,
+        prompt,
+        timeoutMs: auto.timeoutMs,
+        signal,
+      }),
+    fail,
+    warn: (message) => {
+      logger.warn({ ideaId, runId }, message);
+    },
+  };
 }

@@ -1,142 +1,41 @@
-import type { Logger } from 'pino';
-import {
-  createDenyResponse,
-  type LiveFrame,
-  type RelayEvent,
-  type RelayEventDraft,
-  type RunMode,
-} from '@catalyst/protocol';
+import { createDenyResponse, type RelayEvent, type RelayEventDraft } from '@catalyst/protocol';
 import type { RunEnding } from '../core/run-ending.ts';
-import { RunLifecycle, type RunCommand, type RunInput, type TimerName } from '../core/run-lifecycle.ts';
+import { RunLifecycle, type RunCommand, type RunInput } from '../core/run-lifecycle.ts';
+import { RunTimers } from './run-timers.ts';
 import { capRelayEvent } from '../core/relay-event-size.ts';
-import type { AskPerson } from '../core/control-decision.ts';
-import { runAutoAnswer } from './auto-answer-run.ts';
-import type { AutoAnswerSetup } from './question-auto-answer.ts';
+import { autoAnswerSetup } from './auto-answer-run.ts';
 import { RunPrompts } from './run-prompts.ts';
 import type { ConnectionEvent } from '../host/session-run.ts';
 import { startFailureOf } from '../host/wrapped-run.ts';
 import { SessionProcess } from './session-process.ts';
+import type { RunOutcome } from '../host/host.ts';
+import type { ActiveRun } from './active-run.ts';
+import { lifecycleOptionsOf, type RunDriverOptions } from './run-driver-options.ts';
 import { newSessionId, sessionSpec } from './session-spec.ts';
-import { isAtOrBefore, unrecorded, type LineCursor, type ResumePoint } from './resume-point.ts';
+import { unrecorded, type ResumePoint } from './resume-point.ts';
+import { TurnCursor, type Trigger } from './turn-cursor.ts';
 
 /** The lifecycle's pending wait while the run's session is detached (the inactivity timeout pauses). */
 const DETACHED_PENDING_ID = 'connection';
-
-/** A claude process kept between turns (issue 11): its mode, and its cumulative cost so far. */
-export interface WarmProcess {
-  process: SessionProcess;
-  mode: RunMode;
-  costBaseUsd: number;
-}
-
-/** questionPolicy `auto` / `human_then_auto`: the driver adds how to reach the model and how to give up. */
-export type AutoAnswerOptions = Omit<AutoAnswerSetup, 'reply' | 'fail' | 'warn'> & { timeoutMs: number };
-import type { Host, RunOutcome, RunSpec } from '../host/host.ts';
 
 /**
  * The I/O half of a run: starts claude on the idea's host, feeds everything that happens to the pure
  * RunLifecycle (core/run-lifecycle.ts), and carries out the commands it returns (write to stdin, timers, stop,
  * relay events). The lifecycle decides; this only does.
  */
-export interface RunDriverOptions {
-  host: Host;
-  ideaId: string;
-  runId: string;
-  mode: RunMode;
-  message: string;
-  /** Read by Claude before the message, not shown in the history (run-commands.ts). */
-  preface?: string | undefined;
-  /** The idea's project directory on the host: the CLI's cwd for every run (sessions are per cwd). */
-  cwd: string;
-  claudePath: string;
-  /** Exported in the run (not secrets: the wrapper script is on a command line). */
-  env?: Readonly<Record<string, string>>;
-  sessionId?: string;
-  /**
-   * The recap a new session starts with when the CLI no longer has `sessionId` (core/lost-session.ts): the idea
-   * and its conversation before this run, from Catalyst's own history. Asked for only then.
-   */
-  recap: () => Promise<string>;
-  inactivityTimeoutMs: number;
-  maxDurationMs: number;
-  /** How long a turn goes on in its session with no Catalyst attached (CATALYST_DETACHED_LIMIT_MS). */
-  detachedLimitMs?: number;
-  /** How long its session waits for a heartbeat before it counts its Catalyst gone (CATALYST_LEASE_MS). */
-  leaseMs?: number;
-  /** How long a session waits for its next turn before it ends (CATALYST_WARM_IDLE_MS). */
-  warmIdleMs?: number;
-  /** A warm process of the idea to run this turn in (warm-sessions.ts), instead of starting one. */
-  warm?: WarmProcess;
-  /** The turn ended and its process stays for the next one (called before `onFinish`). */
-  onKeep?: (kept: WarmProcess) => void;
-  /**
-   * Take up a run an earlier Catalyst left going in its session on the host (resume-point.ts), instead of starting
-   * one: its output is read again from the turn's start, and only what the history does not hold yet is emitted.
-   */
-  resume?: ResumePoint;
-  /** Which prompts wait for a person (questions, permissions); see core/control-decision.ts. */
-  askPerson?: AskPerson;
-  humanAnswerLimitMs?: number | undefined;
-  autoAnswer?: AutoAnswerOptions | undefined;
-  emit: (draft: RelayEventDraft) => RelayEvent;
-  /** Live-only frames (streaming text): to the idea's subscribers of this moment, never into the history. */
-  relayLive: (frame: LiveFrame) => void;
-  onSession: (sessionId: string) => Promise<void>;
-  /**
-   * The run's bookkeeping (totals, status, releasing the idea), done before `run:ended` is relayed: a client that
-   * starts the next run on seeing it must find the idea free and its meta.json up to date.
-   */
-  onFinish: (ending: RunEnding) => Promise<void>;
-  logger: Logger;
-}
-
-/** What a person can do with the prompts of a running run. */
-export type PromptControls = Pick<
-  RunPrompts,
-  'answerQuestion' | 'dismissQuestion' | 'answerPermission' | 'pending' | 'stats'
->;
-
-export interface ActiveRun {
-  readonly runId: string;
-  readonly ended: Promise<RunEnding>;
-  readonly prompts?: PromptControls;
-  /** The run's session on the host (runs in sessions, run-driver.ts). */
-  readonly sessionId?: string | undefined;
-  cancel(): void;
-  /**
-   * Catalyst stops but Claude goes on (a restart, an update): lets go of the run without ending it, so the next
-   * Catalyst takes it up from its session. `ended` settles (`connection_lost`) with nothing written.
-   */
-  detach?(): void;
-}
-
 export function startRunDriver(options: RunDriverOptions): ActiveRun {
-  const driver = new RunDriver(options);
-  return {
-    runId: options.runId,
-    ended: driver.ended,
-    prompts: driver.prompts,
-    get sessionId() {
-      return driver.sessionId;
-    },
-    cancel: () => {
-      driver.input({ type: 'cancel_requested', now: Date.now() });
-    },
-    detach: () => {
-      driver.detach();
-    },
-  };
+  return new RunDriver(options);
 }
 
-/** What made the lifecycle emit: the source an event records, and what a replay suppresses. */
-type Trigger = 'stdout' | 'stderr' | 'replayed' | 'other';
-
-class RunDriver {
+class RunDriver implements ActiveRun {
+  readonly runId: string;
   readonly ended: Promise<RunEnding>;
   readonly prompts: RunPrompts;
   readonly #options: RunDriverOptions;
   readonly #lifecycle: RunLifecycle;
-  readonly #timers = new Map<TimerName, NodeJS.Timeout>();
+  readonly #timers = new RunTimers((name) => {
+    this.input({ type: 'timer_fired', name, now: Date.now() });
+  });
   #process: SessionProcess | undefined;
   /** Set when the turn ended with its process kept (warm): the process's cumulative cost so far. */
   #keptCostUsd: number | undefined;
@@ -149,10 +48,7 @@ class RunDriver {
   #resolve!: (ending: RunEnding) => void;
   /** The run's session on the host: its id, and where in its stdout this run's turn began. */
   #session: { id: string; stdout: number; stderr: number };
-  /** Stdout lines fed to the lifecycle since the turn began, and events made of the last one so far. */
-  #line = 0;
-  #part = 0;
-  #trigger: Trigger = 'other';
+  readonly #cursor: TurnCursor;
   /** Inputs that come of an input being handled, fed once its commands are carried out. */
   readonly #deferred: RunInput[] = [];
   #isDetached = false;
@@ -160,24 +56,13 @@ class RunDriver {
 
   constructor(options: RunDriverOptions) {
     // Every event of a run passes the size bound before the history and the browsers see it (relay-event-size.ts).
+    this.runId = options.runId;
     this.#toHistory = options.emit;
     this.#options = { ...options, emit: (draft) => this.#emit(capRelayEvent(draft)) };
     // Until the process is there (#run), then its own; a run taken up keeps the one it recorded.
     this.#session = options.resume?.session ?? { id: '', stdout: 0, stderr: 0 };
-    this.#lifecycle = new RunLifecycle({
-      ideaId: options.ideaId,
-      runId: options.runId,
-      mode: options.mode,
-      prompt: options.message,
-      ...(options.preface === undefined ? {} : { preface: options.preface }),
-      inactivityTimeoutMs: options.inactivityTimeoutMs,
-      maxDurationMs: options.maxDurationMs,
-      ...(options.resume === undefined ? {} : { runStartedAtMs: options.resume.startedAtMs }),
-      ...(options.askPerson === undefined ? {} : { askPerson: options.askPerson }),
-      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-      // Every turn may leave its process warm for the next; a stop ends the process as before.
-      warm: { costBaseUsd: options.warm?.costBaseUsd ?? 0 },
-    });
+    this.#cursor = new TurnCursor(options.resume?.cursor);
+    this.#lifecycle = new RunLifecycle(lifecycleOptionsOf(options));
     this.prompts = new RunPrompts({
       ideaId: options.ideaId,
       runId: options.runId,
@@ -186,7 +71,12 @@ class RunDriver {
         this.input({ type: 'prompt_answered', id, response, now: Date.now() });
       },
       humanAnswerLimitMs: options.humanAnswerLimitMs,
-      autoAnswer: options.autoAnswer === undefined ? undefined : this.#autoAnswerSetup(options.autoAnswer),
+      autoAnswer:
+        options.autoAnswer === undefined
+          ? undefined
+          : autoAnswerSetup(options, options.autoAnswer, (message) => {
+              this.input({ type: 'fail_requested', code: 'AUTO_ANSWER_FAILED', message, now: Date.now() });
+            }),
     });
     this.ended = new Promise((resolve) => (this.#resolve = resolve));
     this.#run().catch((error: unknown) => {
@@ -196,13 +86,9 @@ class RunDriver {
 
   input(input: RunInput, trigger: Trigger = 'other'): void {
     if (this.#lifecycle.isFinished || this.#isDetached) return;
-    const before = this.#trigger;
-    this.#trigger = trigger;
-    try {
+    this.#cursor.during(trigger, () => {
       for (const command of this.#lifecycle.handle(input)) this.#execute(command);
-    } finally {
-      this.#trigger = before;
-    }
+    });
     for (let next = this.#deferred.shift(); next !== undefined; next = this.#deferred.shift()) {
       this.input(next, 'replayed');
     }
@@ -212,11 +98,14 @@ class RunDriver {
     return this.#session.id;
   }
 
+  cancel(): void {
+    this.input({ type: 'cancel_requested', now: Date.now() });
+  }
+
   detach(): void {
     if (this.#lifecycle.isFinished || this.#isDetached) return;
     this.#isDetached = true;
-    for (const timer of this.#timers.values()) clearTimeout(timer);
-    this.#timers.clear();
+    this.#timers.clearAll();
     this.#process?.run.abandon();
     this.#resolve({
       outcome: 'connection_lost',
@@ -229,63 +118,17 @@ class RunDriver {
    * what the history already holds, its events are not emitted again: the one recorded is answered instead.
    */
   #emit(draft: RelayEventDraft): RelayEvent {
-    const isFromStdout = this.#trigger === 'stdout' || this.#trigger === 'replayed';
-    const source: RelayEventDraft['origin'] = isFromStdout
-      ? { line: this.#line, part: this.#part++ }
-      : this.#trigger === 'stderr'
-        ? { stderr: this.#process?.stderrOffset ?? 0 }
-        : undefined;
+    const source = this.#cursor.origin(() => this.#process?.stderrOffset ?? 0);
     // A run let go of writes nothing more: the next Catalyst records the rest.
     if (this.#isDetached) return unrecorded(draft);
     const resume = this.#options.resume;
-    if (resume !== undefined && source !== undefined && 'line' in source && this.#isReplay(source)) {
+    if (resume !== undefined && source !== undefined && 'line' in source && this.#cursor.isRecorded(source)) {
       return resume.recorded(draft);
     }
     // A run whose session did not start has none to record.
     const hasSession = draft.type === 'run:started' && this.#session.id !== '';
     const decorated = hasSession ? { ...draft, session: { ...this.#session } } : draft;
     return this.#toHistory(source === undefined ? decorated : { ...decorated, origin: source });
-  }
-
-  /** Whether `at` is already in the history of the run being resumed. */
-  #isReplay(at: LineCursor): boolean {
-    const cursor = this.#options.resume?.cursor;
-    return cursor !== undefined && isAtOrBefore(at, cursor);
-  }
-
-  /**
-   * A write (or live text) the lifecycle asks for while output the run already handled is read again: it was
-   * done then.
-   */
-  #isReplayedWrite(): boolean {
-    const cursor = this.#options.resume?.cursor;
-    if (cursor === undefined) return false;
-    if (this.#trigger === 'replayed') return true;
-    return this.#trigger === 'stdout' && this.#line <= cursor.line;
-  }
-
-  #autoAnswerSetup(auto: AutoAnswerOptions): AutoAnswerSetup {
-    const { host, claudePath, cwd, env, logger, ideaId, runId } = this.#options;
-    return {
-      ...auto,
-      reply: (prompt, signal) =>
-        runAutoAnswer({
-          host,
-          claudePath,
-          cwd,
-          env,
-          model: auto.model,
-          prompt,
-          timeoutMs: auto.timeoutMs,
-          signal,
-        }),
-      fail: (message) => {
-        this.input({ type: 'fail_requested', code: 'AUTO_ANSWER_FAILED', message, now: Date.now() });
-      },
-      warn: (message) => {
-        logger.warn({ ideaId, runId }, message);
-      },
-    };
   }
 
   async #run(): Promise<void> {
@@ -336,7 +179,7 @@ class RunDriver {
    * its input just then, or claude exited after its last result. Not the turn's failure: it runs in a new process.
    */
   #isWarmGoneBeforeTurn(process: SessionProcess): boolean {
-    return process === this.#options.warm?.process && this.#line === 0 && !this.#hasRerun;
+    return process === this.#options.warm?.process && this.#cursor.isBeforeFirstLine && !this.#hasRerun;
   }
 
   async #rerunInNewProcess(outcome: RunOutcome): Promise<void> {
@@ -369,8 +212,7 @@ class RunDriver {
     process.bind({
       event: (event) => {
         const now = Date.now();
-        this.#line += 1;
-        this.#part = 0;
+        this.#cursor.nextLine();
         if (event.kind === 'message') this.input({ type: 'message', message: event.message, now }, 'stdout');
         else this.input({ type: 'stream_error', event, now }, 'stdout');
       },
@@ -388,21 +230,17 @@ class RunDriver {
     });
   }
 
-  #spec(sessionId: string | undefined): RunSpec {
-    return sessionSpec(this.#options, sessionId);
-  }
-
   #start(sessionId: string | undefined): Promise<SessionProcess> {
     // claude runs in a session on the host, not in the channel: a dropped connection only detaches the run
     // (host/session-run.ts). While detached, Claude's silence is not inactivity: the timeout pauses.
     const id = newSessionId(this.#options.ideaId);
-    return SessionProcess.start(this.#spec(sessionId), this.#options.host.sessions, id);
+    return SessionProcess.start(sessionSpec(this.#options, sessionId), this.#options.host.sessions, id);
   }
 
   /** The session an earlier Catalyst left, read again from its turn's start (stderr from where it was). */
   #attach(resume: ResumePoint): SessionProcess {
     const from = { stdout: resume.session.stdout, stderr: resume.stderr };
-    const spec = this.#spec(this.#options.sessionId);
+    const spec = sessionSpec(this.#options, this.#options.sessionId);
     return SessionProcess.attach(spec, this.#options.host.sessions, resume.session.id, from);
   }
 
@@ -422,11 +260,11 @@ class RunDriver {
     const handle = this.#process?.run;
     switch (command.type) {
       case 'write_line':
-        if (this.#line === 0) this.#firstWrites.push(command.line);
-        if (handle && !this.#isReplayedWrite()) this.#queueWrite(() => handle.writeLine(command.line));
+        if (this.#cursor.isBeforeFirstLine) this.#firstWrites.push(command.line);
+        if (handle && !this.#cursor.isReplayedWrite()) this.#queueWrite(() => handle.writeLine(command.line));
         return;
       case 'end_input':
-        if (handle && !this.#isReplayedWrite()) this.#queueWrite(() => handle.endInput());
+        if (handle && !this.#cursor.isReplayedWrite()) this.#queueWrite(() => handle.endInput());
         return;
       case 'interrupt_process':
         // SIGINT to the CLI alone: it ends the turn and exits (claude-cli-protocol.md §9). If it does not, the
@@ -443,11 +281,10 @@ class RunDriver {
         this.#process?.run.abandonStopping();
         return;
       case 'set_timer':
-        this.#setTimer(command.name, command.ms);
+        this.#timers.set(command.name, command.ms);
         return;
       case 'clear_timer':
-        clearTimeout(this.#timers.get(command.name));
-        this.#timers.delete(command.name);
+        this.#timers.clear(command.name);
         return;
       case 'emit':
         if (command.event.type === 'run:ended') this.#runEnded = command.event;
@@ -455,11 +292,14 @@ class RunDriver {
         return;
       case 'relay_live':
         // Text of a line read again was streamed then; its complete message is in the history.
-        if (!this.#isReplayedWrite()) this.#options.relayLive(command.frame);
+        if (!this.#cursor.isReplayedWrite()) this.#options.relayLive(command.frame);
         return;
       case 'ask':
         // Answered before Catalyst restarted: the lifecycle learns it, and nothing is written or asked again.
-        if (this.#options.resume?.settledPrompts.has(command.requestId) === true && this.#isReplayedWrite()) {
+        if (
+          this.#options.resume?.settledPrompts.has(command.requestId) === true &&
+          this.#cursor.isReplayedWrite()
+        ) {
           const response = createDenyResponse(command.requestId, 'answered before Catalyst restarted');
           this.#deferred.push({ type: 'prompt_answered', id: command.requestId, response, now: Date.now() });
           return;
@@ -492,8 +332,7 @@ class RunDriver {
         this.#keptCostUsd = command.costBaseUsd;
         return;
       case 'finish':
-        for (const timer of this.#timers.values()) clearTimeout(timer);
-        this.#timers.clear();
+        this.#timers.clearAll();
         void this.#finish(command);
         return;
     }
@@ -550,17 +389,6 @@ class RunDriver {
       this.#options.logger.error({ err: again, runId: this.#options.runId }, 'the run lifecycle failed too');
     }
     void this.#finish({ outcome: 'failed', error: { code: 'INTERNAL', message } });
-  }
-
-  #setTimer(name: TimerName, ms: number): void {
-    clearTimeout(this.#timers.get(name));
-    this.#timers.set(
-      name,
-      setTimeout(() => {
-        this.#timers.delete(name);
-        this.input({ type: 'timer_fired', name, now: Date.now() });
-      }, ms),
-    );
   }
 
   /** Writes keep their order; a failed write (the process already gone) is logged, the outcome tells the rest. */

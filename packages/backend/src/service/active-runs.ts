@@ -1,6 +1,6 @@
 import { ideaOfRunId } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
-import type { ActiveRun } from '../runs/run-driver.ts';
+import type { ActiveRun } from '../runs/active-run.ts';
 
 /**
  * One run per idea: what each capability asks before it touches an idea's project (a run, a delete, a restore all

@@ -3,7 +3,7 @@ import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { handleQueue, type QueueInput, type QueueMove, type QueueState } from '../core/queue-machine.ts';
 import type { RunEnding, RunError } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
-import type { ActiveRun } from '../runs/run-driver.ts';
+import type { ActiveRun } from '../runs/active-run.ts';
 import { readRunView } from '../runs/run-views.ts';
 import type { AutopilotsOptions } from './autopilots.ts';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AutopilotView, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
 import type { RunEnding } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
-import type { ActiveRun } from '../runs/run-driver.ts';
+import type { ActiveRun } from '../runs/active-run.ts';
 import { ActiveRuns } from './active-runs.ts';
 import { Autopilots, type AutopilotsOptions } from './autopilots.ts';
 

@@ -11,7 +11,7 @@ import { ideaOfRunId } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { mayGoOnOnceIdeaBudgetAllows, resumedQueue, type QueueInput } from '../core/queue-machine.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
-import type { ActiveRun } from '../runs/run-driver.ts';
+import type { ActiveRun } from '../runs/active-run.ts';
 import { readAutopilotView } from '../runs/autopilot-views.ts';
 import {
   applyToQueue,

@@ -6,7 +6,7 @@ import {
   type ReserveRequest,
 } from '../core/budget-reservations.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
-import type { WarmProcess } from '../runs/run-driver.ts';
+import type { WarmProcess } from '../runs/run-driver-options.ts';
 import type { WarmSessions } from './warm-sessions.ts';
 
 /**

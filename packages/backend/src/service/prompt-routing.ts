@@ -10,7 +10,8 @@ import {
 } from '../core/conversation-entries.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import { buildSessionRecap, RECAP_MESSAGES } from '../core/lost-session.ts';
-import type { AutoAnswerOptions, PromptControls } from '../runs/run-driver.ts';
+import type { PromptControls } from '../runs/active-run.ts';
+import type { AutoAnswerOptions } from '../runs/run-driver-options.ts';
 import type { PromptStats } from '../runs/run-prompts.ts';
 
 /** Routes a person's answers to the prompts of an idea's run; an id that is not pending changes nothing. */

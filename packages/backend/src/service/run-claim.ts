@@ -1,5 +1,5 @@
 import type { RunEnding } from '../core/run-ending.ts';
-import type { ActiveRun } from '../runs/run-driver.ts';
+import type { ActiveRun } from '../runs/active-run.ts';
 
 /**
  * A run's place in the service's map from before its launch finishes: a second start for the same idea is

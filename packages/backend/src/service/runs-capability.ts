@@ -7,7 +7,7 @@ import type { PermissionDecision } from '../core/prompt-answers.ts';
 import type { SubmittedAnswers } from '../core/question-handler.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import { checkIdeaId } from '../ideas/idea-store.ts';
-import type { ActiveRun, PromptControls } from '../runs/run-driver.ts';
+import type { ActiveRun, PromptControls } from '../runs/active-run.ts';
 import { newIdeaNamingId, readRunView, readRunViews, settledWithin } from '../runs/run-views.ts';
 import type { ActiveRuns } from './active-runs.ts';
 import { followedElsewhereMessage, isFollowedElsewhere } from './followed-elsewhere.ts';

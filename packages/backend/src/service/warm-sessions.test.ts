@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { WarmProcess } from '../runs/run-driver.ts';
+import type { WarmProcess } from '../runs/run-driver-options.ts';
 import { WarmSessions } from './warm-sessions.ts';
 
 // The registry's endings with its processes in memory: how a waiting claude is ended, and that one whose stop never

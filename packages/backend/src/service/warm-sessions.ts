@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { settlesWithin } from '../core/settles-within.ts';
 import { DEFAULT_GRACE_MS } from '../host/wrapped-run.ts';
-import type { WarmProcess } from '../runs/run-driver.ts';
+import type { WarmProcess } from '../runs/run-driver-options.ts';
 import { SESSION_LIFETIME_MS } from '../runs/session-spec.ts';
 
 /** CATALYST_WARM_PER_HOST: each waiting claude holds memory on the VM. */
