@@ -11,6 +11,7 @@ import type { HostRegistry } from './service/host-registry.ts';
 import { hostUsersOf } from './service/host-holds.ts';
 import { HostsCapability, type HostsCapabilityOptions } from './service/hosts-capability.ts';
 import { createLocalSshConfigSources } from './host/ssh/config/ssh-config-files.ts';
+import { IdeaActivity } from './service/idea-activity.ts';
 import { IdeaHistories } from './service/idea-histories.ts';
 import type { IdeaIndex } from './service/idea-index.ts';
 import { locateIdea } from './service/idea-lookup.ts';
@@ -25,7 +26,6 @@ import { DEFAULT_QA, type QaSettings } from './service/prompt-routing.ts';
 import type { RunLaunchContext } from './service/run-launch.ts';
 import { ReviewStore } from './service/review-store.ts';
 import { Reviews } from './service/reviews.ts';
-import { deletingClaim } from './service/run-claim.ts';
 import { RunsCapability } from './service/runs-capability.ts';
 import { takeUpSessions } from './service/session-takeup.ts';
 import { Terminals } from './service/terminals.ts';
@@ -95,12 +95,13 @@ export function wireServices(options: ServiceOptions): WiredServices {
   const live = new LiveSubscribers();
   const locate = (id: string) => locateIdea(options, id);
   // The capabilities below call one another only once a request comes, by then all of them exist.
+  const activity: IdeaActivity = new IdeaActivity({ active, queues: () => autopilots, asides: () => asides });
   const histories: IdeaHistories = new IdeaHistories({
     hosts,
     logger,
     hostOf: async (id) => (await locate(id)).host,
     // An autopilot between two steps keeps its history open too: it writes the next step's events.
-    isRunning: (id) => active.has(id) || autopilots.isHolding(id) || asides.isAsking(id),
+    isRunning: (id) => activity.isWriting(id),
     takeUp: (id, history) => (run) => runs.takeUp(id, history, run),
     maxIdle: options.maxIdleHistories,
     onEvent: options.onEvent,
@@ -120,7 +121,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     hosts,
     logger,
     locate,
-    runTagOf: (id) => active.get(id)?.sessionId,
+    runTagOf: (id) => activity.runTagOf(id),
     bind: options.previews.bind,
     idleMs: options.previews.idleMs ?? DEFAULT_PREVIEW_IDLE_MS,
     isCatalystToken: options.previews.isCatalystToken,
@@ -145,7 +146,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     active,
     launching,
     logger,
-    autopilotOn: (id) => autopilots.runningOn(id),
+    activity,
     warmPerHost: options.warmPerHost,
   });
   const autopilots: Autopilots = new Autopilots({
@@ -171,7 +172,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     },
     logger,
   });
-  const asides = new Asides({
+  const asides: Asides = new Asides({
     hosts,
     logger,
     histories,
@@ -179,14 +180,14 @@ export function wireServices(options: ServiceOptions): WiredServices {
     qa: options.qa ?? DEFAULT_QA,
     timeoutMs: DEFAULT_ASIDE_TIMEOUT_MS,
     inactivityMs: options.inactivityTimeoutMs,
-    isDeleting: (id) => active.get(id) === deletingClaim,
+    isDeleting: (id) => activity.isDeleting(id),
     isStopping: () => active.isStopping(),
     budgets,
   });
   const terminals = new Terminals({
     hosts,
     hostOf: async (id) => (await locate(id)).host,
-    isDeleting: (id) => active.get(id) === deletingClaim,
+    isDeleting: (id) => activity.isDeleting(id),
     logger,
   });
   const hostsCapability = new HostsCapability({
@@ -200,6 +201,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
   const autopilotControl = new AutopilotsCapability({
     autopilots,
     active,
+    activity,
     hosts,
     logger,
     startRun: (id, mode, message) => runs.startRun(id, mode, message),
@@ -242,7 +244,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
       active,
       histories,
       locate,
-      autopilotOn: (id) => autopilots.runningOn(id),
+      activity,
       restartPreview: (id) => previewEngine.restartIfRunning(id),
     }),
     reviews: new Reviews({
@@ -250,7 +252,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
       checkpoints,
       files: projectFiles,
       histories,
-      isDeleting: (id) => active.get(id) === deletingClaim,
+      isDeleting: (id) => activity.isDeleting(id),
       logger,
       locate,
       // As the composer's message: a build now when the idea is idle, queued behind what runs otherwise.

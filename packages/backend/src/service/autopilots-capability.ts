@@ -10,6 +10,7 @@ import { ideaOfAutopilotId } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { checkIdeaId } from '../ideas/idea-store.ts';
 import type { ActiveRuns } from './active-runs.ts';
+import type { IdeaActivity } from './idea-activity.ts';
 import type { Autopilots } from './autopilots.ts';
 import type { HostRegistry } from './host-registry.ts';
 import type { AutopilotsPort } from './ports.ts';
@@ -19,6 +20,8 @@ export interface AutopilotsCapabilityOptions {
   /** A person's run, started at once (the composer's message when nothing is queued or running). */
   startRun: (id: string, mode: RunMode, message: string) => Promise<{ runId: string }>;
   active: ActiveRuns;
+  /** What each idea is doing: a message goes to a run at once when nothing runs on the idea, else to its queue. */
+  activity: IdeaActivity;
   hosts: HostRegistry;
   logger: Logger;
 }
@@ -72,7 +75,7 @@ export class AutopilotsCapability implements AutopilotsPort {
     checkIdeaId(id);
     const { active, autopilots } = this.#options;
     active.refuseWhenStopping();
-    if (!active.has(id) && autopilots.runningOn(id) === undefined) {
+    if (!this.#options.activity.isBusy(id)) {
       try {
         return await this.#options.startRun(id, mode, message);
       } catch (error) {

@@ -9,6 +9,7 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import { parseProjectPath } from '../core/project-path.ts';
 import type { ActiveRuns } from './active-runs.ts';
 import type { Checkpoints } from './checkpoints.ts';
+import type { IdeaActivity } from './idea-activity.ts';
 import type { IdeaHistories } from './idea-histories.ts';
 import type { FilesPort } from './ports.ts';
 import type { ProjectFiles } from './project-files.ts';
@@ -21,7 +22,8 @@ export interface FilesCapabilityOptions {
   histories: IdeaHistories;
   locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
   /** The autopilot running on the idea, if one is: a restore is refused meanwhile. */
-  autopilotOn: (id: string) => string | undefined;
+  /** What each idea is doing: a restore waits for its run or autopilot to end. */
+  activity: IdeaActivity;
   /** After a restore: the idea's dev server, if it runs, starts again on the restored files (previews.ts). */
   restartPreview: (id: string) => Promise<void>;
 }
@@ -49,7 +51,7 @@ export class FilesCapability implements FilesPort {
     await this.#options.locate(id);
     // The history first: opening it takes up a run an earlier Catalyst left going, which makes the idea busy.
     const history = await this.#options.histories.get(id);
-    if (this.#options.autopilotOn(id) !== undefined || active.has(id)) {
+    if (this.#options.activity.isBusy(id)) {
       throw new CatalystError(
         'RUN_IN_PROGRESS',
         'A run is going on in this idea: restore once it has ended, or cancel it first.',

@@ -14,7 +14,8 @@ import { followedElsewhereMessage, isFollowedElsewhere } from './followed-elsewh
 import type { RunsPort } from './ports.ts';
 import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
 import * as routing from './prompt-routing.ts';
-import { claimRun, deletingClaim } from './run-claim.ts';
+import { claimRun } from './run-claim.ts';
+import type { IdeaActivity } from './idea-activity.ts';
 import { Prewarms } from './prewarms.ts';
 import { launchRun, type RunLaunchContext, type RunOverrides } from './run-launch.ts';
 
@@ -23,8 +24,8 @@ export interface RunsCapabilityOptions {
   /** The run start path's collaborators (run-launch.ts); its `release` frees the idea's place in `active`. */
   launching: RunLaunchContext;
   logger: Logger;
-  /** The autopilot running on the idea, if one is: a person's run is refused meanwhile. */
-  autopilotOn: (id: string) => string | undefined;
+  /** What each idea is doing: a person's run is refused while an autopilot runs on it. */
+  activity: IdeaActivity;
   /** 0: no warm sessions, so nothing is pre-warmed. */
   warmPerHost: number | undefined;
 }
@@ -52,13 +53,10 @@ export class RunsCapability implements RunsPort {
       launching: options.launching,
       logger: options.logger,
       warmPerHost: options.warmPerHost,
-      isBusy: (id) =>
-        this.#active.has(id) || options.autopilotOn(id) !== undefined || this.#ideasFollowedElsewhere.has(id),
+      isBusy: (id) => options.activity.isBusy(id) || this.#ideasFollowedElsewhere.has(id),
       // Checked again after each wait: another Catalyst's run found meanwhile (its history opened) stops it too.
       isGoing: (id) =>
-        this.#active.isStopping() ||
-        this.#active.get(id) === deletingClaim ||
-        this.#ideasFollowedElsewhere.has(id),
+        this.#active.isStopping() || options.activity.isDeleting(id) || this.#ideasFollowedElsewhere.has(id),
     });
   }
 
@@ -68,7 +66,7 @@ export class RunsCapability implements RunsPort {
     message: string,
     options: { maxBudgetUsd?: number | undefined } = {},
   ): Promise<{ runId: string }> {
-    const autopilotId = this.#options.autopilotOn(id);
+    const autopilotId = this.#options.activity.autopilotOn(id);
     if (autopilotId !== undefined) {
       throw new CatalystError(
         'RUN_IN_PROGRESS',
