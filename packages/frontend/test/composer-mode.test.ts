@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
-import { scanRunProcessesIn } from '../../backend/test/host-test-kit.ts';
+import type { Job } from '../../backend/test/support/in-process-host/jobs.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { chooseBuild, openIdea, sendMessage, toolCards, waitForRunSummary } from './idea-page.ts';
 
 // Issue 25, finding 15: the composer opens in the idea's last mode and says so, during a build and after it, in
 // a browser that never saw the idea too; a switch the person makes is remembered for the idea across a reload.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 function modeRadio(page: Page, name: 'Chat' | 'Build') {
   return page.getByRole('radiogroup', { name: 'Mode' }).getByRole('radio', { name });
@@ -27,23 +27,24 @@ async function checkedMode(page: Page, line: string): Promise<'Chat' | 'Build'> 
 const LAST_RUN_BUILD = 'Opened in Build: this idea’s last run was a build.';
 
 /** The idea's one claude on the VM, once it is of `mode` (chat's command restricts its tools, build's not). */
-async function waitingClaude(ideaId: string, mode: 'chat' | 'build'): Promise<number> {
-  const { service, claudePath } = suite.fixture;
-  let pid: number | undefined;
+async function waitingClaude(ideaId: string, mode: 'chat' | 'build'): Promise<Job> {
+  const { service, vm } = suite.fixture;
+  const folder = `${join(service.ideasRoot, ideaId)}/`;
+  let found: Job | undefined;
   await waitUntil(
-    async () => {
-      const claudes = (await scanRunProcessesIn(join(service.ideasRoot, ideaId))).filter((process) =>
-        process.cmdline.startsWith(claudePath),
+    () => {
+      const claudes = vm.jobs.live.filter(
+        (job) => job.spec.argv[0] === vm.claudePath && `${job.spec.cwd}/`.startsWith(folder),
       );
       const [only] = claudes;
-      const isOfMode = only !== undefined && only.cmdline.includes('--tools') === (mode === 'chat');
-      pid = claudes.length === 1 && isOfMode ? only.pid : undefined;
-      return pid !== undefined;
+      const isOfMode = only !== undefined && only.spec.argv.includes('--tools') === (mode === 'chat');
+      found = claudes.length === 1 && isOfMode ? only : undefined;
+      return found !== undefined;
     },
     { timeoutMs: 15_000, what: `one ${mode} claude of the idea on the VM` },
   );
-  if (pid === undefined) throw new Error('no claude');
-  return pid;
+  if (found === undefined) throw new Error('no claude');
+  return found;
 }
 
 describe('the composer’s mode', () => {
@@ -100,12 +101,12 @@ describe('the composer’s mode', () => {
     await openIdea(page, { id: idea.id, title });
     await waitingClaude(idea.id, 'chat');
     await chooseBuild(page);
-    // The page said so: the chat's claude is gone, a build claude waits (polled: the VM's process table).
-    const pid = await waitingClaude(idea.id, 'build');
+    // The page said so: the chat's claude is gone, a build claude waits (polled: the VM's jobs).
+    const claude = await waitingClaude(idea.id, 'build');
     model.enqueue(text('Built at once.'));
     await sendMessage(page, 'Build it.');
     await waitForRunSummary(page, 'Completed');
     // The turn ran in that claude, which waits again for the next: the same process, not a second one.
-    expect(await waitingClaude(idea.id, 'build')).toBe(pid);
+    expect(await waitingClaude(idea.id, 'build')).toBe(claude);
   });
 });

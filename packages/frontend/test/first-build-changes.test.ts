@@ -17,7 +17,7 @@ import { saveScreenshot } from './page-problems.ts';
 // no "Before a build · 0 files changed"); a review sent reads as a person wrote it (the build by its words, not a
 // run id), and a sent comment reads "line 1 · sent". At 1440×900 and 390×844.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 const SIZES = {
   desktop: { width: 1440, height: 900, isMobile: false, hasTouch: false },
   phone: { width: 390, height: 844, isMobile: true, hasTouch: true },
