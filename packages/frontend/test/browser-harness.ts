@@ -79,10 +79,10 @@ export interface BrowserSuite<F extends BrowserFixture = ServiceFixture> {
   /** A page logged in through the printed link (`/login#token=…`), showing the ideas list. */
   openLoggedInPage(options?: PageOptions): Promise<Page>;
   /**
-   * A restarted backend: a new Catalyst on the fixture's config dir, ideas and web app becomes `fixture.service`
-   * (the caller stops the old one first, as a restart would).
+   * A restarted backend: a new Catalyst on the fixture's config dir, ideas and web app (or the one at `staticDir`:
+   * an upgrade) becomes `fixture.service` (the caller stops the old one first, as a restart would).
    */
-  restartService(): Promise<ServiceUnderTest>;
+  restartService(options?: { staticDir?: string }): Promise<ServiceUnderTest>;
   /**
    * Another Catalyst serving the web app, on the fixture's VM, user and claude, with settings of its own (`env`,
    * e.g. CATALYST_SSH_CONFIG_FILE); stopped after the test, its config dir and ideas removed.
@@ -199,7 +199,7 @@ function browserSuite<F extends BrowserFixture>(backend: Backend<F>): BrowserSui
       opened.push({ page, context, problems: watchPage(page, options.expectedConsole) });
       return page;
     },
-    restartService: () => backend.restart(suite.fixture, suite.appDir),
+    restartService: (options = {}) => backend.restart(suite.fixture, options.staticDir ?? suite.appDir),
     async startAnother({ env }) {
       const another = await backend.another(suite.fixture, { env, staticDir: suite.appDir });
       others.push(async () => {

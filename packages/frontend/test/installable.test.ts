@@ -12,7 +12,7 @@ import { ideaHeading } from './idea-page.ts';
 // controls the page; with Catalyst stopped a page load shows the offline page (never the idea as it was), which
 // comes back by itself once Catalyst answers; the API is never answered from the worker's cache.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 /**
  * While Catalyst is down the proxy closes each connection unanswered, which Chromium logs: the page's requests

@@ -12,7 +12,7 @@ import { openIdea } from './idea-page.ts';
 // `pushManager.subscribe` is not exercised: the page's side of subscribing is covered by the web tests
 // (push-device.test.ts, NotifyButton.test.tsx), the worker's click handling by notification-click.test.ts.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 const RegistrationsSchema = z.object({
   registrations: z.array(

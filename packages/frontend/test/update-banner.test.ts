@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startTcpProxy } from '@catalyst/testkit';
-import { restartService } from '../../backend/test/service-harness.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { openIdea, reconnectingBanner } from './idea-page.ts';
 
@@ -12,7 +11,7 @@ import { openIdea, reconnectingBanner } from './idea-page.ts';
 // button that loads the new one, rather than failing on answers it was not written for; and an answer carrying
 // fields this page does not know is still shown.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 const NEWER_BUILD = 'a-newer-build';
 
 function updateBanner(page: Page) {
@@ -47,11 +46,11 @@ describe('a page open across an upgrade', () => {
     proxy.hold();
     await service.catalyst.close({ keepRuns: true });
     await reconnectingBanner(page).waitFor();
-    proxy.retarget((await restartService(suite.fixture, newer)).catalyst.port);
+    proxy.retarget((await suite.restartService({ staticDir: newer })).catalyst.port);
     // The next test's pages are the suite's build again.
     onTestFinished(async () => {
       await suite.fixture.service.catalyst.close({ keepRuns: true });
-      await restartService(suite.fixture, suite.appDir);
+      await suite.restartService();
     });
     proxy.release();
 
