@@ -22,7 +22,7 @@ import {
 // The network drops under a running build: the page says so, reconnects by itself, catches up on what it missed,
 // and shows every message exactly once, as the server's history has it; a reload shows the same history.
 
-const suite = useBrowserSuite();
+const suite = useBrowserSuite({ host: 'in-process' });
 
 const EventsSchema = z.object({ events: z.array(RelayEventSchema) });
 
