@@ -1,30 +1,19 @@
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API, apiPath, type AsideView, type RelayEvent } from '@catalyst/protocol';
+import { API, type RelayEvent } from '@catalyst/protocol';
 import { collectTexts, text, toolUse, waitUntil, type RecordedRequest } from '@catalyst/testkit';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
 import { makeFifo, releaseFifo } from './fifo-test-kit.ts';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
+import { askAside, listAsides } from './aside-client.ts';
 
 // Question asides (issue 30) end to end: the real CLI forks the idea's session on the test kit's VM while a build
 // waits in a Bash step the test holds (`cat` of a FIFO), and the scripted model answers the fork in between. When
 // an aside is refused, and a delete that stops them, are proven on the in-process host: fast/asides.test.ts.
 
 const fixture = useServiceFixture();
-
-async function ask(ideaId: string, body: Record<string, unknown>): Promise<Response> {
-  return fixture.service.api(apiPath(API.askAside, { params: { id: ideaId } }), {
-    method: 'POST',
-    body: JSON.stringify(body),
-  });
-}
-
-async function listAsides(ideaId: string): Promise<AsideView[]> {
-  const response = await fixture.service.api(apiPath(API.listAsides, { params: { id: ideaId } }));
-  return API.listAsides.response.parse(await response.json()).asides;
-}
 
 /** The idea's Claude session file on the VM (under the test user's ~/.claude/projects), and its folder's files. */
 async function sessionFiles(sessionId: string): Promise<{ path: string; siblings: string[] }> {
@@ -83,7 +72,9 @@ describe('question asides', () => {
       const whileWaiting = await readFile(session.path);
 
       model.enqueue(text('SQLite: a single file and no server to run, as said at the start.'));
-      const asked = await ask(idea.id, { question: 'Why SQLite rather than Postgres?' });
+      const asked = await askAside(fixture.service, idea.id, {
+        question: 'Why SQLite rather than Postgres?',
+      });
       expect(asked.status).toBe(202);
       const { aside } = API.askAside.response.parse(await asked.json());
       expect(aside).toMatchObject({ state: 'asking', model: DEFAULT_QA_MODEL });
@@ -136,7 +127,7 @@ describe('question asides', () => {
         await (await service.api(`/api/ideas/${idea.id}`)).json(),
       );
       expect(now.meta?.totals.auxiliaryCostUsd).toBeCloseTo(answered.costUsd, 10);
-      expect(await listAsides(idea.id)).toEqual([
+      expect(await listAsides(fixture.service, idea.id)).toEqual([
         expect.objectContaining({ id: aside.id, state: 'answered', answer: answered.text }),
       ]);
     } finally {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { API, apiPath, type AsideView } from '@catalyst/protocol';
 import { stall, text } from '@catalyst/testkit';
 import { expectNothingLeft } from './fast-kit.ts';
 import { useFastService } from './fast-harness.ts';
+import { askAside, listAsides } from '../aside-client.ts';
 
 // Question asides (issue 30), what the service decides about them: when one is refused, how many may go at once,
 // and that a delete stops them. The end-to-end file (../asides.test.ts) keeps the aside the real CLI forks from
@@ -10,23 +10,11 @@ import { useFastService } from './fast-harness.ts';
 
 const fixture = useFastService();
 
-async function ask(ideaId: string, body: Record<string, unknown>): Promise<Response> {
-  return fixture.service.api(apiPath(API.askAside, { params: { id: ideaId } }), {
-    method: 'POST',
-    body: JSON.stringify(body),
-  });
-}
-
-async function listAsides(ideaId: string): Promise<AsideView[]> {
-  const response = await fixture.service.api(apiPath(API.listAsides, { params: { id: ideaId } }));
-  return API.listAsides.response.parse(await response.json()).asides;
-}
-
 describe('question asides', () => {
   it('refuses an idea that never ran and a fourth aside at once; a delete stops the asides', async () => {
     const { service, model } = fixture;
     const idea = await service.createIdea('Aside refusals');
-    const none = await ask(idea.id, { question: 'Anything?' });
+    const none = await askAside(fixture.service, idea.id, { question: 'Anything?' });
     expect(none.status).toBe(409);
     expect(await none.json()).toMatchObject({ error: { code: 'NO_SESSION' } });
 
@@ -39,9 +27,9 @@ describe('question asides', () => {
     const base = model.requests.length;
     model.enqueue(stall(), stall(), stall());
     for (const question of ['One?', 'Two?', 'Three?'])
-      expect((await ask(idea.id, { question })).status).toBe(202);
+      expect((await askAside(fixture.service, idea.id, { question })).status).toBe(202);
     await model.waitForRequest(base + 2);
-    const fourth = await ask(idea.id, { question: 'Four?' });
+    const fourth = await askAside(fixture.service, idea.id, { question: 'Four?' });
     expect(fourth.status).toBe(429);
     expect(await fourth.json()).toMatchObject({ error: { code: 'TOO_MANY_ASIDES' } });
 
@@ -63,9 +51,9 @@ describe('question asides', () => {
       body: JSON.stringify({ budgetUsd: 0.0001 }),
     });
     expect(patched.status).toBe(200);
-    const refused = await ask(idea.id, { question: 'Why?' });
+    const refused = await askAside(fixture.service, idea.id, { question: 'Why?' });
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ error: { code: 'BUDGET_EXCEEDED' } });
-    expect(await listAsides(idea.id)).toEqual([]);
+    expect(await listAsides(fixture.service, idea.id)).toEqual([]);
   });
 });
