@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
+import { claudeJobsOf } from '../../backend/test/fast/fast-kit.ts';
 import type { Job } from '../../backend/test/support/in-process-host/jobs.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { chooseBuild, openIdea, sendMessage, toolCards, waitForRunSummary } from './idea-page.ts';
@@ -28,14 +29,10 @@ const LAST_RUN_BUILD = 'Opened in Build: this idea’s last run was a build.';
 
 /** The idea's one claude on the VM, once it is of `mode` (chat's command restricts its tools, build's not). */
 async function waitingClaude(ideaId: string, mode: 'chat' | 'build'): Promise<Job> {
-  const { service, vm } = suite.fixture;
-  const folder = `${join(service.ideasRoot, ideaId)}/`;
   let found: Job | undefined;
   await waitUntil(
     () => {
-      const claudes = vm.jobs.live.filter(
-        (job) => job.spec.argv[0] === vm.claudePath && `${job.spec.cwd}/`.startsWith(folder),
-      );
+      const claudes = claudeJobsOf(suite.fixture, ideaId);
       const [only] = claudes;
       const isOfMode = only !== undefined && only.spec.argv.includes('--tools') === (mode === 'chat');
       found = claudes.length === 1 && isOfMode ? only : undefined;

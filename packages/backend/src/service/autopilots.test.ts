@@ -4,6 +4,7 @@ import type { AutopilotView, RelayEvent, RelayEventDraft, RunMode } from '@catal
 import type { RunEnding } from '../core/run-ending.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { ActiveRun } from '../runs/active-run.ts';
+import { completed as completedRun } from '../../test/support/queue-test-kit.ts';
 import { ActiveRuns } from './active-runs.ts';
 import { Autopilots, type AutopilotsOptions } from './autopilots.ts';
 
@@ -78,19 +79,7 @@ function setUp() {
     logger: pino({ level: 'silent' }),
   };
   const autopilots = new Autopilots(options);
-  const completed = (message: string): RunEnding => ({
-    outcome: 'completed',
-    result: {
-      success: true,
-      subtype: 'success',
-      sessionId: 's',
-      durationMs: 1,
-      numTurns: 1,
-      costUsd: 0.01,
-      permissionDenials: [],
-      result: message,
-    },
-  });
+  const completed = (message: string): RunEnding => completedRun(0.01, message);
   const until = async (check: () => boolean) => {
     for (let tries = 0; tries < 1000 && !check(); tries += 1)
       await new Promise((resolve) => setImmediate(resolve));

@@ -16,18 +16,25 @@ export function sessionDirs(fixture: FastSuite, ideaId: string): Promise<string[
   return Promise.resolve(fixture.vm.jobs.sessionIds().filter((id) => id.startsWith(ideaId)));
 }
 
+/** What the kit reads of a suite: its in-process VM and the Catalyst on it (the fast tier's or a browser suite's). */
+type OnVm = Pick<FastSuite, 'vm' | 'service'>;
+
 /** The idea's jobs that still run: its sessions (named after it) and the runs started in its folder. */
-export function liveJobsOf(fixture: FastSuite, ideaId: string, on?: ServiceUnderTest): Job[] {
+export function liveJobsOf(fixture: OnVm, ideaId: string, on?: ServiceUnderTest): Job[] {
   const folder = `${(on ?? fixture.service).ideasRoot}/${ideaId}/`;
   return fixture.vm.jobs.live.filter(
     (job) => job.spec.tag.startsWith(`${ideaId}-`) || `${job.spec.cwd}/`.startsWith(folder),
   );
 }
 
+/** The idea's claude processes that run on the VM. */
+export function claudeJobsOf(fixture: OnVm, ideaId: string, on?: ServiceUnderTest): Job[] {
+  return liveJobsOf(fixture, ideaId, on).filter((job) => job.spec.argv[0] === fixture.vm.claudePath);
+}
+
 /** How many claude processes of the idea run on the VM. */
-export function claudesOf(fixture: FastSuite, ideaId: string, on?: ServiceUnderTest): Promise<number> {
-  const claudes = liveJobsOf(fixture, ideaId, on).filter((job) => job.spec.argv[0] === fixture.vm.claudePath);
-  return Promise.resolve(claudes.length);
+export function claudesOf(fixture: OnVm, ideaId: string, on?: ServiceUnderTest): Promise<number> {
+  return Promise.resolve(claudeJobsOf(fixture, ideaId, on).length);
 }
 
 /** Waits until the idea has no job, no tool's process and no session left on the VM. */

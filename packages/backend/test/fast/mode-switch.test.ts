@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunMode } from '@catalyst/protocol';
 import { text, waitUntil } from '@catalyst/testkit';
-import { expectNothingLeft, liveJobsOf, sessionDirs, sessionOf } from './fast-kit.ts';
+import { claudeJobsOf, expectNothingLeft, sessionDirs, sessionOf } from './fast-kit.ts';
 import { useFastService } from './fast-harness.ts';
 
 // Mode switches (issue 30), what the service does with them: the idea's waiting claude is of the mode the page
@@ -12,9 +12,7 @@ const fixture = useFastService();
 
 /** The modes of the idea's claude processes: chat's command restricts its tools (`--tools`), build's not. */
 function claudeModes(ideaId: string): RunMode[] {
-  return liveJobsOf(fixture, ideaId)
-    .filter((job) => job.spec.argv[0] === fixture.vm.claudePath)
-    .map((job) => (job.spec.argv.includes('--tools') ? 'chat' : 'build'));
+  return claudeJobsOf(fixture, ideaId).map((job) => (job.spec.argv.includes('--tools') ? 'chat' : 'build'));
 }
 
 describe('mode switches', () => {

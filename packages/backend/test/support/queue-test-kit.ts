@@ -8,7 +8,10 @@ import {
 } from '../../src/core/queue-machine.ts';
 import type { RunEnding } from '../../src/core/run-ending.ts';
 
-/** What the queue machine's tests (queue-*.test.ts) share: queues to start from, inputs fed in order, endings. */
+/**
+ * What the queue machine's tests (queue-*.test.ts) share: queues to start from, inputs fed in order, endings (its
+ * driver's test, service/autopilots.test.ts, takes its endings from here too).
+ */
 
 export const ideaId = 'idea-0123456789abcdef';
 
@@ -67,7 +70,8 @@ export function movesOf(commands: QueueCommand[]): QueueCommand[] {
   return commands.filter((command) => ['wait', 'wait_until_free', 'launch', 'end'].includes(command.type));
 }
 
-export function completed(costUsd: number): RunEnding {
+/** A run that completed, having cost `costUsd`, with `result` as its result's text. */
+export function completed(costUsd: number, result = 'done'): RunEnding {
   return {
     outcome: 'completed',
     result: {
@@ -78,7 +82,7 @@ export function completed(costUsd: number): RunEnding {
       numTurns: 1,
       costUsd,
       permissionDenials: [],
-      result: 'done',
+      result,
     },
   };
 }
