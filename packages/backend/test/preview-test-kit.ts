@@ -16,6 +16,7 @@ export async function previewOf(service: ServiceUnderTest, ideaId: string): Prom
   return PreviewViewSchema.parse(await response.json());
 }
 
+/** Waits for `state`; fails at once, with what the command printed, when the preview ends in another. */
 export async function untilState(
   service: ServiceUnderTest,
   ideaId: string,
@@ -25,9 +26,12 @@ export async function untilState(
   await waitUntil(
     async () => {
       view = await previewOf(service, ideaId);
+      if (view.state !== state && (view.state === 'crashed' || view.state === 'stopped')) {
+        throw new Error(`the preview is ${view.state}, not ${state}: ${(view.lastOutput ?? []).join('\n')}`);
+      }
       return view.state === state;
     },
-    { timeoutMs: 20_000, intervalMs: 100, what: `the preview to be ${state} (last: ${view?.state})` },
+    { timeoutMs: 20_000, intervalMs: 100, what: () => `the preview to be ${state} (last: ${view?.state})` },
   );
   if (view === undefined) throw new Error('unreachable');
   return view;

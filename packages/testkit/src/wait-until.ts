@@ -6,13 +6,14 @@ import { setTimeout as delay } from 'node:timers/promises';
  */
 export async function waitUntil(
   check: () => boolean | Promise<boolean>,
-  options: { timeoutMs: number; intervalMs?: number; what?: string },
+  options: { timeoutMs: number; intervalMs?: number; what?: string | (() => string) },
 ): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     if (await check()) return;
     if (Date.now() >= deadline) {
-      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what ?? 'a condition'}`);
+      const what = typeof options.what === 'function' ? options.what() : options.what;
+      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${what ?? 'a condition'}`);
     }
     await delay(options.intervalMs ?? 50);
   }

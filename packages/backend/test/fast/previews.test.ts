@@ -24,21 +24,30 @@ import { APP, enter, post, previewOf, untilState } from '../preview-test-kit.ts'
 
 const fixture = useFastService();
 
-/** An idea whose preview is the fixture app on a free port, started and running. */
+/**
+ * An idea whose preview is the fixture app on a free port, started and running. A port another process of this busy
+ * machine took between freePort and the app's listen is another one's turn.
+ */
 async function runningPreview(service: ServiceUnderTest, title: string) {
   const idea = await service.createIdea(title);
   await copyFile(APP, join(service.projectDir(idea.id), 'server.cjs'));
-  const port = await freePort();
-  const patched = await post(service, `/api/ideas/${idea.id}`, {
-    previewCommand: 'node server.cjs',
-    previewPort: port,
-  });
-  expect(patched.status).toBe(200);
-  const started = await post(service, `/api/ideas/${idea.id}/preview/start`);
-  expect(started.status).toBe(200);
-  expect(PreviewViewSchema.parse(await started.json()).state).toBe('starting');
-  const view = await untilState(service, idea.id, 'running');
-  return { idea, port, view };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const patched = await post(service, `/api/ideas/${idea.id}`, {
+      previewCommand: 'node server.cjs',
+      previewPort: port,
+    });
+    expect(patched.status).toBe(200);
+    const started = await post(service, `/api/ideas/${idea.id}/preview/start`);
+    expect(started.status).toBe(200);
+    expect(PreviewViewSchema.parse(await started.json()).state).toBe('starting');
+    try {
+      const view = await untilState(service, idea.id, 'running');
+      return { idea, port, view };
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
 }
 
 describe('previews', () => {
