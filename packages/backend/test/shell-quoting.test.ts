@@ -13,21 +13,22 @@ import {
   MAX_WRAPPED_COMMAND_BYTES,
   createShellCall,
   findUnsafeCharacter,
+  quoteForAnyShell,
   quoteShellArg,
   renderShellCommand,
   wrapForAnyLoginShell,
 } from '../src/core/shell-quote.ts';
 
 // The login shells sshd may run our string with (ssh-field-notes.md §9). Deliberately unconditional.
-const LOGIN_SHELLS = ['/usr/bin/bash', '/usr/bin/dash', '/usr/bin/zsh'] as const;
+const LOGIN_SHELLS = ['/usr/bin/bash', '/usr/bin/dash', '/usr/bin/zsh', '/usr/bin/fish'] as const;
 // The decoded script is parsed by /bin/sh: dash on Debian, bash in sh mode on RHEL. Run it bare in each shell too,
 // started as `sh` so bash enters POSIX mode and zsh emulates sh, as they would when installed as /bin/sh.
 const SCRIPT_SHELLS = ['/usr/bin/dash', '/usr/bin/bash', '/usr/bin/zsh'] as const;
 
 // coreutils printf: every argument followed by a NUL, so the output is the argv byte for byte.
 const PRINT_ARGS = ['/usr/bin/printf', '%s\\0'] as const;
-// Leaves room for the wrapper and base64's 4/3 growth below MAX_WRAPPED_COMMAND_BYTES.
-const SCRIPT_BUDGET_BYTES = Math.floor(((MAX_WRAPPED_COMMAND_BYTES - 100) * 3) / 4);
+// What the wrapped script may take of MAX_WRAPPED_COMMAND_BYTES, the wrapper's own words left out.
+const SCRIPT_BUDGET_BYTES = MAX_WRAPPED_COMMAND_BYTES - 100;
 const STRINGS_PER_RUN = 200;
 const RUNS = 50;
 
@@ -90,13 +91,14 @@ function encodeNulTerminated(values: readonly string[]): Buffer {
 function chunkBySize(strings: readonly string[]): string[][] {
   const chunks: string[][] = [];
   let current: string[] = [];
-  let size = Buffer.byteLength(renderShellCommand(PRINT_ARGS));
+  let size = Buffer.byteLength(quoteForAnyShell(renderShellCommand(PRINT_ARGS)));
   for (const s of strings) {
-    const cost = Buffer.byteLength(quoteShellArg(s)) + 1;
+    // Quoted twice, as the script's word and then as the login shell's; quoting the parts apart costs no less.
+    const cost = Buffer.byteLength(quoteForAnyShell(quoteShellArg(s))) + 3;
     if (current.length > 0 && size + cost > SCRIPT_BUDGET_BYTES) {
       chunks.push(current);
       current = [];
-      size = Buffer.byteLength(renderShellCommand(PRINT_ARGS));
+      size = Buffer.byteLength(quoteForAnyShell(renderShellCommand(PRINT_ARGS)));
     }
     current.push(s);
     size += cost;
@@ -139,7 +141,7 @@ async function expectAllShellsRoundTrip(strings: readonly string[]): Promise<voi
   const runs = chunkBySize(strings).flatMap((chunk) => {
     const script = renderShellCommand([...PRINT_ARGS, ...chunk]);
     const wrapped = wrapForAnyLoginShell(script);
-    // The same strings as the positional arguments of a VM script (a ShellCall: `set -- …` inside the payload).
+    // The same strings as the positional arguments of a VM script (a ShellCall: words after the script).
     const call = wrapForAnyLoginShell(
       createShellCall(`exec ${renderShellCommand(PRINT_ARGS)} "$@"`, 'x', chunk),
     );
@@ -216,7 +218,7 @@ describe('quoted arguments arrive byte-exact through real shells', () => {
   // Spawns 30,000 shells: on a 2-core machine beside the other worker's browser tests and installs that takes more
   // than the 30 s it once had; the time limit only keeps a failure's shrinking inside the test's own timeout.
   it(
-    `passes ${RUNS * STRINGS_PER_RUN} generated strings through bash, dash and zsh`,
+    `passes ${RUNS * STRINGS_PER_RUN} generated strings through bash, dash, zsh and fish`,
     { timeout: 150_000 },
     async () => {
       let tested = 0;
@@ -241,11 +243,11 @@ describe('quoted arguments arrive byte-exact through real shells', () => {
   );
 
   it('runs a command of the maximum wrapped size in every login shell', async () => {
-    const overhead = renderShellCommand([...PRINT_ARGS, '']).length;
-    const maxScriptBytes = Math.floor((MAX_WRAPPED_COMMAND_BYTES - wrapForAnyLoginShell('').length) / 4) * 3;
-    const big = 'é'.repeat(Math.floor((maxScriptBytes - overhead) / 2));
+    // What the wrapped command costs beyond its 2-byte characters, measured with one of them.
+    const overhead = Buffer.byteLength(wrapForAnyLoginShell(renderShellCommand([...PRINT_ARGS, 'é']))) - 2;
+    const big = 'é'.repeat(Math.floor((MAX_WRAPPED_COMMAND_BYTES - overhead) / 2));
     const command = wrapForAnyLoginShell(renderShellCommand([...PRINT_ARGS, big]));
-    expect(command.length).toBeGreaterThan(MAX_WRAPPED_COMMAND_BYTES - 8);
+    expect(Buffer.byteLength(command)).toBeGreaterThan(MAX_WRAPPED_COMMAND_BYTES - 2);
     await Promise.all(LOGIN_SHELLS.map((shell) => expectArgvRoundTrip({ shell, command }, [big])));
   });
 });

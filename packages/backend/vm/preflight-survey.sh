@@ -18,7 +18,7 @@ for cr_p in "$HOME"/.nvm/versions/node/*/bin/claude; do
   [ -f "$cr_p" ] && [ -x "$cr_p" ] && printf '@@NVM=%s\n' "$cr_p"
 done
 [ -r /proc/self/environ ] || echo '@@MISSING=/proc'
-for cr_t in setsid base64 mkfifo grep stat sleep flock tail; do
+for cr_t in setsid mkfifo grep stat sleep flock tail; do
   command -v "$cr_t" >/dev/null 2>&1 || printf '@@MISSING=%s\n' "$cr_t"
 done
 command -v git >/dev/null 2>&1 || echo '@@NOGIT=1'

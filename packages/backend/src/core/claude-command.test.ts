@@ -220,7 +220,8 @@ describe('renderClaudeScript', () => {
   it('wraps the script for any login shell, and refuses one over the size limit', () => {
     const command = buildClaudeCommand({ cwd: '/w' });
     const wrapped = renderClaudeLoginShellCommand(command);
-    expect(wrapped).toMatch(/^exec \/bin\/sh -c 'eval "\$\(echo [A-Za-z0-9+/=]+ \| base64 -d\)"'$/);
+    expect(wrapped.startsWith("exec /bin/sh -c '")).toBe(true);
+    expect(wrapped).toMatch(/ 'sh'$/);
     const huge = buildClaudeCommand({ cwd: '/w', env: { BIG: 'x'.repeat(100_000) } });
     expect(captureCatalystError(() => renderClaudeLoginShellCommand(huge)).code).toBe('COMMAND_TOO_LONG');
   });

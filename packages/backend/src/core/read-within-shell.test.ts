@@ -101,9 +101,8 @@ describe('renderReadWithinScript', () => {
       'cr_mark=$1 cr_root=$2 cr_rel=$3 cr_max=$4',
       `printf '%s\\0' "$cr_mark"`,
     ]);
-    // Over SSH each is single-quoted inside the payload (quoteShellArg).
-    const payload = /echo ([A-Za-z0-9+/=]+) \| base64 -d/.exec(wrapForAnyLoginShell(call))?.[1] ?? '';
-    expect(Buffer.from(payload, 'base64').toString('utf8')).toContain(`'/r/it'\\''s' '$(id)' '5'\n`);
+    // Over SSH each is a word of its own after the script (quoteForAnyShell).
+    expect(wrapForAnyLoginShell(call)).toMatch(/' 'catalyst-read' '[^']+' '\/r\/it'"'"'s' '\$\(id\)' '5'$/);
     expect(() => renderReadWithinScript(request, 'x; rm -rf ~')).toThrow();
     expect(() => renderReadWithinScript({ ...request, maxBytes: -1 }, MARKER)).toThrow();
   });

@@ -160,10 +160,10 @@ describe('trailer and outcome mapping', () => {
   });
 
   it('tells an unusable host from another failure when no marker came', () => {
-    expect(outcomeWithoutMarker({ code: 127, signal: null }, 'sh: base64: not found')).toEqual({
+    expect(outcomeWithoutMarker({ code: 127, signal: null }, 'fish: Unknown command: /bin/sh')).toEqual({
       kind: 'start_failed',
       code: 'WRAPPER_UNSUPPORTED',
-      message: 'the run wrapper never started (exit code 127): sh: base64: not found',
+      message: 'the run wrapper never started (exit code 127): fish: Unknown command: /bin/sh',
     });
     expect(outcomeWithoutMarker({ code: null, signal: 'SIGKILL' }, '')).toMatchObject({
       code: 'RUN_START_FAILED',

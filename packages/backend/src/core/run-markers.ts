@@ -267,7 +267,7 @@ export function outcomeFromTrailer(trailer: RunTrailer, context: OutcomeContext)
 }
 
 /**
- * No start marker ever came: the login shell could not run the wrapper at all (no /bin/sh or base64: 126/127),
+ * No start marker ever came: the login shell could not run the wrapper at all (no /bin/sh: 126/127),
  * or something else failed before it. The preamble is all there is to explain it.
  */
 export function outcomeWithoutMarker(

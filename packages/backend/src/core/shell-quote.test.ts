@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { captureCatalystError } from './capture-error.ts';
 import {
   MAX_WRAPPED_COMMAND_BYTES,
+  createShellCall,
+  quoteForAnyShell,
   quoteShellArg,
   renderShellCommand,
   wrapForAnyLoginShell,
@@ -58,32 +60,47 @@ describe('renderShellCommand', () => {
   });
 });
 
+describe('quoteForAnyShell', () => {
+  it.each([
+    ['', "''"],
+    ['plain', "'plain'"],
+    ["it's", `'it'"'"'s'`],
+    ["''", `"''"`],
+    ['\\', `"\\\\"`],
+    ["a\\'b", `'a'"\\\\'"'b'`],
+    ['$(id) `id` "x"', `'$(id) \`id\` "x"'`],
+    ['a\nb', "'a\nb'"],
+  ])('quotes %j as %s', (input, expected) => {
+    expect(quoteForAnyShell(input)).toBe(expected);
+  });
+});
+
 describe('wrapForAnyLoginShell', () => {
-  it('embeds the UTF-8 script as base64 in the fixed sh wrapper', () => {
-    const script = "echo 'héllo 🎉'\n";
-    const wrapped = wrapForAnyLoginShell(script);
-    const match = /^exec \/bin\/sh -c 'eval "\$\(echo ([A-Za-z0-9+/=]+) \| base64 -d\)"'$/.exec(wrapped);
-    expect(match).not.toBeNull();
-    expect(Buffer.from(match?.[1] ?? '', 'base64').toString('utf8')).toBe(script);
+  it('execs /bin/sh with the script, its name and its arguments, each a word of its own', () => {
+    expect(wrapForAnyLoginShell("echo 'héllo 🎉'\n")).toBe(
+      `exec /bin/sh -c 'echo '"'"'héllo 🎉'"'"'\n' 'sh'`,
+    );
+    expect(wrapForAnyLoginShell(createShellCall('echo "$1"', 'nm', ['a b', '']))).toBe(
+      `exec /bin/sh -c 'echo "$1"' 'nm' 'a b' ''`,
+    );
   });
 
-  it('accepts a script right up to the limit and rejects one byte more of base64', () => {
+  it('accepts a script right up to the limit and rejects one byte more', () => {
     const overhead = wrapForAnyLoginShell('').length;
-    // base64 grows in steps of 4 characters per 3 bytes, so this is the largest script that fits.
-    const maxScriptBytes = Math.floor((MAX_WRAPPED_COMMAND_BYTES - overhead) / 4) * 3;
-    const atLimit = wrapForAnyLoginShell('x'.repeat(maxScriptBytes));
-    expect(atLimit.length).toBeLessThanOrEqual(MAX_WRAPPED_COMMAND_BYTES);
-    expect(atLimit.length).toBeGreaterThan(MAX_WRAPPED_COMMAND_BYTES - 4);
+    const atLimit = wrapForAnyLoginShell('x'.repeat(MAX_WRAPPED_COMMAND_BYTES - overhead));
+    expect(atLimit.length).toBe(MAX_WRAPPED_COMMAND_BYTES);
 
-    const error = captureCatalystError(() => wrapForAnyLoginShell('x'.repeat(maxScriptBytes + 1)));
+    const error = captureCatalystError(() =>
+      wrapForAnyLoginShell('x'.repeat(MAX_WRAPPED_COMMAND_BYTES - overhead + 1)),
+    );
     expect(error.code).toBe('COMMAND_TOO_LONG');
     expect(error.details).toMatchObject({ reason: 'too-long', limit: MAX_WRAPPED_COMMAND_BYTES });
     expect(error.message).toMatch(/limit/);
   });
 
   it('counts UTF-8 bytes, not UTF-16 code units', () => {
-    // 4 UTF-8 bytes per emoji: 30,000 emoji are 120,000 bytes, far over the limit though only 60,000 code units.
-    expect(captureCatalystError(() => wrapForAnyLoginShell('🎉'.repeat(30_000))).code).toBe(
+    // 4 UTF-8 bytes per emoji: 25,000 emoji are 100,000 bytes, over the limit though only 50,000 code units.
+    expect(captureCatalystError(() => wrapForAnyLoginShell('🎉'.repeat(25_000))).code).toBe(
       'COMMAND_TOO_LONG',
     );
   });

@@ -75,29 +75,40 @@ export function renderShellCallArgv(call: ShellCall): string[] {
 }
 
 /**
- * Wraps a POSIX sh script so that bash, dash, zsh and fish all run it identically as `<shell> -c <string>`: the
- * only text the login shell parses is fixed and the payload uses the base64 alphabet, inert in every shell
- * (ssh-field-notes.md §9: plain nested single quotes break under fish). Note `$(…)` drops trailing newlines, which
- * is harmless for a script. A ShellCall's arguments come first in the payload as `set -- '<arg>'…`, each
- * single-quoted (quoteShellArg), so the script finds them in `$1`… as under `sh -c`; only `$0` is `/bin/sh`.
+ * A word every login shell sshd may run (bash, dash, zsh and fish, ssh-field-notes.md §9) reads as `s`, byte for
+ * byte: single-quoted runs, with each run of `'` and `\` double-quoted between them. POSIX single quotes take `\`
+ * literally where fish's read `\\` as one; inside double quotes both read `\\` as `\` and `'` as itself. No empty
+ * `''` is written but for the empty string (zsh's RC_QUOTES reads `''` inside quotes as a quote).
+ */
+export function quoteForAnyShell(s: string): string {
+  assertShellSafe(s, 'shell argument');
+  if (s === '') return "''";
+  return s
+    .split(/(['\\]+)/)
+    .filter((part) => part !== '')
+    .map((part) => (/^['\\]/.test(part) ? `"${part.replaceAll('\\', '\\\\')}"` : `'${part}'`))
+    .join('');
+}
+
+/**
+ * Wraps a POSIX sh script so that bash, dash, zsh and fish all run it identically as `<shell> -c <string>`:
+ * `exec /bin/sh -c <script> <name> <args…>`, each word quoted by quoteForAnyShell (plain nested single quotes break
+ * under fish, §9), so the script finds its arguments in `$1`… and its name in `$0` as under a local `sh -c`. The
+ * login shell execs /bin/sh at once: one shell of its own and no other process.
  */
 export function wrapForAnyLoginShell(script: string | ShellCall): string {
-  const text = typeof script === 'string' ? script : renderWithArguments(script);
-  assertShellSafe(text, 'shell script');
-  const payload = Buffer.from(text, 'utf8').toString('base64');
-  const wrapped = `exec /bin/sh -c 'eval "$(echo ${payload} | base64 -d)"'`;
-  if (wrapped.length > MAX_WRAPPED_COMMAND_BYTES) {
+  const call = typeof script === 'string' ? { script, name: 'sh', args: [] } : script;
+  const wrapped = ['exec', '/bin/sh', '-c', call.script, call.name, ...call.args]
+    .map((word, index) => (index < 3 ? word : quoteForAnyShell(word)))
+    .join(' ');
+  const bytes = Buffer.byteLength(wrapped, 'utf8');
+  if (bytes > MAX_WRAPPED_COMMAND_BYTES) {
     throw new CatalystError(
       'COMMAND_TOO_LONG',
-      `the wrapped command is ${wrapped.length} bytes, over the ${MAX_WRAPPED_COMMAND_BYTES}-byte limit; ` +
+      `the wrapped command is ${bytes} bytes, over the ${MAX_WRAPPED_COMMAND_BYTES}-byte limit; ` +
         'send large payloads as a file instead of on the command line',
-      { details: { reason: 'too-long', bytes: wrapped.length, limit: MAX_WRAPPED_COMMAND_BYTES } },
+      { details: { reason: 'too-long', bytes, limit: MAX_WRAPPED_COMMAND_BYTES } },
     );
   }
   return wrapped;
-}
-
-function renderWithArguments(call: ShellCall): string {
-  if (call.args.length === 0) return call.script;
-  return `set -- ${call.args.map(quoteShellArg).join(' ')}\n${call.script}`;
 }

@@ -191,11 +191,11 @@ describe('startWrappedRun', () => {
 
   it('no marker at all: start_failed with what the shell printed', async () => {
     const { channel, handle } = await start();
-    channel.err.write('fish: Unknown command: base64\n');
+    channel.err.write('fish: Unknown command: /bin/sh\n');
     channel.finish({ kind: 'exited', code: 127, signal: null });
     const outcome = await handle.outcome;
     expect(outcome).toMatchObject({ kind: 'start_failed', code: 'WRAPPER_UNSUPPORTED' });
-    expect(outcome.kind === 'start_failed' && outcome.message).toContain('Unknown command: base64');
+    expect(outcome.kind === 'start_failed' && outcome.message).toContain('Unknown command: /bin/sh');
   });
 
   it('a channel that fails to open is a start_failed outcome, not a rejection', async () => {

@@ -7,7 +7,7 @@ import type { ChannelKind, SshPool } from './ssh-pool.ts';
 
 /**
  * The SSH half of a run: the wrapper script in an ssh2 exec channel, no pty (ssh-field-notes.md §2), sent as
- * `exec /bin/sh -c 'eval "$(echo <base64> | base64 -d)"'` (its arguments set first inside the payload) so that
+ * `exec /bin/sh -c <script> <name> <args…>` (wrapForAnyLoginShell: every word quoted for any login shell) so that
  * bash, dash, zsh and fish all run it alike (§9). The exit status comes from the channel's 'exit'; the run is over at 'close', after stdout has drained.
  */
 
