@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { IdeaClient } from './service-harness.ts';
+import { bundledFixture } from './fixture-bundle.ts';
 import { prepareService, type ServiceOptions } from './service-config.ts';
 import { openClient } from './server-ws-client.ts';
 
@@ -19,7 +20,7 @@ export interface CatalystProcess {
   kill(): Promise<void>;
 }
 
-/** How long a Catalyst process may take to listen (tsx compiles the backend first; a busy machine is slow). */
+/** How long a Catalyst process may take to listen (a busy machine is slow). */
 const START_LIMIT_MS = 45_000;
 
 /**
@@ -30,12 +31,7 @@ export async function spawnCatalyst(options: ServiceOptions): Promise<CatalystPr
   const { configDir, env } = await prepareService(options);
   const child: ChildProcessByStdio<null, Readable, Readable> = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      fixture,
-      JSON.stringify({ env, homeDir: configDir.path, staticDir: options.staticDir }),
-    ],
+    [bundledFixture(fixture), JSON.stringify({ env, homeDir: configDir.path, staticDir: options.staticDir })],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise<void>((resolve) =>

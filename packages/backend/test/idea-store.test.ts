@@ -9,6 +9,7 @@ import { createLocalFiles } from '../src/host/local-files.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { IdeaStore } from '../src/ideas/idea-store.ts';
 import { tightenIdeaModes } from '../src/ideas/private-modes.ts';
+import { bundledFixture } from './fixture-bundle.ts';
 
 let dir: TempDir;
 let store: IdeaStore;
@@ -99,9 +100,9 @@ describe('IdeaStore on real files', () => {
     const { id } = await store.create({ title: 'Crash test', description: '' });
     const root = join(dir.path, 'ideas');
     for (let round = 0; round < 8; round++) {
-      // One process (node with the tsx loader), so SIGKILL lands on the writer itself.
-      const fixture = join(import.meta.dirname, 'fixtures', 'meta-writer.ts');
-      const child = spawn(process.execPath, ['--import', 'tsx', fixture, root, id], {
+      // One process (the fixture bundled), so SIGKILL lands on the writer itself.
+      const fixture = bundledFixture(join(import.meta.dirname, 'fixtures', 'meta-writer.ts'));
+      const child = spawn(process.execPath, [fixture, root, id], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       const writesBeforeKill = 5 + round * 7;

@@ -10,13 +10,14 @@ import { describeHostContract } from './host-contract.ts';
 import { describeTerminalContract } from './host-terminal-contract.ts';
 import { hasLocalRunDir, scanLocalProcesses, watchRun } from './host-test-kit.ts';
 import { describeRealClaude } from './real-claude-suite.ts';
+import { bundledFixture } from './fixture-bundle.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/backend-run.ts', import.meta.url));
 
-/** One node process (tsx as a loader, not its CLI, which would fork): SIGKILL reaches the host itself. */
+/** One node process (the fixture bundled, no loader's CLI that would fork): SIGKILL reaches the host itself. */
 function spawnLocalBackend(input: BackendFixtureInput) {
-  return spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(input)], {
+  return spawn(process.execPath, [bundledFixture(fixture), JSON.stringify(input)], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
+import { bundledFixture } from './fixture-bundle.ts';
 
 /**
  * A power cut can leave a file Catalyst writes for itself empty or torn (issue 39). A real Catalyst process started
@@ -52,7 +53,7 @@ interface Started {
 
 /** Runs a Catalyst process until it listens (then kills it) or exits by itself. */
 async function startOnce(env: Record<string, string>, homeDir: string): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify({ env, homeDir })], {
+  const child = spawn(process.execPath, [bundledFixture(fixture), JSON.stringify({ env, homeDir })], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

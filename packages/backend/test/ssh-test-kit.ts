@@ -13,6 +13,7 @@ import type { SshFieldsHostConfig, SshHostConfig } from '../src/host/ssh/ssh-con
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import type { BackendFixtureInput, HostCleanupContext, HostCleanupSetup } from './host-cleanup.ts';
 import { scanLocalProcesses } from './host-test-kit.ts';
+import { bundledFixture } from './fixture-bundle.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/ssh-backend-run.ts', import.meta.url));
@@ -70,9 +71,9 @@ export function sshHostSetup(getSshd: () => Promise<SshdHandle>, user: TestUser)
   };
 }
 
-/** One node process (tsx as a loader): SIGKILL closes its TCP connection, SIGSTOP freezes it open. */
+/** One node process (the fixture bundled): SIGKILL closes its TCP connection, SIGSTOP freezes it open. */
 function spawnSshBackend(config: SshHostConfig, input: BackendFixtureInput) {
-  return spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify({ ...input, host: config })], {
+  return spawn(process.execPath, [bundledFixture(fixture), JSON.stringify({ ...input, host: config })], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
