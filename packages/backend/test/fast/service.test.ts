@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { stall, text } from '@catalyst/testkit';
+import { longRunningCommand, stall, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { useFastService } from './fast-harness.ts';
+import { claudeJobsOf, expectNothingLeft } from './fast-kit.ts';
 
 // The whole service on the in-process host: REST and WebSocket as a browser uses them (the real CLI's runs over
 // sshd in ../service.test.ts).
@@ -87,6 +88,31 @@ describe('the Catalyst service over SSH with the real claude CLI', () => {
     });
     const idea = await fixture.service.createIdea('Still serving');
     await client.subscribe(idea.id);
+    client.close();
+  });
+  it('cancels a build while a Bash tool runs from the cancel frame, and leaves nothing on the VM', async () => {
+    const idea = await fixture.service.createIdea('Cancel me');
+    const client = await fixture.service.connect();
+    await client.subscribe(idea.id);
+    fixture.model.enqueue(
+      toolUse('Bash', { command: longRunningCommand(313), description: 'Wait a long time' }),
+    );
+    const from = client.frames.length;
+    client.send({ type: 'build', ideaId: idea.id, message: 'Sleep.' });
+    const started = await client.waitFor((f) => f.type === 'run:started', from);
+    // The run's own processes on the VM, by run tag and place: the tool's sleep; and its claude.
+    await waitUntil(
+      async () => (await fixture.runProcesses(idea.id)).some((p) => p.cmdline === 'sleep 313'),
+      { timeoutMs: 20_000, what: "the Bash tool's sleep, carrying the run tag" },
+    );
+    expect(claudeJobsOf(fixture, idea.id)).toHaveLength(1);
+    client.send({ type: 'cancel', ideaId: idea.id });
+    const events = await client.untilEnded(started);
+
+    expect(events.at(-1)).toMatchObject({ type: 'run:ended', outcome: 'cancelled' });
+    await expectNothingLeft(fixture, idea.id);
+    const meta = await (await fixture.service.api(`/api/ideas/${idea.id}`)).json();
+    expect(meta).toMatchObject({ idea: { meta: { status: 'chatting' }, running: false } });
     client.close();
   });
 });
