@@ -26,7 +26,8 @@ import {
   catalystKnownHostsPath,
   entryOfAppHost,
 } from './service/app-hosts-store.ts';
-import { wireServices, type WiredServices } from './wire-services.ts';
+import type { WiredServices } from './service/service-options.ts';
+import { wireServices } from './wire-services.ts';
 import { openWebPush, type OpenWebPushOptions } from './push/open-web-push.ts';
 import { createCatalystServer } from './server/http-server.ts';
 import { PushNotifier } from './push/push-notifier.ts';
