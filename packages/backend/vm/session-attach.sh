@@ -80,8 +80,9 @@ exec 3<&0 </dev/null
 # The tails follow until W ends: W, A's own child, ends once S has written its status (all output is in the files
 # by then) or S is gone: no process with S's pid and start time (a pid taken over by another process is not S). Not
 # `--pid` of S itself: S is not our child, and a zombie S that a slow init has not reaped yet still has its /proc
-# entry (seen here: a second or more).
-(while [ ! -e status ] && cr_start_of "$cr_sup" && [ "$cr_s" = "$cr_sst" ]; do sleep 0.2; done) \
+# entry (seen here: a second or more). Twice a second: a `sleep` is a process, and W waits as long as the session
+# is followed (all day for a warm one); a turn's end comes in the output, only the session's own end waits on W.
+(while [ ! -e status ] && cr_start_of "$cr_sup" && [ "$cr_s" = "$cr_sst" ]; do sleep 0.5; done) \
   </dev/null >/dev/null 2>&1 9>&- 3<&- &
 cr_w=$!
 tail -c "+$cr_out_from" -s 0.1 --pid="$cr_w" -f out 9>&- 3<&- &
