@@ -3,10 +3,11 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Vitest's default is one worker fewer than the cores: a single worker on a 2-core machine. The end-to-end files
- * spend most of their time waiting on real processes (claude, sshd, Chromium, timers), so two or more run well side
- * by side even there; four at most, so a big machine does not start dozens of sshds and browsers at once.
+ * also wait on real processes (claude, sshd, Chromium, timers: a lease that lapses, a limit that runs out), so one
+ * worker more than the cores keeps the cores busy while a file waits; four at most, so a big machine does not start
+ * dozens of sshds and browsers at once.
  */
-const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
+const WORKERS = Math.min(4, availableParallelism() + 1);
 
 /**
  * Test files that replace a module (vi.mock): they need a module registry of their own. Every other file of the pure
