@@ -3,11 +3,13 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Vitest's default is one worker fewer than the cores: a single worker on a 2-core machine. The end-to-end files
- * also wait on real processes (claude, sshd, Chromium, timers: a lease that lapses, a limit that runs out), so one
- * worker more than the cores keeps the cores busy while a file waits; four at most, so a big machine does not start
- * dozens of sshds and browsers at once.
+ * spend part of their time waiting on real processes (claude, sshd, Chromium, timers), so two or more run well side
+ * by side even there; four at most, so a big machine does not start dozens of sshds and browsers at once. One more
+ * than the cores was measured and is worse: three workers on this 2-core machine (a fresh clone's `.ci/run`) took
+ * the tests 1,255 s against 1,224 s with two, the files' own time 2,849 s against 1,918 s, and a restart test ran
+ * past its 60 s limit: the tier is CPU-bound, and a third worker only makes each file wait for the cores.
  */
-const WORKERS = Math.min(4, availableParallelism() + 1);
+const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
 
 /**
  * Test files that replace a module (vi.mock): they need a module registry of their own. Every other file of the pure
