@@ -7,11 +7,13 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
+import { sharedTmpDir } from '@catalyst/testkit';
 
 /**
  * A fixture a test runs as a process of its own (a Catalyst it SIGKILLs, a backend it freezes), as one ES module
@@ -20,12 +22,18 @@ import { buildSync } from 'esbuild';
  * read back and linked some 290 modules first: 3.1 CPU-seconds for a Catalyst here, against 0.8 bundled, and the
  * suite starts dozens. The same source runs; `scripts/start` and the tests of the real entry still go through tsx.
  *
- * Bundled once per test file's process (a third of a second) and kept by content under node_modules/.cache, so
- * that the test workers of a run share one file and a changed source makes another.
+ * Bundled once per test file's process (a third of a second) and kept by content in the system's temp dir, as the
+ * web app's build is (frontend/test/app-build.ts), so that the test workers of a run share one file and a changed
+ * source makes another; nothing is written into the checkout. Beside the bundles, `node_modules` links to the
+ * backend's, where node looks up the packages the bundle imports.
  */
 
 const backendDir = fileURLToPath(new URL('..', import.meta.url));
-const cacheDir = join(backendDir, 'node_modules', '.cache', 'catalyst-fixtures');
+/** One folder per checkout: its `node_modules` link leads to that checkout's packages. */
+const cacheDir = join(
+  sharedTmpDir(),
+  `catalyst-fixtures-${createHash('sha256').update(backendDir).digest('hex').slice(0, 12)}`,
+);
 /** Bundles of other content older than this are removed when a new one is written. */
 const STALE_MS = 3_600_000;
 
@@ -71,6 +79,7 @@ export function bundledFixture(entry: string): string {
   const file = join(cacheDir, `${name}-${digest}.mjs`);
   if (!existsSync(file)) {
     mkdirSync(cacheDir, { recursive: true });
+    linkPackages();
     // Written aside and renamed: a worker that finds the name finds the whole file.
     const partial = `${file}.${String(process.pid)}.partial`;
     writeFileSync(partial, output.contents);
@@ -79,6 +88,15 @@ export function bundledFixture(entry: string): string {
   }
   bundles.set(entry, file);
   return file;
+}
+
+/** `<cacheDir>/node_modules` → the backend's; made once, by whichever worker comes first. */
+function linkPackages(): void {
+  try {
+    symlinkSync(join(backendDir, 'node_modules'), join(cacheDir, 'node_modules'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 function removeStale(name: string, kept: string): void {
