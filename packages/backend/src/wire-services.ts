@@ -141,8 +141,18 @@ export function wireServices(options: ServiceOptions): WiredServices {
     startRun: (id, mode, message) => runs.startRun(id, mode, message),
   });
   const parts: ServiceParts = {
-    ...{ hosts, logger, active, autopilots, autopilotControl, asides, warm, runs },
-    ...{ previewEngine, histories, terminals, hostsCapability },
+    hosts,
+    logger,
+    active,
+    autopilots,
+    autopilotControl,
+    asides,
+    warm,
+    runs,
+    previewEngine,
+    histories,
+    terminals,
+    hostsCapability,
   };
   return {
     ideas: new IdeasCapability({

@@ -36,9 +36,8 @@ export interface ServiceParts {
  * autopilots it left running go on; then the hosts added in the app are checked.
  */
 export async function takeUpServices(parts: ServiceParts, appHostNames: readonly string[]): Promise<void> {
-  const { hosts, histories, active, warm, logger } = parts;
   const takingUp = (async () => {
-    await takeUpSessions({ hosts, histories, active, warm, logger });
+    await takeUpSessions(parts);
     await parts.autopilotControl.resumeLeftRunning();
   })();
   parts.autopilots.takingUp(takingUp);
