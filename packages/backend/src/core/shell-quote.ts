@@ -98,9 +98,8 @@ export function quoteForAnyShell(s: string): string {
  */
 export function wrapForAnyLoginShell(script: string | ShellCall): string {
   const call = typeof script === 'string' ? { script, name: 'sh', args: [] } : script;
-  const wrapped = ['exec', '/bin/sh', '-c', call.script, call.name, ...call.args]
-    .map((word, index) => (index < 3 ? word : quoteForAnyShell(word)))
-    .join(' ');
+  const words = [call.script, call.name, ...call.args].map(quoteForAnyShell);
+  const wrapped = `exec /bin/sh -c ${words.join(' ')}`;
   const bytes = Buffer.byteLength(wrapped, 'utf8');
   if (bytes > MAX_WRAPPED_COMMAND_BYTES) {
     throw new CatalystError(
