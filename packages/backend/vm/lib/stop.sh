@@ -128,11 +128,16 @@ cr_signal() {
   cr_job_pid='' cr_sess='' cr_mpids=''
   [ -z "$2" ] || ! cr_ours "$2" || cr_job_pid=$2
   [ -z "$3" ] || ! cr_session_ours "$3" || cr_sess=$3
+  # The group first, while its leader is most likely alive: one kill reaches every member, a child forked a moment
+  # ago among them (Linux undoes a fork that a group's signal meets). Signalled after the pids, the job's shell could
+  # start a child between the lists above and its own end, a child in no list and in a group whose leader is gone
+  # by then, left to run. The group is the run's when its session was (it shares the job's pid, which is not handed
+  # out again while the session has a member), or by cr_group_ours.
+  # shellcheck disable=SC2086
+  [ -z "$3" ] || { [ -z "$cr_sess" ] && ! cr_group_ours "$3" $cr_pids; } || kill "-$1" "-$3" 2>/dev/null
   # The pids, split on purpose.
   # shellcheck disable=SC2086
   [ -z "$cr_pids$cr_job_pid$cr_mpids" ] || kill "-$1" $cr_pids $cr_job_pid $cr_mpids 2>/dev/null
-  # shellcheck disable=SC2086
-  [ -z "$3" ] || ! cr_group_ours "$3" $cr_pids || kill "-$1" "-$3" 2>/dev/null
 }
 # The run's processes that are left: the tagged ones, and those of the job's session once cr_signal found it the
 # run's.
@@ -144,13 +149,17 @@ cr_left() {
     [ -z "$cr_mpids" ] || printf '%s\n' $cr_mpids
   }
 }
-# TERM, poll every 0.1 s for at most cr_polls polls while the run's processes remain, then KILL the set.
+# TERM, poll every 0.1 s while the run's processes remain, for at most the grace period (cr_polls tenths of a second,
+# by the clock of cr_tick: 100 ticks a second, USER_HZ, on every Linux), then KILL the set. The clock and not a count
+# of polls: each poll lists the run's processes, which takes longer on a busy host, so a count let the grace grow.
 cr_stop() {
   cr_signal TERM "$1" "$2"
-  cr_i=0
-  while [ "$cr_i" -lt "$cr_polls" ] && [ -n "$(cr_left)" ]; do
+  cr_tick
+  cr_until=$((cr_now_t + cr_polls * 10))
+  while [ -n "$(cr_left)" ]; do
+    cr_tick
+    [ "$cr_now_t" -lt "$cr_until" ] || break
     sleep 0.1
-    cr_i=$((cr_i + 1))
   done
   cr_signal KILL "$1" "$2"
 }
