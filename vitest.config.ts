@@ -73,10 +73,16 @@ export default defineConfig({
           // Files run in several workers at once; each worker has VM users, a HOME and a TMPDIR of its own
           // (testkit/src/worker.ts), so two files never share sessions, runs or claude's settings.
           setupFiles: ['packages/testkit/src/worker-setup.ts'],
-          // Each file in a module registry of its own. Measured with `isolate: false` (a fresh clone, this 2-core
-          // machine): imports summed over the files fell from 243 s to 41 s, but the files' own time rose from
-          // 2,176 s to 2,409 s (what earlier files leave running in the worker) and the tier's wall time stayed
-          // 1,306 s against 1,321 s, with a hook that timed out: not worth a shared registry.
+          // The files of a worker share its module registry, as the pure tiers do: the backend, the test kit and
+          // Playwright are imported once per worker instead of once per file, and the browser files of a worker
+          // share its Chromium (frontend/test/browser-harness.ts). So each file stops what it starts (its afterAll),
+          // and sets no process-wide state it does not put back: the next file of the worker runs in the same
+          // process. Measured on this 2-core machine, the whole vitest run (every tier, two workers): one registry
+          // per file 1,302 s wall and 2,371 CPU-s (imports summed over the files 243 s); a shared registry 1,229 s
+          // and 2,261 CPU-s (imports 47 s); and Chromium shared too, 1,162 s and 2,111 CPU-s; all 2,254 tests
+          // passing in each. (Measured once before, with the tier as it was then, a shared registry had gained
+          // nothing: 1,306 s against 1,321 s.)
+          isolate: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { claudeBinaryPath, claudeVersion, createTempDir, type TempDir } from '@catalyst/testkit';
 import { NO_GIT_WARNING } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
@@ -77,7 +77,9 @@ describe('local host specifics', () => {
       CATALYST_TOKEN: 'token-0123456789abcdef0123456789',
       AWS_SECRET_ACCESS_KEY: 'aws-secret',
     };
-    Object.assign(process.env, planted, { LC_TIME: 'C.UTF-8' });
+    vi.stubEnv('CATALYST_TOKEN', planted.CATALYST_TOKEN);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', planted.AWS_SECRET_ACCESS_KEY);
+    vi.stubEnv('LC_TIME', 'C.UTF-8');
     try {
       const handle = await createLocalHost().startRun({
         argv: ['sh', '-c', "tr '\\0' '\\n' </proc/self/environ"],
@@ -93,9 +95,8 @@ describe('local host specifics', () => {
       expect(names).toEqual(expect.arrayContaining(['PATH', 'HOME', 'LC_TIME', 'CATALYST_RUN_TAG']));
       expect(stdout).toContain('ANTHROPIC_BASE_URL=http://127.0.0.1:9\n');
     } finally {
-      delete process.env['CATALYST_TOKEN'];
-      delete process.env['AWS_SECRET_ACCESS_KEY'];
-      delete process.env['LC_TIME'];
+      // As they were: the worker's next file runs in this process (vitest.config.ts).
+      vi.unstubAllEnvs();
     }
   });
 

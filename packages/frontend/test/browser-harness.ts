@@ -31,7 +31,7 @@ import { findStackTraces, saveScreenshot, watchPage, type PageProblems } from '.
  * same page, service and script, no sshd and no claude process); what a person meets first (a chat, a build, a
  * question, the terminal, hosts, a restart) stays on the VM with the real CLI.
  *
- * `useBrowserSuite` registers the file's hooks: build and start once per file; after each test a screenshot of
+ * `useBrowserSuite` registers the file's hooks: build and start once per file (the browser once per worker); after each test a screenshot of
  * its last page (`artifacts/screenshots/<file>-<test>.png`), then the checks every page must pass (no uncaught
  * error, no console error, no stack trace on screen) and no scripted reply left unused.
  */
@@ -45,6 +45,29 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
+/**
+ * One Chromium per test worker, shared by the browser files the worker runs one after another (the end-to-end tier
+ * shares a worker's modules between its files: vitest.config.ts): a launch costs about 2 CPU-s here, and every test
+ * has contexts of its own anyway (openPage). Nothing closes it: Playwright ends the browser it launched when the
+ * worker exits, and Chromium ends by itself when its pipe to the worker closes. A browser that crashed is launched
+ * again for the next file.
+ */
+let workerBrowser: Promise<Browser> | undefined;
+
+function sharedBrowser(): Promise<Browser> {
+  workerBrowser ??= chromium
+    .launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true })
+    .then((launched) => {
+      launched.on('disconnected', () => (workerBrowser = undefined));
+      return launched;
+    })
+    .catch((error: unknown) => {
+      workerBrowser = undefined;
+      throw error;
+    });
+  return workerBrowser;
+}
+
 /** How long one step may wait for the page: runs of the real CLI over SSH take seconds, not minutes. */
 const STEP_TIMEOUT_MS = 20_000;
 const DESKTOP = { width: 1200, height: 900, isMobile: false, hasTouch: false };
@@ -140,7 +163,7 @@ function browserSuite<F extends BrowserFixture>(backend: Backend<F>): BrowserSui
       throw new Error(`${CHROMIUM} is missing: ./scripts/setup installs Debian's chromium`);
     app = await buildApp();
     fixture = await backend.start(app.path);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await sharedBrowser();
   }, 180_000);
 
   afterEach(async (context) => {
@@ -169,7 +192,9 @@ function browserSuite<F extends BrowserFixture>(backend: Backend<F>): BrowserSui
   });
 
   afterAll(async () => {
-    await browser?.close();
+    // The browser stays for the worker's next file, without a context of this one's (afterEach closed each test's).
+    await Promise.all(browser?.contexts().map((context) => context.close()) ?? []);
+    browser = undefined;
     if (fixture !== undefined) await backend.stop(fixture);
     await app?.remove();
   });

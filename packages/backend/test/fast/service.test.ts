@@ -8,7 +8,7 @@ import { claudeJobsOf, expectNothingLeft } from './fast-kit.ts';
 
 const fixture = useFastService();
 
-describe('the Catalyst service over SSH with the real claude CLI', () => {
+describe('the Catalyst service on the in-process host', () => {
   it('refuses a second run on a busy idea with RUN_IN_PROGRESS over REST; the composer’s frame queues it', async () => {
     const idea = await fixture.service.createIdea('Busy');
     const client = await fixture.service.connect();
