@@ -66,6 +66,15 @@ export class HistoryCache {
     return settled.flatMap((item) => (item.status === 'fulfilled' ? [item.value] : []));
   }
 
+  /**
+   * Closes every open history and waits for the closes already under way (evictions), so nothing is still being
+   * written when it resolves (a shutdown, a test removing the folder).
+   */
+  async closeAll(): Promise<void> {
+    const opened = await this.all();
+    await Promise.allSettled([...opened.map((history) => history.close()), ...this.#closing.values()]);
+  }
+
   get openCount(): number {
     return this.#pending.size;
   }

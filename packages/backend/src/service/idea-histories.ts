@@ -66,10 +66,9 @@ export class IdeaHistories {
     this.#cache.evictIdle();
   }
 
-  /** Closes every open history, writing what each still holds. */
-  async closeAll(): Promise<void> {
-    const opened = await this.#cache.all();
-    await Promise.allSettled(opened.map((history) => history.close()));
+  /** Closes every open history, writing what each still holds, and waits for the closes of evicted ones. */
+  closeAll(): Promise<void> {
+    return this.#cache.closeAll();
   }
 
   async #open(id: string): Promise<IdeaHistory> {
