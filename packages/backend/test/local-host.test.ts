@@ -57,8 +57,7 @@ describe('local host specifics', () => {
   });
 
   it("never sources ~/.bashrc under bash, though node's stdio is a socket (bash's rshd rule)", async () => {
-    const home = process.env['HOME'];
-    process.env['HOME'] = scratch.path;
+    vi.stubEnv('HOME', scratch.path);
     try {
       await writeFile(`${scratch.path}/.bashrc`, `touch ${scratch.path}/sourced\n`);
       const handle = await createLocalHost({ shell: '/bin/bash' }).startRun({
@@ -68,7 +67,7 @@ describe('local host specifics', () => {
       expect((await watchRun(handle).finish()).stdout).toBe('ran\n');
       await expect(stat(`${scratch.path}/sourced`)).rejects.toMatchObject({ code: 'ENOENT' });
     } finally {
-      process.env['HOME'] = home;
+      vi.unstubAllEnvs();
     }
   });
 

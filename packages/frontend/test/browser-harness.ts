@@ -31,9 +31,9 @@ import { findStackTraces, saveScreenshot, watchPage, type PageProblems } from '.
  * same page, service and script, no sshd and no claude process); what a person meets first (a chat, a build, a
  * question, the terminal, hosts, a restart) stays on the VM with the real CLI.
  *
- * `useBrowserSuite` registers the file's hooks: build and start once per file (the browser once per worker); after each test a screenshot of
- * its last page (`artifacts/screenshots/<file>-<test>.png`), then the checks every page must pass (no uncaught
- * error, no console error, no stack trace on screen) and no scripted reply left unused.
+ * `useBrowserSuite` registers the file's hooks: build and start once per file (the browser once per worker);
+ * after each test a screenshot of its last page (`artifacts/screenshots/<file>-<test>.png`), then the checks every
+ * page must pass (no uncaught error, no console error, no stack trace on screen) and no scripted reply left unused.
  */
 
 const CHROMIUM = '/usr/bin/chromium';
