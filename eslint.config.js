@@ -1,7 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Layering (docs/architecture.md): protocol imports nothing of ours; backend/src/core is pure (no I/O modules);
+// Layering (docs/architecture.md): protocol imports nothing of ours; the backend's core/ folders are pure (no I/O modules);
 // nothing in the product imports the testkit.
 const ioModules = [
   'node:fs',
@@ -13,6 +13,24 @@ const ioModules = [
   'ssh2',
   'ws',
   'express',
+];
+
+// The backend's edges (below) and what the rest of the backend may not import.
+const backendEdges = [
+  'packages/backend/src/server/**',
+  'packages/backend/src/auth/**',
+  'packages/backend/src/*/edge/**',
+  'packages/backend/src/app.ts',
+  'packages/backend/src/main.ts',
+  'packages/backend/src/index.ts',
+  'packages/backend/src/wire-services.ts',
+];
+const noTestkit = { group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' };
+const noEdges = [
+  {
+    group: ['**/server/*', '**/auth/*', '**/edge/*'],
+    message: 'an edge: only the edges and app.ts import it.',
+  },
 ];
 
 export default tseslint.config(
@@ -45,51 +63,32 @@ export default tseslint.config(
     },
   },
   {
+    files: backendEdges,
+    ignores: ['packages/backend/src/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noTestkit] }] },
+  },
+  {
+    // The edges serve HTTP and WebSocket: server/ (the platform of both), auth/, each feature's edge/ (its handlers,
+    // sockets and proxies) and the composition root. Nothing else imports them: what a service needs of an edge (a
+    // preview's HTTP server) comes through a port the composition root (app.ts) fills.
     files: ['packages/backend/src/**/*.ts'],
-    ignores: ['packages/backend/src/**/*.test.ts'],
+    ignores: [...backendEdges, 'packages/backend/src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [noTestkit, ...noEdges] }],
     },
   },
   {
-    // The service layer serves the HTTP and WebSocket edges (server/) and never reaches back into them: what it needs
-    // of them (a preview's HTTP server) comes through a port the composition root (app.ts) fills.
-    files: [
-      'packages/backend/src/service/**/*.ts',
-      'packages/backend/src/runs/**/*.ts',
-      'packages/backend/src/ideas/**/*.ts',
-      'packages/backend/src/host/**/*.ts',
-    ],
+    files: ['packages/backend/src/core/**/*.ts', 'packages/backend/src/*/core/**/*.ts'],
     ignores: ['packages/backend/src/**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' },
-            {
-              group: ['../server/*', '../../server/*'],
-              message: 'the server layer is an edge: nothing below it imports it.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['packages/backend/src/core/**/*.ts'],
-    ignores: ['packages/backend/src/core/**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           paths: ioModules.map((name) => ({ name, message: 'backend core is pure: no I/O.' })),
           patterns: [
-            { group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' },
-            { group: ['../host/*', '../host/**'], message: 'backend core knows nothing of the host layer.' },
+            noTestkit,
+            ...noEdges,
+            { group: ['**/host/**'], message: 'backend core knows nothing of the host layer.' },
           ],
         },
       ],

@@ -6,26 +6,26 @@ import { pino, type Logger } from 'pino';
 import { createLocalHost } from './host/local-host.ts';
 import type { Host } from './host/host.ts';
 import { createSshHost } from './host/ssh/ssh-host.ts';
-import { createAuth } from './server/auth.ts';
+import { createAuth } from './auth/auth.ts';
 import { describeConfig, type Config, type HostEntry } from './server/config.ts';
 import { createHttpApp } from './server/http-app.ts';
-import { createPairingCodes } from './server/pairing-codes.ts';
-import { lanAddressesOf, pairingOrigin } from './server/pairing-origin.ts';
-import { startPreviewProxy } from './server/preview-proxy.ts';
-import { openBrowserSessions } from './server/sessions-file.ts';
+import { createPairingCodes } from './auth/pairing-codes.ts';
+import { lanAddressesOf, pairingOrigin } from './auth/pairing-origin.ts';
+import { startPreviewProxy } from './previews/edge/preview-proxy.ts';
+import { openBrowserLogins } from './auth/logins-file.ts';
 import { resolveCatalystId } from './server/catalyst-id-file.ts';
-import { resolveToken, type TokenSource } from './server/token-file.ts';
+import { resolveToken, type TokenSource } from './auth/token-file.ts';
 import { localUrlOf, writeUrlFile } from './server/url-file.ts';
 import { createWsHub } from './server/ws-hub.ts';
-import { HostRegistry } from './service/host-registry.ts';
-import { sweepHosts } from './service/host-sweep.ts';
-import { IdeaIndex } from './service/idea-index.ts';
+import { HostRegistry } from './hosts/host-registry.ts';
+import { sweepHosts } from './hosts/host-sweep.ts';
+import { IdeaIndex } from './ideas/idea-index.ts';
 import {
   AppHostsStore,
   appendKnownHost,
   catalystKnownHostsPath,
   entryOfAppHost,
-} from './service/app-hosts-store.ts';
+} from './hosts/app-hosts-store.ts';
 import type { WiredServices } from './service/service-options.ts';
 import { wireServices } from './wire-services.ts';
 import { openWebPush, type OpenWebPushOptions } from './push/open-web-push.ts';
@@ -66,7 +66,7 @@ export interface RunningCatalyst {
   readonly tokenSource: TokenSource;
   /** The service, capability by capability (service/ports.ts). */
   readonly services: WiredServices;
-  /** Settles (never rejects) once the start-up sweep of every host is done (service/host-sweep.ts). */
+  /** Settles (never rejects) once the start-up sweep of every host is done (hosts/host-sweep.ts). */
   readonly swept: Promise<void>;
   /**
    * A one-time link that signs another device in (issue 29), as `POST /api/pairing` makes one, pointing where
@@ -154,7 +154,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const hosts = new HostRegistry([...config.hosts, ...appHosts.entries], appHosts.defaultHost, createHost);
   // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
   const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
-  const sessions = await openBrowserSessions({
+  const sessions = await openBrowserLogins({
     configDir: config.configDir,
     token,
     lifetimeMs: config.sessionDays * 24 * 3_600_000,
@@ -305,7 +305,7 @@ async function closeHttpServer(server: Server): Promise<void> {
 }
 
 /**
- * The hosts added in the app (service/app-hosts-store.ts), beside those of CATALYST_CONFIG_FILE: one whose name the
+ * The hosts added in the app (hosts/app-hosts-store.ts), beside those of CATALYST_CONFIG_FILE: one whose name the
  * file took since is left out, with a warning; the default is the app's choice if it still names a host.
  */
 async function openAppHosts(config: Config, logger: Logger) {

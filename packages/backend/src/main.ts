@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { isCatalystError } from './core/catalyst-error.ts';
 import { startCatalyst } from './app.ts';
 import { loadConfig } from './server/config.ts';
-import { startupPairingText } from './server/pairing-banner.ts';
-import { isReachableFromElsewhere } from './server/pairing-origin.ts';
-import { loginBanner } from './server/login-banner.ts';
+import { startupPairingText } from './auth/pairing-banner.ts';
+import { isReachableFromElsewhere } from './auth/pairing-origin.ts';
+import { loginBanner } from './auth/login-banner.ts';
 
 // The process entry (scripts/start): config from the environment, every problem reported at once.
 let config;

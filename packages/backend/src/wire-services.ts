@@ -1,27 +1,27 @@
-import { ActiveRuns } from './service/active-runs.ts';
-import { BudgetReservations } from './core/budget-reservations.ts';
-import { Asides, DEFAULT_ASIDE_TIMEOUT_MS } from './service/asides.ts';
-import { autopilotIdeaMeta } from './service/autopilot-idea-meta.ts';
-import { Autopilots } from './service/autopilots.ts';
-import { AutopilotsCapability } from './service/autopilots-capability.ts';
-import { Checkpoints } from './service/checkpoints.ts';
-import { FilesCapability } from './service/files-capability.ts';
-import { hostUsersOf } from './service/host-holds.ts';
-import { HostsCapability } from './service/hosts-capability.ts';
+import { ActiveRuns } from './runs/active-runs.ts';
+import { BudgetReservations } from './queue/core/budget-reservations.ts';
+import { Asides, DEFAULT_ASIDE_TIMEOUT_MS } from './asides/asides.ts';
+import { autopilotIdeaMeta } from './queue/autopilot-idea-meta.ts';
+import { Autopilots } from './queue/autopilots.ts';
+import { AutopilotsCapability } from './queue/autopilots-capability.ts';
+import { Checkpoints } from './checkpoints/checkpoints.ts';
+import { FilesCapability } from './files/files-capability.ts';
+import { hostUsersOf } from './hosts/host-holds.ts';
+import { HostsCapability } from './hosts/hosts-capability.ts';
 import { createLocalSshConfigSources } from './host/ssh/config/ssh-config-files.ts';
-import { IdeaActivity } from './service/idea-activity.ts';
-import { IdeaHistories } from './service/idea-histories.ts';
-import { locateIdea } from './service/idea-lookup.ts';
-import { IdeasCapability } from './service/ideas-capability.ts';
-import { LiveSubscribers } from './service/live-subscribers.ts';
-import { DEFAULT_PREVIEW_IDLE_MS, Previews } from './service/previews.ts';
-import { PreviewsCapability } from './service/previews-capability.ts';
-import { ProjectFiles } from './service/project-files.ts';
-import { DEFAULT_QA } from './service/prompt-routing.ts';
-import type { RunLaunchContext } from './service/run-launch.ts';
-import { ReviewStore } from './service/review-store.ts';
-import { Reviews } from './service/reviews.ts';
-import { RunsCapability } from './service/runs-capability.ts';
+import { IdeaActivity } from './runs/idea-activity.ts';
+import { IdeaHistories } from './ideas/idea-histories.ts';
+import { locateIdea } from './ideas/idea-lookup.ts';
+import { IdeasCapability } from './ideas/ideas-capability.ts';
+import { LiveSubscribers } from './runs/live-subscribers.ts';
+import { DEFAULT_PREVIEW_IDLE_MS, Previews } from './previews/previews.ts';
+import { PreviewsCapability } from './previews/previews-capability.ts';
+import { ProjectFiles } from './files/project-files.ts';
+import { DEFAULT_QA } from './runs/prompt-routing.ts';
+import type { RunLaunchContext } from './runs/run-launch.ts';
+import { ReviewStore } from './checkpoints/review-store.ts';
+import { Reviews } from './checkpoints/reviews.ts';
+import { RunsCapability } from './runs/runs-capability.ts';
 import {
   shutdownServices,
   stopAllOfIdea,
@@ -29,8 +29,8 @@ import {
   type ServiceParts,
 } from './service/service-lifecycle.ts';
 import type { ServiceOptions, WiredServices } from './service/service-options.ts';
-import { Terminals } from './service/terminals.ts';
-import { DEFAULT_WARM_PER_HOST, WarmSessions } from './service/warm-sessions.ts';
+import { Terminals } from './terminals/terminals.ts';
+import { DEFAULT_WARM_PER_HOST, WarmSessions } from './runs/warm-sessions.ts';
 
 /**
  * The composition root's wiring of the service, capability by capability (service/ports.ts): what they share

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { API, type RelayEvent } from '@catalyst/protocol';
 import { collectTexts, text, toolUse, waitUntil, type RecordedRequest } from '@catalyst/testkit';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
+import { DEFAULT_QA_MODEL } from '../src/runs/core/auto-answer.ts';
 import { makeFifo, releaseFifo } from './fifo-test-kit.ts';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
 import { askAside, listAsides } from './aside-client.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectTexts, colorQuestion, stall, text, toolUse, waitUntil } from '@catalyst/testkit';
-import { DEFAULT_QA_MODEL } from '../src/core/auto-answer.ts';
+import { DEFAULT_QA_MODEL } from '../src/runs/core/auto-answer.ts';
 import { openIdeaWith, startRun, toolResultsOf } from './question-client.ts';
 import { useServiceFixture } from './service-harness.ts';
 import { expectOnlyWarmClaudeThenDelete } from './session-test-kit.ts';

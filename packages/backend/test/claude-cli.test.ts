@@ -22,7 +22,7 @@ import {
   type ScriptedModel,
   type TempDir,
 } from '@catalyst/testkit';
-import { QuestionHandler } from '../src/core/question-handler.ts';
+import { QuestionHandler } from '../src/runs/core/question-handler.ts';
 import { messagesOf, openClaudeSession, untypedEvents, type ClaudeSessionOptions } from './claude-session.ts';
 
 // The real claude CLI against the scripted model: every line it prints goes through the backend's own parser,

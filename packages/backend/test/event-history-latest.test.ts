@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RelayEvent, RelayEventDraft } from '@catalyst/protocol';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
-import { RECAP_MESSAGES } from '../src/core/lost-session.ts';
+import { RECAP_MESSAGES } from '../src/runs/core/lost-session.ts';
 import { createLocalFiles } from '../src/host/local-files.ts';
 import { IdeaHistory } from '../src/ideas/event-history.ts';
 import { CHUNK_BYTES } from '../src/ideas/history-lines.ts';
 import { IdeaStore } from '../src/ideas/idea-store.ts';
-import { readConversation, sessionRecapFor } from '../src/service/prompt-routing.ts';
+import { readConversation, sessionRecapFor } from '../src/runs/prompt-routing.ts';
 import { countingFiles } from './history-test-kit.ts';
 
 // The newest events of a history, read backwards from its end: the session recap and the answerer's context hold

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
 import { createLocalFiles } from '../src/host/local-files.ts';
 import { IdeaHistory } from '../src/ideas/event-history.ts';
-import { HistoryCache } from '../src/service/history-cache.ts';
+import { HistoryCache } from '../src/ideas/history-cache.ts';
 
 // Issue 16 item 10: histories with no subscriber and no run are closed, least recently used first.
 

@@ -13,7 +13,7 @@ import {
 import { createTempDir, freePort, waitUntil, type TempDir } from '@catalyst/testkit';
 import { startCatalyst, type RunningCatalyst } from '../src/app.ts';
 import { loadConfig } from '../src/server/config.ts';
-import { PAIRING_REFUSED_MESSAGE } from '../src/server/routes-login.ts';
+import { PAIRING_REFUSED_MESSAGE } from '../src/auth/routes-login.ts';
 
 /**
  * Pairing a phone (issue 29) through the whole composition over HTTP: a signed-in browser asks for a one-time link,

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPreviewProxy, type PreviewProxy } from '../src/server/preview-proxy.ts';
+import { startPreviewProxy, type PreviewProxy } from '../src/previews/edge/preview-proxy.ts';
 import { previewFetch } from './preview-client.ts';
 
 /**

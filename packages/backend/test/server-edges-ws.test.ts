@@ -1,7 +1,7 @@
 import { MAX_CLIENT_FRAME_BYTES, type TextDeltaFrame } from '@catalyst/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WS_MAX_PAYLOAD_BYTES } from '../src/server/ws-hub.ts';
-import { SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON } from '../src/server/ws-session.ts';
+import { SLOW_CLIENT_CLOSE_CODE, SLOW_CLIENT_CLOSE_REASON } from '../src/server/ws-connection.ts';
 import {
   bearer,
   startServer,

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { createAuth } from '../src/server/auth.ts';
+import { createAuth } from '../src/auth/auth.ts';
 import { createHttpApp } from '../src/server/http-app.ts';
-import { createPairingCodes } from '../src/server/pairing-codes.ts';
+import { createPairingCodes } from '../src/auth/pairing-codes.ts';
 import { createWsHub, type WsHub } from '../src/server/ws-hub.ts';
 import type { IdeasDouble } from './server-idea-double.ts';
 import { createServiceDoubles, type ServiceDoubles } from './server-service-doubles.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RelayEvent } from '@catalyst/protocol';
 import { longRunningCommand, text, toolUse } from '@catalyst/testkit';
-import { VANISHED_MESSAGE } from '../src/core/run-ending.ts';
+import { VANISHED_MESSAGE } from '../src/runs/core/run-ending.ts';
 import { supervisorOf, within } from './host-test-kit.ts';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
 import { expectNothingLeft, sessionOf } from './session-test-kit.ts';

@@ -84,7 +84,7 @@ describe('the SSH host’s file time limit with every channel of the pool stuck'
       const sshd = await getSshd();
       const user = sshd.users.bash;
       const { uid } = await stat(user.home);
-      // One connection of 1 run + 2 control slots (session-slots.ts): three stuck SFTP sessions fill it.
+      // One connection of 1 run + 2 control slots (channel-slots.ts): three stuck SFTP sessions fill it.
       const config = sshHostConfig(sshd, 'bash', { pool: { maxConnections: 1, maxRunsPerConnection: 1 } });
       const host = createSshHost(config, { fileTimeoutMs: LIMIT_MS });
       const dir = `${user.home}/catalyst-sftp-full-${randomBytes(4).toString('hex')}`;

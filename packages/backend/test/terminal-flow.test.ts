@@ -8,7 +8,7 @@ import { scanLocalProcesses } from './host-test-kit.ts';
 import { useServiceFixture } from './service-harness.ts';
 import { connectTerminal, openTerminal, runInTerminal, type TerminalClient } from './terminal-client.ts';
 
-// A terminal's output is read only as fast as someone takes it (service/terminal-flow.ts), over SSH to the test
+// A terminal's output is read only as fast as someone takes it (terminals/terminal-flow.ts), over SSH to the test
 // kit's sshd.
 
 const fixture = useServiceFixture();

@@ -4,7 +4,7 @@ import { TERMINAL_WS_PATH } from '@catalyst/protocol';
 import { waitUntil } from '@catalyst/testkit';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAuth } from '../src/server/auth.ts';
+import { createAuth } from '../src/auth/auth.ts';
 import { createWsHub, type WsHub } from '../src/server/ws-hub.ts';
 import { useServiceFixture } from './service-harness.ts';
 import { openTerminalClient, type TerminalClient } from './terminal-client.ts';

@@ -1,10 +1,10 @@
 # shellcheck shell=sh
 # Catalyst's checkpoints (issue 13): `/bin/sh -c "<this>" catalyst-git <action> <args>`, run on the host in the idea's
-# project/ through the run wrapper, with checkpointEnv's environment (core/checkpoint-git.ts). Commits are made with
+# project/ through the run wrapper, with checkpointEnv's environment (checkpoints/core/checkpoint-git.ts). Commits are made with
 # plumbing (write-tree, commit-tree, update-ref): no porcelain refresh, no hooks. Everything variable stays off the
 # script: commits and numbers are positional arguments, and a commit message or a path, which can hold a person's
 # words, comes on stdin as one line, `{"octal":"<byte> <byte> …"}`, since `ps` shows an argv to every user of the
-# host (issue 25). What it prints for Catalyst are `@@` lines (core/checkpoint-git.ts reads them).
+# host (issue 25). What it prints for Catalyst are `@@` lines (checkpoints/core/checkpoint-git.ts reads them).
 #
 #   checkpoint <last checkpoint or ''> <1: commit even when nothing changed>   message on stdin
 #   restore <commit> <last checkpoint or ''>                                    message on stdin

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # Which TCP ports the processes of some runs listen on, and on which address (issue 14; issue 25, finding 6):
 # `/bin/sh -c "<this>" catalyst-ports`, run through the run wrapper (host-command.ts) with the run tags on its stdin
-# (one line, core/listening-ports.ts renderTagsInput), never its arguments: `ps` shows every user of the VM a command
+# (one line, previews/core/listening-ports.ts renderTagsInput), never its arguments: `ps` shows every user of the VM a command
 # line. For each process of this user that carries one of the tags (CATALYST_RUN_TAG, as the run wrapper finds them),
 # its sockets' inodes from /proc/<pid>/fd; then the sockets in the LISTEN state (0A) of /proc/net/tcp and
 # /proc/net/tcp6 with one of those inodes. Prints the host's byte order first (/proc/net/tcp* print each 32-bit word

@@ -40,7 +40,7 @@ cr_fail_setup() {
   [ -z "$cr_run" ] || rm -rf "$cr_run"
   cr_finish setup 1
 }
-# 86: CWD_NOT_FOUND_EXIT_CODE (core/claude-command.ts).
+# 86: CWD_NOT_FOUND_EXIT_CODE (runs/core/claude-command.ts).
 cd "$cr_cwd" || cr_finish cwd 86
 # Whether the job's `env` has `--default-signal` (see the job below): asked in the background as soon as the cwd is
 # known, so it runs alongside the run dir's set-up instead of in front of the job's exec, and W collects the answer

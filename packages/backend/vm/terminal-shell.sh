@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# The script behind a terminal (issue 31; core/terminal-shell.ts renders its call), the same on both hosts:
+# The script behind a terminal (issue 31; terminals/core/terminal-shell.ts renders its call), the same on both hosts:
 # `<shell> -c "<this>" catalyst-terminal <cols> <rows> <cwd>` on a pty. It turns echo off, says it is ready with its
 # tty's name (the marker, TERMINAL_MARKER), reads the run tag as its first line (so the tag is in no command line,
 # as for runs: run-wrapper.sh), turns echo back on, goes to the project folder, makes the terminal's run dir and

@@ -27,7 +27,7 @@ export class SeenOutput {
   }
 
   /**
-   * The replay (a byte suffix of all the terminal printed, as `core/scrollback.ts` keeps it) from where what was
+   * The replay (a byte suffix of all the terminal printed, as `terminals/core/scrollback.ts` keeps it) from where what was
    * seen ends: the longest start of the replay that is also the end of what was seen is skipped (KMP, linear in
    * both). With no overlap (more output while away than the scrollback holds) it is all new.
    */

@@ -12,7 +12,7 @@ import {
   type ServiceFixture,
   type ServiceUnderTest,
 } from '../../backend/test/service-harness.ts';
-import { loginLink } from '../../backend/src/server/routes-login.ts';
+import { loginLink } from '../../backend/src/auth/routes-login.ts';
 import {
   restartInProcessService,
   startInProcessFixture,

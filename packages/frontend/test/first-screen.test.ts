@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HostDetailResponseSchema } from '@catalyst/protocol';
 import { createTempDir, type TempDir } from '@catalyst/testkit';
 import { startCatalyst, type RunningCatalyst } from '../../backend/src/app.ts';
-import { loginLink } from '../../backend/src/server/routes-login.ts';
+import { loginLink } from '../../backend/src/auth/routes-login.ts';
 import { loadConfig } from '../../backend/src/server/config.ts';
 import { findAxeViolations } from './axe-check.ts';
 import { useBrowserSuite } from './browser-harness.ts';

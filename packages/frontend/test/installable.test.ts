@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { SESSION_KEY_HEADER } from '@catalyst/protocol';
 import { startTcpProxy } from '@catalyst/testkit';
-import { loginLink } from '../../backend/src/server/routes-login.ts';
+import { loginLink } from '../../backend/src/auth/routes-login.ts';
 import { OFFLINE_TITLE } from '../src/shell/offline-shell.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 import { ideaHeading } from './idea-page.ts';

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { streamedText, text, thinkingThenText, toolUse } from '@catalyst/testkit';
-import { loginLink } from '../../backend/src/server/routes-login.ts';
+import { loginLink } from '../../backend/src/auth/routes-login.ts';
 import { startServiceFixture, stopServiceFixture } from '../../backend/test/service-harness.ts';
 import { buildApp } from './app-build.ts';
 import { chooseBuild } from './idea-page.ts';

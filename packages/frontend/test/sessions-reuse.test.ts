@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loginLink } from '../../backend/src/server/routes-login.ts';
+import { loginLink } from '../../backend/src/auth/routes-login.ts';
 import { useBrowserSuite } from './browser-harness.ts';
 
 // The signed-in list does not pile up (issue 40, item 19): opening the login link again in a browser that is

@@ -25,7 +25,7 @@ export const VM_MARKERS = {
   kill: 'catalyst-kill',
   /** run-sweep.sh: `@@catalyst-sweep stopped tag=<tag>` per run it stopped. */
   sweep: 'catalyst-sweep',
-  /** terminal-shell.sh: `@@catalyst-terminal <tty>` once it reads the run tag (core/terminal-shell.ts). */
+  /** terminal-shell.sh: `@@catalyst-terminal <tty>` once it reads the run tag (terminals/core/terminal-shell.ts). */
   terminal: 'catalyst-terminal',
   /** checkpoint-git.sh: no git on the host; preflight-survey.sh: `@@NOGIT=1`, the same. */
   noGit: 'NOGIT',

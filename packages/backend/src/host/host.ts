@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { PreflightView } from '@catalyst/protocol';
 import type { CatalystError } from '../core/catalyst-error.ts';
 import type { ReadWithinRequest, ReadWithinResult } from '../core/read-within-shell.ts';
-import type { RunOutcome } from '../core/run-outcome.ts';
+import type { RunOutcome } from '../runs/core/run-outcome.ts';
 import type { VmSessions } from './vm-sessions.ts';
 
 /**
@@ -40,7 +40,7 @@ export interface RunSpec {
   limits?: RunLimits;
 }
 
-export type { RunOutcome, StartFailureCode } from '../core/run-outcome.ts';
+export type { RunOutcome, StartFailureCode } from '../runs/core/run-outcome.ts';
 export type { ReadWithinEntry, ReadWithinRequest, ReadWithinResult } from '../core/read-within-shell.ts';
 
 export interface RunHandle {
@@ -236,7 +236,7 @@ export interface Host extends HostFiles {
   /**
    * Stops this user's runs whose watchdog is gone (heartbeat older than SWEEP_STALE_MS) and removes the run dirs no
    * wrapper owns any more, such as a SIGKILLed wrapper's. Resolves to the tags it stopped. Catalyst calls it at
-   * start-up (service/host-sweep.ts).
+   * start-up (hosts/host-sweep.ts).
    */
   sweepRuns(): Promise<string[]>;
   /** Closes connections; running runs end as their wrapper's lease lapses or their stdin closes. */

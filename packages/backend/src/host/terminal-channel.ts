@@ -1,11 +1,11 @@
 import type { Readable, Writable } from 'node:stream';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { renderRunTagLine } from '../core/run-wrapper.ts';
-import { findTerminalMarker } from '../core/terminal-shell.ts';
+import { findTerminalMarker } from '../terminals/core/terminal-shell.ts';
 import type { HostTerminal, TerminalEnd } from './host.ts';
 
 /**
- * What both adapters share once the terminal script (core/terminal-shell.ts) runs on a pty: wait for its marker,
+ * What both adapters share once the terminal script (terminals/core/terminal-shell.ts) runs on a pty: wait for its marker,
  * hand it the run tag, then pass bytes both ways. Closing drops the transport, then kills by the tag whatever is
  * left.
  */

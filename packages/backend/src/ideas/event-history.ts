@@ -77,7 +77,7 @@ export class IdeaHistory {
   private constructor(options: IdeaHistoryOptions, opened: OpenState) {
     this.#options = {
       flushDelayMs: 25,
-      // Only ideas with a subscriber or a run stay open (service/history-cache.ts); a client reconnecting after a
+      // Only ideas with a subscriber or a run stay open (ideas/history-cache.ts); a client reconnecting after a
       // blip is served from memory.
       memoryEvents: 256,
       memoryBytes: 2 * 1024 * 1024,

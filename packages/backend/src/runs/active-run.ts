@@ -1,4 +1,4 @@
-import type { RunEnding } from '../core/run-ending.ts';
+import type { RunEnding } from './core/run-ending.ts';
 import type { RunPrompts } from './run-prompts.ts';
 
 /** What a person can do with the prompts of a running run. */

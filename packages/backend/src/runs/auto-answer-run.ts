@@ -1,15 +1,15 @@
 import { createUserMessage } from '@catalyst/protocol';
-import { buildClaudeCommand } from '../core/claude-command.ts';
+import { buildClaudeCommand } from './core/claude-command.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { parseStream } from '../core/stream-parser.ts';
-import { answererCommandOptions } from '../core/tool-policy.ts';
+import { answererCommandOptions } from './core/tool-policy.ts';
 import type { Host, RunHandle } from '../host/host.ts';
 import type { AutoAnswerSetup } from './question-auto-answer.ts';
 import type { AutoAnswerOptions, RunDriverOptions } from './run-driver-options.ts';
 
 /**
  * One `claude -p` on the idea's host for the question answerer: no tools (`--tools ''`), the user's settings only
- * and no MCP server (core/tool-policy.ts), no session kept, a small model; the prompt goes in as the one
+ * and no MCP server (runs/core/tool-policy.ts), no session kept, a small model; the prompt goes in as the one
  * stream-json user message (§7.1), stdin closes, and the result's text and cost come back. Started through host.startRun like a run, so it is tagged, leased and stoppable.
  */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUTO_ANSWER_CONVERSATION_MESSAGES, AUTO_ANSWER_REPEAT_MESSAGES } from '../core/auto-answer.ts';
+import { AUTO_ANSWER_CONVERSATION_MESSAGES, AUTO_ANSWER_REPEAT_MESSAGES } from './core/auto-answer.ts';
 import { QuestionAutoAnswerer, type AutoAnswerSetup } from './question-auto-answer.ts';
 
 // The answerer with a fake model: a question asked again after an automatic answer is answered with more of the

@@ -5,8 +5,8 @@ import {
   buildAutoAnswerPrompt,
   parseAutoAnswer,
   type AutoAnswerRequest,
-} from '../core/auto-answer.ts';
-import type { ConversationEntry } from '../core/conversation-entries.ts';
+} from './core/auto-answer.ts';
+import type { ConversationEntry } from './core/conversation-entries.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { AutoAnswerReply } from './auto-answer-run.ts';
 

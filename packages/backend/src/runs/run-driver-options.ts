@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { LiveFrame, RelayEvent, RelayEventDraft, RunMode } from '@catalyst/protocol';
-import type { RunEnding } from '../core/run-ending.ts';
-import type { RunLifecycleOptions } from '../core/run-lifecycle.ts';
-import type { AskPerson } from '../core/control-decision.ts';
+import type { RunEnding } from './core/run-ending.ts';
+import type { RunLifecycleOptions } from './core/run-lifecycle.ts';
+import type { AskPerson } from './core/control-decision.ts';
 import type { Host } from '../host/host.ts';
 import type { AutoAnswerSetup } from './question-auto-answer.ts';
 import type { SessionProcess } from './session-process.ts';
@@ -34,7 +34,7 @@ export interface RunDriverOptions {
   env?: Readonly<Record<string, string>>;
   sessionId?: string;
   /**
-   * The recap a new session starts with when the CLI no longer has `sessionId` (core/lost-session.ts): the idea
+   * The recap a new session starts with when the CLI no longer has `sessionId` (runs/core/lost-session.ts): the idea
    * and its conversation before this run, from Catalyst's own history. Asked for only then.
    */
   recap: () => Promise<string>;
@@ -55,7 +55,7 @@ export interface RunDriverOptions {
    * one: its output is read again from the turn's start, and only what the history does not hold yet is emitted.
    */
   resume?: ResumePoint;
-  /** Which prompts wait for a person (questions, permissions); see core/control-decision.ts. */
+  /** Which prompts wait for a person (questions, permissions); see runs/core/control-decision.ts. */
   askPerson?: AskPerson;
   humanAnswerLimitMs?: number | undefined;
   autoAnswer?: AutoAnswerOptions | undefined;
@@ -71,7 +71,7 @@ export interface RunDriverOptions {
   logger: Logger;
 }
 
-/** What the run's pure lifecycle (core/run-lifecycle.ts) is told of it. */
+/** What the run's pure lifecycle (runs/core/run-lifecycle.ts) is told of it. */
 export function lifecycleOptionsOf(options: RunDriverOptions): RunLifecycleOptions {
   return {
     ideaId: options.ideaId,

@@ -1,8 +1,8 @@
 import { createDenyResponse, type RelayEvent, type RelayEventDraft } from '@catalyst/protocol';
-import type { RunEnding } from '../core/run-ending.ts';
-import { RunLifecycle, type RunCommand, type RunInput } from '../core/run-lifecycle.ts';
+import type { RunEnding } from './core/run-ending.ts';
+import { RunLifecycle, type RunCommand, type RunInput } from './core/run-lifecycle.ts';
 import { RunTimers } from './run-timers.ts';
-import { capRelayEvent } from '../core/relay-event-size.ts';
+import { capRelayEvent } from './core/relay-event-size.ts';
 import { autoAnswerSetup } from './auto-answer-run.ts';
 import { RunPrompts } from './run-prompts.ts';
 import type { ConnectionEvent } from '../host/session-run.ts';
@@ -20,7 +20,7 @@ const DETACHED_PENDING_ID = 'connection';
 
 /**
  * The I/O half of a run: starts claude on the idea's host, feeds everything that happens to the pure
- * RunLifecycle (core/run-lifecycle.ts), and carries out the commands it returns (write to stdin, timers, stop,
+ * RunLifecycle (runs/core/run-lifecycle.ts), and carries out the commands it returns (write to stdin, timers, stop,
  * relay events). The lifecycle decides; this only does.
  */
 export function startRunDriver(options: RunDriverOptions): ActiveRun {

@@ -6,16 +6,16 @@ import {
   type RelayEventDraft,
 } from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
-import type { PromptKind } from '../core/control-decision.ts';
+import type { PromptKind } from './core/control-decision.ts';
 import {
   createDismissResponse,
   createNoAnswerInTimeResponse,
   createPermissionResponse,
   type PermissionDecision,
-} from '../core/prompt-answers.ts';
-import { QuestionHandler, type SubmittedAnswers } from '../core/question-handler.ts';
-import { capAnswersForRelay, capQuestionItems } from '../core/question-capping.ts';
-import type { PromptCloseReason } from '../core/run-commands.ts';
+} from './core/prompt-answers.ts';
+import { QuestionHandler, type SubmittedAnswers } from './core/question-handler.ts';
+import { capAnswersForRelay, capQuestionItems } from './core/question-capping.ts';
+import type { PromptCloseReason } from './core/run-commands.ts';
 import { QuestionAutoAnswerer, type AutoAnswerSetup, type AutoAnswerStats } from './question-auto-answer.ts';
 
 /**

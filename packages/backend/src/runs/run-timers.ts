@@ -1,6 +1,6 @@
-import type { TimerName } from '../core/run-lifecycle.ts';
+import type { TimerName } from './core/run-lifecycle.ts';
 
-/** A run's timers, by the lifecycle's names (core/run-lifecycle.ts): one of each at most; `fired` when one is due. */
+/** A run's timers, by the lifecycle's names (runs/core/run-lifecycle.ts): one of each at most; `fired` when one is due. */
 export class RunTimers {
   readonly #timers = new Map<TimerName, NodeJS.Timeout>();
   readonly #fired: (name: TimerName) => void;

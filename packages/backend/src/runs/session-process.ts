@@ -1,6 +1,6 @@
 import { createDenyResponse, type StreamEvent } from '@catalyst/protocol';
 import { parseStream } from '../core/stream-parser.ts';
-import { isCommandLifecycleLine } from '../core/turn-of-message.ts';
+import { isCommandLifecycleLine } from './core/turn-of-message.ts';
 import type { RunOutcome, RunSpec } from '../host/host.ts';
 import {
   attachSessionRun,

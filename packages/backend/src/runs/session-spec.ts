@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { RunMode } from '@catalyst/protocol';
-import { buildClaudeCommand } from '../core/claude-command.ts';
-import type { AskPerson } from '../core/control-decision.ts';
-import { commandOptionsFor } from '../core/tool-policy.ts';
+import { buildClaudeCommand } from './core/claude-command.ts';
+import type { AskPerson } from './core/control-decision.ts';
+import { commandOptionsFor } from './core/tool-policy.ts';
 import type { RunSpec } from '../host/host.ts';
 
 /**
@@ -54,7 +54,7 @@ export function sessionSpec(input: SessionSpecInput, resume: string | undefined)
     cwd,
     ...(env === undefined ? {} : { env: { ...env } }),
     ...commandOptionsFor(mode, { askPermissions: askPerson?.permissions }),
-    // Text as the model writes it, relayed live (core/live-text.ts).
+    // Text as the model writes it, relayed live (runs/core/live-text.ts).
     includePartialMessages: true,
     ...(resume === undefined ? {} : { resume }),
     ...(budget === undefined ? {} : { maxBudgetUsd: budget.remainingUsd }),

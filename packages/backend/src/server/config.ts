@@ -3,14 +3,14 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ModelNameSchema } from '@catalyst/protocol';
-import { DEFAULT_QA_MODEL } from '../core/auto-answer.ts';
+import { DEFAULT_QA_MODEL } from '../runs/core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { SafeIdeasRootSchema as IdeasRootSchema } from '../core/ideas-root-rules.ts';
-import { DEFAULT_MAX_RUN_MS } from '../core/run-commands.ts';
+import { DEFAULT_MAX_RUN_MS } from '../runs/core/run-commands.ts';
 import type { HostEntry, LocalHostEntry, SshConnectEntry, SshHostEntry } from '../host/host-entry.ts';
 import { DEFAULT_LEASE_MS } from '../host/wrapped-run.ts';
 import { PushServiceListSchema } from '../push/push-services.ts';
-import { DEFAULT_WARM_PER_HOST } from '../service/warm-sessions.ts';
+import { DEFAULT_WARM_PER_HOST } from '../runs/warm-sessions.ts';
 import { HostClaudePathSchema as ClaudePathSchema } from '@catalyst/protocol';
 import {
   ConfigFileSchema,
@@ -21,9 +21,9 @@ import {
   type ReadTextFile,
 } from './config-file.ts';
 import { formatIssuePath } from '../core/issue-summary.ts';
-import { TokenSchema } from './token-file.ts';
+import { TokenSchema } from '../auth/token-file.ts';
 
-export { resolveToken, type ResolvedToken } from './token-file.ts';
+export { resolveToken, type ResolvedToken } from '../auth/token-file.ts';
 
 /**
  * Catalyst's configuration: one zod schema over the environment and the optional hosts file, parsed once at
@@ -136,7 +136,7 @@ const EnvSchema = z
     CATALYST_QA_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     CATALYST_CHECKPOINT_TIMEOUT_MS: wholeNumber({ min: 1_000, max: 60 * 60_000, fallback: 60_000 }),
     CATALYST_PREVIEW_IDLE_MS: wholeNumber({ min: 1_000, max: 30 * 24 * 3_600_000, fallback: 3_600_000 }),
-    /** The longest one file call may wait for an SSH host (issue 25); host/ssh/sftp-session.ts has the default. */
+    /** The longest one file call may wait for an SSH host (issue 25); host/ssh/sftp-client.ts has the default. */
     CATALYST_FILE_TIMEOUT_MS: present
       .regex(/^\d+$/, 'must be a whole number')
       .transform(Number)

@@ -3,13 +3,13 @@ import { resolve } from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Services } from '../service/ports.ts';
-import type { PairingLinks } from './api-pairing.ts';
+import type { PairingLinks } from '../auth/api-pairing.ts';
 import type { WebPush } from '../push/open-web-push.ts';
-import type { Auth } from './auth.ts';
+import type { Auth } from '../auth/auth.ts';
 import { createErrorHandler, JSON_BODY_LIMIT_BYTES, sendError } from './http-errors.ts';
 import { createApiRouter } from './routes-api.ts';
-import { createLoginRouter } from './routes-login.ts';
-import { THROTTLED_LOG_MESSAGE } from './throttled-answer.ts';
+import { createLoginRouter } from '../auth/routes-login.ts';
+import { THROTTLED_LOG_MESSAGE } from '../auth/throttled-answer.ts';
 
 /**
  * The HTTP side of Catalyst: `/login` and `POST /pair` (public; routes-login.ts), `/api/*` (token and origin checked before the body

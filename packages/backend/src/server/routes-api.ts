@@ -1,19 +1,19 @@
 import { GUARDED_API, openApiDocument } from '@catalyst/protocol';
 import { Router } from 'express';
 import type { Services } from '../service/ports.ts';
-import type { Auth } from './auth.ts';
-import { asideHandlers } from './api-asides.ts';
+import type { Auth } from '../auth/auth.ts';
+import { asideHandlers } from '../asides/edge/api-asides.ts';
 import { bindApi } from './api-binding.ts';
-import { fileHandlers } from './api-files.ts';
-import { hostHandlers } from './api-hosts.ts';
-import { ideaHandlers } from './api-ideas.ts';
-import { pairingHandlers, type PairingLinks } from './api-pairing.ts';
-import { previewHandlers } from './api-previews.ts';
-import { pushHandlers } from './api-push.ts';
+import { fileHandlers } from '../files/edge/api-files.ts';
+import { hostHandlers } from '../hosts/edge/api-hosts.ts';
+import { ideaHandlers } from '../ideas/edge/api-ideas.ts';
+import { pairingHandlers, type PairingLinks } from '../auth/api-pairing.ts';
+import { previewHandlers } from '../previews/edge/api-previews.ts';
+import { pushHandlers } from '../push/edge/api-push.ts';
 import type { WebPush } from '../push/open-web-push.ts';
-import { reviewHandlers } from './api-reviews.ts';
-import { runHandlers } from './api-runs.ts';
-import { sessionHandlers, type SessionRouteOptions } from './api-sessions.ts';
+import { reviewHandlers } from '../checkpoints/edge/api-reviews.ts';
+import { runHandlers } from '../runs/edge/api-runs.ts';
+import { loginHandlers, type LoginRouteOptions } from '../auth/api-logins.ts';
 import { sendError } from './http-errors.ts';
 
 /**
@@ -23,7 +23,7 @@ import { sendError } from './http-errors.ts';
  * unknown route answers 404 in the API's own error shape.
  */
 
-export interface ApiRouteOptions extends SessionRouteOptions {
+export interface ApiRouteOptions extends LoginRouteOptions {
   readonly pairing: PairingLinks;
   readonly push: Pick<WebPush, 'publicKey' | 'subscriptions'>;
 }
@@ -38,7 +38,7 @@ export function createApiRouter(services: Services, auth: Auth, options: ApiRout
     {
       health: () => ({ ok: true as const }),
       openapi: () => (document ??= openApiDocument()),
-      ...sessionHandlers(auth, options),
+      ...loginHandlers(auth, options),
       ...pairingHandlers(options.pairing),
       ...pushHandlers(options.push, (request) => auth.sessionOf(request)),
       ...ideaHandlers(services),

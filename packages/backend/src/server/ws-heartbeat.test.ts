@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createHeartbeat } from './ws-session.ts';
+import { createHeartbeat } from './ws-connection.ts';
 
 // The server's heartbeat ends a socket whose client no longer answers its pings, but not one it holds back itself
 // (a terminal's socket, paused while the pty takes no more input: the client's pong waits unread behind its input).

@@ -4,13 +4,13 @@ import { MAX_CLIENT_FRAME_BYTES, TERMINAL_WS_PATH } from '@catalyst/protocol';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { WsServices } from '../service/ports.ts';
-import type { Auth } from './auth.ts';
-import { startTerminalSocket, type TerminalsPort } from './terminal-socket.ts';
-import { startWsSession, type WsSession } from './ws-session.ts';
+import type { Auth } from '../auth/auth.ts';
+import { startTerminalSocket, type TerminalsPort } from '../terminals/edge/terminal-socket.ts';
+import { startWsConnection, type WsConnection } from './ws-connection.ts';
 import type { ViewingTabs } from '../push/viewing-tabs.ts';
 import { closeWithin } from './ws-close.ts';
-import { closeOnSignOut } from './ws-sign-out.ts';
-import { THROTTLED_LOG_MESSAGE } from './throttled-answer.ts';
+import { closeOnSignOut } from '../auth/ws-sign-out.ts';
+import { THROTTLED_LOG_MESSAGE } from '../auth/throttled-answer.ts';
 
 /**
  * The WebSockets at `/ws` and, with terminals, `/ws/terminal` (terminal-socket.ts: a socket per terminal, so a
@@ -127,7 +127,7 @@ function createUpgradeHandler(context: {
 function createSessions(options: WsHubOptions) {
   const { services, logger } = options;
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-  const sessions = new Map<WebSocket, WsSession>();
+  const sessions = new Map<WebSocket, WsConnection>();
   let connectionCount = 0;
   const heartbeat = setInterval(() => {
     for (const session of sessions.values()) session.checkAlive();
@@ -151,7 +151,10 @@ function createSessions(options: WsHubOptions) {
       }
       const browserSession = options.auth.sessionOf(request)?.id;
       const onViewing = (ideaId: string | null) => options.viewing?.set(socket, browserSession, ideaId);
-      sessions.set(socket, startWsSession({ socket, services, logger: child, maxBufferedBytes, onViewing }));
+      sessions.set(
+        socket,
+        startWsConnection({ socket, services, logger: child, maxBufferedBytes, onViewing }),
+      );
       socket.once('close', (code: number) => {
         options.viewing?.forget(socket);
         sessions.delete(socket);

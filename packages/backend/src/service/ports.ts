@@ -32,8 +32,8 @@ import type {
   UpdateIdeaBody,
   TerminalCount,
 } from '@catalyst/protocol';
-import type { PermissionDecision } from '../core/prompt-answers.ts';
-import type { SubmittedAnswers } from '../core/question-handler.ts';
+import type { PermissionDecision } from '../runs/core/prompt-answers.ts';
+import type { SubmittedAnswers } from '../runs/core/question-handler.ts';
 
 export interface IdeaSubscription {
   /**

@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
-import type { ActiveRuns } from './active-runs.ts';
-import type { Asides } from './asides.ts';
-import type { Autopilots } from './autopilots.ts';
-import type { AutopilotsCapability } from './autopilots-capability.ts';
-import type { HostRegistry } from './host-registry.ts';
-import type { HostsCapability } from './hosts-capability.ts';
-import type { IdeaHistories } from './idea-histories.ts';
-import type { Previews } from './previews.ts';
-import type { RunsCapability } from './runs-capability.ts';
-import { takeUpSessions } from './session-takeup.ts';
-import type { Terminals } from './terminals.ts';
-import type { WarmSessions } from './warm-sessions.ts';
+import type { ActiveRuns } from '../runs/active-runs.ts';
+import type { Asides } from '../asides/asides.ts';
+import type { Autopilots } from '../queue/autopilots.ts';
+import type { AutopilotsCapability } from '../queue/autopilots-capability.ts';
+import type { HostRegistry } from '../hosts/host-registry.ts';
+import type { HostsCapability } from '../hosts/hosts-capability.ts';
+import type { IdeaHistories } from '../ideas/idea-histories.ts';
+import type { Previews } from '../previews/previews.ts';
+import type { RunsCapability } from '../runs/runs-capability.ts';
+import { takeUpSessions } from '../runs/session-takeup.ts';
+import type { Terminals } from '../terminals/terminals.ts';
+import type { WarmSessions } from '../runs/warm-sessions.ts';
 
 // The service's whole-life steps that reach across its capabilities: taking up what an earlier Catalyst left,
 // ending all that an idea has going when it is deleted, and shutting down.

@@ -1,12 +1,12 @@
 import type { RelayEvent } from '@catalyst/protocol';
 import type { Logger } from 'pino';
-import type { HostRegistry } from './host-registry.ts';
-import type { HostsCapabilityOptions } from './hosts-capability.ts';
-import type { IdeaIndex } from './idea-index.ts';
+import type { HostRegistry } from '../hosts/host-registry.ts';
+import type { HostsCapabilityOptions } from '../hosts/hosts-capability.ts';
+import type { IdeaIndex } from '../ideas/idea-index.ts';
 import type { Services } from './ports.ts';
-import type { StartPreviewServer } from './preview-server.ts';
-import type { QaSettings } from './prompt-routing.ts';
-import type { Terminals } from './terminals.ts';
+import type { StartPreviewServer } from '../previews/preview-server.ts';
+import type { QaSettings } from '../runs/prompt-routing.ts';
+import type { Terminals } from '../terminals/terminals.ts';
 
 // What the composition root (wire-services.ts) is given, and what it hands back.
 
@@ -40,7 +40,7 @@ export interface ServiceOptions {
     bind: string;
     idleMs?: number;
     isCatalystToken: (candidate: string) => boolean;
-    /** Starts a preview's own HTTP server (server/preview-proxy.ts): the service starts none itself. */
+    /** Starts a preview's own HTTP server (previews/edge/preview-proxy.ts): the service starts none itself. */
     startServer: StartPreviewServer;
   };
 }

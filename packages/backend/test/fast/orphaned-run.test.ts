@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RelayEventSchema } from '@catalyst/protocol';
 import { text, waitUntil } from '@catalyst/testkit';
 import { z } from 'zod';
-import { ORPHANED_RUN_MESSAGE } from '../../src/service/orphaned-runs.ts';
+import { ORPHANED_RUN_MESSAGE } from '../../src/runs/orphaned-runs.ts';
 import { useFastService } from './fast-harness.ts';
 import { leaveKilledBuild as leaveKilledBuildOn } from '../orphaned-run-kit.ts';
 

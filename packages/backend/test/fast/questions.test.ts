@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { colorQuestion, text, toolUse } from '@catalyst/testkit';
-import { DISMISSED_MESSAGE, NO_ANSWER_IN_TIME } from '../../src/core/prompt-answers.ts';
+import { DISMISSED_MESSAGE, NO_ANSWER_IN_TIME } from '../../src/runs/core/prompt-answers.ts';
 import { openIdeaWith, startRun, toolResultsOf, waitForError, waitForQuestion } from '../question-client.ts';
 import { type ServiceUnderTest } from '../service-harness.ts';
 import { useFastService } from './fast-harness.ts';

@@ -9,7 +9,7 @@ import {
   type RelayEvent,
 } from '@catalyst/protocol';
 import { text, toolUse, waitForFile } from '@catalyst/testkit';
-import { CONTINUE_MESSAGE } from '../../src/service/autopilots.ts';
+import { CONTINUE_MESSAGE } from '../../src/queue/autopilots.ts';
 import type { IdeaClient, ServiceUnderTest } from '../service-harness.ts';
 import { useFastService } from './fast-harness.ts';
 

@@ -5,12 +5,12 @@ import {
   type QueueCommand,
   type QueueInput,
   type QueueState,
-} from '../../src/core/queue-machine.ts';
-import type { RunEnding } from '../../src/core/run-ending.ts';
+} from '../../src/queue/core/queue-machine.ts';
+import type { RunEnding } from '../../src/runs/core/run-ending.ts';
 
 /**
  * What the queue machine's tests (queue-*.test.ts) share: queues to start from, inputs fed in order, endings (its
- * driver's test, service/autopilots.test.ts, takes its endings from here too).
+ * driver's test, queue/autopilots.test.ts, takes its endings from here too).
  */
 
 export const ideaId = 'idea-0123456789abcdef';

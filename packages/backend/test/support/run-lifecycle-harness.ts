@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../../src/core/run-outcome.ts';
+import type { RunOutcome } from '../../src/runs/core/run-outcome.ts';
 import { lineOf } from './cli-line-fixtures.ts';
 import {
   RunLifecycle,
@@ -6,7 +6,7 @@ import {
   type RunInput,
   type RunLifecycleOptions,
   type TimerName,
-} from '../../src/core/run-lifecycle.ts';
+} from '../../src/runs/core/run-lifecycle.ts';
 
 /**
  * For the lifecycle's unit tests: a fake driver with a fake clock. It keeps the timers the machine asked for and

@@ -3,7 +3,7 @@
 # cd and its exec. The including script sets `cr_nenv` (how many NAME=value arguments come first) and `cr_run`.
 # shellcheck disable=SC2154
 
-# Exports the first cr_nenv arguments, each NAME=value (core/claude-command.ts renderEnvAssignments checked the
+# Exports the first cr_nenv arguments, each NAME=value (runs/core/claude-command.ts renderEnvAssignments checked the
 # names); the caller then drops them with `shift "$cr_nenv"`.
 cr_export_env() {
   cr_i=0

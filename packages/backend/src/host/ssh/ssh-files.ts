@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { CatalystError } from '../../core/catalyst-error.ts';
 import type { CreateOptions, HostFiles } from '../host.ts';
-import type { WithSftp } from './sftp-session.ts';
+import type { WithSftp } from './sftp-client.ts';
 import {
   appendToFile,
   checkRegularFile,
@@ -27,7 +27,7 @@ import {
 
 /**
  * HostFiles over SFTP (ssh-field-notes.md §7), every call on the host's shared session within its time limit
- * (sftp-session.ts). readWithin is one script on an exec channel instead (ssh-read-within.ts): SFTP cannot check a
+ * (sftp-client.ts). readWithin is one script on an exec channel instead (ssh-read-within.ts): SFTP cannot check a
  * path and read it in one step, nor refuse a FIFO without opening it.
  */
 

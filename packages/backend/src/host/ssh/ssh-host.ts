@@ -14,7 +14,7 @@ import { parseSshHostConfig, type SshHostConfig } from './ssh-config.ts';
 import { openSshConnection } from './ssh-connection.ts';
 import { createJumpChains } from './ssh-jump-chains.ts';
 import { runControlScript } from './ssh-control-command.ts';
-import { createSharedSftp, DEFAULT_FILE_TIMEOUT_MS } from './sftp-session.ts';
+import { createSharedSftp, DEFAULT_FILE_TIMEOUT_MS } from './sftp-client.ts';
 import { createSshFiles } from './ssh-files.ts';
 import { readWithinOverSsh } from './ssh-read-within.ts';
 import { createSshPool, type PoolStats } from './ssh-pool.ts';
@@ -35,7 +35,7 @@ export interface SshHost extends Host {
 export interface SshHostOptions {
   /** Grace between TERM and KILL for killRun(). */
   killGraceMs?: number;
-  /** The longest one file call may wait for the host (sftp-session.ts; CATALYST_FILE_TIMEOUT_MS). */
+  /** The longest one file call may wait for the host (sftp-client.ts; CATALYST_FILE_TIMEOUT_MS). */
   fileTimeoutMs?: number;
   /** A run waits for one of the host's channels and none can be added (ssh-pool.ts onRunWaiting). */
   onRunChannelShortage?: () => void;

@@ -11,9 +11,9 @@ import {
   reserveSlot,
   type ChannelKind,
   type Slot,
-} from './session-slots.ts';
+} from './channel-slots.ts';
 
-export type { ChannelKind } from './session-slots.ts';
+export type { ChannelKind } from './channel-slots.ts';
 
 /**
  * The connections to one host (ssh-field-notes.md §4). Runs share a connection up to `maxRunsPerConnection`;
@@ -59,7 +59,7 @@ export interface SshPoolOptions {
   limits: SshPoolLimits;
   /**
    * A run waits for a channel and the pool may not open another connection: called once for each such run, so
-   * that a holder of an idle run channel (a warm session, service/warm-sessions.ts) can give one back.
+   * that a holder of an idle run channel (a warm session, runs/warm-sessions.ts) can give one back.
    */
   onRunWaiting?: () => void;
 }

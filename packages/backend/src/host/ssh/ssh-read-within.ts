@@ -67,7 +67,7 @@ interface Deadline {
 
 /**
  * Started before the channel is asked for: the pool queues an open for as long as its channels are busy (stuck
- * SFTP sessions among them, sftp-session.ts), and the Files view must get its answer all the same.
+ * SFTP sessions among them, sftp-client.ts), and the Files view must get its answer all the same.
  */
 function startDeadline(where: string, limits: { label: string; timeoutMs: number }): Deadline {
   let channel: RawChannel | undefined;
