@@ -62,7 +62,7 @@ cr_ours() {
   [ "$2" = "$$" ]
 }
 # The live (not zombie) processes of session $1 but this shell into cr_mpids; cr_old set when one of the session's
-# processes (zombies too) started before tick $2. One awk over every /proc/<pid>/stat (a shell's `read` costs a
+# processes (zombies too) started at or before tick $2. One awk over every /proc/<pid>/stat (a shell's `read` costs a
 # system call per byte): the pid from the file's name, the fields after the last `) ` (a command's name may hold
 # spaces, parentheses and newlines), and a file that is gone by then is skipped (getline, not awk's own file list).
 cr_members() {
@@ -78,7 +78,7 @@ cr_members() {
       if (p == 1 || split(substr(s, p), f, " ") < 20 || f[4] != sid) continue
       pid = ARGV[i]
       gsub(/[^0-9]/, "", pid)
-      if (before != "" && f[20] + 0 < before + 0) old = 1
+      if (before != "" && f[20] + 0 <= before + 0) old = 1
       if (f[1] != "Z" && pid != self) pids = pids " " pid
     }
     print old pids
@@ -91,10 +91,11 @@ cr_members() {
 
 # Whether session $1, the job's (`setsid` made the job its leader, so its id is the job's pid), is still the run's;
 # its processes then in cr_mpids. What drops the tag (`env -i`) keeps the session unless it calls setsid itself. The
-# session is the run's while the job leads it (cr_is_job), or when one of its processes started before cr_known, a
-# tick at which it was the run's: a process keeps its session id from its fork on, and Linux hands a pid out again
-# only once no process has it as session id, so the session has been the run's throughout. cr_known then moves on
-# to now, taken before looking. A stopper sets cr_known itself only when it saw the job a moment ago (the wrapper and
+# session is the run's while the job leads it (cr_is_job), or when one of its processes started no later than
+# cr_known, a tick at which it was the run's (in that very tick too: a fast host forks, execs and ends a job within
+# one): a process keeps its session id from its fork on, and Linux hands a pid out again only once no process has
+# it as session id, so the session has been the run's throughout. cr_known then moves on to now, taken before
+# looking. A stopper sets cr_known itself only when it saw the job a moment ago (the wrapper and
 # a session's supervisor, right after their `wait` reaped it: pids are handed out in turn, so the job's comes back
 # only after the whole range has been used again, never in that moment).
 cr_session_ours() {
