@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Layering (docs/architecture.md): protocol imports nothing of ours; the backend's core/ folders are pure (no I/O modules);
-// nothing in the product imports the testkit.
+// Layering (docs/architecture.md): protocol imports nothing of ours; the backend's core/ folders are pure (no I/O
+// modules), its platform (core/, host/) knows nothing of its features, and only its edges import an edge; nothing in
+// the product imports the testkit.
 const ioModules = [
   'node:fs',
   'node:fs/promises',
@@ -26,6 +27,39 @@ const backendEdges = [
   'packages/backend/src/wire-services.ts',
 ];
 const noTestkit = { group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' };
+const features = [
+  'runs',
+  'queue',
+  'asides',
+  'checkpoints',
+  'files',
+  'hosts',
+  'previews',
+  'terminals',
+  'auth',
+  'push',
+];
+const noFeatures = {
+  group: features.map((name) => `**/${name}/**`),
+  message: 'the platform (core/, host/) knows nothing of the features above it.',
+};
+/** The rules of a pure core/ folder: no I/O module, no edge, nothing of the host layer (and `extra`). */
+function pureRules(extra) {
+  return {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: ioModules.map((name) => ({ name, message: 'backend core is pure: no I/O.' })),
+        patterns: [
+          noTestkit,
+          ...noEdges,
+          ...extra,
+          { group: ['**/host/**'], message: 'backend core knows nothing of the host layer.' },
+        ],
+      },
+    ],
+  };
+}
 const noEdges = [
   {
     group: ['**/server/*', '**/auth/*', '**/edge/*'],
@@ -78,21 +112,22 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/backend/src/core/**/*.ts', 'packages/backend/src/*/core/**/*.ts'],
+    files: ['packages/backend/src/host/**/*.ts'],
     ignores: ['packages/backend/src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: ioModules.map((name) => ({ name, message: 'backend core is pure: no I/O.' })),
-          patterns: [
-            noTestkit,
-            ...noEdges,
-            { group: ['**/host/**'], message: 'backend core knows nothing of the host layer.' },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: [noTestkit, ...noEdges, noFeatures] }],
     },
+  },
+  {
+    // A feature's core/ is pure; the platform's core/ is besides below every feature.
+    files: ['packages/backend/src/*/core/**/*.ts'],
+    ignores: ['packages/backend/src/**/*.test.ts'],
+    rules: pureRules([]),
+  },
+  {
+    files: ['packages/backend/src/core/**/*.ts'],
+    ignores: ['packages/backend/src/**/*.test.ts'],
+    rules: pureRules([noFeatures]),
   },
   {
     files: ['**/*.js', '**/*.mjs'],

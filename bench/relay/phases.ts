@@ -8,7 +8,7 @@ import { IdeaViewSchema, type ServerFrame } from '../../packages/protocol/src/in
 import {
   buildClaudeCommand,
   renderClaudeLoginShellCommand,
-} from '../../packages/backend/src/runs/core/claude-command.ts';
+} from '../../packages/backend/src/core/claude-command.ts';
 import { commandOptionsFor } from '../../packages/backend/src/runs/core/tool-policy.ts';
 import type { SshConnection } from '../../packages/backend/src/host/ssh/ssh-connection.ts';
 import { benchPrompt, parseBenchLine, parseBenchResult, type LineTally, type TagTally } from './lines.ts';

@@ -154,14 +154,14 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   const hosts = new HostRegistry([...config.hosts, ...appHosts.entries], appHosts.defaultHost, createHost);
   // A reverse proxy may pass its own Host on or not: its public origin is the app's own either way.
   const allowedOrigins = [...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])];
-  const sessions = await openBrowserLogins({
+  const logins = await openBrowserLogins({
     configDir: config.configDir,
     token,
     lifetimeMs: config.sessionDays * 24 * 3_600_000,
     logger,
     ...(options.now === undefined ? {} : { now: options.now }),
   });
-  const auth = createAuth({ token, allowedOrigins, sessions });
+  const auth = createAuth({ token, allowedOrigins, logins });
   const push = await openWebPush({
     configDir: config.configDir,
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
@@ -176,7 +176,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
     // Called once events come, by then the services exist.
     getIdea: (id) => services.ideas.getIdea(id),
     getAutopilot: (id) => services.autopilots.getAutopilot(id),
-    isSignedIn: (id) => sessions.list().some((session) => session.id === id),
+    isSignedIn: (id) => logins.list().some((login) => login.id === id),
     logger,
   });
   const services = wireServices({
@@ -214,13 +214,13 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
   onRunChannelShortage = (hostName) => {
     services.yieldRunChannel(hostName);
   };
-  // Devices of sessions that ended while no listener heard it (a new token ends them all; a crash between the two
+  // Devices of logins that ended while no listener heard it (a new token ends them all; a crash between the two
   // files) are forgotten at start; then a browser signed out loses its devices as it goes.
-  const signedIn = new Set(sessions.list().map((session) => session.id));
+  const signedIn = new Set(logins.list().map((login) => login.id));
   for (const orphan of new Set(push.subscriptions.list().map((kept) => kept.sessionId))) {
     if (!signedIn.has(orphan)) await push.subscriptions.removeSession(orphan);
   }
-  sessions.onEnded((id) => {
+  logins.onEnded((id) => {
     push.subscriptions.removeSession(id).catch((error: unknown) => {
       logger.warn({ err: error }, 'could not forget the push subscriptions of a signed-out browser');
     });
@@ -274,7 +274,7 @@ export async function startCatalyst(options: StartOptions): Promise<RunningCatal
       // The start-up sweep and take-up may still be under way (a stop right after a start): with the hosts closed
       // they end at once, and nothing of theirs writes after the stop (a folder removed next was found not empty).
       await swept.catch(() => undefined);
-      await sessions.close();
+      await logins.close();
     },
   };
 }

@@ -9,7 +9,7 @@ import { FilesCapability } from './files/files-capability.ts';
 import { hostUsersOf } from './hosts/host-holds.ts';
 import { HostsCapability } from './hosts/hosts-capability.ts';
 import { createLocalSshConfigSources } from './host/ssh/config/ssh-config-files.ts';
-import { IdeaActivity } from './runs/idea-activity.ts';
+import { IdeaOwners } from './runs/idea-owners.ts';
 import { IdeaHistories } from './ideas/idea-histories.ts';
 import { locateIdea } from './ideas/idea-lookup.ts';
 import { IdeasCapability } from './ideas/ideas-capability.ts';
@@ -44,13 +44,19 @@ export function wireServices(options: ServiceOptions): WiredServices {
   const live = new LiveSubscribers();
   const locate = (id: string) => locateIdea(options, id);
   // The capabilities below call one another only once a request comes, by then all of them exist.
-  const activity: IdeaActivity = new IdeaActivity({ active, queues: () => autopilots, asides: () => asides });
+  const owners: IdeaOwners = new IdeaOwners({
+    active,
+    queues: () => autopilots,
+    asides: () => asides,
+    startRun: (id, mode, message) => runs.startRun(id, mode, message),
+    enqueue: (id, mode, message) => autopilots.add(id, { mode, message, sendNow: false }),
+  });
   const histories: IdeaHistories = new IdeaHistories({
     hosts,
     logger,
     hostOf: async (id) => (await locate(id)).host,
     // An autopilot between two steps keeps its history open too: it writes the next step's events.
-    isRunning: (id) => activity.isWriting(id),
+    isRunning: (id) => owners.of(id).isWriting(),
     takeUp: (id, history) => (run) => runs.takeUp(id, history, run),
     maxIdle: options.maxIdleHistories,
     onEvent: options.onEvent,
@@ -70,7 +76,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     hosts,
     logger,
     locate,
-    runTagOf: (id) => activity.runTagOf(id),
+    runTagOf: (id) => owners.of(id).runTag(),
     bind: options.previews.bind,
     idleMs: options.previews.idleMs ?? DEFAULT_PREVIEW_IDLE_MS,
     isCatalystToken: options.previews.isCatalystToken,
@@ -95,7 +101,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     active,
     launching,
     logger,
-    activity,
+    owners,
     warmPerHost: options.warmPerHost,
   });
   const autopilots: Autopilots = new Autopilots({
@@ -114,14 +120,14 @@ export function wireServices(options: ServiceOptions): WiredServices {
     qa: options.qa ?? DEFAULT_QA,
     timeoutMs: DEFAULT_ASIDE_TIMEOUT_MS,
     inactivityMs: options.inactivityTimeoutMs,
-    isDeleting: (id) => activity.isDeleting(id),
+    isDeleting: (id) => owners.of(id).isDeleting(),
     isStopping: () => active.isStopping(),
     budgets,
   });
   const terminals = new Terminals({
     hosts,
     hostOf: async (id) => (await locate(id)).host,
-    isDeleting: (id) => activity.isDeleting(id),
+    isDeleting: (id) => owners.of(id).isDeleting(),
     logger,
   });
   const hostsCapability = new HostsCapability({
@@ -132,14 +138,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
     logger,
   });
   const projectFiles = new ProjectFiles({ hosts, locate, checkpoints });
-  const autopilotControl = new AutopilotsCapability({
-    autopilots,
-    active,
-    activity,
-    hosts,
-    logger,
-    startRun: (id, mode, message) => runs.startRun(id, mode, message),
-  });
+  const autopilotControl = new AutopilotsCapability({ autopilots, active, hosts, logger });
   const parts: ServiceParts = {
     hosts,
     logger,
@@ -185,7 +184,7 @@ export function wireServices(options: ServiceOptions): WiredServices {
       active,
       histories,
       locate,
-      activity,
+      owners,
       restartPreview: (id) => previewEngine.restartIfRunning(id),
     }),
     reviews: new Reviews({
@@ -193,12 +192,12 @@ export function wireServices(options: ServiceOptions): WiredServices {
       checkpoints,
       files: projectFiles,
       histories,
-      isDeleting: (id) => activity.isDeleting(id),
+      isDeleting: (id) => owners.of(id).isDeleting(),
       logger,
       locate,
       // As the composer's message: a build now when the idea is idle, queued behind what runs otherwise.
       send: async (id, mode, message) => {
-        const sent = await autopilotControl.sendMessage(id, mode, message);
+        const sent = await owners.of(id).send(mode, message);
         return 'runId' in sent ? { runId: sent.runId } : {};
       },
     }),

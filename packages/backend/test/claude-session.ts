@@ -16,7 +16,7 @@ import {
   type ClaudeProcess,
   type ScriptedModel,
 } from '@catalyst/testkit';
-import { buildClaudeCommand, type ClaudeCommandOptionsInput } from '../src/runs/core/claude-command.ts';
+import { buildClaudeCommand, type ClaudeCommandOptionsInput } from '../src/core/claude-command.ts';
 import { parseResult } from '../src/core/command-result.ts';
 import { parseStream } from '../src/core/stream-parser.ts';
 

@@ -65,7 +65,7 @@ interface Browser {
   readonly key: string;
 }
 
-function sessionOf(response: Response, body: unknown): Browser {
+function loginOf(response: Response, body: unknown): Browser {
   const { key } = z.object({ key: z.string() }).parse(body);
   return { cookie: (response.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '', key };
 }
@@ -73,7 +73,7 @@ function sessionOf(response: Response, body: unknown): Browser {
 async function logIn(running: RunningCatalyst): Promise<Browser> {
   const response = await post(running, '/login', { token: TOKEN }, CHROME_LINUX);
   expect(response.status).toBe(200);
-  return sessionOf(response, await response.json());
+  return loginOf(response, await response.json());
 }
 
 function post(running: RunningCatalyst, path: string, body: unknown, userAgent = CHROME_ANDROID) {
@@ -117,7 +117,7 @@ describe('pairing a phone', () => {
     const paired = await redeem(running, link.code);
     expect(paired.status).toBe(200);
     expect(paired.headers.get('cache-control')).toBe('no-store');
-    const phone = sessionOf(paired, await paired.json());
+    const phone = loginOf(paired, await paired.json());
     expect(paired.headers.getSetCookie()[0]).toMatch(
       /^catalyst_session=[\w-]{43}; HttpOnly; SameSite=Strict; Path=\/$/,
     );

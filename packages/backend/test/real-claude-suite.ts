@@ -9,7 +9,7 @@ import {
   waitUntil,
   type ScriptedModel,
 } from '@catalyst/testkit';
-import { buildClaudeCommand } from '../src/runs/core/claude-command.ts';
+import { buildClaudeCommand } from '../src/core/claude-command.ts';
 import { parseStream } from '../src/core/stream-parser.ts';
 import type { RunHandle } from '../src/host/host.ts';
 import { expectNothingLeft, reapRuns, type HostProcess, type HostTestContext } from './host-test-kit.ts';

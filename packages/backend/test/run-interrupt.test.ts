@@ -11,7 +11,7 @@ import {
   type ScriptedModel,
   type TempDir,
 } from '@catalyst/testkit';
-import { buildClaudeCommand } from '../src/runs/core/claude-command.ts';
+import { buildClaudeCommand } from '../src/core/claude-command.ts';
 import { parseStream } from '../src/core/stream-parser.ts';
 import type { RunHandle } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';

@@ -117,6 +117,10 @@ export class IdeasDouble implements IdeasPort, RunsPort {
     });
   }
 
+  sendMessage(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
+    return this.startRun(id, mode, message);
+  }
+
   startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
     return settle(() => {
       this.calls.push(`startRun ${id} ${mode}`);

@@ -15,7 +15,6 @@ import type {
   PreviewLinkResponse,
   PreviewLogResponse,
   PreviewView,
-  RunMode,
 } from '@catalyst/protocol';
 import { CatalystError } from '../src/core/catalyst-error.ts';
 import type {
@@ -134,10 +133,6 @@ class AutopilotsDouble implements AutopilotsPort {
 
   addToQueue(id: string): Promise<AutopilotView> {
     return this.#noQueue('addToQueue', id);
-  }
-
-  sendMessage(id: string, mode: RunMode, message: string): Promise<{ runId: string }> {
-    return this.#ideas.startRun(id, mode, message);
   }
 
   updateQueuedStep(id: string): Promise<AutopilotView> {

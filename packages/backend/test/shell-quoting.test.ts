@@ -8,7 +8,7 @@ import {
   CWD_NOT_FOUND_EXIT_CODE,
   buildClaudeCommand,
   renderClaudeLoginShellCommand,
-} from '../src/runs/core/claude-command.ts';
+} from '../src/core/claude-command.ts';
 import {
   MAX_WRAPPED_COMMAND_BYTES,
   createShellCall,

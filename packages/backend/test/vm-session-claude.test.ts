@@ -15,7 +15,7 @@ import {
   type ScriptedModel,
   type SshdHandle,
 } from '@catalyst/testkit';
-import { buildClaudeCommand } from '../src/runs/core/claude-command.ts';
+import { buildClaudeCommand } from '../src/core/claude-command.ts';
 import { parseStream } from '../src/core/stream-parser.ts';
 import { createSshHost, type SshHost } from '../src/host/ssh/ssh-host.ts';
 import type { SessionAttachment } from '../src/host/vm-sessions.ts';

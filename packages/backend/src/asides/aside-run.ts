@@ -1,5 +1,5 @@
 import { createUserMessage, type CommandResult, type ErrorCode, type StreamEvent } from '@catalyst/protocol';
-import { buildClaudeCommand } from '../runs/core/claude-command.ts';
+import { buildClaudeCommand } from '../core/claude-command.ts';
 import { parseResult } from '../core/command-result.ts';
 import {
   answerControlRequest,

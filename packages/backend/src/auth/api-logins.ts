@@ -26,12 +26,12 @@ export function loginHandlers(
 ): ApiHandlers<Pick<Api, 'listSessions' | 'endSession' | 'logOut'>> {
   return {
     listSessions: (_input, { request }) => {
-      const current = auth.sessionOf(request)?.id;
-      return { sessions: auth.sessions.list().map((session) => viewOf(auth, session, current)) };
+      const current = auth.loginOf(request)?.id;
+      return { sessions: auth.logins.list().map((session) => viewOf(auth, session, current)) };
     },
     endSession: async ({ params }, { request, response }) => {
-      const isCurrent = auth.sessionOf(request)?.id === params.id;
-      if (!(await auth.sessions.end(params.id))) {
+      const isCurrent = auth.loginOf(request)?.id === params.id;
+      if (!(await auth.logins.end(params.id))) {
         const message = 'There is no such signed-in browser: it has signed out or its session has ended.';
         sendError(response, { code: 'INVALID_ARGUMENT', message, status: 404 });
         return;
@@ -39,14 +39,14 @@ export function loginHandlers(
       if (isCurrent) clearCookie(request, response, options);
     },
     logOut: async (_input, { request, response }) => {
-      const current = auth.sessionOf(request);
+      const current = auth.loginOf(request);
       if (current === undefined) {
         throw new CatalystError(
           'INVALID_ARGUMENT',
           'Only a browser logs out; an API client’s token stays valid until the token changes.',
         );
       }
-      await auth.sessions.end(current.id);
+      await auth.logins.end(current.id);
       clearCookie(request, response, options);
     },
   };
@@ -65,7 +65,7 @@ function viewOf(auth: Auth, session: BrowserLogin, current: string | undefined):
     name: session.name,
     createdAt: new Date(session.createdAt).toISOString(),
     lastSeenAt: new Date(session.lastSeenAt).toISOString(),
-    expiresAt: new Date(auth.sessions.expiresAt(session)).toISOString(),
+    expiresAt: new Date(auth.logins.expiresAt(session)).toISOString(),
     current: session.id === current,
     paired: session.isPaired === true,
   };

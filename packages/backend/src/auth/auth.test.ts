@@ -88,11 +88,11 @@ describe('createAuth', () => {
   it('keeps the live session a login request’s cookie names, and none that has ended (issue 40)', async () => {
     const { id, key } = await auth.startLogin('Chrome on Linux');
     expect(
-      auth.keptSession(requestWith({ host, cookie: `catalyst_session=planted; catalyst_session=${id}` })),
+      auth.keptLogin(requestWith({ host, cookie: `catalyst_session=planted; catalyst_session=${id}` })),
     ).toEqual({ id, key });
-    expect(auth.keptSession(requestWith({ host }))).toBeUndefined();
-    for (const listed of auth.sessions.list()) await auth.sessions.end(listed.id);
-    expect(auth.keptSession(requestWith({ host, cookie: `catalyst_session=${id}` }))).toBeUndefined();
+    expect(auth.keptLogin(requestWith({ host }))).toBeUndefined();
+    for (const listed of auth.logins.list()) await auth.logins.end(listed.id);
+    expect(auth.keptLogin(requestWith({ host, cookie: `catalyst_session=${id}` }))).toBeUndefined();
   });
 
   it('ties a session to the token: another token’s server refuses it, the same token’s accepts it', async () => {
@@ -114,16 +114,16 @@ describe('createAuth', () => {
     const wrongBearer = { host, authorization: 'bearer wrong', cookie, 'x-catalyst-key': key };
     expect(auth.checkRequest(requestWith(wrongBearer)).ok).toBe(false);
     expect(
-      auth.sessionOf(requestWith({ host, authorization: `Bearer ${TOKEN}`, cookie, 'x-catalyst-key': key })),
+      auth.loginOf(requestWith({ host, authorization: `Bearer ${TOKEN}`, cookie, 'x-catalyst-key': key })),
     ).toBeUndefined();
   });
 
   it('refuses a session the server does not keep: signed out, or never started by it', async () => {
     const { id, key } = await auth.startLogin('Chrome on Linux');
     const headers = { host, cookie: `catalyst_session=${id}`, 'x-catalyst-key': key };
-    const session = auth.sessionOf(requestWith(headers));
+    const session = auth.loginOf(requestWith(headers));
     expect(session?.name).toBe('Chrome on Linux');
-    expect(await auth.sessions.end(session?.id ?? '')).toBe(true);
+    expect(await auth.logins.end(session?.id ?? '')).toBe(true);
     expect(auth.checkRequest(requestWith(headers)).ok).toBe(false);
     // Both halves made with the token, but no login made them: a forged pair from someone who holds the token.
     const forged = createLoginKeys(TOKEN).startLogin();

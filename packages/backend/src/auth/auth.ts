@@ -49,16 +49,16 @@ export interface Auth {
   /** A Bearer header when present, else the session cookie with its key (header, or WebSocket subprotocol). */
   isAuthenticated(request: IncomingMessage): boolean;
   /** The browser session a request is let in by; undefined for a Bearer header or no valid session. */
-  sessionOf(request: IncomingMessage): BrowserLogin | undefined;
+  loginOf(request: IncomingMessage): BrowserLogin | undefined;
   /** A new browser session, for a login that presented the token or a pairing code; saved when this resolves. */
   startLogin(name: string, origin?: { isPaired: boolean }): Promise<Login>;
   /**
    * The live session whose cookie a login request carries (issue 40: opening the login link again must not add
    * another identical browser to the list); undefined when it carries none. Only after the token was checked.
    */
-  keptSession(request: IncomingMessage): Login | undefined;
+  keptLogin(request: IncomingMessage): Login | undefined;
   /** The signed-in browsers. */
-  readonly sessions: BrowserLogins;
+  readonly logins: BrowserLogins;
   /** Wrong tokens and pairing codes per client address (attempt-limiter.ts): guessing is slowed down. */
   readonly attempts: AttemptLimiter;
   /** `absent` for non-browser clients, which must then hold the token (checkRequest requires it anyway). */
@@ -74,8 +74,8 @@ export interface AuthOptions {
   token: string;
   /** Origins allowed besides the app's own (`http(s)://<Host header>`), e.g. a dev server's. */
   allowedOrigins?: readonly string[];
-  /** Where sessions are kept (logins-file.ts); in memory only, for the default lifetime, when not given. */
-  sessions?: BrowserLogins;
+  /** Where logins are kept (logins-file.ts); in memory only, for the default lifetime, when not given. */
+  logins?: BrowserLogins;
   /** The default limiter (5 free failures, then 5 s doubling to 60 s) when not given. */
   attempts?: AttemptLimiter;
 }
@@ -90,15 +90,15 @@ export function createAuth(options: AuthOptions): Auth {
   const extraOrigins = new Set((options.allowedOrigins ?? []).map((origin) => origin.toLowerCase()));
   const isValidToken = (candidate: string): boolean => timingSafeEqual(digestOf(candidate), expected);
   const keys = createLoginKeys(options.token);
-  const sessions = options.sessions ?? inMemorySessions();
-  const sessionOf = (request: IncomingMessage) => presentedSession(request, keys, sessions);
+  const logins = options.logins ?? inMemoryLogins();
+  const loginOf = (request: IncomingMessage) => presentedLogin(request, keys, logins);
   const isAuthenticated = (request: IncomingMessage): boolean => {
     const header = request.headers.authorization;
     if (isBearer(header)) {
       const presented = bearerToken(header ?? '');
       return presented !== undefined && isValidToken(presented);
     }
-    return sessionOf(request) !== undefined;
+    return loginOf(request) !== undefined;
   };
   const checkOrigin = (request: IncomingMessage) => originVerdict(request, extraOrigins);
   const attempts = options.attempts ?? createAttemptLimiter();
@@ -107,7 +107,7 @@ export function createAuth(options: AuthOptions): Auth {
     if (isBearer(header)) {
       const refusal = checkBearer(request, { header: header ?? '', attempts, isValidToken });
       if (refusal !== undefined) return refusal;
-    } else if (sessionOf(request) === undefined) {
+    } else if (loginOf(request) === undefined) {
       return unauthorizedVerdict(false);
     }
     if (checkOrigin(request) === 'forbidden') {
@@ -118,19 +118,19 @@ export function createAuth(options: AuthOptions): Auth {
   return {
     isValidToken,
     isAuthenticated,
-    sessionOf,
+    loginOf,
     async startLogin(name, origin) {
       const login = keys.startLogin();
-      await sessions.add(login.id, name, origin);
+      await logins.add(login.id, name, origin);
       return login;
     },
-    keptSession(request) {
+    keptLogin(request) {
       const id = cookieValues(request.headers.cookie, SESSION_COOKIE).find(
-        (candidate) => sessions.use(candidate) !== undefined,
+        (candidate) => logins.use(candidate) !== undefined,
       );
       return id === undefined ? undefined : keys.loginOf(id);
     },
-    sessions,
+    logins,
     attempts,
     checkOrigin,
     checkRequest,
@@ -169,10 +169,10 @@ function throttledVerdict(retryAfterMs: number): RequestVerdict {
 }
 
 /** Both halves, made under the token, of a session the server still keeps; never for a Bearer request. */
-function presentedSession(
+function presentedLogin(
   request: IncomingMessage,
   keys: LoginKeys,
-  sessions: BrowserLogins,
+  logins: BrowserLogins,
 ): BrowserLogin | undefined {
   if (isBearer(request.headers.authorization)) return undefined;
   const key = presentedSessionKey(request);
@@ -180,13 +180,13 @@ function presentedSession(
   // Every cookie of that name: a page on another port of this host (a preview, a dev server) can set one with
   // a more specific path, which the browser then sends first; it must not lock the person out.
   for (const id of cookieValues(request.headers.cookie, SESSION_COOKIE)) {
-    const session = keys.isValidLogin(id, key) ? sessions.use(id) : undefined;
+    const session = keys.isValidLogin(id, key) ? logins.use(id) : undefined;
     if (session !== undefined) return session;
   }
   return undefined;
 }
 
-function inMemorySessions(): BrowserLogins {
+function inMemoryLogins(): BrowserLogins {
   return createBrowserLogins({
     lifetimeMs: DEFAULT_SESSION_DAYS * 24 * 3_600_000,
     logger: pino({ level: 'silent' }),

@@ -76,10 +76,10 @@ export function digestOfCookieId(cookieId: string): string {
 }
 
 export function createBrowserLogins(options: BrowserLoginsOptions): BrowserLogins {
-  return new SessionStore(options);
+  return new LoginStore(options);
 }
 
-class SessionStore implements BrowserLogins {
+class LoginStore implements BrowserLogins {
   readonly #options: BrowserLoginsOptions;
   readonly #now: () => number;
   readonly #byDigest = new Map<string, BrowserLogin>();

@@ -73,7 +73,7 @@ export function createLoginRouter(auth: Auth, logger: Logger, options: LoginRout
   const refuse = refuseAttempt(auth.attempts, logger);
   const startLogin = async (request: Request, response: Response, origin: { isPaired: boolean }) => {
     // A browser already signed in (the login link opened again) keeps its session; a pairing is always new.
-    const kept = origin.isPaired ? undefined : auth.keptSession(request);
+    const kept = origin.isPaired ? undefined : auth.keptLogin(request);
     const session = kept ?? (await auth.startLogin(browserNameOf(request.headers['user-agent']), origin));
     const secure = options.secureCookie || request.secure;
     response.setHeader('Set-Cookie', serializeSessionCookie(session.id, { secure }));

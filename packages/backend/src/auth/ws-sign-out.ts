@@ -14,9 +14,9 @@ export const SIGNED_OUT_CLOSE_CODE = 4401;
 export const SIGN_OUT_GRACE_MS = 1000;
 
 export function closeOnSignOut(auth: Auth, request: IncomingMessage, socket: WebSocket): void {
-  const session = auth.sessionOf(request);
+  const session = auth.loginOf(request);
   if (session === undefined) return;
-  const stop = auth.sessions.onEnded((id) => {
+  const stop = auth.logins.onEnded((id) => {
     if (id !== session.id) return;
     void closeWithin(socket, {
       code: SIGNED_OUT_CLOSE_CODE,

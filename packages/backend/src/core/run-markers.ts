@@ -6,7 +6,7 @@
  * may arrive split anywhere across chunks.
  */
 
-import type { RunOutcome } from '../runs/core/run-outcome.ts';
+import type { RunOutcome } from './run-outcome.ts';
 import { isMarkerShape, markerText, parseMarkerLine, VM_MARKERS } from './vm-markers.ts';
 
 export const START_MARKER = markerText(VM_MARKERS.run, 'started');

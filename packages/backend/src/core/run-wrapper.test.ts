@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildClaudeCommand, CWD_NOT_FOUND_EXIT_CODE } from '../runs/core/claude-command.ts';
+import { buildClaudeCommand, CWD_NOT_FOUND_EXIT_CODE } from './claude-command.ts';
 import {
   assertRunTag,
   CLI_NOT_FOUND_EXIT_CODE,

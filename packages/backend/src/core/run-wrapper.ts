@@ -1,5 +1,5 @@
 import { CatalystError } from './catalyst-error.ts';
-import { renderEnvAssignments } from '../runs/core/claude-command.ts';
+import { renderEnvAssignments } from './claude-command.ts';
 import { createShellCall, type ShellCall } from './shell-quote.ts';
 import { isMarkerShape, parseMarkerLine, VM_MARKERS } from './vm-markers.ts';
 import { VM_SCRIPTS } from './vm-scripts.generated.ts';
@@ -15,6 +15,11 @@ import { VM_SCRIPTS } from './vm-scripts.generated.ts';
 export const RUN_TAG_ENV = 'CATALYST_RUN_TAG';
 export const RUN_TAG_PATTERN = /^[a-z0-9-]{8,64}$/;
 export const CLI_NOT_FOUND_EXIT_CODE = 127;
+/**
+ * The longest a run may last unless configured otherwise: the one definition, also CATALYST_MAX_RUN_MS's default
+ * (server/config.ts), a turn's (runs/core/run-commands.ts) and the wrapper's backstop (host/wrapped-run.ts).
+ */
+export const DEFAULT_MAX_RUN_MS = 6 * 3_600_000;
 
 export function assertRunTag(tag: string): void {
   if (!RUN_TAG_PATTERN.test(tag)) {

@@ -1,5 +1,5 @@
 import { CatalystError } from './catalyst-error.ts';
-import { renderEnvAssignments } from '../runs/core/claude-command.ts';
+import { renderEnvAssignments } from './claude-command.ts';
 import { RUN_TAG_ENV, assertRunTag } from './run-wrapper.ts';
 import { createShellCall, type ShellCall } from './shell-quote.ts';
 import { VM_SCRIPTS } from './vm-scripts.generated.ts';

@@ -9,7 +9,7 @@ import { CatalystError } from '../core/catalyst-error.ts';
 import { parseProjectPath } from '../core/project-path.ts';
 import type { ActiveRuns } from '../runs/active-runs.ts';
 import type { Checkpoints } from '../checkpoints/checkpoints.ts';
-import type { IdeaActivity } from '../runs/idea-activity.ts';
+import type { IdeaOwners } from '../runs/idea-owners.ts';
 import type { IdeaHistories } from '../ideas/idea-histories.ts';
 import type { FilesPort } from '../service/ports.ts';
 import type { ProjectFiles } from './project-files.ts';
@@ -23,7 +23,7 @@ export interface FilesCapabilityOptions {
   locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
   /** The autopilot running on the idea, if one is: a restore is refused meanwhile. */
   /** What each idea is doing: a restore waits for its run or autopilot to end. */
-  activity: IdeaActivity;
+  owners: IdeaOwners;
   /** After a restore: the idea's dev server, if it runs, starts again on the restored files (previews.ts). */
   restartPreview: (id: string) => Promise<void>;
 }
@@ -51,7 +51,7 @@ export class FilesCapability implements FilesPort {
     await this.#options.locate(id);
     // The history first: opening it takes up a run an earlier Catalyst left going, which makes the idea busy.
     const history = await this.#options.histories.get(id);
-    if (this.#options.activity.isBusy(id)) {
+    if (this.#options.owners.of(id).isBusy()) {
       throw new CatalystError(
         'RUN_IN_PROGRESS',
         'A run is going on in this idea: restore once it has ended, or cancel it first.',

@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { PreflightView } from '@catalyst/protocol';
 import type { CatalystError } from '../core/catalyst-error.ts';
 import type { ReadWithinRequest, ReadWithinResult } from '../core/read-within-shell.ts';
-import type { RunOutcome } from '../runs/core/run-outcome.ts';
+import type { RunOutcome } from '../core/run-outcome.ts';
 import type { VmSessions } from './vm-sessions.ts';
 
 /**
@@ -40,7 +40,7 @@ export interface RunSpec {
   limits?: RunLimits;
 }
 
-export type { RunOutcome, StartFailureCode } from '../runs/core/run-outcome.ts';
+export type { RunOutcome, StartFailureCode } from '../core/run-outcome.ts';
 export type { ReadWithinEntry, ReadWithinRequest, ReadWithinResult } from '../core/read-within-shell.ts';
 
 export interface RunHandle {

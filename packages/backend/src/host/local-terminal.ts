@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { RUN_TAG_ENV } from '../core/run-wrapper.ts';
 import { quoteShellArg } from '../core/shell-quote.ts';
-import { renderTerminalShell } from '../terminals/core/terminal-shell.ts';
+import { renderTerminalShell } from '../core/terminal-shell.ts';
 import type { HostTerminal, TerminalEnd, TerminalSpec } from './host.ts';
 import { runLocalCommand } from './local-command.ts';
 import { startTerminal } from './terminal-channel.ts';

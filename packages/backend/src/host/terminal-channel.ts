@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { renderRunTagLine } from '../core/run-wrapper.ts';
-import { findTerminalMarker } from '../terminals/core/terminal-shell.ts';
+import { findTerminalMarker } from '../core/terminal-shell.ts';
 import type { HostTerminal, TerminalEnd } from './host.ts';
 
 /**

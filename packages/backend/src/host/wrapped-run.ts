@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
-import { DEFAULT_MAX_RUN_MS } from '../runs/core/run-commands.ts';
-import { renderRunTagLine, renderRunWrapper } from '../core/run-wrapper.ts';
+import { DEFAULT_MAX_RUN_MS, renderRunTagLine, renderRunWrapper } from '../core/run-wrapper.ts';
 import type { RunLimits, RunHandle, RunOutcome, RunSpec, StartFailureCode } from './host.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
 import { createRunHandle, type ResolvedRunLimits } from './run-handle.ts';

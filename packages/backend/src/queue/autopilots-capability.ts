@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type {
   AddToQueueBody,
   AutopilotView,
-  RunMode,
   StartAutopilotBody,
   UpdateQueuedStepBody,
 } from '@catalyst/protocol';
@@ -10,18 +9,13 @@ import { ideaOfAutopilotId } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { checkIdeaId } from '../ideas/idea-store.ts';
 import type { ActiveRuns } from '../runs/active-runs.ts';
-import type { IdeaActivity } from '../runs/idea-activity.ts';
 import type { Autopilots } from './autopilots.ts';
 import type { HostRegistry } from '../hosts/host-registry.ts';
 import type { AutopilotsPort } from '../service/ports.ts';
 
 export interface AutopilotsCapabilityOptions {
   autopilots: Autopilots;
-  /** A person's run, started at once (the composer's message when nothing is queued or running). */
-  startRun: (id: string, mode: RunMode, message: string) => Promise<{ runId: string }>;
   active: ActiveRuns;
-  /** What each idea is doing: a message goes to a run at once when nothing runs on the idea, else to its queue. */
-  activity: IdeaActivity;
   hosts: HostRegistry;
   logger: Logger;
 }
@@ -65,25 +59,6 @@ export class AutopilotsCapability implements AutopilotsPort {
     checkIdeaId(id);
     this.#options.active.refuseWhenStopping();
     return this.#options.autopilots.add(id, body);
-  }
-
-  async sendMessage(
-    id: string,
-    mode: RunMode,
-    message: string,
-  ): Promise<{ runId: string } | { queued: AutopilotView }> {
-    checkIdeaId(id);
-    const { active, autopilots } = this.#options;
-    active.refuseWhenStopping();
-    if (!this.#options.activity.isBusy(id)) {
-      try {
-        return await this.#options.startRun(id, mode, message);
-      } catch (error) {
-        // Another tab's message (or a run taken up) came first: this one waits behind it.
-        if (!isCatalystError(error) || error.code !== 'RUN_IN_PROGRESS') throw error;
-      }
-    }
-    return { queued: await autopilots.add(id, { mode, message, sendNow: false }) };
   }
 
   updateQueuedStep(id: string, stepId: string, body: UpdateQueuedStepBody): Promise<AutopilotView> {

@@ -1,5 +1,5 @@
 import { createUserMessage } from '@catalyst/protocol';
-import { buildClaudeCommand } from './core/claude-command.ts';
+import { buildClaudeCommand } from '../core/claude-command.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { parseStream } from '../core/stream-parser.ts';
 import { answererCommandOptions } from './core/tool-policy.ts';

@@ -1,52 +1,100 @@
+import type { AutopilotView, RunMode } from '@catalyst/protocol';
+import { isCatalystError } from '../core/catalyst-error.ts';
+import { KeyedLock } from '../ideas/keyed-lock.ts';
 import type { ActiveRuns } from './active-runs.ts';
 import { deletingClaim } from './run-claim.ts';
 
-/** What IdeaActivity reads: the queue on each idea (autopilots.ts) and its asides (asides.ts). */
-export interface ActivitySources {
+/** What the ideas' owners read and call: the one run per idea, the queues, the asides, the run start. */
+export interface IdeaOwnerSources {
   active: ActiveRuns;
   /** The queue running on the idea (not paused), if any; and whether one holds it (running or paused). */
   queues: () => { runningOn(id: string): string | undefined; isHolding(id: string): boolean };
   asides: () => { isAsking(id: string): boolean };
+  /** A person's run, started at once (runs-capability.ts); RUN_IN_PROGRESS when the idea's place is taken. */
+  startRun: (id: string, mode: RunMode, message: string) => Promise<{ runId: string }>;
+  /** A message behind what runs on the idea: the next step of its queue (queue/autopilots.ts). */
+  enqueue: (id: string, mode: RunMode, message: string) => Promise<AutopilotView>;
 }
 
-/**
- * What an idea is doing now, asked here and nowhere else (issue 41, item 1): its place in `active` (a run, or the
- * claim of a start on its way, a restore or a delete: run-claim.ts), the queue or autopilot on it, its asides.
- * Every capability asks this one object whether an idea is busy, instead of each putting the parts together.
- */
-export class IdeaActivity {
-  readonly #sources: ActivitySources;
+/** Where a person's message went: a run started for it, or the idea's queue. */
+export type SentMessage = { runId: string } | { queued: AutopilotView };
 
-  constructor(sources: ActivitySources) {
+/**
+ * The ideas' owners (issue 41, item 1): `of(id)` is the one object that says what an idea is doing (its place in
+ * `active`: a run, or the claim of a start on its way, a restore or a delete; the queue or autopilot on it; its
+ * asides) and the one way a person's message reaches it. Every capability asks here whether an idea is busy,
+ * instead of each putting the parts together.
+ */
+export class IdeaOwners {
+  readonly #sources: IdeaOwnerSources;
+  /** An idea's messages are taken one after another, in the order they came (two tabs, a review's send). */
+  readonly #inbox = new KeyedLock();
+
+  constructor(sources: IdeaOwnerSources) {
     this.#sources = sources;
   }
 
+  of(id: string): IdeaOwner {
+    return new IdeaOwner(id, this.#sources, this.#inbox);
+  }
+}
+
+export class IdeaOwner {
+  readonly id: string;
+  readonly #sources: IdeaOwnerSources;
+  readonly #inbox: KeyedLock;
+
+  constructor(id: string, sources: IdeaOwnerSources, inbox: KeyedLock) {
+    this.id = id;
+    this.#sources = sources;
+    this.#inbox = inbox;
+  }
+
   /** The idea is being deleted: nothing new starts on it. */
-  isDeleting(id: string): boolean {
-    return this.#sources.active.get(id) === deletingClaim;
+  isDeleting(): boolean {
+    return this.#sources.active.get(this.id) === deletingClaim;
   }
 
   /** The autopilot or queue running on the idea (a paused one lets a person's run go), if any. */
-  autopilotOn(id: string): string | undefined {
-    return this.#sources.queues().runningOn(id);
+  autopilotOn(): string | undefined {
+    return this.#sources.queues().runningOn(this.id);
   }
 
   /** A run holds the idea's place, or an autopilot runs on it: a person's run, a restore, a pre-warm wait. */
-  isBusy(id: string): boolean {
-    return this.#sources.active.has(id) || this.autopilotOn(id) !== undefined;
+  isBusy(): boolean {
+    return this.#sources.active.has(this.id) || this.autopilotOn() !== undefined;
   }
 
   /** Something writes to the idea's history now or next: a run, a queue between its steps (paused too), an aside. */
-  isWriting(id: string): boolean {
+  isWriting(): boolean {
     return (
-      this.#sources.active.has(id) ||
-      this.#sources.queues().isHolding(id) ||
-      this.#sources.asides().isAsking(id)
+      this.#sources.active.has(this.id) ||
+      this.#sources.queues().isHolding(this.id) ||
+      this.#sources.asides().isAsking(this.id)
     );
   }
 
   /** The tag of the idea's running run (its session on the host): the ports it listens on are the idea's. */
-  runTagOf(id: string): string | undefined {
-    return this.#sources.active.get(id)?.sessionId;
+  runTag(): string | undefined {
+    return this.#sources.active.get(this.id)?.sessionId;
+  }
+
+  /**
+   * A person's message (the composer's, a review sent): a run at once when the idea is idle, else the next step of
+   * its queue. Messages are taken in the order they came: the second of two sent at once finds the first's run.
+   */
+  send(mode: RunMode, message: string): Promise<SentMessage> {
+    return this.#inbox.run(this.id, async () => {
+      this.#sources.active.refuseWhenStopping();
+      if (!this.isBusy()) {
+        try {
+          return await this.#sources.startRun(this.id, mode, message);
+        } catch (error) {
+          // A run taken up from an earlier Catalyst as the start opened the history: this one waits behind it.
+          if (!isCatalystError(error) || error.code !== 'RUN_IN_PROGRESS') throw error;
+        }
+      }
+      return { queued: await this.#sources.enqueue(this.id, mode, message) };
+    });
   }
 }

@@ -15,7 +15,7 @@ import type { RunsPort } from '../service/ports.ts';
 import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
 import * as routing from './prompt-routing.ts';
 import { claimRun } from './run-claim.ts';
-import type { IdeaActivity } from './idea-activity.ts';
+import type { IdeaOwners, SentMessage } from './idea-owners.ts';
 import { Prewarms } from './prewarms.ts';
 import { launchRun, type RunLaunchContext, type RunOverrides } from './run-launch.ts';
 
@@ -24,8 +24,8 @@ export interface RunsCapabilityOptions {
   /** The run start path's collaborators (run-launch.ts); its `release` frees the idea's place in `active`. */
   launching: RunLaunchContext;
   logger: Logger;
-  /** What each idea is doing: a person's run is refused while an autopilot runs on it. */
-  activity: IdeaActivity;
+  /** What each idea is doing (a person's run is refused while an autopilot runs on it), and its messages' way in. */
+  owners: IdeaOwners;
   /** 0: no warm sessions, so nothing is pre-warmed. */
   warmPerHost: number | undefined;
 }
@@ -53,11 +53,18 @@ export class RunsCapability implements RunsPort {
       launching: options.launching,
       logger: options.logger,
       warmPerHost: options.warmPerHost,
-      isBusy: (id) => options.activity.isBusy(id) || this.#ideasFollowedElsewhere.has(id),
+      isBusy: (id) => options.owners.of(id).isBusy() || this.#ideasFollowedElsewhere.has(id),
       // Checked again after each wait: another Catalyst's run found meanwhile (its history opened) stops it too.
       isGoing: (id) =>
-        this.#active.isStopping() || options.activity.isDeleting(id) || this.#ideasFollowedElsewhere.has(id),
+        this.#active.isStopping() ||
+        options.owners.of(id).isDeleting() ||
+        this.#ideasFollowedElsewhere.has(id),
     });
+  }
+
+  sendMessage(id: string, mode: RunMode, message: string): Promise<SentMessage> {
+    checkIdeaId(id);
+    return this.#options.owners.of(id).send(mode, message);
   }
 
   async startRun(
@@ -66,7 +73,7 @@ export class RunsCapability implements RunsPort {
     message: string,
     options: { maxBudgetUsd?: number | undefined } = {},
   ): Promise<{ runId: string }> {
-    const autopilotId = this.#options.activity.autopilotOn(id);
+    const autopilotId = this.#options.owners.of(id).autopilotOn();
     if (autopilotId !== undefined) {
       throw new CatalystError(
         'RUN_IN_PROGRESS',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RunMode } from '@catalyst/protocol';
-import { buildClaudeCommand } from './core/claude-command.ts';
+import { buildClaudeCommand } from '../core/claude-command.ts';
 import type { AskPerson } from './core/control-decision.ts';
 import { commandOptionsFor } from './core/tool-policy.ts';
 import type { RunSpec } from '../host/host.ts';

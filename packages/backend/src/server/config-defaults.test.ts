@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_RUN_MS, resolveTimings } from '../runs/core/run-commands.ts';
+import { DEFAULT_MAX_RUN_MS } from '../core/run-wrapper.ts';
+import { resolveTimings } from '../runs/core/run-commands.ts';
 import { resolveRunLimits } from '../host/wrapped-run.ts';
 import { DEFAULT_SESSION_DAYS, loadConfig } from './config.ts';
 

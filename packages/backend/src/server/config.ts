@@ -6,7 +6,7 @@ import { ModelNameSchema } from '@catalyst/protocol';
 import { DEFAULT_QA_MODEL } from '../runs/core/auto-answer.ts';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { SafeIdeasRootSchema as IdeasRootSchema } from '../core/ideas-root-rules.ts';
-import { DEFAULT_MAX_RUN_MS } from '../runs/core/run-commands.ts';
+import { DEFAULT_MAX_RUN_MS } from '../core/run-wrapper.ts';
 import type { HostEntry, LocalHostEntry, SshConnectEntry, SshHostEntry } from '../host/host-entry.ts';
 import { DEFAULT_LEASE_MS } from '../host/wrapped-run.ts';
 import { PushServiceListSchema } from '../push/push-services.ts';

@@ -40,7 +40,7 @@ export function createApiRouter(services: Services, auth: Auth, options: ApiRout
       openapi: () => (document ??= openApiDocument()),
       ...loginHandlers(auth, options),
       ...pairingHandlers(options.pairing),
-      ...pushHandlers(options.push, (request) => auth.sessionOf(request)),
+      ...pushHandlers(options.push, (request) => auth.loginOf(request)),
       ...ideaHandlers(services),
       ...hostHandlers(services.hosts),
       ...runHandlers(services),

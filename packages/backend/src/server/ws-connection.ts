@@ -167,7 +167,7 @@ async function handleFrame(
       return;
     case 'chat':
     case 'build':
-      await context.autopilots.sendMessage(frame.ideaId, frame.type, frame.message);
+      await context.runs.sendMessage(frame.ideaId, frame.type, frame.message);
       return;
     case 'cancel':
       await context.runs.cancelRun(frame.ideaId);

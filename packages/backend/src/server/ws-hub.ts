@@ -62,15 +62,15 @@ export function createWsHub(options: WsHubOptions): WsHub {
     perMessageDeflate: false,
     clientTracking: false,
   });
-  const sessions = createSessions(options);
+  const connections = createConnections(options);
   const paths = new Set([WS_PATH, ...(options.terminals === undefined ? [] : [TERMINAL_WS_PATH])]);
-  const onUpgrade = createUpgradeHandler({ wss, auth, logger, paths, accept: sessions.accept });
+  const onUpgrade = createUpgradeHandler({ wss, auth, logger, paths, accept: connections.accept });
   server.on('upgrade', onUpgrade);
 
   let closing: Promise<void> | undefined;
   const closeAll = async (): Promise<void> => {
     server.off('upgrade', onUpgrade);
-    await sessions.closeAll();
+    await connections.closeAll();
     await new Promise<void>((resolve) => {
       wss.close(() => {
         resolve();
@@ -79,7 +79,7 @@ export function createWsHub(options: WsHubOptions): WsHub {
   };
   return {
     get clientCount() {
-      return sessions.count();
+      return connections.count();
     },
     close() {
       closing ??= closeAll();
@@ -124,47 +124,47 @@ function createUpgradeHandler(context: {
 }
 
 /** The hub's connections and their heartbeat. */
-function createSessions(options: WsHubOptions) {
+function createConnections(options: WsHubOptions) {
   const { services, logger } = options;
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-  const sessions = new Map<WebSocket, WsConnection>();
+  const connections = new Map<WebSocket, WsConnection>();
   let connectionCount = 0;
   const heartbeat = setInterval(() => {
-    for (const session of sessions.values()) session.checkAlive();
+    for (const connection of connections.values()) connection.checkAlive();
   }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
   heartbeat.unref();
   return {
-    count: () => sessions.size,
+    count: () => connections.size,
     accept: (socket: WebSocket, request: IncomingMessage, path: string): void => {
       connectionCount += 1;
       const child = logger.child({ connection: connectionCount });
       if (path === TERMINAL_WS_PATH && options.terminals !== undefined) {
         const { terminals, maxInputWaitMs } = options;
         const limits = maxInputWaitMs === undefined ? {} : { maxInputWaitMs };
-        sessions.set(socket, startTerminalSocket({ socket, terminals, logger: child, ...limits }));
+        connections.set(socket, startTerminalSocket({ socket, terminals, logger: child, ...limits }));
         socket.once('close', (code: number) => {
-          sessions.delete(socket);
+          connections.delete(socket);
           child.info({ code }, 'terminal websocket closed');
         });
         child.info('terminal websocket opened');
         return;
       }
-      const browserSession = options.auth.sessionOf(request)?.id;
-      const onViewing = (ideaId: string | null) => options.viewing?.set(socket, browserSession, ideaId);
-      sessions.set(
+      const login = options.auth.loginOf(request)?.id;
+      const onViewing = (ideaId: string | null) => options.viewing?.set(socket, login, ideaId);
+      connections.set(
         socket,
         startWsConnection({ socket, services, logger: child, maxBufferedBytes, onViewing }),
       );
       socket.once('close', (code: number) => {
         options.viewing?.forget(socket);
-        sessions.delete(socket);
+        connections.delete(socket);
         child.info({ code }, 'websocket closed');
       });
       child.info('websocket opened');
     },
     closeAll: async (): Promise<void> => {
       clearInterval(heartbeat);
-      await Promise.all([...sessions.keys()].map(closeClient));
+      await Promise.all([...connections.keys()].map(closeClient));
     },
   };
 }

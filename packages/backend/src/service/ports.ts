@@ -118,6 +118,15 @@ export interface RunsPort {
    * IDEA_NOT_FOUND when there is no such idea.
    */
   showMode(id: string, mode: RunMode): Promise<void>;
+  /**
+   * A person's message from the composer: a run when the idea is idle and no queue runs (its id), queued otherwise
+   * (the queue). The idea's messages are taken in the order they came (runs/idea-owners.ts).
+   */
+  sendMessage(
+    id: string,
+    mode: RunMode,
+    message: string,
+  ): Promise<{ runId: string } | { queued: AutopilotView }>;
 }
 
 /** Autopilots (issue 12): an idea's runs one after the other. */
@@ -133,15 +142,6 @@ export interface AutopilotsPort {
   queue(id: string): Promise<AutopilotView | null>;
   /** Queues a message (sent at once when the idea is idle and nothing waits). */
   addToQueue(id: string, body: AddToQueueBody): Promise<AutopilotView>;
-  /**
-   * A person's message from the composer: a run when the idea is idle and no queue runs (its id), queued otherwise
-   * (the queue).
-   */
-  sendMessage(
-    id: string,
-    mode: RunMode,
-    message: string,
-  ): Promise<{ runId: string } | { queued: AutopilotView }>;
   /** QUEUE_STEP_NOT_FOUND unless the step waits in the idea's queue. */
   updateQueuedStep(id: string, stepId: string, body: UpdateQueuedStepBody): Promise<AutopilotView>;
   removeQueuedStep(id: string, stepId: string): Promise<AutopilotView>;

@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../../src/runs/core/run-outcome.ts';
+import type { RunOutcome } from '../../src/core/run-outcome.ts';
 import { lineOf } from './cli-line-fixtures.ts';
 import {
   RunLifecycle,

@@ -1,5 +1,5 @@
 import { wrapForAnyLoginShell } from '../../core/shell-quote.ts';
-import { renderTerminalShell } from '../../terminals/core/terminal-shell.ts';
+import { renderTerminalShell } from '../../core/terminal-shell.ts';
 import type { HostTerminal, TerminalSpec } from '../host.ts';
 import { startTerminal } from '../terminal-channel.ts';
 import type { SshConnection } from './ssh-connection.ts';

@@ -15,10 +15,10 @@ type PushRoutes = 'pushKey' | 'addPushSubscription' | 'removePushSubscription' |
 
 export function pushHandlers(
   push: Pick<WebPush, 'publicKey' | 'subscriptions'>,
-  sessionOf: (request: IncomingMessage) => { id: string } | undefined,
+  loginOf: (request: IncomingMessage) => { id: string } | undefined,
 ): ApiHandlers<Pick<Api, PushRoutes>> {
   const sessionIdOf = (request: IncomingMessage): string => {
-    const session = sessionOf(request);
+    const session = loginOf(request);
     if (session === undefined) {
       throw new CatalystError(
         'INVALID_ARGUMENT',

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  BudgetReservations,
-  capOf,
-  fitsHold,
-  floorToMicroUsd,
-  type ReserveOutcome,
-} from './budget-reservations.ts';
+import { floorToMicroUsd } from '../../core/claude-command.ts';
+import { BudgetReservations, capOf, fitsHold, type ReserveOutcome } from './budget-reservations.ts';
 
 function held(outcome: ReserveOutcome) {
   if (outcome.kind !== 'held') throw new Error(`expected a hold, got ${outcome.kind}`);

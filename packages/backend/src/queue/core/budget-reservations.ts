@@ -1,3 +1,5 @@
+import { floorToMicroUsd, MIN_CAP_USD } from '../../core/claude-command.ts';
+
 /**
  * What the live claude processes of an idea may still spend (issue 39). The CLI bounds a process's cost with
  * `--max-budget-usd`, fixed when it starts; a run, its asides and an autopilot's step each start their own. Each
@@ -8,14 +10,6 @@
  * In memory, per Catalyst: a restarted one holds for a run it takes up everything the budget leaves (its cap, set by
  * the Catalyst before, is unknown). Pure: no I/O, no clock.
  */
-
-/** The smallest cap the CLI's flag can say (six decimals): below it, nothing is left. */
-export const MIN_CAP_USD = 0.000001;
-
-/** `usd` rounded down to the flag's six decimals, so that a cap written on a command line is never above its hold. */
-export function floorToMicroUsd(usd: number): number {
-  return Math.floor(usd * 1_000_000) / 1_000_000;
-}
 
 export interface BudgetHold {
   /** The cap the process starts with (Infinity when neither the idea nor the caller has a budget). */

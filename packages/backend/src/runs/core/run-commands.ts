@@ -10,9 +10,10 @@ import type {
   RunMode,
   UnparsableLine,
 } from '@catalyst/protocol';
-import type { RunOutcome } from './run-outcome.ts';
+import type { RunOutcome } from '../../core/run-outcome.ts';
 import type { AskPerson, PromptKind } from './control-decision.ts';
 import type { RunEnding } from './run-ending.ts';
+import { DEFAULT_MAX_RUN_MS } from '../../core/run-wrapper.ts';
 
 /**
  * What goes into a run's state machine (run-lifecycle.ts) and what comes out: the contract with the run manager,
@@ -139,11 +140,6 @@ export interface RunLifecycleOptions {
 }
 
 export const DEFAULT_INACTIVITY_TIMEOUT_MS = 600_000;
-/**
- * The longest a run may last unless configured otherwise: the one definition, also CATALYST_MAX_RUN_MS's default
- * (server/config.ts) and the wrapper's backstop (host/wrapped-run.ts).
- */
-export const DEFAULT_MAX_RUN_MS = 6 * 3_600_000;
 export const DEFAULT_INTERRUPT_GRACE_MS = 5_000;
 export const DEFAULT_SIGINT_GRACE_MS = 5_000;
 export const DEFAULT_EXIT_GRACE_MS = 10_000;

@@ -1,5 +1,5 @@
 import type { CommandResult, ErrorCode, RunOutcomeKind } from '@catalyst/protocol';
-import type { RunOutcome } from './run-outcome.ts';
+import type { RunOutcome } from '../../core/run-outcome.ts';
 
 /**
  * How a run ends, decided once from what the run saw (run-lifecycle.ts). Precedence, strongest first:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunOutcome } from './run-outcome.ts';
+import type { RunOutcome } from '../../core/run-outcome.ts';
 import {
   askInput,
   bashWriteInput,

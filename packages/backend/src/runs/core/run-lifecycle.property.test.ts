@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RunOutcome } from './run-outcome.ts';
+import type { RunOutcome } from '../../core/run-outcome.ts';
 import {
   apiErrorResultLine,
   askInput,

@@ -6,11 +6,11 @@ import {
   type CommandResult,
   type UnknownCliMessage,
 } from '@catalyst/protocol';
-import type { RunOutcome } from './run-outcome.ts';
+import type { RunOutcome } from '../../core/run-outcome.ts';
 import { turnResult } from '../../core/command-result.ts';
 import { LiveText } from './live-text.ts';
 import { toErrorDraft, toRelayDrafts, type RelayContext } from './relay-mapping.ts';
-import { RunStderr } from '../../core/run-stderr.ts';
+import { RunStderr } from './run-stderr.ts';
 import {
   emit,
   log,

@@ -4,7 +4,7 @@ import {
   type CliControlRequestMessage,
   type HostControlResponse,
 } from '@catalyst/protocol';
-import { buildClaudeCommand } from './claude-command.ts';
+import { buildClaudeCommand } from '../../core/claude-command.ts';
 import {
   askInput,
   bashWriteInput,

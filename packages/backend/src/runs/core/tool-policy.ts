@@ -11,7 +11,7 @@ import {
   type RunMode,
   type UnknownCliMessage,
 } from '@catalyst/protocol';
-import type { ClaudeCommandOptionsInput, SettingSource } from './claude-command.ts';
+import type { ClaudeCommandOptionsInput, SettingSource } from '../../core/claude-command.ts';
 
 /**
  * What Claude may do in each run mode, in two layers (claude-cli-protocol.md §2.4, §5, §8.2):

@@ -1,6 +1,6 @@
-import { createShellCall, type ShellCall } from '../../core/shell-quote.ts';
-import { VM_MARKERS } from '../../core/vm-markers.ts';
-import { VM_SCRIPTS } from '../../core/vm-scripts.generated.ts';
+import { createShellCall, type ShellCall } from './shell-quote.ts';
+import { VM_MARKERS } from './vm-markers.ts';
+import { VM_SCRIPTS } from './vm-scripts.generated.ts';
 
 /**
  * The call of the script behind a terminal (issue 31): packages/backend/vm/terminal-shell.sh, the same on both hosts,

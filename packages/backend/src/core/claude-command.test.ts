@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { captureCatalystError } from '../../core/capture-error.ts';
+import { captureCatalystError } from './capture-error.ts';
 import {
   CWD_NOT_FOUND_EXIT_CODE,
   buildClaudeCommand,

@@ -1,14 +1,21 @@
-import { floorToMicroUsd } from '../../queue/core/budget-reservations.ts';
 import { z } from 'zod';
 import { PermissionModeSchema } from '@catalyst/protocol';
-import { CatalystError } from '../../core/catalyst-error.ts';
+import { CatalystError } from './catalyst-error.ts';
 import {
   assertShellSafe,
   findUnsafeCharacter,
   quoteShellArg,
   renderShellCommand,
   wrapForAnyLoginShell,
-} from '../../core/shell-quote.ts';
+} from './shell-quote.ts';
+
+/** The smallest cap the CLI's flag can say (six decimals): below it, nothing is left. */
+export const MIN_CAP_USD = 0.000001;
+
+/** `usd` rounded down to the flag's six decimals, so that a cap written on a command line is never above its hold. */
+export function floorToMicroUsd(usd: number): number {
+  return Math.floor(usd * 1_000_000) / 1_000_000;
+}
 
 /**
  * Exit status of the rendered script when `cd` into the project directory fails. Chosen outside what the CLI uses

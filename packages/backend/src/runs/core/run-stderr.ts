@@ -1,6 +1,6 @@
-import { toStderrDraft, type RelayContext } from '../runs/core/relay-mapping.ts';
-import { emit, type RunCommand } from '../runs/core/run-commands.ts';
-import type { SessionRecovery } from '../runs/core/lost-session.ts';
+import { toStderrDraft, type RelayContext } from './relay-mapping.ts';
+import { emit, type RunCommand } from './run-commands.ts';
+import type { SessionRecovery } from './lost-session.ts';
 
 const TAIL_CHARS = 2_000;
 
