@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The `catalyst` command. The workspace runs TypeScript source with no build step, so the command bundles its own
-// source (with the protocol's and its dependencies) into one file beside it, dist/catalyst.mjs, on the first run
-// after a change, with esbuild (a third of a second), and runs that: 0.3 s to answer `--help` against 1 s through
-// tsx's loader, which compiles every file it imports on each run. The bundle is used while what went into it is
-// unchanged: the stamp beside it lists the size and time of each source file, the manifests and the lockfile (a
-// few milliseconds to read). Where dist/ cannot be written (a read-only checkout), tsx runs the source as before.
+// source (with the protocol's, the client package's and their dependencies) into one file beside it,
+// dist/catalyst.mjs, on the first run after a change, with esbuild (a third of a second), and runs that: 0.3 s to
+// answer `--help` against 1 s through tsx's loader, which compiles every file it imports on each run. The bundle is
+// used while what went into it is unchanged: the stamp beside it lists the size and time of each source file, the
+// manifests and the lockfile (a few milliseconds to read). Where dist/ cannot be written (a read-only checkout), tsx
+// runs the source as before.
 //
 // Paths come from this file's own URL, which Node resolves through symlinks, so a link on PATH works from any
 // directory; the build and tsx are pinned to this package's tsconfig, so a tsconfig.json in the caller's directory
@@ -28,16 +29,18 @@ const tsconfig = join(packageDir, 'tsconfig.json');
 const bundle = join(packageDir, 'dist', 'catalyst.mjs');
 const stampFile = join(packageDir, 'dist', 'catalyst.stamp');
 
-/** What the bundle is made of: this package's and the protocol's sources, their manifests, the lockfile. */
+/** What the bundle is made of: this package's, the protocol's and the client's sources, their manifests, the lockfile. */
 function stampOfSources() {
   const protocolDir = realpathSync(join(packageDir, 'node_modules', '@catalyst', 'protocol'));
+  const clientDir = realpathSync(join(packageDir, 'node_modules', '@catalyst', 'client'));
   const files = [
     join(packageDir, 'package.json'),
     tsconfig,
     join(protocolDir, 'package.json'),
+    join(clientDir, 'package.json'),
     join(packageDir, '..', '..', 'pnpm-lock.yaml'),
   ];
-  for (const dir of [join(packageDir, 'src'), join(protocolDir, 'src')]) {
+  for (const dir of [join(packageDir, 'src'), join(protocolDir, 'src'), join(clientDir, 'src')]) {
     for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
       if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
         files.push(join(entry.parentPath, entry.name));

@@ -1,138 +1,58 @@
 import {
-  API,
-  ApiErrorBodySchema,
-  apiPath,
-  type Api,
-  type ApiRequest as RouteRequest,
-  type ApiResponse,
-  type ApiRoute,
-  type ApiRouteName,
-} from '@catalyst/protocol';
-import { z } from 'zod';
+  createContractCaller,
+  type CallFailure,
+  type ContractCaller,
+} from '@catalyst/client/contract-caller';
 import { CliError } from './cli-error.ts';
 
 /**
- * Catalyst's REST API, route by route of the contract (protocol api-contract.ts), with the token as a Bearer header.
- * Every answer is parsed with the route's schema before use; an error answer becomes a CliError carrying the API's
- * code and its sentence.
+ * Catalyst's REST API, route by route of the contract (the client package's caller), with the token as a Bearer
+ * header. An error answer becomes a CliError carrying the API's code and its sentence.
  */
-export interface ApiClient {
-  readonly url: string;
-  call<N extends ApiRouteName>(
-    name: N,
-    request: RouteRequest<Api[N]>,
-    signal?: AbortSignal,
-  ): Promise<ApiResponse<Api[N]>>;
-}
-
-/**
- * An error body from a server newer than this client may carry a code this client does not know; its sentence
- * is still what a person needs, so it is read without the closed list.
- */
-const LenientErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+export type ApiClient = ContractCaller<CliError>;
 
 export function createApiClient(url: string, token: string): ApiClient {
-  const send = async (route: ApiRoute, request: ApiRequest): Promise<unknown> => {
-    const response = await sendRequest(url, token, request);
-    const text = await readBody(response, request);
-    if (!response.ok) throw toApiError(response.status, text, request);
-    if (route.response === undefined) return undefined;
-    const parsed = route.response.safeParse(parseJson(text));
-    if (!parsed.success) throw unexpectedAnswer(request, z.prettifyError(parsed.error));
-    return parsed.data;
-  };
-  return {
+  return createContractCaller({
     url,
-    async call(name, input, signal) {
-      const route: ApiRoute = API[name];
-      const { body } = input as { body?: unknown };
-      const request = {
-        method: route.method,
-        path: apiPath(route, input),
-        ...(body === undefined ? {} : { body }),
-        ...(signal === undefined ? {} : { signal }),
-      };
-      return (await send(route, request)) as ApiResponse<Api[typeof name]>;
-    },
-  };
+    headers: () => ({ authorization: `Bearer ${token}` }),
+    toError: (failure) => errorOf(url, failure),
+  });
 }
 
-interface ApiRequest {
-  method: ApiRoute['method'];
-  path: string;
-  body?: unknown;
-  signal?: AbortSignal;
-}
-
-async function sendRequest(url: string, token: string, request: ApiRequest): Promise<Response> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (request.body !== undefined) headers['content-type'] = 'application/json';
-  try {
-    return await fetch(`${url}${request.path}`, {
-      method: request.method,
-      headers,
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-    });
-  } catch (error) {
-    if (request.signal?.aborted === true) throw error;
-    throw unreachable(url, error);
-  }
-}
-
-async function readBody(response: Response, request: ApiRequest): Promise<string> {
-  try {
-    return await response.text();
-  } catch (error) {
-    if (request.signal?.aborted === true) throw error;
-    throw new CliError('CONNECTION_LOST', `The connection to Catalyst broke during ${describe(request)}.`, {
-      cause: error,
-    });
+function errorOf(url: string, failure: CallFailure): CliError {
+  const described = `${failure.method} ${failure.path}`;
+  switch (failure.kind) {
+    case 'unreachable':
+      return unreachableError(url, failure.reason, failure.cause);
+    case 'broken':
+      return new CliError('CONNECTION_LOST', `The connection to Catalyst broke during ${described}.`, {
+        cause: failure.cause,
+      });
+    case 'refused':
+      // A code a newer server added: its sentence is still what a person needs.
+      return new CliError(failure.code ?? 'UNEXPECTED_RESPONSE', failure.message);
+    case 'unexpected':
+      return new CliError(
+        'UNEXPECTED_RESPONSE',
+        `Catalyst's answer to ${described} is not what this client understands (is it the same version?): ${failure.detail}`,
+      );
   }
 }
 
 export function unreachable(url: string, error: unknown): CliError {
-  return new CliError(
-    'UNREACHABLE',
-    `Cannot reach Catalyst at ${url} (${networkReason(error)}): is it running?`,
-    {
-      cause: error,
-    },
-  );
+  return unreachableError(url, networkReason(error), error);
 }
 
-/** fetch reports a refused connection as "fetch failed" with the system error as its cause. */
+function unreachableError(url: string, reason: string, cause: unknown): CliError {
+  return new CliError('UNREACHABLE', `Cannot reach Catalyst at ${url} (${reason}): is it running?`, {
+    cause,
+  });
+}
+
+/** As the caller reads fetch's: the system's code carried as the cause, else the message. */
 function networkReason(error: unknown): string {
   const cause = error instanceof Error ? error.cause : undefined;
   if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string') return cause.code;
   if (cause instanceof Error) return cause.message;
   return error instanceof Error ? error.message : String(error);
-}
-
-function toApiError(status: number, text: string, request: ApiRequest): CliError {
-  const json = parseJson(text);
-  const known = ApiErrorBodySchema.safeParse(json);
-  if (known.success) return new CliError(known.data.error.code, known.data.error.message);
-  const lenient = LenientErrorBodySchema.safeParse(json);
-  if (lenient.success) return new CliError('UNEXPECTED_RESPONSE', lenient.data.error.message);
-  return unexpectedAnswer(request, `HTTP ${status} ${text.slice(0, 200)}`.trim());
-}
-
-function unexpectedAnswer(request: ApiRequest, detail: string): CliError {
-  return new CliError(
-    'UNEXPECTED_RESPONSE',
-    `Catalyst's answer to ${describe(request)} is not what this client understands (is it the same version?): ${detail}`,
-  );
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function describe(request: ApiRequest): string {
-  return `${request.method} ${request.path.split('?')[0] ?? request.path}`;
 }

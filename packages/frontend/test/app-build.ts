@@ -24,6 +24,8 @@ const INPUTS = [
   'packages/frontend/package.json',
   'packages/protocol/src',
   'packages/protocol/package.json',
+  'packages/client/src',
+  'packages/client/package.json',
   'pnpm-lock.yaml',
 ];
 const CACHE_PREFIX = 'catalyst-web-build-';

@@ -6,7 +6,7 @@ import {
   type ServerFrame,
   type SubscribedFrame,
 } from '@catalyst/protocol';
-import { parseServerData } from '../base/lenient-parse.ts';
+import { parseServerData } from '@catalyst/client/lenient-parse';
 
 /**
  * The page's one WebSocket. It reconnects by itself with backoff, and on every (re)connect subscribes each open

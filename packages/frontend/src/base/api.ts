@@ -1,12 +1,8 @@
 import {
-  API,
-  ApiErrorBodySchema,
-  apiPath,
   SESSION_KEY_HEADER,
   type Api,
   type ApiRequest,
   type ApiResponse,
-  type ApiRoute,
   type ApiRouteName,
   type AddHostBody,
   type AskAsideBody,
@@ -40,10 +36,9 @@ import {
   type UpdateHostBody,
   type UpdateIdeaBody,
 } from '@catalyst/protocol';
-import type { z } from 'zod';
+import { createContractCaller, type CallFailure } from '@catalyst/client/contract-caller';
 import { clearSessionKey, readSessionKey, storeSessionKey } from './session-key.ts';
 import { BUILD_HEADER, noteServerBuild } from './build-check.ts';
-import { parseServerData } from './lenient-parse.ts';
 
 /**
  * The REST API, same origin, authenticated by both halves of the login: the HttpOnly cookie `POST /login` (or
@@ -70,51 +65,49 @@ export class ApiError extends Error {
 /** Fired on any 401: the login lapsed (a new token, a cleared cookie); the app shows its login screen. */
 export const UNAUTHORIZED_EVENT = 'catalyst:unauthorized';
 
-async function request<T>(
-  path: string,
-  schema: z.ZodType<T> | undefined,
-  init: RequestInit = {},
-): Promise<T> {
-  let response: Response;
-  const headers: Record<string, string> = {};
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const key = readSessionKey();
-  if (key !== undefined) headers[SESSION_KEY_HEADER] = key;
-  try {
-    response = await fetch(path, { ...init, credentials: 'same-origin', headers });
-  } catch {
-    throw new ApiError('NETWORK', 'Catalyst cannot be reached. Is it still running?', 0);
-  }
-  noteServerBuild(response.headers.get(BUILD_HEADER));
-  if (response.status === 401) dispatchEvent(new Event(UNAUTHORIZED_EVENT));
-  if (!response.ok) throw await errorOf(response);
-  if (schema === undefined) return undefined as T;
-  const parsed = parseServerData(schema, await response.json().catch(() => undefined));
-  if (!parsed.success) {
-    throw new ApiError('BAD_RESPONSE', `Catalyst sent an answer this page does not understand (${path}).`, 0);
-  }
-  return parsed.data;
-}
+const caller = createContractCaller({
+  url: '',
+  init: { credentials: 'same-origin' },
+  headers: () => {
+    const key = readSessionKey();
+    return key === undefined ? {} : { [SESSION_KEY_HEADER]: key };
+  },
+  onResponse: (response) => {
+    noteServerBuild(response.headers.get(BUILD_HEADER));
+    if (response.status === 401) dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+  },
+  toError: errorOf,
+});
 
-async function errorOf(response: Response): Promise<ApiError> {
-  const body = ApiErrorBodySchema.safeParse(await response.json().catch(() => undefined));
-  if (body.success) return new ApiError(body.data.error.code, body.data.error.message, response.status);
-  return new ApiError('BAD_RESPONSE', `Catalyst answered ${response.status}.`, response.status);
+function errorOf(failure: CallFailure): ApiError {
+  switch (failure.kind) {
+    case 'unreachable':
+      return new ApiError('NETWORK', 'Catalyst cannot be reached. Is it still running?', 0);
+    case 'broken':
+      return new ApiError('NETWORK', 'The connection to Catalyst broke off during its answer. Try again.', 0);
+    case 'refused':
+      // A code a newer server added: its sentence is still what a person needs.
+      return new ApiError(failure.code ?? 'BAD_RESPONSE', failure.message, failure.status);
+    case 'unexpected':
+      return new ApiError(
+        'BAD_RESPONSE',
+        failure.status >= 400
+          ? `Catalyst answered ${failure.status}.`
+          : `Catalyst sent an answer this page does not understand (${failure.path}).`,
+        failure.status >= 400 ? failure.status : 0,
+      );
+  }
 }
 
 /**
  * One route of the contract (protocol api-contract.ts): its path built from the request's values, its body sent as
  * JSON, its answer parsed with its schema.
  */
-async function call<N extends ApiRouteName>(
+function call<N extends ApiRouteName>(
   name: N,
   ...args: OptionalIfEmpty<ApiRequest<Api[N]>>
 ): Promise<ApiResponse<Api[N]>> {
-  const route: ApiRoute = API[name];
-  const input = inputOf(args);
-  const init: RequestInit = { method: route.method };
-  if (input.body !== undefined) init.body = JSON.stringify(input.body);
-  return request(apiPath(route, input), route.response as z.ZodType<ApiResponse<Api[N]>> | undefined, init);
+  return caller.call(name, inputOf(args) as ApiRequest<Api[N]>);
 }
 
 /** The request's parts, read through `unknown`: its type across every route is too large a union for TypeScript. */
