@@ -97,6 +97,29 @@ export default tseslint.config(
     },
   },
   {
+    // The client package runs in a browser and in Node alike: it takes its sockets from the client using it.
+    files: ['packages/client/src/**/*.ts'],
+    ignores: ['packages/client/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'ws'], message: 'the client package runs in a browser too: no Node module.' },
+            { group: ['@catalyst/testkit'], message: 'the product never imports the testkit.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['Buffer', 'process', 'require', 'document', 'window', 'location', 'localStorage'].map((name) => ({
+          name,
+          message: 'the client package runs in a browser and in Node: neither one only.',
+        })),
+      ],
+    },
+  },
+  {
     files: backendEdges,
     ignores: ['packages/backend/src/**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [noTestkit] }] },

@@ -1,106 +1,182 @@
+import type { ClientFrame, IdeaId, ServerFrame, SubscribedFrame } from '@catalyst/protocol';
 import {
-  ServerFrameSchema,
-  type ClientFrame,
-  type IdeaId,
-  type ServerFrame,
-  type SubscribedFrame,
-} from '@catalyst/protocol';
-import type { WebSocket } from 'ws';
-import { type RawData } from 'ws';
-import { CliError } from './cli-error.ts';
+  IdeaConnection,
+  type FrameSocket,
+  type FrameSocketEvents,
+  type IdeaSubscriber,
+} from '@catalyst/client/idea-connection';
+import type { RawData, WebSocket } from 'ws';
+import { CliError, isCliError } from './cli-error.ts';
 import { openTokenSocket } from './token-socket.ts';
 
 /**
- * Catalyst's WebSocket (`/ws`, docs/protocol.md), as the web app uses it: subscribe to an idea, receive its
- * events and live text, send answers. Every frame is parsed with ServerFrameSchema; one that does not parse is
- * reported to `onUnreadable`, never dropped silently and never a crash.
+ * Catalyst's WebSocket (`/ws`, docs/protocol.md) as the web app keeps it: the client package's idea connection,
+ * over ws with the token. It subscribes to an idea and passes on its events and live text, each event once (by its
+ * `seq`); a connection that drops is opened again and the idea followed from the last event seen, so a restart of
+ * Catalyst while a run is followed loses nothing. Every frame is parsed; one that does not parse is reported to
+ * `onUnreadable`, never dropped silently and never a crash.
  */
 export interface IdeaSocket {
+  /** A frame to Catalyst; one sent while the connection is away goes once it is back. */
   send: (frame: ClientFrame) => void;
   /** Replays the idea's history (ignored by the listeners that follow one run) and resolves once it is live. */
   /** `sinceSeq`: only the events after it are replayed (the idea's `lastSeq`: none, only what comes next). */
   subscribe(ideaId: IdeaId, sinceSeq?: number): Promise<SubscribedFrame>;
   listen(listener: (frame: ServerFrame) => void): void;
   onUnreadable(listener: (sample: string) => void): void;
-  /** Settles when the connection ends, by either side. */
+  /**
+   * Settles when the connection ends for good: closed here, the token refused, or Catalyst not reachable again
+   * within RECONNECT_LIMIT_MS.
+   */
   readonly closed: Promise<{ code: number; reason: string }>;
   close(): void;
 }
 
 /** The server pings every 30 s; three missed pings mean the path to it is dead though TCP has not noticed. */
 const SILENCE_LIMIT_MS = 100_000;
+/** How long a command waits for Catalyst to be back (a restart takes seconds) before it says the connection is lost. */
+export const RECONNECT_LIMIT_MS = 60_000;
+/** Frames a person sent while the connection was away (an answer typed at a prompt), sent once it is back. */
+const MAX_HELD_FRAMES = 20;
 
+/** Opens the connection; rejects with why when its first socket cannot open (no Catalyst there, a refused token). */
 export async function openIdeaSocket(url: string, token: string): Promise<IdeaSocket> {
-  return wrapSocket(await openTokenSocket(url, '/ws', token));
-}
-
-function wrapSocket(socket: WebSocket): IdeaSocket {
   const listeners: ((frame: ServerFrame) => void)[] = [];
   const unreadable: ((sample: string) => void)[] = [];
-  socket.on('message', (data: RawData) => {
-    const text = toText(data);
-    const frame = parseFrame(text);
-    if (frame === undefined) for (const listener of unreadable) listener(text.slice(0, 200));
-    else for (const listener of [...listeners]) listener(frame);
+  const deliver = (frame: ServerFrame) => {
+    for (const listener of [...listeners]) listener(frame);
+  };
+  let settleClosed: (why: { code: number; reason: string }) => void = () => undefined;
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => (settleClosed = resolve));
+  let isFirst = true;
+  let firstOpened: () => void = () => undefined;
+  let firstFailed: (error: Error) => void = () => undefined;
+  const firstOpen = new Promise<void>((resolve, reject) => {
+    firstOpened = resolve;
+    firstFailed = reject;
   });
-  // After the open, errors arrive as a close; without a listener ws would throw them.
-  socket.on('error', () => undefined);
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
-    socket.once('close', (code: number, reason: Buffer) => {
-      resolve({ code, reason: reason.toString('utf8') });
-    });
+  const connection = new IdeaConnection({
+    connect: async (events) => {
+      try {
+        const socket = wrap(await openTokenSocket(url, '/ws', token), events);
+        if (isFirst) firstOpened();
+        return socket;
+      } catch (error) {
+        if (isFirst) firstFailed(error instanceof Error ? error : new Error(String(error)));
+        else if (isCliError(error) && (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN_ORIGIN')) {
+          end(4401, error.message);
+        }
+        throw error;
+      } finally {
+        isFirst = false;
+      }
+    },
+    onUnreadable: ({ sample }) => {
+      for (const listener of unreadable) listener(sample);
+    },
   });
-  watchForSilence(socket);
-  let requests = 0;
+  const end = (code: number, reason: string) => {
+    connection.close();
+    settleClosed({ code, reason });
+  };
+  connection.onError(deliver);
+  const held: ClientFrame[] = [];
+  let away: ReturnType<typeof setTimeout> | undefined;
+  connection.onState((state) => {
+    clearTimeout(away);
+    if (state === 'reconnecting') {
+      away = setTimeout(() => {
+        end(1006, 'Catalyst could not be reached again');
+      }, RECONNECT_LIMIT_MS);
+      away.unref();
+    } else if (state === 'open') {
+      for (const frame of held.splice(0)) connection.send(frame);
+    }
+  });
+  try {
+    await firstOpen;
+  } catch (error) {
+    end(1006, 'could not open');
+    throw error;
+  }
   return {
     send: (frame) => {
-      socket.send(JSON.stringify(frame));
+      if (connection.send(frame) === 'offline' && held.length < MAX_HELD_FRAMES) held.push(frame);
     },
-    subscribe: (ideaId, sinceSeq) => {
-      requests += 1;
-      const requestId = `subscribe-${String(requests)}`;
-      const subscribed = awaitSubscribed({ listeners, closed, requestId });
-      const frame: ClientFrame = {
-        type: 'subscribe',
-        ideaId,
-        requestId,
-        ...(sinceSeq === undefined ? {} : { sinceSeq }),
-      };
-      socket.send(JSON.stringify(frame));
-      return subscribed;
-    },
+    subscribe: (ideaId, sinceSeq) =>
+      new Promise((resolve, reject) => {
+        let lastSeq = sinceSeq ?? 0;
+        let isLive = false;
+        const subscriber: IdeaSubscriber = {
+          ideaId,
+          lastSeq: () => lastSeq,
+          onFrames: (frames) => {
+            for (const frame of frames) {
+              // A replay after a reconnect may overlap what was passed on: each event once.
+              if ('seq' in frame) {
+                if (frame.seq <= lastSeq) continue;
+                lastSeq = frame.seq;
+              }
+              deliver(frame);
+            }
+          },
+          onSubscribed: (frame) => {
+            deliver(frame);
+            if (!isLive) resolve(frame);
+            isLive = true;
+          },
+          onError: (frame) => {
+            if (isLive) {
+              deliver(frame);
+              return;
+            }
+            // The first subscribe refused: the command says why rather than wait for a retry.
+            unsubscribe();
+            reject(new CliError(frame.code, frame.message));
+          },
+          onDisconnected: () => undefined,
+        };
+        const unsubscribe = connection.subscribe(subscriber);
+        void closed.then(() => {
+          if (!isLive) {
+            reject(
+              new CliError(
+                'CONNECTION_LOST',
+                'The connection to Catalyst closed before the idea could be followed.',
+              ),
+            );
+          }
+        });
+      }),
     listen: (listener) => listeners.push(listener),
     onUnreadable: (listener) => unreadable.push(listener),
     closed,
     close: () => {
-      socket.close(1000);
+      end(1000, 'closed');
     },
   };
 }
 
-function awaitSubscribed(context: {
-  listeners: ((frame: ServerFrame) => void)[];
-  closed: Promise<{ code: number; reason: string }>;
-  requestId: string;
-}): Promise<SubscribedFrame> {
-  const { listeners, closed, requestId } = context;
-  return new Promise((resolve, reject) => {
-    const listener = (frame: ServerFrame): void => {
-      if (!('requestId' in frame) || frame.requestId !== requestId) return;
-      listeners.splice(listeners.indexOf(listener), 1);
-      if (frame.type === 'subscribed') resolve(frame);
-      else if (frame.type === 'error') reject(new CliError(frame.code, frame.message));
-    };
-    listeners.push(listener);
-    void closed.then(() => {
-      reject(
-        new CliError(
-          'CONNECTION_LOST',
-          'The connection to Catalyst closed before the idea could be followed.',
-        ),
-      );
-    });
+function wrap(socket: WebSocket, events: FrameSocketEvents): FrameSocket {
+  socket.on('message', (data: RawData) => {
+    events.onText(toText(data));
   });
+  // After the open, errors arrive as a close; without a listener ws would throw them.
+  socket.on('error', () => undefined);
+  socket.once('close', () => {
+    events.onClose();
+  });
+  watchForSilence(socket);
+  return {
+    sendText: (text) => {
+      if (socket.readyState !== socket.OPEN) return false;
+      socket.send(text);
+      return true;
+    },
+    close: (code, reason) => {
+      socket.close(code, reason);
+    },
+  };
 }
 
 function watchForSilence(socket: WebSocket): void {
@@ -117,20 +193,6 @@ function watchForSilence(socket: WebSocket): void {
   socket.once('close', () => {
     clearInterval(timer);
   });
-}
-
-/** A refused upgrade is a plain-text HTTP answer: 401 without the token, 403 for a foreign origin. */
-function parseFrame(text: string): ServerFrame | undefined {
-  const parsed = ServerFrameSchema.safeParse(parseJson(text));
-  return parsed.success ? parsed.data : undefined;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function toText(data: RawData): string {

@@ -12,13 +12,14 @@ import {
 import {
   colorQuestion,
   httpError,
+  startTcpProxy,
   streamedText,
   text,
   toolUse,
   waitForFile,
   waitUntil,
 } from '@catalyst/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { useFastService } from '../../backend/test/fast/fast-harness.ts';
 import { expectNothingLeft } from '../../backend/test/fast/fast-kit.ts';
 import { CLI_BIN, runCli, startCli, useCliFiles, type CliOptions } from './cli-process.ts';
@@ -99,6 +100,43 @@ describe('catalyst chat and build', () => {
     expect(runs.map((one) => [one.mode, one.message, one.state])).toEqual([
       ['build', 'Build it.', 'completed'],
     ]);
+  });
+
+  it('follows a build through a dropped connection: back again, it shows the rest once and exits 0', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Followed through a drop');
+    fixture.model.enqueue(waitForGo(service.projectDir(idea.id)), text('Done after the drop.'));
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
+    onTestFinished(() => proxy.close());
+    const building = startCli([
+      '--url',
+      proxy.url,
+      '--token-file',
+      files.tokenFile,
+      'build',
+      idea.id,
+      'Wait.',
+    ]);
+    await building.printed('→ Bash', 'stdout');
+    // The run ends while the command cannot reach Catalyst: its end comes only with the replay.
+    proxy.hold();
+    expect(proxy.dropConnections(), 'the command had a connection to drop').toBeGreaterThan(0);
+    await writeFile(join(service.projectDir(idea.id), 'go'), '');
+    await waitUntil(
+      async () => {
+        const { runs } = RunListResponseSchema.parse(
+          await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
+        );
+        return runs[0]?.state === 'completed';
+      },
+      { timeoutMs: 20_000, what: 'the run to end on the server' },
+    );
+    proxy.release();
+    const exit = await building.exited;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stdout.match(/Done after the drop\./g)).toEqual(['Done after the drop.']);
+    expect(exit.stdout.match(/→ Bash/g)).toHaveLength(1);
+    expect(exit.stderr).toMatch(/^completed · 2 turns/m);
   });
 
   it('exits 1 for a failed run, saying why', async () => {
