@@ -1,6 +1,6 @@
 import { ActiveRuns } from './runs/active-runs.ts';
 import { BudgetReservations } from './queue/core/budget-reservations.ts';
-import { Asides, DEFAULT_ASIDE_TIMEOUT_MS } from './asides/asides.ts';
+import { Asides } from './asides/asides.ts';
 import { autopilotIdeaMeta } from './queue/autopilot-idea-meta.ts';
 import { Autopilots } from './queue/autopilots.ts';
 import { AutopilotsCapability } from './queue/autopilots-capability.ts';
@@ -10,16 +10,13 @@ import { hostUsersOf } from './hosts/host-holds.ts';
 import { HostsCapability } from './hosts/hosts-capability.ts';
 import { createLocalSshConfigSources } from './host/ssh/config/ssh-config-files.ts';
 import { IdeaOwners } from './runs/idea-owners.ts';
-import { IdeaHistories } from './ideas/idea-histories.ts';
+import { IdeaHistories, type IdeaHistoriesOptions } from './ideas/idea-histories.ts';
 import { locateIdea } from './ideas/idea-lookup.ts';
 import { IdeasCapability } from './ideas/ideas-capability.ts';
 import { LiveSubscribers } from './runs/live-subscribers.ts';
-import { DEFAULT_PREVIEW_IDLE_MS, Previews } from './previews/previews.ts';
+import { Previews } from './previews/previews.ts';
 import { PreviewsCapability } from './previews/previews-capability.ts';
 import { ProjectFiles } from './files/project-files.ts';
-import { DEFAULT_QA } from './runs/prompt-routing.ts';
-import type { RunLaunchContext } from './runs/run-launch.ts';
-import { ReviewStore } from './checkpoints/review-store.ts';
 import { Reviews } from './checkpoints/reviews.ts';
 import { RunsCapability } from './runs/runs-capability.ts';
 import {
@@ -31,78 +28,47 @@ import {
 import type { ServiceOptions, WiredServices } from './service/service-options.ts';
 import { Terminals } from './terminals/terminals.ts';
 import { DEFAULT_WARM_PER_HOST, WarmSessions } from './runs/warm-sessions.ts';
+import type { ServiceShared } from './service/service-shared.ts';
 
 /**
  * The composition root's wiring of the service, capability by capability (service/ports.ts): what they share
- * (the ideas' histories and live subscribers, the one run per idea, the warm sessions) is made here once and
- * handed to each capability that needs it; nothing else holds the whole service.
+ * (service-shared.ts: the ideas' owners, histories and live subscribers, the one run per idea, the budgets) is
+ * made here once and handed to each part, which takes what it uses; nothing else holds the whole service.
  */
 
 export function wireServices(options: ServiceOptions): WiredServices {
   const { hosts, logger } = options;
   const active = new ActiveRuns();
-  const live = new LiveSubscribers();
+  // The parts below call one another only once a request comes, by then all of them exist.
+  const owners: IdeaOwners = new IdeaOwners(active, () => ({ runs, autopilots, asides }));
   const locate = (id: string) => locateIdea(options, id);
-  // The capabilities below call one another only once a request comes, by then all of them exist.
-  const owners: IdeaOwners = new IdeaOwners({
-    active,
-    queues: () => autopilots,
-    asides: () => asides,
-    startRun: (id, mode, message) => runs.startRun(id, mode, message),
-    enqueue: (id, mode, message) => autopilots.add(id, { mode, message, sendNow: false }),
-  });
-  const histories: IdeaHistories = new IdeaHistories({
+  const takeUp: IdeaHistoriesOptions['takeUp'] = (id, history) => (run) => runs.takeUp(id, history, run);
+  const histories = new IdeaHistories({ options, hosts, logger, locate, owners, takeUp });
+  const shared: ServiceShared = {
+    options,
     hosts,
     logger,
-    hostOf: async (id) => (await locate(id)).host,
-    // An autopilot between two steps keeps its history open too: it writes the next step's events.
-    isRunning: (id) => owners.of(id).isWriting(),
-    takeUp: (id, history) => (run) => runs.takeUp(id, history, run),
-    maxIdle: options.maxIdleHistories,
-    onEvent: options.onEvent,
-  });
+    locate,
+    active,
+    owners,
+    histories,
+    live: new LiveSubscribers(),
+    budgets: new BudgetReservations(),
+  };
   const warm = new WarmSessions({
     perHost: options.warmPerHost ?? DEFAULT_WARM_PER_HOST,
     maxTurnMs: options.maxRunMs,
     logger,
   });
-  const checkpoints = new Checkpoints({
-    hosts,
-    logger,
-    locate,
-    ...(options.checkpointTimeoutMs === undefined ? {} : { timeoutMs: options.checkpointTimeoutMs }),
-  });
-  const previewEngine = new Previews({
-    hosts,
-    logger,
-    locate,
-    runTagOf: (id) => owners.of(id).runTag(),
-    bind: options.previews.bind,
-    idleMs: options.previews.idleMs ?? DEFAULT_PREVIEW_IDLE_MS,
-    isCatalystToken: options.previews.isCatalystToken,
-    startServer: options.previews.startServer,
-  });
-  // What the idea's claude processes hold of its budget: runs and asides alike (issue 39).
-  const budgets = new BudgetReservations();
-  const launching: RunLaunchContext = {
-    options,
-    budgets,
-    warm,
-    checkpoints,
-    histories,
-    live,
-    locate,
-    release: (id) => {
-      active.release(id);
-      histories.evictIdle();
-    },
+  const checkpoints = new Checkpoints(shared);
+  const previewEngine = new Previews({ ...shared, ...options.previews });
+  const release = (id: string) => {
+    active.release(id);
+    histories.evictIdle();
   };
   const runs: RunsCapability = new RunsCapability({
-    active,
-    launching,
-    logger,
-    owners,
-    warmPerHost: options.warmPerHost,
+    ...shared,
+    launching: { ...shared, warm, checkpoints, release },
   });
   const autopilots: Autopilots = new Autopilots({
     launch: (id, mode, message, overrides) => runs.launch(id, mode, message, overrides),
@@ -112,24 +78,8 @@ export function wireServices(options: ServiceOptions): WiredServices {
     ...autopilotIdeaMeta(hosts, locate),
     logger,
   });
-  const asides: Asides = new Asides({
-    hosts,
-    logger,
-    histories,
-    locate,
-    qa: options.qa ?? DEFAULT_QA,
-    timeoutMs: DEFAULT_ASIDE_TIMEOUT_MS,
-    inactivityMs: options.inactivityTimeoutMs,
-    isDeleting: (id) => owners.of(id).isDeleting(),
-    isStopping: () => active.isStopping(),
-    budgets,
-  });
-  const terminals = new Terminals({
-    hosts,
-    hostOf: async (id) => (await locate(id)).host,
-    isDeleting: (id) => owners.of(id).isDeleting(),
-    logger,
-  });
+  const asides: Asides = new Asides(shared);
+  const terminals = new Terminals(shared);
   const hostsCapability = new HostsCapability({
     registry: hosts,
     ...options.appHosts,
@@ -137,78 +87,33 @@ export function wireServices(options: ServiceOptions): WiredServices {
     ...hostUsersOf(options, { active, autopilots, asides, terminals, warm, previewEngine }),
     logger,
   });
-  const projectFiles = new ProjectFiles({ hosts, locate, checkpoints });
+  const files = new ProjectFiles({ ...shared, checkpoints });
   const autopilotControl = new AutopilotsCapability({ autopilots, active, hosts, logger });
   const parts: ServiceParts = {
-    hosts,
-    logger,
-    active,
+    ...shared,
     autopilots,
     autopilotControl,
     asides,
     warm,
     runs,
     previewEngine,
-    histories,
     terminals,
     hostsCapability,
   };
   return {
-    ideas: new IdeasCapability({
-      hosts,
-      index: options.index,
-      ...(options.catalystId === undefined ? {} : { catalystId: options.catalystId }),
-      logger,
-      active,
-      histories,
-      live,
-      prewarm: (id) => {
-        runs.prewarm(id);
-      },
-      onBudgetChanged: (id) => {
-        autopilots.ideaBudgetChanged(id).catch((error: unknown) => {
-          logger.warn({ ideaId: id, err: error }, 'could not go on with a queue paused by its budget');
-        });
-      },
-      stopAllOf: (id) => stopAllOfIdea(parts, id),
-    }),
+    ideas: new IdeasCapability({ ...shared, runs, autopilots, stopAllOf: (id) => stopAllOfIdea(parts, id) }),
     runs,
     terminals,
     yieldRunChannel: (hostName) => {
       warm.yieldOne(hostName);
     },
     autopilots: autopilotControl,
-    files: new FilesCapability({
-      checkpoints,
-      files: projectFiles,
-      active,
-      histories,
-      locate,
-      owners,
-      restartPreview: (id) => previewEngine.restartIfRunning(id),
-    }),
-    reviews: new Reviews({
-      store: new ReviewStore({ hosts, locate }),
-      checkpoints,
-      files: projectFiles,
-      histories,
-      isDeleting: (id) => owners.of(id).isDeleting(),
-      logger,
-      locate,
-      // As the composer's message: a build now when the idea is idle, queued behind what runs otherwise.
-      send: async (id, mode, message) => {
-        const sent = await owners.of(id).send(mode, message);
-        return 'runId' in sent ? { runId: sent.runId } : {};
-      },
-    }),
+    files: new FilesCapability({ ...shared, checkpoints, files, previews: previewEngine }),
+    reviews: new Reviews({ ...shared, checkpoints, files }),
     previews: new PreviewsCapability(previewEngine, locate),
     hosts: hostsCapability,
     asides,
-    takeUp: () =>
-      takeUpServices(
-        parts,
-        options.appHosts.records.map((record) => record.name),
-      ),
+    takeUp: () => takeUpServices(parts, options.appHosts.records),
     shutdown: (closing = {}) => shutdownServices(parts, closing.keepRuns === true),
   };
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import {
   MAX_ASIDES_PER_IDEA,
   asideViewsOf,
@@ -15,10 +14,9 @@ import { type BudgetHold } from '../queue/core/budget-reservations.ts';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { runAside, type AsideOutcome } from './aside-run.ts';
 import { holdBudget, ideaRefusal } from '../queue/budget-holds.ts';
-import type { HostRegistry } from '../hosts/host-registry.ts';
-import type { IdeaHistories } from '../ideas/idea-histories.ts';
 import type { AsidesPort } from '../service/ports.ts';
-import type { QaSettings } from '../runs/prompt-routing.ts';
+import { DEFAULT_QA } from '../runs/prompt-routing.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
 
 /**
  * Question asides (AsidesPort, issue 30): each a `claude -p` forked from the idea's session (asides/aside-run.ts),
@@ -34,23 +32,16 @@ export const DEFAULT_ASIDE_TIMEOUT_MS = 10 * 60_000;
 export const LISTED_ASIDES = 200;
 const LISTED_BYTES = 16 * 1024 * 1024;
 
-export interface AsidesOptions {
-  hosts: HostRegistry;
-  logger: Logger;
-  histories: IdeaHistories;
-  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
-  /** The idea's small model when it names none (meta.qaModel first). */
-  qa: QaSettings;
-  timeoutMs: number;
-  /** An aside is stopped when its claude prints nothing for this long. */
-  inactivityMs: number;
-  /** The idea is being deleted: nothing new of it may start. */
-  isDeleting: (id: string) => boolean;
-  /** Catalyst is shutting down. */
-  isStopping: () => boolean;
-  /** Where the runs hold their caps too (run-launch.ts); without it, the asides hold theirs among themselves. */
-  budgets: BudgetReservations;
-}
+/**
+ * The shared parts an aside uses: the small model of the options (`qa`, the idea's small model when it names none,
+ * meta.qaModel first) and their inactivity limit (an aside is stopped when its claude prints nothing for that long);
+ * the owners (an idea being deleted starts nothing new), the active runs (Catalyst shutting down), and the budgets
+ * where the runs hold their caps too (run-launch.ts).
+ */
+export type AsidesOptions = Pick<
+  ServiceShared,
+  'options' | 'hosts' | 'logger' | 'histories' | 'locate' | 'owners' | 'active' | 'budgets'
+> & { timeoutMs?: number };
 
 interface GoingAside {
   controller: AbortController;
@@ -93,7 +84,7 @@ export class Asides implements AsidesPort {
     });
     going.set(asideId, { controller, done });
     this.#going.set(id, going);
-    const model = body.model ?? meta.qaModel ?? this.#options.qa.model;
+    const model = body.model ?? meta.qaModel ?? (this.#options.options.qa ?? DEFAULT_QA).model;
     try {
       const history = await this.#options.histories.get(id);
       const asked = history.append({
@@ -155,8 +146,9 @@ export class Asides implements AsidesPort {
   }
 
   #refuseWhenGoing(id: string): void {
-    if (this.#options.isStopping()) throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
-    if (this.#options.isDeleting(id))
+    if (this.#options.active.isStopping())
+      throw new CatalystError('HOST_UNAVAILABLE', 'Catalyst is shutting down.');
+    if (this.#options.owners.of(id).isDeleting())
       throw new CatalystError('RUN_IN_PROGRESS', 'This idea is being deleted.');
   }
 
@@ -200,8 +192,8 @@ export class Asides implements AsidesPort {
       sessionId: job.sessionId,
       question: job.question,
       maxBudgetUsd: Number.isFinite(job.hold.capUsd) ? job.hold.capUsd : undefined,
-      timeoutMs: this.#options.timeoutMs,
-      inactivityMs: this.#options.inactivityMs,
+      timeoutMs: this.#options.timeoutMs ?? DEFAULT_ASIDE_TIMEOUT_MS,
+      inactivityMs: this.#options.options.inactivityTimeoutMs,
       signal,
     });
   }

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import {
   CommitIdSchema,
   MAX_DIFF_BYTES,
@@ -24,7 +23,7 @@ import { VM_MARKERS } from '../core/vm-markers.ts';
 import { commandFailure, runHostCommand, type HostCommandResult } from '../host/host-command.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import { READ_BYTES, SCAN_BYTES } from '../runs/run-views.ts';
-import type { HostRegistry } from '../hosts/host-registry.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
 
 /**
  * Checkpoints of an idea's `project/` (issue 13): a git commit after every build run, one before a build of what the
@@ -34,13 +33,8 @@ import type { HostRegistry } from '../hosts/host-registry.ts';
  * against. `meta.json`'s `checkpoint` is the last one.
  */
 
-export interface CheckpointsOptions {
-  hosts: HostRegistry;
-  logger: Logger;
-  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
-  /** A checkpoint's git takes at most this long (CATALYST_CHECKPOINT_TIMEOUT_MS). */
-  timeoutMs?: number;
-}
+/** The options' `checkpointTimeoutMs`: a checkpoint's git takes at most this long (CATALYST_CHECKPOINT_TIMEOUT_MS). */
+export type CheckpointsOptions = Pick<ServiceShared, 'options' | 'hosts' | 'logger' | 'locate'>;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** git's listing of a checkpoint's changes is read up to this (about 300,000 files). */
@@ -359,7 +353,7 @@ export class Checkpoints {
       input: command.input,
       cwd: paths.project,
       env: checkpointEnv(claude.path, paths.dir),
-      timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: this.#options.options.checkpointTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxStdoutBytes: MAX_STAT_BYTES,
     });
   }

@@ -4,12 +4,10 @@ import {
   MAX_REVIEW_COMMENTS,
   type AddReviewCommentBody,
   type CheckpointView,
-  type IdeaMeta,
   type ReviewComment,
   type ReviewCommentView,
   type SendReviewResponse,
 } from '@catalyst/protocol';
-import type { Logger } from 'pino';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { parseProjectPath } from '../core/project-path.ts';
 import { linesBetween, splitFileLines } from './core/review-lines.ts';
@@ -20,7 +18,8 @@ import { readRunView } from '../runs/run-views.ts';
 import type { Checkpoints } from './checkpoints.ts';
 import type { ReviewsPort } from '../service/ports.ts';
 import type { ProjectFiles } from '../files/project-files.ts';
-import type { ReviewStore } from './review-store.ts';
+import { ReviewStore } from './review-store.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
 
 /**
  * Review comments on a checkpoint's diff (ReviewsPort, issue 30). A comment quotes the lines it is about as the
@@ -31,34 +30,32 @@ import type { ReviewStore } from './review-store.ts';
  */
 
 /** Hands a composed message on: starts a build run, or queues it (then without a run yet). */
-export type SendMessage = (ideaId: string, mode: 'build', message: string) => Promise<{ runId?: string }>;
-
-export interface ReviewsOptions {
-  store: ReviewStore;
+/**
+ * The shared parts a review uses: the owners (a review is sent as the composer's message is: a build now when the
+ * idea is idle, queued behind what runs otherwise; an idea being deleted has its history not opened again for a
+ * review's change), the histories, where the idea is; and the checkpoints and files it quotes.
+ */
+export type ReviewsOptions = Pick<ServiceShared, 'hosts' | 'histories' | 'locate' | 'owners' | 'logger'> & {
   checkpoints: Checkpoints;
   files: ProjectFiles;
-  histories: { get(id: string): Promise<IdeaHistory> };
-  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
-  send: SendMessage;
-  /** The idea is being deleted: its history is not opened again for a review's change. */
-  isDeleting: (id: string) => boolean;
-  logger: Logger;
   now?: () => Date;
-}
+};
 
 /** A comment's quoted lines weigh at most this much (a few long lines would otherwise fill the message). */
 const MAX_QUOTED_CHARS = 32 * 1024;
 
 export class Reviews implements ReviewsPort {
   readonly #options: ReviewsOptions;
+  readonly #store: ReviewStore;
 
   constructor(options: ReviewsOptions) {
     this.#options = options;
+    this.#store = new ReviewStore(options);
   }
 
   async listReviewComments(id: string, commit: string): Promise<ReviewCommentView[]> {
     const { checkpoint } = await this.#checkpoint(id, commit);
-    const comments = (await this.#options.store.read(id)).filter((one) => one.commit === checkpoint.commit);
+    const comments = (await this.#store.read(id)).filter((one) => one.commit === checkpoint.commit);
     return this.#view(id, orderForReview(comments));
   }
 
@@ -79,7 +76,7 @@ export class Reviews implements ReviewsPort {
       createdAt: at,
       updatedAt: at,
     };
-    await this.#options.store.change(id, (comments) => {
+    await this.#store.change(id, (comments) => {
       if (comments.length >= MAX_REVIEW_COMMENTS) {
         throw new CatalystError(
           'INVALID_ARGUMENT',
@@ -100,7 +97,7 @@ export class Reviews implements ReviewsPort {
     text: string,
   ): Promise<ReviewCommentView> {
     await this.#options.locate(id);
-    const edited = await this.#options.store.change(id, (comments) => {
+    const edited = await this.#store.change(id, (comments) => {
       const found = findComment(comments, commit, commentId);
       if (found.sentAt !== undefined) {
         throw new CatalystError(
@@ -121,7 +118,7 @@ export class Reviews implements ReviewsPort {
 
   async deleteReviewComment(id: string, commit: string, commentId: string): Promise<void> {
     await this.#options.locate(id);
-    await this.#options.store.change(id, (comments) => {
+    await this.#store.change(id, (comments) => {
       findComment(comments, commit, commentId);
       return Promise.resolve({ comments: comments.filter((one) => one.id !== commentId), answer: undefined });
     });
@@ -131,7 +128,7 @@ export class Reviews implements ReviewsPort {
   /** Under the store's lock from reading to marking: two sends at once never send one comment twice. */
   async sendReview(id: string, commit: string): Promise<SendReviewResponse> {
     const { checkpoint, history } = await this.#checkpoint(id, commit);
-    const review = await this.#options.store.change(id, async (comments) => {
+    const review = await this.#store.change(id, async (comments) => {
       const unsent = comments.filter((one) => one.commit === checkpoint.commit && one.sentAt === undefined);
       if (unsent.length === 0) {
         throw new CatalystError('INVALID_ARGUMENT', 'This checkpoint has no comment that is not sent yet.');
@@ -148,7 +145,8 @@ export class Reviews implements ReviewsPort {
           `This review is longer than a message may be (${String(MAX_MESSAGE_CHARS)} characters): send fewer or shorter comments.`,
         );
       }
-      const { runId } = await this.#options.send(id, 'build', message);
+      const sentTo = await this.#options.owners.of(id).send('build', message);
+      const runId = 'runId' in sentTo ? sentTo.runId : undefined;
       const sent = { sentAt: this.#now(), ...(runId === undefined ? {} : { sentRunId: runId }) };
       const ids = new Set(unsent.map((one) => one.id));
       return {
@@ -169,10 +167,10 @@ export class Reviews implements ReviewsPort {
    * The change itself is made whatever comes of this: nothing for an idea being deleted, a failure only logged.
    */
   async #changed(id: string, commit: string): Promise<void> {
-    if (this.#options.isDeleting(id)) return;
+    if (this.#options.owners.of(id).isDeleting()) return;
     try {
       const history = await this.#options.histories.get(id);
-      if (this.#options.isDeleting(id)) return;
+      if (this.#options.owners.of(id).isDeleting()) return;
       history.append({ type: 'review:changed', ideaId: id, commit });
     } catch (error) {
       this.#options.logger.warn({ ideaId: id, err: error }, 'could not tell the pages of a review change');

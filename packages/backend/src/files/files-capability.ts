@@ -3,30 +3,23 @@ import type {
   CheckpointView,
   FileContentResponse,
   FileListResponse,
-  IdeaMeta,
 } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { parseProjectPath } from '../core/project-path.ts';
-import type { ActiveRuns } from '../runs/active-runs.ts';
 import type { Checkpoints } from '../checkpoints/checkpoints.ts';
-import type { IdeaOwners } from '../runs/idea-owners.ts';
-import type { IdeaHistories } from '../ideas/idea-histories.ts';
 import type { FilesPort } from '../service/ports.ts';
 import type { ProjectFiles } from './project-files.ts';
 import { restoringClaim } from '../runs/run-claim.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
+import type { Previews } from '../previews/previews.ts';
 
-export interface FilesCapabilityOptions {
+/** The shared parts (the owners: a restore is refused while a run or an autopilot is on the idea), and its own. */
+export type FilesCapabilityOptions = Pick<ServiceShared, 'active' | 'histories' | 'locate' | 'owners'> & {
   checkpoints: Checkpoints;
   files: ProjectFiles;
-  active: ActiveRuns;
-  histories: IdeaHistories;
-  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
-  /** The autopilot running on the idea, if one is: a restore is refused meanwhile. */
-  /** What each idea is doing: a restore waits for its run or autopilot to end. */
-  owners: IdeaOwners;
-  /** After a restore: the idea's dev server, if it runs, starts again on the restored files (previews.ts). */
-  restartPreview: (id: string) => Promise<void>;
-}
+  /** After a restore: the idea's dev server, if it runs, starts again on the restored files. */
+  previews: Pick<Previews, 'restartIfRunning'>;
+};
 
 /** Checkpoints and the project's files (FilesPort, issue 13): listed, diffed, restored, browsed and read. */
 export class FilesCapability implements FilesPort {
@@ -62,7 +55,7 @@ export class FilesCapability implements FilesPort {
     try {
       const restored = await this.#options.checkpoints.restore(id, history, commit);
       // In the background: a dev server's stop and start take seconds; the preview's state tells how it goes.
-      void this.#options.restartPreview(id);
+      void this.#options.previews.restartIfRunning(id);
       return restored;
     } finally {
       active.release(id);

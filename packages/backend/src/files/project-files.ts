@@ -1,15 +1,10 @@
-import {
-  MAX_FILE_TEXT_BYTES,
-  type FileContentResponse,
-  type FileListResponse,
-  type IdeaMeta,
-} from '@catalyst/protocol';
+import { MAX_FILE_TEXT_BYTES, type FileContentResponse, type FileListResponse } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
 import { parseProjectPath } from '../core/project-path.ts';
 import type { ReadWithinResult } from '../host/host.ts';
 import type { IdeaHistory } from '../ideas/event-history.ts';
 import type { Checkpoints } from '../checkpoints/checkpoints.ts';
-import type { HostRegistry } from '../hosts/host-registry.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
 
 /**
  * The files of an idea's `project/` (issue 13), for the file browser: a directory's entries, a file's text, now or
@@ -19,11 +14,7 @@ import type { HostRegistry } from '../hosts/host-registry.ts';
  * The project's `.git` is never shown.
  */
 
-export interface ProjectFilesOptions {
-  hosts: HostRegistry;
-  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
-  checkpoints: Checkpoints;
-}
+export type ProjectFilesOptions = Pick<ServiceShared, 'hosts' | 'locate'> & { checkpoints: Checkpoints };
 
 /** Git's own test for a binary file: a NUL in the first 8,000 bytes. Text must also be valid UTF-8. */
 const BINARY_PROBE_BYTES = 8_000;

@@ -1,24 +1,22 @@
-import type { RelayEvent } from '@catalyst/protocol';
-import type { Logger } from 'pino';
 import { IdeaHistory } from './event-history.ts';
 import type { IdeaStore } from './idea-store.ts';
 import { HistoryCache } from './history-cache.ts';
-import type { HostRegistry } from '../hosts/host-registry.ts';
 import { settleOrphanedRun, type TakeUp } from '../runs/orphaned-runs.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
 
-export interface IdeaHistoriesOptions {
-  hosts: HostRegistry;
-  logger: Logger;
-  /** The host holding the idea (the service's lookup, which also says when there is no such idea). */
-  hostOf: (id: string) => Promise<string>;
-  isRunning: (id: string) => boolean;
+/**
+ * The shared parts a history uses: where the idea is (the service's lookup, which also says when there is no such
+ * idea), its owner (a history is kept open while something writes to it), and the options' `maxIdleHistories`
+ * (kept open with no subscriber and no run, history-cache.ts) and `onEvent` (every idea's new events, as they are
+ * shown: push notifications, issue 29).
+ */
+export type IdeaHistoriesOptions = Pick<
+  ServiceShared,
+  'options' | 'hosts' | 'logger' | 'locate' | 'owners'
+> & {
   /** A run an earlier Catalyst left going, found as its history opens: the service takes it up if it can. */
   takeUp: (id: string, history: IdeaHistory) => TakeUp;
-  /** Histories kept open with no subscriber and no run (history-cache.ts). */
-  maxIdle?: number | undefined;
-  /** Every idea's new events, as they are shown (push notifications, issue 29). */
-  onEvent?: ((ideaId: string, event: RelayEvent) => void) | undefined;
-}
+};
 
 /**
  * The service's event histories, by idea: opened on first use and closed when idle (history-cache.ts). Opening one
@@ -35,8 +33,10 @@ export class IdeaHistories {
     this.#options = options;
     this.#cache = new HistoryCache({
       open: (id) => this.#open(id),
-      isRunning: options.isRunning,
-      ...(options.maxIdle === undefined ? {} : { maxIdle: options.maxIdle }),
+      isRunning: (id) => options.owners.of(id).isWriting(),
+      ...(options.options.maxIdleHistories === undefined
+        ? {}
+        : { maxIdle: options.options.maxIdleHistories }),
       onCloseError: (id, error) => {
         options.logger.error({ err: error, ideaId: id }, 'could not close an event history');
       },
@@ -51,7 +51,7 @@ export class IdeaHistories {
   async forRun(id: string): Promise<IdeaHistory> {
     const history = await this.#cache.get(id);
     if (this.#orphansLeftOpen.has(id)) {
-      const store = await this.#storeOf(await this.#options.hostOf(id));
+      const store = await this.#storeOf((await this.#options.locate(id)).host);
       await this.#endOrphanedRun(id, history, store);
     }
     return history;
@@ -72,7 +72,7 @@ export class IdeaHistories {
   }
 
   async #open(id: string): Promise<IdeaHistory> {
-    const host = await this.#options.hostOf(id);
+    const host = (await this.#options.locate(id)).host;
     const store = await this.#storeOf(host);
     const history = await IdeaHistory.open({
       files: this.#options.hosts.get(host).host,
@@ -80,7 +80,7 @@ export class IdeaHistories {
       onError: (error) => {
         this.#options.logger.error({ err: error, ideaId: id }, 'event history problem');
       },
-      onShown: (event) => this.#options.onEvent?.(id, event),
+      onShown: (event) => this.#options.options.onEvent?.(id, event),
     });
     try {
       await this.#endOrphanedRun(id, history, store);

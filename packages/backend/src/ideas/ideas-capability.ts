@@ -1,34 +1,31 @@
-import type { Logger } from 'pino';
 import type { CreateIdeaBody, IdeaMeta, IdeaView, RelayEvent, UpdateIdeaBody } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import type { IdeaHistory } from './event-history.ts';
 import type { ActiveRuns } from '../runs/active-runs.ts';
-import type { HostRegistry } from '../hosts/host-registry.ts';
-import type { IdeaHistories } from './idea-histories.ts';
-import type { IdeaIndex } from './idea-index.ts';
 import { hostHolding, locateIdea } from './idea-lookup.ts';
 import { applyUpdate, messageOf, toUnavailable } from './idea-meta-changes.ts';
 import type { IdeaListener, IdeasPort, IdeaSubscription } from '../service/ports.ts';
-import type { LiveSubscribers } from '../runs/live-subscribers.ts';
 import * as routing from '../runs/prompt-routing.ts';
 import { deletingClaim } from '../runs/run-claim.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
+import type { RunsCapability } from '../runs/runs-capability.ts';
+import type { Autopilots } from '../queue/autopilots.ts';
 
-export interface IdeasCapabilityOptions {
-  hosts: HostRegistry;
-  index: IdeaIndex;
-  logger: Logger;
-  active: ActiveRuns;
-  histories: IdeaHistories;
-  live: LiveSubscribers;
-  /** An idea opened with no run: its session is started ahead of the first turn (runs-capability.ts). */
-  prewarm: (id: string) => void;
+/**
+ * The shared parts, with the options' idea index and this Catalyst's id (server/catalyst-id-file.ts: new ideas are
+ * signed with it; without one, none are); and what other parts do for an idea.
+ */
+export type IdeasCapabilityOptions = Pick<
+  ServiceShared,
+  'options' | 'hosts' | 'logger' | 'active' | 'histories' | 'live'
+> & {
+  /** An idea opened with no run: its session is started ahead of the first turn. */
+  runs: Pick<RunsCapability, 'prewarm'>;
+  /** The idea's budget changed: a queue paused by it may go on. */
+  autopilots: Pick<Autopilots, 'ideaBudgetChanged'>;
   /** Stops what the idea has going besides a run (its waiting claude, its preview) before its folder goes. */
   stopAllOf: (id: string) => Promise<void>;
-  /** The idea's budget changed: a queue paused by it may go on. */
-  onBudgetChanged: (id: string) => void;
-  /** This Catalyst's id (server/catalyst-id-file.ts): new ideas are signed with it; without one, none are. */
-  catalystId?: string;
-}
+};
 
 /**
  * Ideas (IdeasPort): the list across hosts, one idea, its meta.json, its deletion, and its history read or
@@ -61,7 +58,7 @@ export class IdeasCapability implements IdeasPort {
     let meta: IdeaMeta;
     try {
       const store = await this.#options.hosts.store(host);
-      const { catalystId } = this.#options;
+      const { catalystId } = this.#options.options;
       meta = await store.create({
         title: body.title,
         description: body.description,
@@ -70,7 +67,7 @@ export class IdeasCapability implements IdeasPort {
     } catch (error) {
       throw toUnavailable(error, host);
     }
-    await this.#options.index.set(meta.id, host);
+    await this.#options.options.index.set(meta.id, host);
     return this.#view(meta.id, host, meta);
   }
 
@@ -78,13 +75,20 @@ export class IdeasCapability implements IdeasPort {
     const { host } = await this.#locate(id);
     const store = await this.#options.hosts.store(host);
     const meta = await store.update(id, (current) => applyUpdate(current, body));
-    if (body.budgetUsd !== undefined) this.#options.onBudgetChanged(id);
+    if (body.budgetUsd !== undefined) {
+      this.#options.autopilots.ideaBudgetChanged(id).catch((error: unknown) => {
+        this.#options.logger.warn(
+          { ideaId: id, err: error },
+          'could not go on with a queue paused by its budget',
+        );
+      });
+    }
     return this.#view(id, host, meta);
   }
 
   async deleteIdea(id: string): Promise<void> {
     // Not locateIdea: a folder whose meta.json is missing or corrupt is listed, and must be deletable (issue 16, item 8).
-    const host = await hostHolding(this.#options, id);
+    const host = await hostHolding(this.#options.options, id);
     if (this.#active.has(id))
       throw new CatalystError('RUN_IN_PROGRESS', 'Stop the running task before deleting the idea.');
     // Marked before the first await: a run started meanwhile would work in a folder about to vanish.
@@ -102,7 +106,7 @@ export class IdeasCapability implements IdeasPort {
           { err: leftOver, ideaId: id, host },
           'a deleted idea left files in the trash',
         );
-      await this.#options.index.delete(id);
+      await this.#options.options.index.delete(id);
     } finally {
       this.#active.release(id);
     }
@@ -124,7 +128,7 @@ export class IdeasCapability implements IdeasPort {
     // Joined in the same tick as the history's live events: from here on both arrive in stdout order.
     const leaveLive = this.#options.live.add(id, listener);
     const pending = routing.pendingOf(this.#active.get(id)?.prompts);
-    if (!this.#active.has(id) && !this.#active.isStopping()) this.#options.prewarm(id);
+    if (!this.#active.has(id) && !this.#active.isStopping()) this.#options.runs.prewarm(id);
     return {
       lastSeq,
       running: this.#active.has(id),
@@ -140,7 +144,7 @@ export class IdeasCapability implements IdeasPort {
   async #listHost(name: string): Promise<IdeaView[]> {
     try {
       const listing = await (await this.#options.hosts.store(name)).list();
-      await this.#options.index.setHostIdeas(
+      await this.#options.options.index.setHostIdeas(
         name,
         listing.map((entry) => entry.id),
       );
@@ -156,14 +160,14 @@ export class IdeasCapability implements IdeasPort {
       }));
     } catch (error) {
       const reason = `Host ${name} is unavailable: ${messageOf(error)}`;
-      return this.#options.index
+      return this.#options.options.index
         .idsOn(name)
         .map((id) => ({ id, host: name, available: false, running: false, error: reason }));
     }
   }
 
   #locate(id: string): Promise<{ host: string; meta: IdeaMeta }> {
-    return locateIdea(this.#options, id);
+    return locateIdea(this.#options.options, id);
   }
 
   #history(id: string): Promise<IdeaHistory> {
@@ -177,7 +181,7 @@ export class IdeasCapability implements IdeasPort {
 
   /** Signed by another Catalyst; an unsigned idea (made before ideas were signed) is every Catalyst's own. */
   #isMadeElsewhere(meta: IdeaMeta): boolean {
-    const { catalystId } = this.#options;
+    const { catalystId } = this.#options.options;
     return catalystId !== undefined && meta.madeBy !== undefined && meta.madeBy !== catalystId;
   }
 }

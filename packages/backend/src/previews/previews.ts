@@ -1,16 +1,10 @@
-import type { Logger } from 'pino';
-import type {
-  IdeaMeta,
-  ListeningPort,
-  PreviewLogResponse,
-  PreviewState,
-  PreviewView,
-} from '@catalyst/protocol';
+import type { ListeningPort, PreviewLogResponse, PreviewState, PreviewView } from '@catalyst/protocol';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { createPreviewOutput, type PreviewOutput } from './core/preview-output.ts';
 import type { Host, RunHandle } from '../host/host.ts';
-import type { PreviewServer as PreviewProxy, StartPreviewServer } from './preview-server.ts';
-import type { HostRegistry } from '../hosts/host-registry.ts';
+import type { PreviewServer as PreviewProxy } from './preview-server.ts';
+import type { ServiceOptions } from '../service/service-options.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
 import { messageOf } from '../ideas/idea-meta-changes.ts';
 import { createListenerGate, findListeners } from './preview-listener.ts';
 import { describeExit } from './preview-exit.ts';
@@ -34,20 +28,13 @@ import { PortLinks, type PreviewTarget } from './port-links.ts';
  * ends.
  */
 
-export interface PreviewsOptions {
-  hosts: HostRegistry;
-  logger: Logger;
-  locate: (id: string) => Promise<{ host: string; meta: IdeaMeta }>;
-  /** The tag of the idea's running run (its session on the host), for the ports it listens on. */
-  runTagOf: (id: string) => string | undefined;
-  /** Where preview servers listen (Catalyst's bind address). */
-  bind: string;
-  /** CATALYST_PREVIEW_IDLE_MS. */
-  idleMs: number;
-  isCatalystToken: (candidate: string) => boolean;
-  /** Starts a preview's own HTTP server (the composition root's, previews/edge/preview-proxy.ts). */
-  startServer: StartPreviewServer;
-}
+/**
+ * The shared parts a preview uses (the owners: the tag of the idea's running run, its session on the host, for the
+ * ports it listens on), and the options' previews: where their servers listen (Catalyst's bind address), when they
+ * stop unused (CATALYST_PREVIEW_IDLE_MS), and how a preview's own HTTP server starts (previews/edge/preview-proxy.ts).
+ */
+export type PreviewsOptions = Pick<ServiceShared, 'hosts' | 'logger' | 'locate' | 'owners'> &
+  ServiceOptions['previews'];
 
 export const DEFAULT_PREVIEW_IDLE_MS = 3_600_000;
 const LOG_BYTES = 256 * 1024;
@@ -77,6 +64,7 @@ interface Preview {
 
 export class Previews {
   readonly #options: PreviewsOptions;
+  readonly #idleMs: number;
   readonly #previews = new Map<string, Preview>();
   readonly #portLinks: PortLinks;
   readonly #starting = new Map<string, Promise<PreviewView>>();
@@ -87,6 +75,7 @@ export class Previews {
 
   constructor(options: PreviewsOptions) {
     this.#options = options;
+    this.#idleMs = options.idleMs ?? DEFAULT_PREVIEW_IDLE_MS;
     this.#portLinks = new PortLinks({
       hosts: options.hosts,
       locate: options.locate,
@@ -97,7 +86,7 @@ export class Previews {
       () => {
         this.#stopIdle();
       },
-      Math.max(100, Math.min(options.idleMs / 4, LINK_CHECK_MS)),
+      Math.max(100, Math.min(this.#idleMs / 4, LINK_CHECK_MS)),
     );
     this.#idleTimer.unref();
   }
@@ -259,7 +248,7 @@ export class Previews {
     const { host: hostName } = await this.#options.locate(id);
     const preview = this.#previews.get(id);
     const previewTag = preview !== undefined && isUp(preview) ? preview.handle?.runTag : undefined;
-    const runTag = this.#options.runTagOf(id);
+    const runTag = this.#options.owners.of(id).runTag();
     const tags = [previewTag, runTag].filter((tag): tag is string => tag !== undefined);
     const found = await findListeners(this.#options.hosts.get(hostName).host, tags);
     return found.map(({ tag, port }) => ({ tag, port, source: tag === previewTag ? 'preview' : 'run' }));
@@ -292,7 +281,7 @@ export class Previews {
   #isLive(id: string, tag: string): boolean {
     const preview = this.#previews.get(id);
     return (
-      this.#options.runTagOf(id) === tag ||
+      this.#options.owners.of(id).runTag() === tag ||
       (preview !== undefined && isUp(preview) && preview.handle?.runTag === tag)
     );
   }
@@ -375,7 +364,7 @@ export class Previews {
   }
 
   #stopIdle(): void {
-    const cutoff = Date.now() - this.#options.idleMs;
+    const cutoff = Date.now() - this.#idleMs;
     for (const preview of this.#previews.values()) {
       const isViewed = (preview.proxy?.inUse() ?? 0) > 0;
       // A command that never listens on its port is stopped too, idle since it started.

@@ -16,25 +16,26 @@ interface State {
 function ownersWith(state: State) {
   const active = new ActiveRuns();
   const calls: string[] = [];
-  const owners = new IdeaOwners({
-    active,
-    queues: () => ({
+  const owners = new IdeaOwners(active, () => ({
+    autopilots: {
       runningOn: (id) => (id === state.running ? 'autopilot-1' : undefined),
       isHolding: (id) => state.holding?.includes(id) ?? false,
-    }),
-    asides: () => ({ isAsking: (id) => state.asking?.includes(id) ?? false }),
-    startRun: async (id: string, mode: RunMode, message: string) => {
-      calls.push(`run ${mode} ${message}`);
-      active.refuseWhenBusy(id, 'busy');
-      active.hold(id, { ...restoringClaim, runId: `run-${message}` });
-      await state.start?.(id);
-      return { runId: `run-${message}` };
+      add: (_id, { mode, message }) => {
+        calls.push(`queued ${mode} ${message}`);
+        return Promise.resolve({ id: 'autopilot-q' } as AutopilotView);
+      },
     },
-    enqueue: (_id: string, mode: RunMode, message: string) => {
-      calls.push(`queued ${mode} ${message}`);
-      return Promise.resolve({ id: 'autopilot-q' } as AutopilotView);
+    asides: { isAsking: (id) => state.asking?.includes(id) ?? false },
+    runs: {
+      startRun: async (id: string, mode: RunMode, message: string) => {
+        calls.push(`run ${mode} ${message}`);
+        active.refuseWhenBusy(id, 'busy');
+        active.hold(id, { ...restoringClaim, runId: `run-${message}` });
+        await state.start?.(id);
+        return { runId: `run-${message}` };
+      },
     },
-  });
+  }));
   return { active, owners, calls };
 }
 

@@ -1,19 +1,28 @@
-import type { AutopilotView, RunMode } from '@catalyst/protocol';
+import type { AddToQueueBody, AutopilotView, RunMode } from '@catalyst/protocol';
 import { isCatalystError } from '../core/catalyst-error.ts';
 import { KeyedLock } from '../ideas/keyed-lock.ts';
 import type { ActiveRuns } from './active-runs.ts';
 import { deletingClaim } from './run-claim.ts';
 
-/** What the ideas' owners read and call: the one run per idea, the queues, the asides, the run start. */
-export interface IdeaOwnerSources {
-  active: ActiveRuns;
-  /** The queue running on the idea (not paused), if any; and whether one holds it (running or paused). */
-  queues: () => { runningOn(id: string): string | undefined; isHolding(id: string): boolean };
-  asides: () => { isAsking(id: string): boolean };
+/** What the ideas' owners read and call besides the one run per idea (made after the owners, so asked for late). */
+export interface OwnedParts {
   /** A person's run, started at once (runs-capability.ts); RUN_IN_PROGRESS when the idea's place is taken. */
-  startRun: (id: string, mode: RunMode, message: string) => Promise<{ runId: string }>;
-  /** A message behind what runs on the idea: the next step of its queue (queue/autopilots.ts). */
-  enqueue: (id: string, mode: RunMode, message: string) => Promise<AutopilotView>;
+  runs: { startRun(id: string, mode: RunMode, message: string): Promise<{ runId: string }> };
+  /**
+   * The queue running on the idea (not paused), if any; whether one holds it (running or paused); and a message put
+   * behind what runs, as the next step of its queue (queue/autopilots.ts).
+   */
+  autopilots: {
+    runningOn(id: string): string | undefined;
+    isHolding(id: string): boolean;
+    add(id: string, body: AddToQueueBody): Promise<AutopilotView>;
+  };
+  asides: { isAsking(id: string): boolean };
+}
+
+interface IdeaOwnerSources {
+  active: ActiveRuns;
+  parts: () => OwnedParts;
 }
 
 /** Where a person's message went: a run started for it, or the idea's queue. */
@@ -30,8 +39,8 @@ export class IdeaOwners {
   /** An idea's messages are taken one after another, in the order they came (two tabs, a review's send). */
   readonly #inbox = new KeyedLock();
 
-  constructor(sources: IdeaOwnerSources) {
-    this.#sources = sources;
+  constructor(active: ActiveRuns, parts: () => OwnedParts) {
+    this.#sources = { active, parts };
   }
 
   of(id: string): IdeaOwner {
@@ -57,7 +66,7 @@ export class IdeaOwner {
 
   /** The autopilot or queue running on the idea (a paused one lets a person's run go), if any. */
   autopilotOn(): string | undefined {
-    return this.#sources.queues().runningOn(this.id);
+    return this.#sources.parts().autopilots.runningOn(this.id);
   }
 
   /** A run holds the idea's place, or an autopilot runs on it: a person's run, a restore, a pre-warm wait. */
@@ -69,8 +78,8 @@ export class IdeaOwner {
   isWriting(): boolean {
     return (
       this.#sources.active.has(this.id) ||
-      this.#sources.queues().isHolding(this.id) ||
-      this.#sources.asides().isAsking(this.id)
+      this.#sources.parts().autopilots.isHolding(this.id) ||
+      this.#sources.parts().asides.isAsking(this.id)
     );
   }
 
@@ -88,13 +97,15 @@ export class IdeaOwner {
       this.#sources.active.refuseWhenStopping();
       if (!this.isBusy()) {
         try {
-          return await this.#sources.startRun(this.id, mode, message);
+          return await this.#sources.parts().runs.startRun(this.id, mode, message);
         } catch (error) {
           // A run taken up from an earlier Catalyst as the start opened the history: this one waits behind it.
           if (!isCatalystError(error) || error.code !== 'RUN_IN_PROGRESS') throw error;
         }
       }
-      return { queued: await this.#sources.enqueue(this.id, mode, message) };
+      return {
+        queued: await this.#sources.parts().autopilots.add(this.id, { mode, message, sendNow: false }),
+      };
     });
   }
 }

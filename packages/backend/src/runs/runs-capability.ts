@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { RelayEvent, RunMode, RunView } from '@catalyst/protocol';
 import { ideaOfRunId } from '@catalyst/protocol';
 import { CatalystError, isCatalystError } from '../core/catalyst-error.ts';
@@ -15,20 +14,19 @@ import type { RunsPort } from '../service/ports.ts';
 import { RUN_REPLACED_MESSAGE, SESSION_GONE_MESSAGE, type ResumableRun } from './orphaned-runs.ts';
 import * as routing from './prompt-routing.ts';
 import { claimRun } from './run-claim.ts';
-import type { IdeaOwners, SentMessage } from './idea-owners.ts';
+import type { SentMessage } from './idea-owners.ts';
 import { Prewarms } from './prewarms.ts';
 import { launchRun, type RunLaunchContext, type RunOverrides } from './run-launch.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
 
-export interface RunsCapabilityOptions {
-  active: ActiveRuns;
-  /** The run start path's collaborators (run-launch.ts); its `release` frees the idea's place in `active`. */
+/**
+ * The shared parts (the owners: what each idea is doing, a person's run refused while an autopilot runs on it, and
+ * its messages' way in; the options' `warmPerHost`: 0, no warm sessions, so nothing is pre-warmed), and the run
+ * start path's collaborators (run-launch.ts), whose `release` frees the idea's place in `active`.
+ */
+export type RunsCapabilityOptions = Pick<ServiceShared, 'options' | 'active' | 'logger' | 'owners'> & {
   launching: RunLaunchContext;
-  logger: Logger;
-  /** What each idea is doing (a person's run is refused while an autopilot runs on it), and its messages' way in. */
-  owners: IdeaOwners;
-  /** 0: no warm sessions, so nothing is pre-warmed. */
-  warmPerHost: number | undefined;
-}
+};
 
 /**
  * Runs (RunsPort): starting one per idea, reading them from the history, cancelling them, answering their prompts;
@@ -52,7 +50,7 @@ export class RunsCapability implements RunsPort {
     this.#prewarms = new Prewarms({
       launching: options.launching,
       logger: options.logger,
-      warmPerHost: options.warmPerHost,
+      warmPerHost: options.options.warmPerHost,
       isBusy: (id) => options.owners.of(id).isBusy() || this.#ideasFollowedElsewhere.has(id),
       // Checked again after each wait: another Catalyst's run found meanwhile (its history opened) stops it too.
       isGoing: (id) =>

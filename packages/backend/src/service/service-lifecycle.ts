@@ -35,14 +35,17 @@ export interface ServiceParts {
  * WiredServices.takeUp: the runs an earlier Catalyst left going in sessions on the hosts are taken up, then the
  * autopilots it left running go on; then the hosts added in the app are checked.
  */
-export async function takeUpServices(parts: ServiceParts, appHostNames: readonly string[]): Promise<void> {
+export async function takeUpServices(
+  parts: ServiceParts,
+  appHosts: readonly { name: string }[],
+): Promise<void> {
   const takingUp = (async () => {
     await takeUpSessions(parts);
     await parts.autopilotControl.resumeLeftRunning();
   })();
   parts.autopilots.takingUp(takingUp);
   await takingUp;
-  parts.hostsCapability.checkSoon(appHostNames);
+  parts.hostsCapability.checkSoon(appHosts.map((host) => host.name));
 }
 
 /** An idea being deleted: its queue, asides, warm session, run state, preview and terminals end. */

@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { TerminalCount, TerminalEndReason } from '@catalyst/protocol';
-import type { Logger } from 'pino';
 import { CatalystError } from '../core/catalyst-error.ts';
 import { Scrollback } from './core/scrollback.ts';
 import type { HostTerminal } from '../host/host.ts';
 import { createRunTag } from '../host/wrapped-run.ts';
-import type { HostRegistry } from '../hosts/host-registry.ts';
+import type { ServiceShared } from '../service/service-shared.ts';
 import { describeEnding, type TerminalEnding } from './terminal-ending.ts';
 import { TerminalLimits } from './terminal-limits.ts';
 import { TerminalFlow, type FlowClient, type TerminalFlowStats } from './terminal-flow.ts';
@@ -58,16 +57,11 @@ export interface TerminalLink {
   detach(): void;
 }
 
-export interface TerminalsOptions {
-  hosts: HostRegistry;
-  /** The idea's host by name (IDEA_NOT_FOUND, HOST_UNAVAILABLE otherwise). */
-  hostOf: (ideaId: string) => Promise<string>;
-  /** True while the idea is being deleted: no terminal opens then. */
-  isDeleting: (ideaId: string) => boolean;
-  logger: Logger;
+/** The idea's host (`locate`), and its owner: while the idea is being deleted no terminal opens. */
+export type TerminalsOptions = Pick<ServiceShared, 'hosts' | 'locate' | 'owners' | 'logger'> & {
   detachMs?: number;
   scrollbackBytes?: number;
-}
+};
 
 interface Entry {
   id: string;
@@ -99,8 +93,8 @@ export class Terminals {
 
   async open(ideaId: string, size: TerminalSize, attachment: TerminalAttachment): Promise<TerminalLink> {
     const { hosts } = this.#options;
-    const hostName = await this.#options.hostOf(ideaId);
-    if (this.#isStopping() || this.#options.isDeleting(ideaId)) {
+    const { host: hostName } = await this.#options.locate(ideaId);
+    if (this.#isStopping() || this.#options.owners.of(ideaId).isDeleting()) {
       throw new CatalystError('IDEA_NOT_FOUND', 'The idea is being deleted, or Catalyst is stopping.');
     }
     const host = hosts.get(hostName).host;
@@ -144,7 +138,7 @@ export class Terminals {
     this.#options.logger.info({ ideaId, terminal: entry.label, host: hostName }, 'terminal opened');
     // Catalyst began to stop, or the idea to be deleted, while the shell opened: neither saw it.
     if (this.#isStopping()) void this.#close(entry, 'shutdown');
-    else if (this.#options.isDeleting(ideaId)) void this.#close(entry, 'idea_deleted');
+    else if (this.#options.owners.of(ideaId).isDeleting()) void this.#close(entry, 'idea_deleted');
     return this.#link(entry, Buffer.alloc(0));
   }
 
@@ -173,7 +167,7 @@ export class Terminals {
 
   /** How many terminals the idea has open (IDEA_NOT_FOUND for an unknown idea): the delete dialog says they end. */
   async openCount(ideaId: string): Promise<TerminalCount> {
-    await this.#options.hostOf(ideaId);
+    await this.#options.locate(ideaId);
     return { open: this.idsOf(ideaId).length };
   }
 
