@@ -223,7 +223,7 @@ export async function hasLocalRunDir(runTag: string): Promise<boolean> {
 
 /**
  * The session's supervisor S and its forks (its timer): the processes whose environment holds `cr_tag=<id>`
- * (vm-session-shell.ts), and the session dir S was given. The tests run as root on the machine of every adapter.
+ * (vm-job-shell.ts), and the session dir S was given. The tests run as root on the machine of every adapter.
  */
 export async function supervisorOf(sessionId: string): Promise<{ pids: number[]; dir: string | undefined }> {
   const pids: number[] = [];

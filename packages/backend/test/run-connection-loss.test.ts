@@ -55,7 +55,7 @@ describe('a build when the connection to the VM drops', () => {
     client.close();
     // Had the VM still held the lost attachment (a connection it never heard go), the re-attach would have taken it
     // over at once, as the same run's, instead of being refused until it was 16 s stale (issue 39;
-    // session-reattach.test.ts).
+    // job-reattach.test.ts).
   }, 120_000);
 
   it('a session that ended while no Catalyst followed it is removed at the next start', async () => {
@@ -68,8 +68,8 @@ describe('a build when the connection to the VM drops', () => {
       maxLifetimeSeconds: 60,
       graceSeconds: 1,
     };
-    await host.sessions.start({ sessionId, argv: ['sh', '-c', 'exit 0'], cwd: '/tmp', limits });
-    const find = async () => (await host.sessions.list()).find((session) => session.sessionId === sessionId);
+    await host.jobs.start({ sessionId, argv: ['sh', '-c', 'exit 0'], cwd: '/tmp', limits });
+    const find = async () => (await host.jobs.list()).find((session) => session.sessionId === sessionId);
     await waitUntil(async () => (await find())?.isAlive === false, {
       timeoutMs: 10_000,
       what: 'the session to end',

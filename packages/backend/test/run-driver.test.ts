@@ -12,7 +12,7 @@ import {
 } from '@catalyst/testkit';
 import type { Host } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
-import type { VmSessions } from '../src/host/vm-sessions.ts';
+import type { VmJobs } from '../src/host/vm-jobs.ts';
 import { startRunDriver } from '../src/runs/run-driver.ts';
 import type { RunDriverOptions } from '../src/runs/run-driver-options.ts';
 import { expectNothingLeft, scanLocalProcesses } from './host-test-kit.ts';
@@ -118,26 +118,26 @@ function busyHost(): { host: Host; open: () => void; started: Promise<string> } 
   const gate = new Promise<void>((resolve) => (open = resolve));
   let markStarted: (sessionId: string) => void = () => undefined;
   const started = new Promise<string>((resolve) => (markStarted = resolve));
-  const sessions: VmSessions = {
+  const sessions: VmJobs = {
     start: async (spec) => {
-      await base.sessions.start(spec);
+      await base.jobs.start(spec);
       markStarted(spec.sessionId);
     },
     attach: async (...args) => {
       await gate;
-      return base.sessions.attach(...args);
+      return base.jobs.attach(...args);
     },
-    list: () => base.sessions.list(),
-    stop: (id) => base.sessions.stop(id),
-    remove: (id) => base.sessions.remove(id),
+    list: () => base.jobs.list(),
+    stop: (id) => base.jobs.stop(id),
+    remove: (id) => base.jobs.remove(id),
     close: () => {
-      base.sessions.close();
+      base.jobs.close();
     },
     get isClosed() {
-      return base.sessions.isClosed;
+      return base.jobs.isClosed;
     },
   };
-  return { host: { ...base, sessions }, open, started };
+  return { host: { ...base, jobs: sessions }, open, started };
 }
 
 describe('a cancel while the run waits for the host', () => {
@@ -154,7 +154,7 @@ describe('a cancel while the run waits for the host', () => {
     await expectNothingLeft({ scanProcesses: scanLocalProcesses }, sessionId, 15_000);
     // Its session ended as cancelled, its files removed: nothing of the run is left on the host.
     await expect
-      .poll(async () => (await host.sessions.list()).some((session) => session.sessionId === sessionId), {
+      .poll(async () => (await host.jobs.list()).some((session) => session.sessionId === sessionId), {
         timeout: 15_000,
       })
       .toBe(false);

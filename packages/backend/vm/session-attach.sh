@@ -1,7 +1,7 @@
 # shellcheck shell=sh
-# The attach script A (issue 11; core/vm-session-shell.ts): `/bin/sh -c "<this>" catalyst-attach <first byte of
+# The attach script A (issue 11; core/vm-job-shell.ts): `/bin/sh -c "<this>" catalyst-attach <first byte of
 # out> <first byte of err> <stale s> <1: wait for the start>`, the session id the first line of stdin and its
-# follower (hex, or `-`: the Catalyst run it attaches for, session-run.ts) the second. It follows
+# follower (hex, or `-`: the Catalyst run it attaches for, job-run.ts) the second. It follows
 # `out` and `err` from those bytes (1 is the first) and passes stdin lines on: `{…` into the FIFO, `h` heartbeat,
 # `t` / `r` turn running / idle, `e` close the job's stdin, `i` SIGINT to the job, `c` stop. Closing A's channel
 # stops nothing.
@@ -30,7 +30,7 @@ case $cr_me in '' | *[!0-9a-f]*) cr_me=- ;; esac
 # the host's run channels, so a session never starts while its attachment waits in the pool's queue past the lease
 # (a busy host then ended it as if Catalyst were gone). It waits here, up to 40 s, for the start script to have
 # started the job; a start that takes longer (its control channel queued too) is refused as `gone`, never followed
-# half made, and Catalyst attaches again once the start is done (session-run.ts).
+# half made, and Catalyst attaches again once the start is done (job-run.ts).
 if [ "$cr_await" = 1 ]; then
   cr_started() {
     cr_session_dir && { { [ -s "$cr_run/sup" ] && [ -s "$cr_run/job" ]; } || [ -e "$cr_run/status" ]; }

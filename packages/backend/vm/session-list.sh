@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Every session of this user, one line each (issue 11; core/vm-session-shell.ts): `<id> <alive 0|1> <out bytes>
+# Every session of this user, one line each (issue 11; core/vm-job-shell.ts): `<id> <alive 0|1> <out bytes>
 # <err bytes> <held> <status or ->`, where `held` is `-` when no attacher holds the session, else the age of its
 # heartbeat in seconds. A dead supervisor without a status is a VM that rebooted (or a SIGKILLed supervisor): `-`
 # with alive 0. `/bin/sh -c "<this>" catalyst-session-list`.

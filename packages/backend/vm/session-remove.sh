@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Removes a session's files once its supervisor is gone (issue 11; core/vm-session-shell.ts); exit 5 while it lives:
+# Removes a session's files once its supervisor is gone (issue 11; core/vm-job-shell.ts); exit 5 while it lives:
 # stop it first. `/bin/sh -c "<this>" catalyst-session-remove`, the session id the first line of stdin.
 
 # shellcheck source=lib/stop.sh

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Creates a session's dir and starts its supervisor S detached (issue 11; core/vm-session-shell.ts):
+# Creates a session's dir and starts its supervisor S detached (issue 11; core/vm-job-shell.ts):
 # `/bin/sh -c "<this>" catalyst-session <S's shell> <S's script> <S's arguments>…` (session-supervisor.sh), the
 # session id the first line of stdin. Every fd of S is a file or /dev/null, so the channel that started it closes at
 # once: sshd keeps a channel while a child holds it (ssh-field-notes.md §2). Prints `@@catalyst-attach started` once

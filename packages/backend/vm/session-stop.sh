@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # Out of band: stops a session (claims `cancel`), from any channel; its supervisor then writes its status (issue 11;
-# core/vm-session-shell.ts). `/bin/sh -c "<this>" catalyst-session-stop <grace polls>`, the session id the first
+# core/vm-job-shell.ts). `/bin/sh -c "<this>" catalyst-session-stop <grace polls>`, the session id the first
 # line of stdin.
 
 cr_polls=$1

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# The supervisor S of a session on the host (issue 11; core/vm-session-shell.ts), started detached by
+# The supervisor S of a session on the host (issue 11; core/vm-job-shell.ts), started detached by
 # session-start.sh: `<shell> -c "<this>" catalyst-session <warm idle s> <lease s> <detached s> <max lifetime s>
 # <grace polls> <cwd> <number of env entries> <NAME=value>… <job argv>…`, with cr_tag (the session id) and cr_run
 # (the session dir) in its environment. It runs the job with stdin a FIFO that S holds open (so claude never sees

@@ -137,8 +137,9 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
     mode: RunModeSchema,
     message: z.string(),
     /**
-     * The session on the host the run's claude lives in, and the byte offsets of its stdout and stderr where this
-     * run's turn began: what a restarted Catalyst re-attaches to (docs/architecture.md, "Runs in sessions on the host").
+     * The job on the host the run's claude lives in (a session, as the VM names it), and the byte offsets of its
+     * stdout and stderr where this run's turn began: what a restarted Catalyst re-attaches to (docs/architecture.md,
+     * "Runs in jobs on the host").
      */
     session: z
       .strictObject({
@@ -234,8 +235,8 @@ export const RelayEventSchema = z.discriminatedUnion('type', [
    */
   z.strictObject({ ...base, type: z.literal('run:session_replaced'), previousSessionId: z.string() }),
   /**
-   * The run's connection to its host dropped; Claude goes on in its session on the host, and Catalyst reconnects
-   * with backoff (docs/architecture.md, "Runs in sessions"). `host` is the host's label.
+   * The run's connection to its host dropped; Claude goes on in its job on the host, and Catalyst reconnects
+   * with backoff (docs/architecture.md, "Runs in jobs on the host"). `host` is the host's label.
    */
   z.strictObject({ ...base, type: z.literal('run:detached'), host: z.string(), reason: z.string() }),
   /** Catalyst is attached to the run's session again; the output continues from where it was. */

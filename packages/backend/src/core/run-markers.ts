@@ -89,7 +89,7 @@ function isTrailerCandidate(bytes: Uint8Array, marker: string): boolean {
 /**
  * Where the held-back tail of stderr starts: the trailer is the stream's last line and is printed after a `\n` of
  * its own, so the candidate is a final `\n` followed by (a prefix of) the trailer line, which begins with `marker`.
- * The run wrapper's reader and the session attach script's (session-stderr.ts) share it.
+ * The run wrapper's reader and the session attach script's (job-stderr.ts) share it.
  */
 export function findTrailerStart(data: Uint8Array, marker: string): number {
   const last = data.lastIndexOf(NEWLINE);

@@ -19,7 +19,7 @@ export const VM_MARKERS = {
    * stdout and stderr once it holds the session, or on stderr `gone` (exit 3) or `busy <age s>` (exit 4).
    */
   attach: 'catalyst-attach',
-  /** session-attach.sh, last on stderr: `\n@@catalyst-session-end code=<n> reason=<why>\n` (core/session-stderr.ts). */
+  /** session-attach.sh, last on stderr: `\n@@catalyst-session-end code=<n> reason=<why>\n` (core/job-stderr.ts). */
   sessionEnd: 'catalyst-session-end',
   /** run-kill.sh: `@@catalyst-kill tag=<tag> remaining=<n>`. */
   kill: 'catalyst-kill',

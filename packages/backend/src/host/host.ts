@@ -3,7 +3,7 @@ import type { PreflightView } from '@catalyst/protocol';
 import type { CatalystError } from '../core/catalyst-error.ts';
 import type { ReadWithinRequest, ReadWithinResult } from '../core/read-within-shell.ts';
 import type { RunOutcome } from '../core/run-outcome.ts';
-import type { VmSessions } from './vm-sessions.ts';
+import type { VmJobs } from './vm-jobs.ts';
 
 /**
  * The port every execution target implements: this machine (`local-host.ts`) or a VM over SSH (`ssh-host.ts`).
@@ -18,11 +18,11 @@ export interface RunLimits {
   /** The last backstop: the wrapper stops the run after this long whatever happens. */
   maxRuntimeMs?: number;
   /**
-   * Runs in sessions (session-run.ts): how long a turn goes on with no backend attached before the session stops
-   * it on the host (CATALYST_DETACHED_LIMIT_MS). `leaseMs` when not given.
+   * Runs in jobs (job-run.ts): how long a turn goes on with no backend attached before the job stops it on the
+   * host (CATALYST_DETACHED_LIMIT_MS). `leaseMs` when not given.
    */
   detachedMs?: number;
-  /** Runs in sessions: between turns, the session ends after this long without one (CATALYST_WARM_IDLE_MS). */
+  /** Runs in jobs: between turns, the job ends after this long without one (CATALYST_WARM_IDLE_MS). */
   warmIdleMs?: number;
 }
 
@@ -205,8 +205,8 @@ export interface Host extends HostFiles {
    * sessions that hold every run channel (issue 39, carried item 3); locally it is startRun.
    */
   startCommand(spec: RunSpec): Promise<RunHandle>;
-  /** Sessions that live on the host, detached from every channel (vm-sessions.ts, issue 11). */
-  readonly sessions: VmSessions;
+  /** Sessions that live on the host, detached from every channel (vm-jobs.ts, issue 11). */
+  readonly jobs: VmJobs;
   /** The host user's home directory (absolute): where `~/catalyst/ideas` lives. */
   homeDir(): Promise<string>;
   preflight(): Promise<Preflight>;

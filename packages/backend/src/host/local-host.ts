@@ -15,7 +15,7 @@ import { openLocalTcp } from './local-tcp.ts';
 import { openLocalTerminal } from './local-terminal.ts';
 import { runLocalPreflight, type LocalPreflightOptions } from './local-preflight.ts';
 import type { OpenRawChannel, RawChannel, RawChannelEnd } from './raw-channel.ts';
-import { createVmSessions } from './vm-sessions.ts';
+import { createVmJobs } from './vm-jobs.ts';
 import { DEFAULT_GRACE_MS, startWrappedRun, SWEEP_STALE_MS } from './wrapped-run.ts';
 
 /**
@@ -146,7 +146,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
   const active = new Set<RunHandle>();
   let preflight: Promise<Preflight> | undefined;
   const killRun = (runTag: string): Promise<void> => killLocalRun(shell, runTag, killGraceMs);
-  const sessions = createVmSessions({ open, shell, graceMs: killGraceMs });
+  const jobs = createVmJobs({ open, shell, graceMs: killGraceMs });
   const startRun = async (spec: RunSpec): Promise<RunHandle> => {
     const handle = await startWrappedRun(open, spec, { killRun, shell });
     active.add(handle);
@@ -160,7 +160,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
     startRun,
     // No channels to share on this machine: Catalyst's own commands start as runs do.
     startCommand: startRun,
-    sessions,
+    jobs,
     homeDir: () => Promise.resolve(homedir()),
     preflight() {
       preflight ??= runLocalPreflight({
@@ -181,7 +181,7 @@ export function createLocalHost(options: LocalHostOptions = {}): Host {
     killRun,
     sweepRuns: () => sweepLocalRuns(shell, killGraceMs),
     close() {
-      sessions.close();
+      jobs.close();
       // As a closing SSH connection would: each wrapper sees its stdin end and stops its run.
       for (const handle of active) handle.abandon();
       return Promise.resolve();

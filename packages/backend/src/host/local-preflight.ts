@@ -28,7 +28,7 @@ export interface LocalPreflightOptions {
 
 type Found = Pick<Preflight, 'claudePath' | 'foundVia'>;
 
-// flock and tail: the session a run lives in on the host (core/vm-session-shell.ts).
+// flock and tail: the session a run lives in on the host (core/vm-job-shell.ts).
 const WRAPPER_TOOLS = ['setsid', 'mkfifo', 'grep', 'stat', 'sleep', 'flock', 'tail'] as const;
 const VERSION_TIMEOUT_MS = 10_000;
 const DEFAULT_LOGIN_SHELL_TIMEOUT_MS = 5_000;

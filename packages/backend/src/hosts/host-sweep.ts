@@ -5,7 +5,7 @@ import type { HostRegistry } from './host-registry.ts';
 /**
  * The start-up sweep: on every configured host, stop the runs whose watchdog is gone and remove the run dirs a
  * SIGKILLed wrapper left behind (Host.sweepRuns). (Sessions are the service's: it takes up their runs, see
- * session-takeup.ts.) A host that cannot be reached is logged and skipped; the runs
+ * job-takeup.ts.) A host that cannot be reached is logged and skipped; the runs
  * it holds stop by themselves when their lease lapses, only a dead wrapper's directory waits for the next start.
  * The ideas on each host are made private (0700 folders, 0600 files: ideas/private-modes.ts), as older Catalysts
  * did not make them. Never rejects.

@@ -1,4 +1,4 @@
-import { staleAfterMs, type VmSessionInfo, type VmSessions } from '../host/vm-sessions.ts';
+import { staleAfterMs, type VmJobInfo, type VmJobs } from '../host/vm-jobs.ts';
 
 /**
  * Sessions another Catalyst follows (issue 11): two backends on one VM and ideas folder must never both record a
@@ -8,7 +8,7 @@ import { staleAfterMs, type VmSessionInfo, type VmSessions } from '../host/vm-se
  */
 
 /** Held by an attacher whose Catalyst was heard from within the stale window. */
-export function isHeardFrom(session: VmSessionInfo, staleMs: number = staleAfterMs()): boolean {
+export function isHeardFrom(session: VmJobInfo, staleMs: number = staleAfterMs()): boolean {
   return session.heldForSeconds !== undefined && session.heldForSeconds * 1000 < staleMs;
 }
 
@@ -17,17 +17,17 @@ export function isHeardFrom(session: VmSessionInfo, staleMs: number = staleAfter
  * whose Catalyst is gone stops being heard from within that window, and then an attach displaces it.
  */
 export async function isFollowedElsewhere(
-  sessions: VmSessions,
-  session: VmSessionInfo,
+  jobs: VmJobs,
+  session: VmJobInfo,
   options: { staleMs?: number; pollMs?: number } = {},
 ): Promise<boolean> {
   const staleMs = options.staleMs ?? staleAfterMs();
   const since = Date.now();
-  let now: VmSessionInfo | undefined = session;
+  let now: VmJobInfo | undefined = session;
   while (now !== undefined && isHeardFrom(now, staleMs)) {
     if (Date.now() - since >= staleMs) return true;
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1_000));
-    now = (await sessions.list()).find((info) => info.sessionId === session.sessionId);
+    now = (await jobs.list()).find((info) => info.sessionId === session.sessionId);
   }
   return false;
 }

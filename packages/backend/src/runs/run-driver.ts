@@ -5,7 +5,7 @@ import { RunTimers } from './run-timers.ts';
 import { capRelayEvent } from './core/relay-event-size.ts';
 import { autoAnswerSetup } from './auto-answer-run.ts';
 import { RunPrompts } from './run-prompts.ts';
-import type { ConnectionEvent } from '../host/session-run.ts';
+import type { ConnectionEvent } from '../host/job-run.ts';
 import { startFailureOf } from '../host/wrapped-run.ts';
 import { SessionProcess } from './session-process.ts';
 import type { RunOutcome } from '../host/host.ts';
@@ -232,16 +232,16 @@ class RunDriver implements ActiveRun {
 
   #start(sessionId: string | undefined): Promise<SessionProcess> {
     // claude runs in a session on the host, not in the channel: a dropped connection only detaches the run
-    // (host/session-run.ts). While detached, Claude's silence is not inactivity: the timeout pauses.
+    // (host/job-run.ts). While detached, Claude's silence is not inactivity: the timeout pauses.
     const id = newSessionId(this.#options.ideaId);
-    return SessionProcess.start(sessionSpec(this.#options, sessionId), this.#options.host.sessions, id);
+    return SessionProcess.start(sessionSpec(this.#options, sessionId), this.#options.host.jobs, id);
   }
 
   /** The session an earlier Catalyst left, read again from its turn's start (stderr from where it was). */
   #attach(resume: ResumePoint): SessionProcess {
     const from = { stdout: resume.session.stdout, stderr: resume.stderr };
     const spec = sessionSpec(this.#options, this.#options.sessionId);
-    return SessionProcess.attach(spec, this.#options.host.sessions, resume.session.id, from);
+    return SessionProcess.attach(spec, this.#options.host.jobs, resume.session.id, from);
   }
 
   #onConnection(event: ConnectionEvent): void {

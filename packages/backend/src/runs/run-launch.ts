@@ -195,7 +195,7 @@ export async function prewarm(
   if (isGoing() || context.warm.has(id)) return;
   const process = await SessionProcess.start(
     sessionSpec(session, meta.sessionId),
-    context.options.hosts.get(host).host.sessions,
+    context.options.hosts.get(host).host.jobs,
     newSessionId(id),
   );
   if (isGoing() || context.warm.has(id)) {

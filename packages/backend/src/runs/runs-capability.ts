@@ -219,13 +219,13 @@ export class RunsCapability implements RunsPort {
   ): Promise<{ isTakenUp: true } | { isTakenUp: false; why?: string }> {
     if (this.#active.isStopping()) return { isTakenUp: false };
     const { host } = await this.#options.launching.locate(id);
-    const { sessions } = this.#options.launching.options.hosts.get(host).host;
+    const { jobs } = this.#options.launching.options.hosts.get(host).host;
     const sessionId = run.point.session.id;
-    const session = (await sessions.list()).find((info) => info.sessionId === sessionId);
+    const session = (await jobs.list()).find((info) => info.sessionId === sessionId);
     // Neither taken up nor ended: the other Catalyst records the run. Its history here would be out of date.
     if (
       this.#followedElsewhere.has(sessionId) ||
-      (session !== undefined && (await isFollowedElsewhere(sessions, session)))
+      (session !== undefined && (await isFollowedElsewhere(jobs, session)))
     ) {
       this.#followedElsewhere.add(sessionId);
       this.#ideasFollowedElsewhere.add(id);
@@ -235,7 +235,7 @@ export class RunsCapability implements RunsPort {
     if (this.#active.has(id)) {
       // A new run of the idea is starting, and this one could not be taken up when its history opened: its claude
       // must not go on unseen.
-      await sessions.stop(sessionId);
+      await jobs.stop(sessionId);
       return { isTakenUp: false, why: RUN_REPLACED_MESSAGE };
     }
     // Shutdown may have begun during the awaits above: a run it did not see would be neither let go nor cancelled.

@@ -2,13 +2,8 @@ import { createDenyResponse, type StreamEvent } from '@catalyst/protocol';
 import { parseStream } from '../core/stream-parser.ts';
 import { isCommandLifecycleLine } from './core/turn-of-message.ts';
 import type { RunOutcome, RunSpec } from '../host/host.ts';
-import {
-  attachSessionRun,
-  startSessionRun,
-  type ConnectionEvent,
-  type SessionRun,
-} from '../host/session-run.ts';
-import type { VmSessions } from '../host/vm-sessions.ts';
+import { attachJobRun, startJobRun, type ConnectionEvent, type JobRun } from '../host/job-run.ts';
+import type { VmJobs } from '../host/vm-jobs.ts';
 
 /**
  * One claude process in its session on the host, read for as long as it lives, turn after turn (issue 11: warm
@@ -34,22 +29,22 @@ export interface TurnSink {
 }
 
 export class SessionProcess {
-  /** Starts claude in a new session on the host (session-run.ts). Rejects when it cannot start at all. */
-  static async start(spec: RunSpec, sessions: VmSessions, sessionId: string): Promise<SessionProcess> {
+  /** Starts claude in a new session on the host (job-run.ts). Rejects when it cannot start at all. */
+  static async start(spec: RunSpec, jobs: VmJobs, sessionId: string): Promise<SessionProcess> {
     const relay = SessionProcess.#relay();
-    const run = await startSessionRun(spec, { sessions, tag: sessionId, onConnection: relay.onConnection });
+    const run = await startJobRun(spec, { jobs, tag: sessionId, onConnection: relay.onConnection });
     return relay.to(new SessionProcess(run));
   }
 
   /** The process of a session an earlier Catalyst left, read from the given offsets. */
   static attach(
     spec: RunSpec,
-    sessions: VmSessions,
+    jobs: VmJobs,
     sessionId: string,
     from: { stdout: number; stderr: number },
   ): SessionProcess {
     const relay = SessionProcess.#relay();
-    const run = attachSessionRun(sessionId, from, spec, { sessions, onConnection: relay.onConnection });
+    const run = attachJobRun(sessionId, from, spec, { jobs, onConnection: relay.onConnection });
     return relay.to(new SessionProcess(run, from));
   }
 
@@ -67,7 +62,7 @@ export class SessionProcess {
     };
   }
 
-  readonly run: SessionRun;
+  readonly run: JobRun;
   readonly startedAt = Date.now();
   /** Resolves once the process is over and its output read; never rejects. */
   readonly over: Promise<RunOutcome>;
@@ -82,7 +77,7 @@ export class SessionProcess {
   readonly idleOutput = new Promise<void>((resolve) => (this.#noteIdleOutput = resolve));
 
   /** `from`: the byte offsets the run's reading starts at (a run taken up after a restart starts past 0). */
-  constructor(run: SessionRun, from: { stdout: number; stderr: number } = { stdout: 0, stderr: 0 }) {
+  constructor(run: JobRun, from: { stdout: number; stderr: number } = { stdout: 0, stderr: 0 }) {
     this.run = run;
     this.#stdoutBytes = from.stdout;
     this.#stderrBytes = from.stderr;

@@ -79,7 +79,7 @@ export function warmKeyOf(input: SessionSpecInput): string {
   return JSON.stringify({ argv, cwd, env, budget: input.budget?.key });
 }
 
-/** A session on a host is named after its idea, so a restarted Catalyst knows whose it is (session-owners.ts). */
+/** A session on a host is named after its idea, so a restarted Catalyst knows whose it is (job-owners.ts). */
 export function newSessionId(ideaId: string): string {
   return `${ideaId}-${randomBytes(8).toString('hex')}`;
 }

@@ -8,7 +8,7 @@ import type { HostsCapability } from '../hosts/hosts-capability.ts';
 import type { IdeaHistories } from '../ideas/idea-histories.ts';
 import type { Previews } from '../previews/previews.ts';
 import type { RunsCapability } from '../runs/runs-capability.ts';
-import { takeUpSessions } from '../runs/session-takeup.ts';
+import { takeUpJobs } from '../runs/job-takeup.ts';
 import type { Terminals } from '../terminals/terminals.ts';
 import type { WarmSessions } from '../runs/warm-sessions.ts';
 
@@ -40,7 +40,7 @@ export async function takeUpServices(
   appHosts: readonly { name: string }[],
 ): Promise<void> {
   const takingUp = (async () => {
-    await takeUpSessions(parts);
+    await takeUpJobs(parts);
     await parts.autopilotControl.resumeLeftRunning();
   })();
   parts.autopilots.takingUp(takingUp);

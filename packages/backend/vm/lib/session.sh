@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# What every session script shares (core/vm-session-shell.ts; issue 11), included after lib/stop.sh, whose checks
+# What every session script shares (core/vm-job-shell.ts; issue 11), included after lib/stop.sh, whose checks
 # (cr_own_dir, cr_claim, cr_is_tag, the stop by tag) it builds on. A session lives in
 # `~/.catalyst-sessions/<id>/` (root and session dir 0700, owned, not symlinks); its processes carry the session id
 # as their run tag (cr_tag), so the stop by tag and the process scans find them.

@@ -7,7 +7,7 @@ import {
 } from '../../core/run-wrapper.ts';
 import { terminalShareOf, type Host, type Preflight, type RunSpec } from '../host.ts';
 import type { OpenRawChannel } from '../raw-channel.ts';
-import { createVmSessions } from '../vm-sessions.ts';
+import { createVmJobs } from '../vm-jobs.ts';
 import { DEFAULT_GRACE_MS, startWrappedRun, SWEEP_STALE_MS } from '../wrapped-run.ts';
 import { realPath } from './sftp-calls.ts';
 import { parseSshHostConfig, type SshHostConfig } from './ssh-config.ts';
@@ -66,7 +66,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
   const graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
   const killRun = (runTag: string) => killSshRun(openControl, runTag, graceMs);
   const startCommand = (spec: RunSpec) => startWrappedRun(openControl, spec, { killRun });
-  const sessions = createVmSessions({ open: openRun, openControl, graceMs });
+  const jobs = createVmJobs({ open: openRun, openControl, graceMs });
   let home: Promise<string> | undefined;
 
   return {
@@ -76,7 +76,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
     ),
     startRun: (spec) => startWrappedRun(openRun, spec, { killRun }),
     startCommand,
-    sessions,
+    jobs,
     // SFTP starts in $HOME; ssh2's ext_openssh_expandPath sends a malformed packet (ssh-field-notes.md §7).
     homeDir: () =>
       (home ??= forgetOnFailure(
@@ -101,7 +101,7 @@ export function createSshHost(config: SshHostConfig, options: SshHostOptions = {
     killRun,
     sweepRuns: () => sweepSshRuns(openControl, graceMs),
     close: async () => {
-      sessions.close();
+      jobs.close();
       await pool.close();
       chains.closeAll();
     },

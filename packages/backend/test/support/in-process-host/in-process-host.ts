@@ -16,7 +16,7 @@ import { ClaudeScript, scriptedClaude, type Conversations } from './scripted-cla
  *   (scripted-claude.ts); its sessions live in the VM object, so they outlive a Catalyst that restarts.
  * - Every other program (a checkpoint's git, the ideas root's claim): a plain local process, no wrapper.
  * What only real processes show (the wrapper, the supervisor's signals, sshd, the real CLI) stays in the
- * end-to-end tier (the host contract suites in local-host.test.ts, ssh-host.test.ts and session-run.test.ts).
+ * end-to-end tier (the host contract suites in local-host.test.ts, ssh-host.test.ts and job-run.test.ts).
  */
 
 export interface InProcessVm {
@@ -55,14 +55,14 @@ export function createInProcessVm(options: { home: string }): InProcessVm {
     claude,
     jobs,
     createHost(): Host {
-      const sessions = jobs.sessions();
+      const vmJobs = jobs.vmJobs();
       const startRun = (spec: Parameters<Host['startRun']>[0]) => Promise.resolve(jobs.startRun(spec));
       return {
         label: 'in-process',
         ...createLocalFiles(),
         startRun,
         startCommand: startRun,
-        sessions,
+        jobs: vmJobs,
         homeDir: () => Promise.resolve(home),
         preflight: () => Promise.resolve(preflight),
         openTcp: openLocalTcp,
@@ -75,7 +75,7 @@ export function createInProcessVm(options: { home: string }): InProcessVm {
         },
         sweepRuns: () => Promise.resolve([]),
         close() {
-          sessions.close();
+          vmJobs.close();
           return Promise.resolve();
         },
       };

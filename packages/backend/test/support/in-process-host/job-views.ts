@@ -3,11 +3,11 @@ import type { RunHandle, RunOutcome } from '../../../src/host/host.ts';
 import type {
   AttachmentEnd,
   AttachOptions,
-  SessionAttachment,
-  VmSessionInfo,
-  VmSessions,
-  VmSessionSpec,
-} from '../../../src/host/vm-sessions.ts';
+  JobAttachment,
+  VmJobInfo,
+  VmJobs,
+  VmJobSpec,
+} from '../../../src/host/vm-jobs.ts';
 import { follow, Job, type JobFactory, type JobStatus } from './jobs.ts';
 
 /**
@@ -18,7 +18,7 @@ import { follow, Job, type JobFactory, type JobStatus } from './jobs.ts';
 
 interface Session {
   job: Job;
-  spec: VmSessionSpec;
+  spec: VmJobSpec;
   startedAt: number;
   /** The attachment that holds the session, with the follower it was opened for. */
   holder: { follower: string | undefined; detach(message: string): void } | undefined;
@@ -117,9 +117,9 @@ export class InProcessJobs {
     };
   }
 
-  sessions(): VmSessions {
+  vmJobs(): VmJobs {
     let isClosed = false;
-    const attachments = new Set<SessionAttachment>();
+    const attachments = new Set<JobAttachment>();
     return {
       start: (spec) => {
         this.#start(spec);
@@ -158,7 +158,7 @@ export class InProcessJobs {
     };
   }
 
-  #start(spec: VmSessionSpec): void {
+  #start(spec: VmJobSpec): void {
     if (this.#sessions.has(spec.sessionId))
       throw new CatalystError('RUN_START_FAILED', `the session did not start: ${spec.sessionId} exists`);
     const env = { ...spec.env, CATALYST_RUN_TAG: spec.sessionId };
@@ -217,7 +217,7 @@ export class InProcessJobs {
     sessionId: string,
     offsets: { stdout: number; stderr: number },
     options: AttachOptions,
-  ): SessionAttachment {
+  ): JobAttachment {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return refused('SESSION_GONE', 'the session is no longer on the host');
     if (session.holder !== undefined) {
@@ -284,7 +284,7 @@ export class InProcessJobs {
 }
 
 /** An attachment opened before its session starts (AttachOptions.awaitStart): it is made once the start comes. */
-function later(made: Promise<SessionAttachment>): SessionAttachment {
+function later(made: Promise<JobAttachment>): JobAttachment {
   const forward =
     (key: 'markTurn' | 'endInput' | 'interrupt' | 'cancel' | 'detach' | 'writeLine') =>
     (...values: unknown[]) => {
@@ -309,7 +309,7 @@ function later(made: Promise<SessionAttachment>): SessionAttachment {
   };
 }
 
-function refused(code: 'SESSION_BUSY' | 'SESSION_GONE', message: string): SessionAttachment {
+function refused(code: 'SESSION_BUSY' | 'SESSION_GONE', message: string): JobAttachment {
   const nothing = (async function* (): AsyncGenerator<Uint8Array> {})();
   return {
     stdout: nothing,
@@ -325,7 +325,7 @@ function refused(code: 'SESSION_BUSY' | 'SESSION_GONE', message: string): Sessio
   };
 }
 
-function infoOf(sessionId: string, session: Session): VmSessionInfo {
+function infoOf(sessionId: string, session: Session): VmJobInfo {
   const { job } = session;
   return {
     sessionId,

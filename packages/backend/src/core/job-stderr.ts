@@ -2,7 +2,7 @@ import { findTrailerStart } from './run-markers.ts';
 import { isMarkerShape, markerText, parseMarkerLine, VM_MARKERS } from './vm-markers.ts';
 
 /**
- * The reader's half of the attach script's streams (vm-session-shell.ts renders the other half): A prints
+ * The reader's half of the attach script's streams (vm-job-shell.ts renders the other half): A prints
  * `@@catalyst-attach start` first on stdout and on stderr (what comes before is the login shell's rc-file noise),
  * and last, on stderr, `\n@@catalyst-session-end code=… reason=…\n` when the session is over.
  */
@@ -13,7 +13,7 @@ export const ATTACH_START_LINE = `${markerText(VM_MARKERS.attach, 'start')}\n`;
 const SESSION_END_MARKER = markerText(VM_MARKERS.sessionEnd);
 
 /** What was held back, when it is exactly A's trailer: `\n@@catalyst-session-end code=<n> reason=<why>\n`. */
-function parseSessionTrailer(held: Buffer): SessionTrailer | undefined {
+function parseSessionTrailer(held: Buffer): JobTrailer | undefined {
   const text = held.toString('latin1');
   if (!text.startsWith('\n')) return undefined;
   const marker = parseMarkerLine(text.slice(1));
@@ -46,18 +46,18 @@ export function stripMarker(marker: string, onSeen?: () => void): (chunk: Buffer
   };
 }
 
-export interface SessionTrailer {
+export interface JobTrailer {
   code: number;
   reason: string;
 }
 
-export interface SessionStderrFilter {
+export interface JobStderrFilter {
   /** The bytes of the job's stderr in `chunk` (possibly none): a possible trailer is held back. */
   push(chunk: Buffer): Buffer;
   /** End of the stream: what was held back and turned out not to be the trailer. */
   flush(): Buffer;
   /** Once flushed: the trailer, when the stream's last line was one. */
-  trailer(): SessionTrailer | undefined;
+  trailer(): JobTrailer | undefined;
 }
 
 /**
@@ -66,10 +66,10 @@ export interface SessionStderrFilter {
  * words itself is passed on, and what is held back stays as short as a trailer line (issue 25, item 13; with the run
  * wrapper's reader's own findTrailerStart, core/run-markers.ts).
  */
-export function createSessionStderrFilter(): SessionStderrFilter {
+export function createJobStderrFilter(): JobStderrFilter {
   const strip = stripMarker(ATTACH_START_LINE);
   let held = EMPTY;
-  let trailer: SessionTrailer | undefined;
+  let trailer: JobTrailer | undefined;
   return {
     push(chunk) {
       const fresh = strip(chunk);

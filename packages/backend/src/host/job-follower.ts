@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { CatalystError } from '../core/catalyst-error.ts';
 
 /**
- * A follower names the Catalyst run that attaches to a session (vm-sessions.ts, issue 39): the same for each of its
+ * A follower names the Catalyst run that attaches to a session (vm-jobs.ts, issue 39): the same for each of its
  * attachments, one after another. The attach script (vm/session-attach.sh) lets an attach take over at once an
  * attachment opened for the same follower, which attaches again only once its own channel is gone; any other holder
  * is displaced only once its heartbeat is stale.

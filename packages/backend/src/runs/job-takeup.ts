@@ -3,10 +3,10 @@ import type { ActiveRuns } from './active-runs.ts';
 import { isHeardFrom } from './followed-elsewhere.ts';
 import type { HostRegistry } from '../hosts/host-registry.ts';
 import type { IdeaHistories } from '../ideas/idea-histories.ts';
-import { ideaOfSession } from './session-owners.ts';
+import { ideaOfJob } from './job-owners.ts';
 import type { WarmSessions } from './warm-sessions.ts';
 
-export interface SessionTakeUpOptions {
+export interface JobTakeUpOptions {
   hosts: HostRegistry;
   histories: IdeaHistories;
   active: ActiveRuns;
@@ -19,13 +19,13 @@ export interface SessionTakeUpOptions {
  * does it, orphaned-runs.ts), then stops and removes the sessions nobody takes up (warm ones, ones whose run already
  * ended). A host that cannot be reached is logged and skipped. Never rejects.
  */
-export async function takeUpSessions(options: SessionTakeUpOptions): Promise<void> {
+export async function takeUpJobs(options: JobTakeUpOptions): Promise<void> {
   const { hosts, logger } = options;
   await Promise.all(
     hosts.all().map(async ({ name, host }) => {
       try {
-        const sessions = await host.sessions.list();
-        const ideas = new Set(sessions.flatMap((session) => ideaOfSession(session.sessionId) ?? []));
+        const sessions = await host.jobs.list();
+        const ideas = new Set(sessions.flatMap((session) => ideaOfJob(session.sessionId) ?? []));
         for (const id of ideas) {
           try {
             await options.histories.get(id);
@@ -46,8 +46,8 @@ export async function takeUpSessions(options: SessionTakeUpOptions): Promise<voi
           );
         const unused = sessions.filter((session) => !inUse.has(session.sessionId) && !isHeardFrom(session));
         for (const session of unused) {
-          if (session.isAlive) await host.sessions.stop(session.sessionId);
-          await host.sessions.remove(session.sessionId);
+          if (session.isAlive) await host.jobs.stop(session.sessionId);
+          await host.jobs.remove(session.sessionId);
         }
         if (unused.length > 0)
           logger.info({ host: name, sessions: unused.length }, 'removed sessions nobody follows');

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTcpProxy, stopAllSshd, waitUntil } from '@catalyst/testkit';
-import { startSessionRun, type ConnectionEvent } from '../src/host/session-run.ts';
+import { startJobRun, type ConnectionEvent } from '../src/host/job-run.ts';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
-import { staleAfterMs } from '../src/host/vm-sessions.ts';
+import { staleAfterMs } from '../src/host/vm-jobs.ts';
 import { expectNothingLeft, scanLocalProcesses, watchRun } from './host-test-kit.ts';
 import { createSharedSshd, sshHostConfig } from './ssh-test-kit.ts';
 
@@ -36,9 +36,9 @@ describe('a run whose connection froze without the VM noticing', () => {
     const script =
       'i=0; while [ $i -lt 400 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done; cat >/dev/null';
     // The default limits and reconnect, as a build has them: the old attachment goes stale after 16 s.
-    const handle = await startSessionRun(
+    const handle = await startJobRun(
       { argv: ['sh', '-c', script], cwd: scratch },
-      { sessions: host.sessions, onConnection: (event) => events.push(event) },
+      { jobs: host.jobs, onConnection: (event) => events.push(event) },
     );
     expect(staleAfterMs()).toBe(16_000);
     const watch = watchRun(handle);

@@ -1,13 +1,13 @@
 import { CatalystError } from '../core/catalyst-error.ts';
-import type { SessionLimits } from '../core/vm-session-shell.ts';
+import type { JobLimits } from '../core/vm-job-shell.ts';
 import { createChunkQueue, type ChunkQueue } from './chunk-queue.ts';
-import { createFollowerId } from './session-follower.ts';
+import { createFollowerId } from './job-follower.ts';
 import type { RunHandle, RunOutcome, RunSpec } from './host.ts';
-import type { AttachmentEnd, SessionAttachment, VmSessions } from './vm-sessions.ts';
+import type { AttachmentEnd, JobAttachment, VmJobs } from './vm-jobs.ts';
 import { createRunTag, resolveRunLimits } from './wrapped-run.ts';
 
 /**
- * A run whose process lives in a session on the host (vm-sessions.ts, issue 11) instead of in its channel: a
+ * A run whose process lives in a session on the host (vm-jobs.ts, issue 11) instead of in its channel: a
  * RunHandle like the wrapper's, but a lost connection only detaches it. The handle re-attaches with backoff (1 s
  * doubling to 30 s, ±20 %, while the host cannot be reached; 1 s again after each answer, a SESSION_BUSY refusal
  * too, so a holder about to go stale is never waited out doubled) from the byte offsets it has delivered, so the
@@ -18,9 +18,9 @@ import { createRunTag, resolveRunLimits } from './wrapped-run.ts';
 
 /**
  * A run in a session: a RunHandle that can also say whether a turn is running. Between turns the session is warm
- * (idle): its own idle limit applies, not the detached one (vm-session-shell.ts).
+ * (idle): its own idle limit applies, not the detached one (vm-job-shell.ts).
  */
-export interface SessionRun extends RunHandle {
+export interface JobRun extends RunHandle {
   setTurn(isRunning: boolean): void;
   /** `abandon`, after a stop that did not arrive: told to stop once more, on a channel of its own. */
   abandonStopping(): void;
@@ -28,8 +28,8 @@ export interface SessionRun extends RunHandle {
 
 export type ConnectionEvent = { state: 'detached'; reason: string } | { state: 'attached' };
 
-export interface SessionRunOptions {
-  sessions: VmSessions;
+export interface JobRunOptions {
+  jobs: VmJobs;
   /** A fixed tag (tests); otherwise a random one. It is the session's id too. */
   tag?: string;
   /** Told when the run loses its attachment and when it has it again. */
@@ -40,7 +40,7 @@ export interface SessionRunOptions {
 const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
 const DEFAULT_RECONNECT = { firstDelayMs: 1_000, maxDelayMs: 30_000 };
 
-function sessionLimitsOf(spec: RunSpec): SessionLimits {
+function sessionLimitsOf(spec: RunSpec): JobLimits {
   const limits = resolveRunLimits(spec.limits);
   const leaseSeconds = limits.leaseMs / 1000;
   const maxLifetimeSeconds = limits.maxRuntimeMs / 1000;
@@ -62,20 +62,20 @@ function sessionLimitsOf(spec: RunSpec): SessionLimits {
 }
 
 /** Rejects when the session cannot be started at all (the host unreachable, the session dir refused). */
-export async function startSessionRun(spec: RunSpec, options: SessionRunOptions): Promise<SessionRun> {
+export async function startJobRun(spec: RunSpec, options: JobRunOptions): Promise<JobRun> {
   const runTag = options.tag ?? createRunTag();
   const limits = sessionLimitsOf(spec);
   const heartbeatMs = heartbeatOf(limits);
   const follower = createFollowerId();
   // The attachment's channel first, then the session: on a busy host the run waits here for a channel, before
   // its session exists, instead of a session waiting unfollowed past its lease (issue 25, item 4).
-  const first = await options.sessions.attach(
+  const first = await options.jobs.attach(
     runTag,
     { stdout: 0, stderr: 0 },
     { heartbeatMs, awaitStart: true, follower },
   );
   try {
-    await options.sessions.start({
+    await options.jobs.start({
       sessionId: runTag,
       argv: spec.argv,
       cwd: spec.cwd,
@@ -86,7 +86,7 @@ export async function startSessionRun(spec: RunSpec, options: SessionRunOptions)
     first.detach();
     throw error;
   }
-  return new SessionRunHandle(
+  return new JobRunHandle(
     runTag,
     { ...options, spec, follower },
     heartbeatMs,
@@ -99,13 +99,13 @@ export async function startSessionRun(spec: RunSpec, options: SessionRunOptions)
  * A run in a session that already exists (a restarted Catalyst takes up the run an earlier one left, issue 11),
  * read from the given byte offsets. `spec` is the one the session was started with (its words for the outcome).
  */
-export function attachSessionRun(
+export function attachJobRun(
   sessionId: string,
   from: { stdout: number; stderr: number },
   spec: RunSpec,
-  options: SessionRunOptions,
-): SessionRun {
-  return new SessionRunHandle(
+  options: JobRunOptions,
+): JobRun {
+  return new JobRunHandle(
     sessionId,
     { ...options, spec, follower: createFollowerId() },
     heartbeatOf(sessionLimitsOf(spec)),
@@ -113,18 +113,18 @@ export function attachSessionRun(
   );
 }
 
-function heartbeatOf(limits: SessionLimits): number {
+function heartbeatOf(limits: JobLimits): number {
   return Math.max(200, Math.min(5_000, (limits.leaseSeconds * 1000) / 3));
 }
 
 /**
- * `follower`: the same for each of the handle's attachments (session-follower.ts). The next is opened only once the
+ * `follower`: the same for each of the handle's attachments (job-follower.ts). The next is opened only once the
  * last has ended here, so when the VM still holds that one (it never heard the connection go), it is taken over at
  * once instead of refused until its heartbeat is stale (issue 39).
  */
-type HandleOptions = SessionRunOptions & { spec: RunSpec; follower: string };
+type HandleOptions = JobRunOptions & { spec: RunSpec; follower: string };
 
-class SessionRunHandle implements SessionRun {
+class JobRunHandle implements JobRun {
   readonly runTag: string;
   readonly outcome: Promise<RunOutcome>;
   readonly #options: HandleOptions;
@@ -134,21 +134,21 @@ class SessionRunHandle implements SessionRun {
   readonly #offsets: { stdout: number; stderr: number };
   /** Lines and control letters for the session, sent on the next attachment when there is none now. */
   readonly #waiting: { kind: 'line' | 'control'; value: string }[] = [];
-  #attachment: SessionAttachment | undefined;
+  #attachment: JobAttachment | undefined;
   #isInputEnded = false;
   #isTurnRunning = true;
   #isAbandoned = false;
   #isOver = false;
   #resumes: { stdout?: () => void; stderr?: () => void } = {};
-  /** The attachment opened before the session was started (startSessionRun), used first. */
-  #first: SessionAttachment | undefined;
+  /** The attachment opened before the session was started (startJobRun), used first. */
+  #first: JobAttachment | undefined;
 
   constructor(
     runTag: string,
     options: HandleOptions,
     heartbeatMs: number,
     from: { stdout: number; stderr: number },
-    first?: SessionAttachment,
+    first?: JobAttachment,
   ) {
     this.runTag = runTag;
     this.#first = first;
@@ -169,7 +169,7 @@ class SessionRunHandle implements SessionRun {
       this.#stderr.end();
       // Everything the session wrote was read (the queues hold the rest): its files are no longer needed. A
       // session let go (abandon) keeps them, and its own limits end it.
-      if (!this.#isAbandoned) void options.sessions.remove(runTag).catch(() => undefined);
+      if (!this.#isAbandoned) void options.jobs.remove(runTag).catch(() => undefined);
     });
     this.outcome.catch(() => undefined);
   }
@@ -212,7 +212,7 @@ class SessionRunHandle implements SessionRun {
     if (this.#isOver) return;
     this.#send('control', 'c');
     // Also from outside, on any channel: the attachment may be gone, or stuck behind a frozen connection.
-    if (this.#attachment === undefined) void this.#options.sessions.stop(this.runTag).catch(() => undefined);
+    if (this.#attachment === undefined) void this.#options.jobs.stop(this.runTag).catch(() => undefined);
   }
 
   setTurn(isRunning: boolean): void {
@@ -232,7 +232,7 @@ class SessionRunHandle implements SessionRun {
    */
   abandonStopping(): void {
     this.abandon();
-    if (!this.#isOver) void this.#options.sessions.stop(this.runTag).catch(() => undefined);
+    if (!this.#isOver) void this.#options.jobs.stop(this.runTag).catch(() => undefined);
   }
 
   #send(kind: 'line' | 'control', value: string): void {
@@ -251,19 +251,19 @@ class SessionRunHandle implements SessionRun {
     for (;;) {
       // Let go while no attachment was held (between two attempts): nothing more is read.
       if (this.#isLetGo()) return { kind: 'connection_lost', message: 'Catalyst let the run go' };
-      let attachment: SessionAttachment | undefined = this.#first;
+      let attachment: JobAttachment | undefined = this.#first;
       const isOpenedBeforeStart = attachment !== undefined;
       this.#first = undefined;
       if (attachment === undefined) {
         try {
-          attachment = await this.#options.sessions.attach(
+          attachment = await this.#options.jobs.attach(
             this.runTag,
             { ...this.#offsets },
             { heartbeatMs: this.#heartbeatMs, follower: this.#options.follower },
           );
         } catch (error) {
           if (isFirst) return { kind: 'start_failed', code: 'SSH_CONNECT_FAILED', message: messageOf(error) };
-          if (this.#options.sessions.isClosed) return { kind: 'connection_lost', message: messageOf(error) };
+          if (this.#options.jobs.isClosed) return { kind: 'connection_lost', message: messageOf(error) };
         }
       }
       if (attachment !== undefined) {
@@ -285,11 +285,11 @@ class SessionRunHandle implements SessionRun {
 
   /** Catalyst let the run go (abandon) or the host (close): the session goes on without it. */
   #isLetGo(): boolean {
-    return this.#isAbandoned || this.#options.sessions.isClosed;
+    return this.#isAbandoned || this.#options.jobs.isClosed;
   }
 
   /** One attachment: what waited goes first, then its output is pumped until it ends. */
-  async #use(attachment: SessionAttachment, isFirst: boolean): Promise<AttachmentEnd> {
+  async #use(attachment: JobAttachment, isFirst: boolean): Promise<AttachmentEnd> {
     // Nothing is sent to an attach script that was refused (another still holds the session) or failed.
     if (!(await attachment.ready)) return attachment.ended;
     if (this.#isAbandoned) attachment.detach();
@@ -320,7 +320,7 @@ class SessionRunHandle implements SessionRun {
   }
 }
 
-function deliver(attachment: SessionAttachment, kind: 'line' | 'control', value: string): void {
+function deliver(attachment: JobAttachment, kind: 'line' | 'control', value: string): void {
   if (kind === 'line') {
     attachment.writeLine(value);
     return;

@@ -3,8 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '@catalyst/testkit';
-import type { SessionLimits } from '../src/core/vm-session-shell.ts';
-import type { AttachmentEnd, SessionAttachment } from '../src/host/vm-sessions.ts';
+import type { JobLimits } from '../src/core/vm-job-shell.ts';
+import type { AttachmentEnd, JobAttachment } from '../src/host/vm-jobs.ts';
 import {
   expectNothingLeft,
   supervisorOf,
@@ -14,7 +14,7 @@ import {
 } from './host-test-kit.ts';
 
 /**
- * Sessions that live on the host (issue 11; core/vm-session-shell.ts, host/vm-sessions.ts), one suite for every
+ * Sessions that live on the host (issue 11; core/vm-job-shell.ts, host/vm-jobs.ts), one suite for every
  * adapter: output followed from a byte offset, exactly once across detach and re-attach; a detach stops nothing;
  * one attacher at a time; and every way a session ends (input closed, cancel, stop from outside, the warm idle
  * limit, the lease, the detached limit) leaves no process carrying its id.
@@ -23,7 +23,7 @@ import {
 // The job: echoes every line; `spawn` starts a background sleep that carries the session's tag like any child.
 const ECHO_JOB = `while IFS= read -r l; do printf 'got %s\\n' "$l"; printf 'err %s\\n' "$l" >&2; case $l in *spawn*) (sleep 300 &) ;; esac; done; echo bye`;
 
-const RELAXED: SessionLimits = {
+const RELAXED: JobLimits = {
   warmIdleSeconds: 600,
   leaseSeconds: 600,
   detachedSeconds: 600,
@@ -32,14 +32,14 @@ const RELAXED: SessionLimits = {
 };
 
 interface Follower {
-  attachment: SessionAttachment;
+  attachment: JobAttachment;
   text(): string;
   errors(): string;
   waitFor(text: string): Promise<void>;
   ended: Promise<AttachmentEnd>;
 }
 
-function follow(attachment: SessionAttachment): Follower {
+function follow(attachment: JobAttachment): Follower {
   let out = '';
   let err = '';
   const read = async (stream: AsyncIterable<Uint8Array>, add: (text: string) => void) => {
@@ -63,15 +63,15 @@ function follow(attachment: SessionAttachment): Follower {
   };
 }
 
-export function describeVmSessions(name: string, setup: HostTestSetup): void {
+export function describeVmJobs(name: string, setup: HostTestSetup): void {
   describe(`sessions on the host: ${name}`, () => {
     let context: HostTestContext;
     const started: string[] = [];
 
-    const start = async (limits: Partial<SessionLimits> = {}): Promise<string> => {
+    const start = async (limits: Partial<JobLimits> = {}): Promise<string> => {
       const sessionId = `s${randomBytes(8).toString('hex')}`;
       started.push(sessionId);
-      await context.host.sessions.start({
+      await context.host.jobs.start({
         sessionId,
         argv: ['sh', '-c', ECHO_JOB],
         cwd: context.scratchDir,
@@ -80,9 +80,9 @@ export function describeVmSessions(name: string, setup: HostTestSetup): void {
       return sessionId;
     };
     const attach = async (sessionId: string, offsets = { stdout: 0, stderr: 0 }) =>
-      follow(await context.host.sessions.attach(sessionId, offsets));
+      follow(await context.host.jobs.attach(sessionId, offsets));
     const statusOf = async (sessionId: string) =>
-      (await context.host.sessions.list()).find((info) => info.sessionId === sessionId);
+      (await context.host.jobs.list()).find((info) => info.sessionId === sessionId);
 
     /** The supervisor is gone and has written the status (a stop returns once the job is stopped). */
     const untilOver = (sessionId: string, timeoutMs = 10_000) =>
@@ -96,10 +96,10 @@ export function describeVmSessions(name: string, setup: HostTestSetup): void {
     });
     afterEach(async () => {
       for (const sessionId of started.splice(0)) {
-        await context.host.sessions.stop(sessionId);
+        await context.host.jobs.stop(sessionId);
         await expectNothingLeft(context, sessionId, 10_000);
         await untilOver(sessionId);
-        await context.host.sessions.remove(sessionId);
+        await context.host.jobs.remove(sessionId);
       }
       await context.host.close();
       await context.cleanup();
@@ -176,7 +176,7 @@ export function describeVmSessions(name: string, setup: HostTestSetup): void {
       await follower.waitFor('got {"spawn":1}');
       follower.attachment.detach();
       await follower.ended;
-      await context.host.sessions.stop(sessionId);
+      await context.host.jobs.stop(sessionId);
       await expectNothingLeft(context, sessionId, 10_000);
       await untilOver(sessionId);
       expect(await statusOf(sessionId)).toMatchObject({ isAlive: false, status: { reason: 'cancel' } });
@@ -249,7 +249,7 @@ export function describeVmSessions(name: string, setup: HostTestSetup): void {
       await writeFile(join(dir ?? '', 'job'), `${otherJob}\n`);
       expect(await statusOf(sessionId)).toMatchObject({ isAlive: false });
       expect((await statusOf(sessionId))?.status).toBeUndefined();
-      await context.host.sessions.stop(sessionId);
+      await context.host.jobs.stop(sessionId);
 
       const again = await attach(sessionId);
       expect(await within(again.ended, 10_000, 'the end of a dead session')).toEqual({
@@ -258,7 +258,7 @@ export function describeVmSessions(name: string, setup: HostTestSetup): void {
         reason: 'cancel',
       });
       expect(await statusOf(sessionId)).toMatchObject({ isAlive: false, status: { reason: 'cancel' } });
-      await context.host.sessions.remove(sessionId);
+      await context.host.jobs.remove(sessionId);
       bystander.attachment.writeLine('{"n":2}');
       await bystander.waitFor('got {"n":2}');
       expect(await statusOf(other)).toMatchObject({ isAlive: true });
@@ -269,10 +269,10 @@ export function describeVmSessions(name: string, setup: HostTestSetup): void {
     it('lists sessions, and removes one only once it is over', async () => {
       const sessionId = await start();
       expect(await statusOf(sessionId)).toMatchObject({ isAlive: true, stdoutBytes: 0 });
-      await expect(context.host.sessions.remove(sessionId)).rejects.toMatchObject({ code: 'SESSION_BUSY' });
-      await context.host.sessions.stop(sessionId);
+      await expect(context.host.jobs.remove(sessionId)).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+      await context.host.jobs.stop(sessionId);
       await untilOver(sessionId, 10_000);
-      await context.host.sessions.remove(sessionId);
+      await context.host.jobs.remove(sessionId);
       expect(await statusOf(sessionId)).toBeUndefined();
       const gone = await attach(sessionId);
       expect(await gone.ended).toEqual(expect.objectContaining({ kind: 'refused', code: 'SESSION_GONE' }));

@@ -1,41 +1,41 @@
 import { CatalystError } from '../core/catalyst-error.ts';
 import {
-  LIST_SESSIONS,
-  REMOVE_SESSION,
+  LIST_JOBS,
+  REMOVE_JOB,
   renderAttach,
-  renderSessionIdLine,
-  renderSessionStart,
-  renderSessionStop,
-  type SessionLimits,
-} from '../core/vm-session-shell.ts';
+  renderJobIdLine,
+  renderJobStart,
+  renderJobStop,
+  type JobLimits,
+} from '../core/vm-job-shell.ts';
 import {
   ATTACH_START_LINE,
-  createSessionStderrFilter,
+  createJobStderrFilter,
   stripMarker,
-  type SessionTrailer,
-} from '../core/session-stderr.ts';
+  type JobTrailer,
+} from '../core/job-stderr.ts';
 import { isMarkerShape, parseMarkerLine, VM_MARKERS } from '../core/vm-markers.ts';
 import type { ShellCall } from '../core/shell-quote.ts';
 import { createChunkQueue } from './chunk-queue.ts';
-import { renderFollowerLine } from './session-follower.ts';
+import { renderFollowerLine } from './job-follower.ts';
 import type { OpenRawChannel } from './raw-channel.ts';
 import { runControlScript } from './ssh/ssh-control-command.ts';
 
 /**
- * Sessions that live on the host (core/vm-session-shell.ts), over any OpenRawChannel: the same code for the local
+ * Sessions that live on the host (core/vm-job-shell.ts), over any OpenRawChannel: the same code for the local
  * host and the SSH host. A session outlives every channel; an attachment is one channel that follows its output
  * from a byte offset and carries input, heartbeats and control lines to it.
  */
 
-export interface VmSessionSpec {
+export interface VmJobSpec {
   sessionId: string;
   argv: readonly string[];
   cwd: string;
   env?: Readonly<Record<string, string>>;
-  limits: SessionLimits;
+  limits: JobLimits;
 }
 
-export interface VmSessionInfo {
+export interface VmJobInfo {
   sessionId: string;
   isAlive: boolean;
   stdoutBytes: number;
@@ -55,7 +55,7 @@ export type AttachmentEnd =
   | { kind: 'detached'; message: string }
   | { kind: 'refused'; code: 'SESSION_BUSY' | 'SESSION_GONE'; message: string };
 
-export interface SessionAttachment {
+export interface JobAttachment {
   /** Bytes of `out` from the offset asked for, as they are written. */
   readonly stdout: AsyncIterable<Uint8Array>;
   readonly stderr: AsyncIterable<Uint8Array>;
@@ -81,15 +81,15 @@ export interface AttachOptions {
    */
   awaitStart?: boolean;
   /**
-   * Who follows (session-follower.ts): the same for every attachment of one run. An attach for the
+   * Who follows (job-follower.ts): the same for every attachment of one run. An attach for the
    * follower that holds the session takes over that attachment at once rather than waiting for it to go stale, so
    * give it only once that attachment has ended here (its channel is gone; the VM may not know yet, issue 39).
    */
   follower?: string;
 }
 
-export interface VmSessions {
-  start(spec: VmSessionSpec): Promise<void>;
+export interface VmJobs {
+  start(spec: VmJobSpec): Promise<void>;
   /**
    * Refused (SESSION_BUSY) while another attacher holds the session and is heard from; one silent for longer than
    * staleAfterMs(heartbeatMs), or one opened for the same `follower`, is displaced.
@@ -98,8 +98,8 @@ export interface VmSessions {
     sessionId: string,
     offsets: { stdout: number; stderr: number },
     options?: AttachOptions,
-  ): Promise<SessionAttachment>;
-  list(): Promise<VmSessionInfo[]>;
+  ): Promise<JobAttachment>;
+  list(): Promise<VmJobInfo[]>;
   stop(sessionId: string): Promise<void>;
   /** Removes a finished session's files; SESSION_BUSY while it lives. */
   remove(sessionId: string): Promise<void>;
@@ -111,7 +111,7 @@ export interface VmSessions {
   readonly isClosed: boolean;
 }
 
-export interface VmSessionsOptions {
+export interface VmJobsOptions {
   /** For attachments, which last as long as Catalyst follows the session. */
   open: OpenRawChannel;
   /** For the short scripts (start, list, stop, remove); `open` when not given. */
@@ -133,10 +133,10 @@ export function staleAfterMs(heartbeatMs: number = DEFAULT_HEARTBEAT_MS): number
 const QUEUE_HIGH_WATER_BYTES = 1024 * 1024;
 const DETACH_GRACE_MS = 5_000;
 
-export function createVmSessions(options: VmSessionsOptions): VmSessions {
+export function createVmJobs(options: VmJobsOptions): VmJobs {
   const { open } = options;
   const openControl = options.openControl ?? open;
-  const live = new Set<SessionAttachment>();
+  const live = new Set<JobAttachment>();
   let isClosed = false;
   const control = async (call: ShellCall, what: string, input: string) => {
     const result = await runControlScript(openControl, call, {
@@ -148,8 +148,8 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
   };
   return {
     async start(spec) {
-      const call = renderSessionStart(spec, options.shell);
-      const result = await control(call, 'starting a session', renderSessionIdLine(spec.sessionId));
+      const call = renderJobStart(spec, options.shell);
+      const result = await control(call, 'starting a session', renderJobIdLine(spec.sessionId));
       if (result.code === 0 && hasStarted(result.stdout)) return;
       if (result.code === DISK_FULL_EXIT) {
         throw new CatalystError(
@@ -183,15 +183,15 @@ export function createVmSessions(options: VmSessionsOptions): VmSessions {
       return isClosed;
     },
     async list() {
-      const result = await control(LIST_SESSIONS, 'listing sessions', '');
+      const result = await control(LIST_JOBS, 'listing sessions', '');
       return result.stdout.split('\n').flatMap(parseSessionLine);
     },
     async stop(sessionId) {
       const graceSeconds = (options.graceMs ?? 5_000) / 1000;
-      await control(renderSessionStop(graceSeconds), 'stopping a session', renderSessionIdLine(sessionId));
+      await control(renderJobStop(graceSeconds), 'stopping a session', renderJobIdLine(sessionId));
     },
     async remove(sessionId) {
-      const result = await control(REMOVE_SESSION, 'removing a session', renderSessionIdLine(sessionId));
+      const result = await control(REMOVE_JOB, 'removing a session', renderJobIdLine(sessionId));
       if (result.code === 5) {
         throw new CatalystError('SESSION_BUSY', `session ${sessionId} is still running`);
       }
@@ -211,7 +211,7 @@ function hasStarted(stdout: string): boolean {
   );
 }
 
-function parseSessionLine(line: string): VmSessionInfo[] {
+function parseSessionLine(line: string): VmJobInfo[] {
   const match = /^([a-z0-9-]{8,64}) ([01]) (\d+) (\d+) (-|\d+) (?:code=(\d+) reason=(\S+)|-)$/.exec(line);
   if (match === null) return [];
   const [, sessionId = '', alive, stdoutBytes, stderrBytes, held, code, reason] = match;
@@ -240,13 +240,13 @@ async function attachSession(
     awaitStart: boolean;
     follower: string | undefined;
   },
-): Promise<SessionAttachment> {
+): Promise<JobAttachment> {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const call = renderAttach(options.offsets, staleAfterMs(heartbeatMs) / 1000, {
     awaitStart: options.awaitStart,
   });
   // Checked before the channel is opened: nothing to close when they are refused.
-  const firstLines = renderSessionIdLine(sessionId) + renderFollowerLine(options.follower);
+  const firstLines = renderJobIdLine(sessionId) + renderFollowerLine(options.follower);
   const channel = await open(call);
   // A refused or ended attach script stops reading: a late heartbeat then fails (EPIPE); `ended` tells the rest.
   channel.stdin.on('error', () => undefined);
@@ -261,7 +261,7 @@ async function attachSession(
   const outMarker = stripMarker(ATTACH_START_LINE, () => {
     markReady(true);
   });
-  const errFilter = createSessionStderrFilter();
+  const errFilter = createJobStderrFilter();
   channel.stdout.on('data', (chunk: Buffer) => {
     const rest = outMarker(chunk);
     if (rest.length > 0 && !stdout.push(rest)) channel.stdout.pause();
@@ -331,7 +331,7 @@ async function attachSession(
 
 function interpretEnd(
   end: { kind: 'exited'; code: number | null } | { kind: 'lost'; message: string },
-  trailer: SessionTrailer | undefined,
+  trailer: JobTrailer | undefined,
 ): AttachmentEnd {
   if (trailer !== undefined) return { kind: 'session_ended', ...trailer };
   if (end.kind === 'exited' && end.code === 4) {

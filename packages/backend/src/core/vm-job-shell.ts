@@ -12,10 +12,10 @@ import { VM_SCRIPTS } from './vm-scripts.generated.ts';
  *
  * The scripts are packages/backend/vm/session-*.sh (start, supervisor, attach, stop, list, remove), built on the
  * run wrapper's stop by tag (vm/lib/stop.sh) and vm/lib/session.sh; what lives where, and why, is written there.
- * This module renders their arguments. The session id travels on stdin (renderSessionIdLine), never in argv.
+ * This module renders their arguments. The session id travels on stdin (renderJobIdLine), never in argv.
  */
 
-export interface SessionLimits {
+export interface JobLimits {
   /** Idle with a backend attached: stdin is closed after this long without a turn. */
   warmIdleSeconds: number;
   /** Idle and no heartbeat for this long (the backend is gone): stdin is closed. */
@@ -26,11 +26,11 @@ export interface SessionLimits {
   graceSeconds: number;
 }
 
-export interface SessionStartOptions {
+export interface JobStartOptions {
   argv: readonly string[];
   cwd: string;
   env?: Readonly<Record<string, string>>;
-  limits: SessionLimits;
+  limits: JobLimits;
 }
 
 function seconds(value: number, what: string): number {
@@ -49,7 +49,7 @@ function polls(graceSeconds: number): string {
  * S's arguments (session-supervisor.sh): `<warm idle s> <lease s> <detached s> <max lifetime s> <grace polls> <cwd>
  * <number of env entries> <NAME=value>… <job argv>…`.
  */
-function renderSupervisorArgs(options: SessionStartOptions): string[] {
+function renderSupervisorArgs(options: JobStartOptions): string[] {
   if (options.argv.length === 0) {
     throw new CatalystError('INVALID_ARGUMENT', 'the session needs a non-empty argv');
   }
@@ -76,7 +76,7 @@ function renderSupervisorArgs(options: SessionStartOptions): string[] {
  * Creates the session dir and starts S detached, with `shell` (session-start.sh). Prints `@@catalyst-attach started`
  * once S has started the job; exit 3 when the session dir exists already, 6 when its disk is full.
  */
-export function renderSessionStart(options: SessionStartOptions, shell = '/bin/sh'): ShellCall {
+export function renderJobStart(options: JobStartOptions, shell = '/bin/sh'): ShellCall {
   if (!options.cwd.startsWith('/')) {
     throw new CatalystError(
       'INVALID_ARGUMENT',
@@ -117,7 +117,7 @@ export function renderAttach(
 }
 
 /** Out of band: stops a session (claims `cancel`), from any channel; S then writes its status (session-stop.sh). */
-export function renderSessionStop(graceSeconds: number): ShellCall {
+export function renderJobStop(graceSeconds: number): ShellCall {
   return createShellCall(VM_SCRIPTS['session-stop'], 'catalyst-session-stop', [polls(graceSeconds)]);
 }
 
@@ -125,12 +125,12 @@ export function renderSessionStop(graceSeconds: number): ShellCall {
  * Every session of this user, one line each: `<id> <alive 0|1> <out bytes> <err bytes> <held> <status or ->`
  * (session-list.sh).
  */
-export const LIST_SESSIONS = createShellCall(VM_SCRIPTS['session-list'], 'catalyst-session-list');
+export const LIST_JOBS = createShellCall(VM_SCRIPTS['session-list'], 'catalyst-session-list');
 
 /** Removes a session's files once S is gone (exit 5 while it lives: stop it first; session-remove.sh). */
-export const REMOVE_SESSION = createShellCall(VM_SCRIPTS['session-remove'], 'catalyst-session-remove');
+export const REMOVE_JOB = createShellCall(VM_SCRIPTS['session-remove'], 'catalyst-session-remove');
 
-export function renderSessionIdLine(sessionId: string): string {
+export function renderJobIdLine(sessionId: string): string {
   assertRunTag(sessionId);
   return `${sessionId}\n`;
 }

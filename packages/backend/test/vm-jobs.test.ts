@@ -3,7 +3,7 @@ import { createTempDir, stopAllSshd } from '@catalyst/testkit';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { scanLocalProcesses } from './host-test-kit.ts';
 import { createSharedSshd, sshHostSetup } from './ssh-test-kit.ts';
-import { describeVmSessions } from './vm-sessions-contract.ts';
+import { describeVmJobs } from './vm-jobs-contract.ts';
 
 // Sessions that live on the host, for the local host (dash as /bin/sh, and bash) and over a real sshd as the bash
 // and the dash login user.
@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 for (const shell of ['/bin/sh', '/bin/bash']) {
-  describeVmSessions(`local ${shell}`, async () => {
+  describeVmJobs(`local ${shell}`, async () => {
     const scratch = await createTempDir('vm-sessions');
     return {
       host: createLocalHost({ shell, killGraceMs: 1000 }),
@@ -27,5 +27,5 @@ for (const shell of ['/bin/sh', '/bin/bash']) {
 }
 
 for (const user of ['bash', 'dash'] as const) {
-  describeVmSessions(`ssh as the ${user} user`, sshHostSetup(getSshd, user));
+  describeVmJobs(`ssh as the ${user} user`, sshHostSetup(getSshd, user));
 }

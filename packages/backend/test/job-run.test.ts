@@ -6,7 +6,7 @@ import type { Host, RunLimits } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
 import { createSshHost } from '../src/host/ssh/ssh-host.ts';
 import { runHostCommand } from '../src/host/host-command.ts';
-import { startSessionRun, type ConnectionEvent } from '../src/host/session-run.ts';
+import { startJobRun, type ConnectionEvent } from '../src/host/job-run.ts';
 import { describeHostContract } from './host-contract.ts';
 import {
   expectNothingLeft,
@@ -17,7 +17,7 @@ import {
 } from './host-test-kit.ts';
 import { createSharedSshd, findSessionProcesses, sshHostConfig, sshHostSetup } from './ssh-test-kit.ts';
 
-// A run whose process lives in a session on the host (host/session-run.ts, issue 11): the same run contract as the
+// A run whose process lives in a session on the host (host/job-run.ts, issue 11): the same run contract as the
 // wrapper's, and a lost connection that only detaches it.
 
 const getSshd = createSharedSshd();
@@ -39,13 +39,13 @@ function scratchIn(home: string): string {
 function inSessions(host: Host): Host {
   return {
     ...host,
-    startRun: (spec) => startSessionRun(spec, { sessions: host.sessions }),
-    killRun: (runTag) => host.sessions.stop(runTag),
+    startRun: (spec) => startJobRun(spec, { jobs: host.jobs }),
+    killRun: (runTag) => host.jobs.stop(runTag),
     close: () => host.close(),
   };
 }
 
-function withSessionRuns(setup: HostTestSetup): HostTestSetup {
+function withJobRuns(setup: HostTestSetup): HostTestSetup {
   return async () => {
     const context = await setup();
     return { ...context, host: inSessions(context.host) };
@@ -54,7 +54,7 @@ function withSessionRuns(setup: HostTestSetup): HostTestSetup {
 
 describeHostContract(
   'runs in sessions, local /bin/sh',
-  withSessionRuns(async () => {
+  withJobRuns(async () => {
     const scratch = await createTempDir('session-run');
     return {
       host: createLocalHost({ killGraceMs: 1000 }),
@@ -65,10 +65,7 @@ describeHostContract(
     };
   }),
 );
-describeHostContract(
-  'runs in sessions, ssh as the dash user',
-  withSessionRuns(sshHostSetup(getSshd, 'dash')),
-);
+describeHostContract('runs in sessions, ssh as the dash user', withJobRuns(sshHostSetup(getSshd, 'dash')));
 
 /**
  * A 40-line job in a session on `host` that then waits for its input to end; `cut` breaks the connection once line 5 is out. The run must detach,
@@ -86,10 +83,10 @@ async function expectReadOnAfter(
   await host.mkdirp(scratch);
   // Then it waits for its input to end: a re-attach is the only way the run can end.
   const script = 'i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "line $i"; sleep 0.1; done; cat >/dev/null';
-  const handle = await startSessionRun(
+  const handle = await startJobRun(
     { argv: ['sh', '-c', script], cwd: scratch, ...(limits === undefined ? {} : { limits }) },
     {
-      sessions: host.sessions,
+      jobs: host.jobs,
       onConnection: (event) => events.push(event),
       reconnect: { firstDelayMs: 200, maxDelayMs: 1000 },
     },
@@ -108,7 +105,7 @@ async function expectReadOnAfter(
   expect(result.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
   expect(events.map((event) => event.state)).toEqual(['detached', 'attached']);
   await expectNothingLeft({ scanProcesses: scanLocalProcesses }, handle.runTag, 10_000);
-  await waitUntil(async () => !(await host.sessions.list()).some((s) => s.sessionId === handle.runTag), {
+  await waitUntil(async () => !(await host.jobs.list()).some((s) => s.sessionId === handle.runTag), {
     timeoutMs: 10_000,
     what: 'the session files to be removed',
   });
@@ -179,15 +176,15 @@ describe('a run that waits for a channel on a busy host', () => {
     await host.mkdirp(scratch);
     const limits = { leaseMs: 2_000, detachedMs: 2_000 };
     // The first holds the only run channel for 5 s, past the lease (its heartbeat keeps it alive).
-    const busy = await startSessionRun(
+    const busy = await startJobRun(
       { argv: ['sh', '-c', 'sleep 5; echo busy done'], cwd: scratch, limits },
-      { sessions: host.sessions },
+      { jobs: host.jobs },
     );
     const busyWatch = watchRun(busy);
     // The second waits for its input, which it gets only through its attachment.
-    const waiting = startSessionRun(
+    const waiting = startJobRun(
       { argv: ['sh', '-c', 'IFS= read -r line; echo "got $line"'], cwd: scratch, limits },
-      { sessions: host.sessions },
+      { jobs: host.jobs },
     );
     expect(await busyWatch.finish()).toMatchObject({
       stdout: 'busy done\n',

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createSessionStderrFilter, stripMarker } from './session-stderr.ts';
+import { createJobStderrFilter, stripMarker } from './job-stderr.ts';
 
 const START = '@@catalyst-attach start\n';
 const TRAILER = '\n@@catalyst-session-end code=0 reason=exit\n';
 
 /** Feeds `text` in chunks of `size` bytes; what the job wrote, and the trailer. */
 function filterIn(text: string, size: number) {
-  const filter = createSessionStderrFilter();
+  const filter = createJobStderrFilter();
   const bytes = Buffer.from(text, 'utf8');
   const out: Buffer[] = [];
   let largestHeld = 0;

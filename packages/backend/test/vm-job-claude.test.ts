@@ -18,7 +18,7 @@ import {
 import { buildClaudeCommand } from '../src/core/claude-command.ts';
 import { parseStream } from '../src/core/stream-parser.ts';
 import { createSshHost, type SshHost } from '../src/host/ssh/ssh-host.ts';
-import type { SessionAttachment } from '../src/host/vm-sessions.ts';
+import type { JobAttachment } from '../src/host/vm-jobs.ts';
 import { expectNothingLeft, scanLocalProcesses } from './host-test-kit.ts';
 import { createSharedSshd, sshHostConfig } from './ssh-test-kit.ts';
 
@@ -42,7 +42,7 @@ beforeAll(async () => {
 }, 120_000);
 afterEach(async () => {
   for (const sessionId of sessions.splice(0)) {
-    await host.sessions.stop(sessionId);
+    await host.jobs.stop(sessionId);
     await expectNothingLeft({ scanProcesses: scanLocalProcesses }, sessionId, 10_000);
   }
   expect(model.remainingReplies()).toBe(0);
@@ -67,7 +67,7 @@ async function startClaudeSession(): Promise<string> {
     }),
     ...command.env,
   };
-  await host.sessions.start({
+  await host.jobs.start({
     sessionId,
     argv: command.argv,
     cwd: command.cwd,
@@ -84,7 +84,7 @@ async function startClaudeSession(): Promise<string> {
 }
 
 /** Reads the attachment's stdout as CLI messages, counting bytes, until `until` matches one. */
-function reader(attachment: SessionAttachment) {
+function reader(attachment: JobAttachment) {
   const messages: CliMessage[] = [];
   let bytes = 0;
   const counted = (async function* () {
@@ -111,7 +111,7 @@ const results = (messages: CliMessage[]) => messages.filter((m) => m.type === 'r
 describe('the real claude CLI in a session on the VM', () => {
   it('takes turn after turn in one process, and exits when its input is closed', async () => {
     const sessionId = await startClaudeSession();
-    const attachment = await host.sessions.attach(sessionId, { stdout: 0, stderr: 0 });
+    const attachment = await host.jobs.attach(sessionId, { stdout: 0, stderr: 0 });
     const read = reader(attachment);
     for (const [index, answer] of ['First answer.', 'Second answer.', 'Third answer.'].entries()) {
       model.enqueue(text(answer));
@@ -131,7 +131,7 @@ describe('the real claude CLI in a session on the VM', () => {
 
   it('a turn goes on while nobody is attached; a re-attach from the offset reads the rest exactly once', async () => {
     const sessionId = await startClaudeSession();
-    const first = await host.sessions.attach(sessionId, { stdout: 0, stderr: 0 });
+    const first = await host.jobs.attach(sessionId, { stdout: 0, stderr: 0 });
     const before = reader(first);
     model.enqueue(toolUse('Bash', { command: longRunningCommand(2), description: 'Wait' }), text('Waited.'));
     first.markTurn(true);
@@ -146,7 +146,7 @@ describe('the real claude CLI in a session on the VM', () => {
       timeoutMs: 20_000,
       what: 'the turn to finish while detached',
     });
-    const second = await host.sessions.attach(sessionId, { stdout: offset, stderr: 0 });
+    const second = await host.jobs.attach(sessionId, { stdout: offset, stderr: 0 });
     const after = reader(second);
     await after.until((m) => m.type === 'result', 'the result, read after re-attaching');
     second.endInput();
