@@ -69,6 +69,18 @@ describe('question asides', () => {
         },
       );
       const session = await sessionFiles(sessionId);
+      // The CLI writes its transcript behind what it prints: the snapshot is taken once the build's Bash call is in
+      // it and the file has stopped growing (nothing more is written while the tool waits on the gate).
+      let lastSize = -1;
+      await waitUntil(
+        async () => {
+          const now = await readFile(session.path, 'utf8');
+          const isSettled = now.includes('Wait for the gate') && now.length === lastSize;
+          lastSize = now.length;
+          return isSettled;
+        },
+        { timeoutMs: 15_000, intervalMs: 250, what: 'the build’s session file to hold its Bash call' },
+      );
       const whileWaiting = await readFile(session.path);
 
       model.enqueue(text('SQLite: a single file and no server to run, as said at the start.'));

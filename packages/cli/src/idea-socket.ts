@@ -101,7 +101,18 @@ export async function openIdeaSocket(url: string, token: string): Promise<IdeaSo
   }
   return {
     send: (frame) => {
-      if (connection.send(frame) === 'offline' && held.length < MAX_HELD_FRAMES) held.push(frame);
+      const sent = connection.send(frame);
+      if (sent === 'offline' && held.length < MAX_HELD_FRAMES) held.push(frame);
+      if (sent === 'too_large') {
+        // As the server says of a frame over its limit: the person learns the answer did not go.
+        const ideaId = 'ideaId' in frame && typeof frame.ideaId === 'string' ? { ideaId: frame.ideaId } : {};
+        deliver({
+          type: 'error',
+          code: 'FRAME_TOO_LARGE',
+          message: 'This is too long to send to Catalyst.',
+          ...ideaId,
+        });
+      }
     },
     subscribe: (ideaId, sinceSeq) =>
       new Promise((resolve, reject) => {
@@ -120,7 +131,14 @@ export async function openIdeaSocket(url: string, token: string): Promise<IdeaSo
               deliver(frame);
             }
           },
-          onSubscribed: (frame) => {
+          onSubscribed: (frame, replay) => {
+            if (frame.reset === true) {
+              // The server's history is not the one followed so far (it was replaced): its replay is the history
+              // now, passed on whole, and followed from its end.
+              lastSeq = 0;
+              for (const event of replay) if ('seq' in event && event.seq > lastSeq) lastSeq = event.seq;
+              for (const event of replay) if ('seq' in event) deliver(event);
+            }
             deliver(frame);
             if (!isLive) resolve(frame);
             isLive = true;

@@ -183,6 +183,9 @@ export class ShellLink {
       events.onClose(code);
     });
     return {
+      get isOpen() {
+        return socket.readyState === socket.OPEN;
+      },
       sendText: (text) => {
         if (socket.readyState === socket.OPEN) socket.send(text);
       },

@@ -276,6 +276,7 @@ export class IdeaConnection {
 
   /** A refused subscribe (not a missing idea) is tried again with backoff, so the view comes alive by itself. */
   #retrySubscribe(ideaId: string): void {
+    if (this.#closed) return;
     const entry = this.#latestSubscribe.get(ideaId);
     const subscriber = this.#subscribers.get(ideaId)?.values().next().value;
     if (entry === undefined || subscriber === undefined) return;

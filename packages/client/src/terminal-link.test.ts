@@ -34,6 +34,7 @@ function harness(
       if (refusal !== undefined) return Promise.reject(refusal);
       const sent: (string | Uint8Array)[] = [];
       const socket: LinkSocket = {
+        isOpen: true,
         sendText: (text) => sent.push(text),
         sendBytes: (bytes, onSent) => {
           sent.push(bytes);

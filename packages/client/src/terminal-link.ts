@@ -18,6 +18,8 @@ import {
 
 /** An open WebSocket, as the link uses it. */
 export interface LinkSocket {
+  /** False from the moment it starts closing: what is written then is kept for the next socket. */
+  readonly isOpen: boolean;
   sendText(text: string): void;
   /** `onSent`: the bytes left for the network (where the socket cannot tell, at once). */
   sendBytes(bytes: Uint8Array, onSent?: () => void): void;
@@ -86,6 +88,11 @@ export interface TerminalLinkOptions {
   endOnDropAfterInput?: boolean;
   /** Input kept while the shell is away, in bytes; more is dropped (a paste into a dead link). */
   maxPendingBytes?: number;
+  /**
+   * A socket that drops before the shell opened is tried once more (the page: a reload's first socket may meet a
+   * restarting Catalyst); without it, the link ends at once (the command: a second open would start a second shell).
+   */
+  retriesOpen?: boolean;
 }
 
 const RETRY_DELAYS_MS = [250, 1_000, 2_000, 5_000];
@@ -149,9 +156,12 @@ export class TerminalLink {
    * `maxPendingBytes`) until it is back. `onSent` once the bytes left (kept ones: at once).
    */
   write(bytes: Uint8Array, onSent?: () => void): void {
-    if (this.#isOver) return;
+    if (this.#isOver) {
+      onSent?.();
+      return;
+    }
     const socket = this.#socket;
-    if (!this.#isLive || socket === undefined) {
+    if (!this.#isLive || socket?.isOpen !== true) {
       if (this.#pendingBytes + bytes.length <= (this.#options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES)) {
         this.#pending.push(bytes);
         this.#pendingBytes += bytes.length;
@@ -282,7 +292,7 @@ export class TerminalLink {
       return;
     }
     const isOpened = this.#terminalId !== undefined;
-    if (!isOpened && this.#attempt > 0) {
+    if (!isOpened && (this.#attempt > 0 || this.#options.retriesOpen !== true)) {
       this.#end({ kind: 'lost', isOpened, isInputInFlight: false });
       return;
     }

@@ -11,6 +11,8 @@ export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
   /** Who waits for an idea's place to be free (a queue's next step): told on its release. */
   readonly #freed = new Map<string, (() => void)[]>();
+  /** Who waits for an idea's place to be taken (the idea's next message): told on its hold. */
+  readonly #taken = new Map<string, Set<() => void>>();
   #isStopping = false;
 
   has(id: string): boolean {
@@ -24,6 +26,25 @@ export class ActiveRuns {
   /** The idea's place, held until `release`: a run's claim, or a delete's or a restore's (run-claim.ts). */
   hold(id: string, run: ActiveRun): void {
     this.#runs.set(id, run);
+    const waiting = this.#taken.get(id) ?? new Set();
+    this.#taken.delete(id);
+    for (const resolve of waiting) resolve();
+  }
+
+  /** Resolves the next time the idea's place is taken; `cancel` lets go of the wait. */
+  whenHeld(id: string): { held: Promise<void>; cancel: () => void } {
+    let resolve: () => void = () => undefined;
+    const held = new Promise<void>((settle) => (resolve = settle));
+    const waiting = this.#taken.get(id) ?? new Set();
+    waiting.add(resolve);
+    this.#taken.set(id, waiting);
+    return {
+      held,
+      cancel: () => {
+        waiting.delete(resolve);
+        if (waiting.size === 0 && this.#taken.get(id) === waiting) this.#taken.delete(id);
+      },
+    };
   }
 
   release(id: string): void {

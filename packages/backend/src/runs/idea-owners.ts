@@ -92,20 +92,36 @@ export class IdeaOwner {
    * A person's message (the composer's, a review sent): a run at once when the idea is idle, else the next step of
    * its queue. Messages are taken in the order they came: the second of two sent at once finds the first's run.
    */
-  send(mode: RunMode, message: string): Promise<SentMessage> {
-    return this.#inbox.run(this.id, async () => {
+  async send(mode: RunMode, message: string): Promise<SentMessage> {
+    const taken = await this.#inbox.run(this.id, async (): Promise<Taken> => {
       this.#sources.active.refuseWhenStopping();
-      if (!this.isBusy()) {
-        try {
-          return await this.#sources.parts().runs.startRun(this.id, mode, message);
-        } catch (error) {
-          // A run taken up from an earlier Catalyst as the start opened the history: this one waits behind it.
-          if (!isCatalystError(error) || error.code !== 'RUN_IN_PROGRESS') throw error;
-        }
-      }
-      return {
-        queued: await this.#sources.parts().autopilots.add(this.id, { mode, message, sendNow: false }),
-      };
+      if (this.isBusy()) return this.#enqueue(mode, message);
+      const { held, cancel } = this.#sources.active.whenHeld(this.id);
+      const starting = this.#sources.parts().runs.startRun(this.id, mode, message);
+      // The idea's next message is taken once this run holds the idea's place (it then finds the idea busy), not
+      // after the whole launch (a before-build checkpoint, a warm process taken over, a slow host).
+      await Promise.race([held, starting.then(noop, noop)]);
+      cancel();
+      return { starting };
     });
+    if (!('starting' in taken)) return taken;
+    try {
+      return await taken.starting;
+    } catch (error) {
+      // A run taken up from an earlier Catalyst as the start opened the history: this one waits behind it.
+      if (!isCatalystError(error) || error.code !== 'RUN_IN_PROGRESS') throw error;
+      return this.#inbox.run(this.id, () => this.#enqueue(mode, message));
+    }
   }
+
+  async #enqueue(mode: RunMode, message: string): Promise<SentMessage> {
+    return { queued: await this.#sources.parts().autopilots.add(this.id, { mode, message, sendNow: false }) };
+  }
+}
+
+/** What the inbox decided for a message: where it went, or the run starting for it. */
+type Taken = SentMessage | { starting: Promise<{ runId: string }> };
+
+function noop(): void {
+  // The start's own outcome is read by the sender.
 }

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { longRunningCommand, stall, text, toolUse, waitUntil } from '@catalyst/testkit';
 import { useFastService } from './fast-harness.ts';
@@ -69,6 +71,15 @@ describe('the Catalyst service on the in-process host', () => {
     expect(second.events().map((e) => e.seq)).toEqual(all.filter((e) => e.seq > cut).map((e) => e.seq));
     second.close();
 
+    // A restart flushes every history as Catalyst stops; this Catalyst goes on, so the next one starts once what it
+    // showed is written (events are shown at once and written in batches, a few milliseconds later).
+    const written = join(fixture.service.ideasRoot, idea.id, 'events.ndjson');
+    const newest = all.at(-1)?.seq ?? 0;
+    const onFile = () => readFile(written, 'utf8').catch(() => '');
+    await waitUntil(async () => (await onFile()).includes(`"seq":${String(newest)},`), {
+      timeoutMs: 5_000,
+      what: 'the run written to the history file',
+    });
     const restarted = await fixture.startAnother({
       reuse: { configDir: fixture.service.configDir, ideasRoot: fixture.service.ideasRoot },
     });

@@ -57,6 +57,7 @@ export class TerminalSocket {
         if (message !== undefined) options.onState({ kind: 'ended', message });
       },
       maxPendingBytes: MAX_TYPED_AHEAD_BYTES,
+      retriesOpen: true,
     });
     this.#link.start();
   }
@@ -125,6 +126,9 @@ function openBrowserSocket(url: string, events: LinkSocketEvents): Promise<LinkS
     socket.addEventListener('open', () => {
       isOpen = true;
       resolve({
+        get isOpen() {
+          return socket.readyState === WebSocket.OPEN;
+        },
         sendText: (text) => {
           if (socket.readyState === WebSocket.OPEN) socket.send(text);
         },
