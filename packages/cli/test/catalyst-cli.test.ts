@@ -289,6 +289,39 @@ describe('catalyst run and autopilot', () => {
     });
   });
 
+  it('run --json asks its long poll again after a dropped connection, and prints the run that ended meanwhile', async () => {
+    const { service } = fixture;
+    const idea = await service.createIdea('Polled through a drop');
+    fixture.model.enqueue(waitForGo(service.projectDir(idea.id)), text('Done while cut off.'));
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: service.catalyst.port });
+    onTestFinished(() => proxy.close());
+    const cli = ['--url', proxy.url, '--token-file', files.tokenFile];
+    const running = startCli([...cli, 'run', idea.id, '--build', 'Wait.', '--json']);
+    await running.printed('waiting for it to end', 'stderr');
+    proxy.hold();
+    expect(proxy.dropConnections(), 'the command had a poll to drop').toBeGreaterThan(0);
+    await writeFile(join(service.projectDir(idea.id), 'go'), '');
+    await waitUntil(
+      async () => {
+        const { runs } = RunListResponseSchema.parse(
+          await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
+        );
+        return runs[0]?.state === 'completed';
+      },
+      { timeoutMs: 20_000, what: 'the run to end on the server' },
+    );
+    // The poll waiting at the held proxy is cut: the command must ask again to learn how the run ended.
+    await waitUntil(() => proxy.dropConnections() > 0, { timeoutMs: 10_000, what: 'a poll to cut' });
+    await running.printed('Lost the connection to Catalyst; the run goes on there. Trying again…', 'stderr');
+    proxy.release();
+    const exit = await running.exited;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(RunViewSchema.parse(JSON.parse(exit.stdout))).toMatchObject({
+      state: 'completed',
+      result: { result: 'Done while cut off.' },
+    });
+  });
+
   it('autopilot runs its steps in order with a line per step start and end, Claude’s text between, and exits 0', async () => {
     const idea = await fixture.service.createIdea('Autopilot from the CLI');
     fixture.model.enqueue(text('Planned.'), text('Executed.'));

@@ -1,5 +1,7 @@
 import { MAX_RUN_WAIT_MS, type RunView } from '@catalyst/protocol';
 import type { ApiClient } from '../api-client.ts';
+import { isCliError } from '../cli-error.ts';
+import { RECONNECT_LIMIT_MS } from '../idea-socket.ts';
 import type { Command } from '../command.ts';
 import type { CommandContext } from '../command-context.ts';
 import { exitCodeOfRunState, type ExitCodeValue } from '../exit-codes.ts';
@@ -26,7 +28,7 @@ export async function runAndWait(context: CommandContext, command: RunCommand): 
     canceller.attach(run.id);
     terminal.err(terminal.paint.dim(`Run ${run.id} started; waiting for it to end…\n`));
     const latest = { run };
-    const ended = await Promise.race([waitForEnd(api, latest, polling.signal), canceller.gaveUp]);
+    const ended = await Promise.race([waitForEnd(api, terminal, latest, polling.signal), canceller.gaveUp]);
     polling.abort();
     const final = ended === 'gave_up' ? latest.run : ended;
     printRun(terminal, final, command.json);
@@ -37,14 +39,43 @@ export async function runAndWait(context: CommandContext, command: RunCommand): 
   }
 }
 
-/** Loops on the long poll; `latest` holds the newest view, for a client that stops waiting. */
-async function waitForEnd(api: ApiClient, latest: { run: RunView }, signal: AbortSignal): Promise<RunView> {
+/**
+ * Loops on the long poll; `latest` holds the newest view, for a client that stops waiting. A poll the connection
+ * dropped under (Catalyst restarting, a network's blip) is asked again, with backoff, as the idea socket reconnects:
+ * the run goes on in Catalyst meanwhile, and only RECONNECT_LIMIT_MS without an answer ends the wait.
+ */
+async function waitForEnd(
+  api: ApiClient,
+  terminal: Terminal,
+  latest: { run: RunView },
+  signal: AbortSignal,
+): Promise<RunView> {
+  let lostSince: number | undefined;
   while (latest.run.state === 'running') {
     const request = { params: { runId: latest.run.id }, query: { waitMs: MAX_RUN_WAIT_MS } };
-    latest.run = (await api.call('getRun', request, signal)).run;
+    try {
+      latest.run = (await api.call('getRun', request, signal)).run;
+      if (lostSince !== undefined) terminal.err(terminal.paint.dim('Reconnected; still waiting…\n'));
+      lostSince = undefined;
+    } catch (error) {
+      const isLost = isCliError(error) && (error.code === 'UNREACHABLE' || error.code === 'CONNECTION_LOST');
+      if (!isLost || signal.aborted) throw error;
+      if (lostSince === undefined) {
+        lostSince = Date.now();
+        terminal.err(
+          terminal.paint.dim('Lost the connection to Catalyst; the run goes on there. Trying again…\n'),
+        );
+      } else if (Date.now() - lostSince > RECONNECT_LIMIT_MS) {
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+    }
   }
   return latest.run;
 }
+
+/** How soon a poll the connection dropped under is asked again. */
+const RETRY_DELAY_MS = 1_000;
 
 function printRun(terminal: Terminal, run: RunView, isJson: boolean): void {
   if (isJson) {
