@@ -5,7 +5,7 @@ import type { RelayEvent } from '@catalyst/protocol';
 import { text, toolUse, waitForFile, waitUntil } from '@catalyst/testkit';
 import { spawnCatalyst } from './catalyst-process-kit.ts';
 import { useServiceFixture, type IdeaClient } from './service-harness.ts';
-import { expectOnlyWarmClaudeThenDelete, sessionDirs } from './session-test-kit.ts';
+import { expectOnlyWarmClaudeThenDelete } from './session-test-kit.ts';
 
 // Catalyst stops in the middle of a build (issue 11): claude goes on in its session on the VM, and the next
 // Catalyst takes the run up where the history left it. The browser sees a reconnect, then the rest of the run,
@@ -32,6 +32,14 @@ async function startWaitingBuild(client: IdeaClient, ideaId: string, projectDir:
   const started = await client.waitFor((f) => f.type === 'run:started');
   await client.waitFor((f) => f.type === 'claude:tool_use');
   return 'runId' in started && started.runId !== undefined ? started.runId : 'no run id';
+}
+
+/** The id of the job on the VM the run's turn started in (its `run:started`): its folder's name there. */
+function jobOf(events: readonly RelayEvent[], runId: string): string {
+  const started = events.find((event) => event.type === 'run:started' && event.runId === runId);
+  const id = started?.type === 'run:started' ? started.session?.id : undefined;
+  if (id === undefined) throw new Error(`no job named by the run:started of ${runId}`);
+  return id;
 }
 
 /** Every relay event of the idea's history, as a browser opening it now would get them. */
@@ -106,10 +114,10 @@ describe('a build when Catalyst stops and starts again', () => {
     await fixture.service.catalyst.close({ keepRuns: true });
     await before.closed;
 
-    // The turn ends on the VM while no Catalyst follows it: its result is in the session's output.
+    // The turn ends on the VM while no Catalyst follows it: its result is in its job's output (the job the run
+    // started in: the idea may have another, a claude pre-warmed for the composer's mode as the idea was opened).
     await writeFile(join(projectDir, 'go'), '');
-    const [session] = await sessionDirs(fixture, idea.id);
-    const out = join(fixture.sshd.users.bash.home, '.catalyst-sessions', session ?? 'none', 'out');
+    const out = join(fixture.sshd.users.bash.home, '.catalyst-sessions', jobOf(seenBefore, runId), 'out');
     await waitUntil(async () => (await readFile(out, 'utf8')).includes('"type":"result"'), {
       timeoutMs: 20_000,
       what: 'the turn to end on the VM',
@@ -158,11 +166,10 @@ describe('a build when Catalyst stops and starts again', () => {
     await second.kill();
 
     // Long enough with no Catalyst that the session counts its backend gone; the turn goes on all the same.
-    const [session] = await sessionDirs(fixture, idea.id);
     const heartbeat = join(
       fixture.sshd.users.bash.home,
       '.catalyst-sessions',
-      session ?? 'none',
+      jobOf(seen, runId),
       'heartbeat',
     );
     await waitUntil(async () => Date.now() - (await stat(heartbeat)).mtimeMs > LEASE_MS + 1_000, {
