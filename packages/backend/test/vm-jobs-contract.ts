@@ -240,7 +240,12 @@ export function describeVmJobs(name: string, setup: HostTestSetup): void {
       const { pids, dir } = await supervisorOf(sessionId);
       const otherJob = (await readFile(join((await supervisorOf(other)).dir ?? '', 'job'), 'utf8')).trim();
       for (const pid of [...pids, ...(await context.scanProcesses(sessionId)).map((p) => p.pid)]) {
-        process.kill(pid, 'SIGKILL');
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch (error) {
+          // Gone already (a job whose supervisor was killed a moment before may end by itself): as wanted.
+          if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
+        }
       }
       await expectNothingLeft(context, sessionId, 10_000);
       // The supervisor's pid is now another live process of this user (the other session's job), and so is the
