@@ -1,5 +1,6 @@
 import {
   createContractCaller,
+  networkReason,
   type CallFailure,
   type ContractCaller,
 } from '@catalyst/client/contract-caller';
@@ -47,12 +48,4 @@ function unreachableError(url: string, reason: string, cause: unknown): CliError
   return new CliError('UNREACHABLE', `Cannot reach Catalyst at ${url} (${reason}): is it running?`, {
     cause,
   });
-}
-
-/** As the caller reads fetch's: the system's code carried as the cause, else the message. */
-function networkReason(error: unknown): string {
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string') return cause.code;
-  if (cause instanceof Error) return cause.message;
-  return error instanceof Error ? error.message : String(error);
 }

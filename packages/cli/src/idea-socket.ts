@@ -6,8 +6,8 @@ import {
   type IdeaSubscriber,
 } from '@catalyst/client/idea-connection';
 import type { RawData, WebSocket } from 'ws';
-import { CliError, isCliError } from './cli-error.ts';
-import { openTokenSocket } from './token-socket.ts';
+import { CliError } from './cli-error.ts';
+import { isAccessRefused, openTokenSocket } from './token-socket.ts';
 
 /**
  * Catalyst's WebSocket (`/ws`, docs/protocol.md) as the web app keeps it: the client package's idea connection,
@@ -63,7 +63,7 @@ export async function openIdeaSocket(url: string, token: string): Promise<IdeaSo
         return socket;
       } catch (error) {
         if (isFirst) firstFailed(error instanceof Error ? error : new Error(String(error)));
-        else if (isCliError(error) && (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN_ORIGIN')) {
+        else if (isAccessRefused(error)) {
           end(4401, error.message);
         }
         throw error;

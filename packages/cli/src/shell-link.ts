@@ -11,6 +11,7 @@ import { CliError, isCliError } from './cli-error.ts';
 import { ExitCode, type ExitCodeValue } from './exit-codes.ts';
 import type { InputSink } from './input-pump.ts';
 import { SeenOutput } from './seen-output.ts';
+import { isAccessRefused } from './token-socket.ts';
 
 /**
  * `catalyst shell`'s connection to one terminal (issue 31, docs/protocol.md): the client package's terminal link,
@@ -153,8 +154,7 @@ export class ShellLink {
       socket = await this.#options.openSocket();
     } catch (error) {
       if (!isCliError(error)) throw error;
-      const isFinal = error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN_ORIGIN';
-      if (isFinal || this.#link.terminalId === undefined) {
+      if (isAccessRefused(error) || this.#link.terminalId === undefined) {
         throw new LinkRefused(error.code, error.message, { cause: error });
       }
       throw error;

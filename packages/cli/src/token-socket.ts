@@ -1,7 +1,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import { unreachable } from './api-client.ts';
-import { CliError } from './cli-error.ts';
+import { CliError, isCliError } from './cli-error.ts';
 
 /**
  * A WebSocket to one of Catalyst's paths (`/ws`, `/ws/terminal`), let in by the token as the API is; resolves once
@@ -24,6 +24,11 @@ export async function openTokenSocket(url: string, path: string, token: string):
     });
   });
   return socket;
+}
+
+/** Catalyst refused the token or the origin: trying again meets the same answer. */
+export function isAccessRefused(error: unknown): error is CliError {
+  return isCliError(error) && (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN_ORIGIN');
 }
 
 async function readRefusal(request: ClientRequest, response: IncomingMessage): Promise<CliError> {

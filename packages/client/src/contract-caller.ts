@@ -10,7 +10,7 @@ import {
   type ErrorCode,
 } from '@catalyst/protocol';
 import { z } from 'zod';
-import { parseServerData } from './lenient-parse.ts';
+import { parseJson, parseServerData } from './lenient-parse.ts';
 
 /**
  * Catalyst's REST API, route by route of the contract (protocol api-contract.ts), for every client of it (the web
@@ -152,17 +152,9 @@ async function send<E extends Error>(
 }
 
 /** fetch reports a refused connection as "fetch failed" with the system's error as its cause. */
-function networkReason(error: unknown): string {
+export function networkReason(error: unknown): string {
   const cause = error instanceof Error ? error.cause : undefined;
   if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string') return cause.code;
   if (cause instanceof Error) return cause.message;
   return error instanceof Error ? error.message : String(error);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

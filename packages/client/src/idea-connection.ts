@@ -6,7 +6,7 @@ import {
   type ServerFrame,
   type SubscribedFrame,
 } from '@catalyst/protocol';
-import { parseServerData } from './lenient-parse.ts';
+import { parseJson, parseServerData } from './lenient-parse.ts';
 
 /**
  * A client's one WebSocket to `/ws` (docs/protocol.md), as the web app and the `catalyst` command both keep it. It
@@ -288,10 +288,8 @@ export class IdeaConnection {
   }
 
   #receive(text: string): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
+    const json = parseJson(text);
+    if (json === undefined) {
       this.#options.onUnreadable?.({ sample: text.slice(0, 200), type: undefined });
       return;
     }

@@ -6,6 +6,15 @@ import type { z } from 'zod';
  * from a newer server: a field it never heard of must not make the whole answer "not understood". Keys zod names
  * as unrecognized are dropped and the value parsed once more; every other mismatch still fails.
  */
+/** A text as JSON; undefined when it is not JSON (which no JSON text parses to). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function parseServerData<T>(schema: z.ZodType<T>, value: unknown): z.ZodSafeParseResult<T> {
   const first = schema.safeParse(value);
   if (first.success) return first;

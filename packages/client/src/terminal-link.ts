@@ -6,6 +6,7 @@ import {
   type TerminalEndReason,
   type TerminalServerFrame,
 } from '@catalyst/protocol';
+import { parseJson } from './lenient-parse.ts';
 
 /**
  * One terminal's link (issue 31, docs/protocol.md), as the web app's terminal and `catalyst shell` both keep it: it
@@ -330,12 +331,6 @@ export class TerminalLink {
 }
 
 function parseFrame(text: string): TerminalServerFrame | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = TerminalServerFrameSchema.safeParse(json);
+  const parsed = TerminalServerFrameSchema.safeParse(parseJson(text));
   return parsed.success ? parsed.data : undefined;
 }

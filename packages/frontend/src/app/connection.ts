@@ -1,12 +1,11 @@
 import {
   IdeaConnection,
   type ConnectionState,
-  type FrameSocket,
-  type FrameSocketEvents,
   type IdeaFrame,
   type IdeaSubscriber,
   type SendResult,
 } from '@catalyst/client/idea-connection';
+import { openBrowserSocket } from '../base/browser-socket.ts';
 
 export type { ConnectionState, IdeaFrame, IdeaSubscriber, SendResult };
 
@@ -81,36 +80,4 @@ export class Connection extends IdeaConnection {
     }
     this.retryNow();
   };
-}
-
-/** The browser's WebSocket as the connection's socket: resolved once open, rejected when it closes before. */
-function openBrowserSocket(
-  url: string,
-  protocols: string[],
-  events: FrameSocketEvents,
-): Promise<FrameSocket> {
-  const socket = new WebSocket(url, protocols);
-  return new Promise((resolve, reject) => {
-    let isOpen = false;
-    socket.addEventListener('open', () => {
-      isOpen = true;
-      resolve({
-        sendText: (text) => {
-          if (socket.readyState !== WebSocket.OPEN) return false;
-          socket.send(text);
-          return true;
-        },
-        close: (code, reason) => {
-          socket.close(code, reason);
-        },
-      });
-    });
-    socket.addEventListener('message', (event: MessageEvent<unknown>) => {
-      if (typeof event.data === 'string') events.onText(event.data);
-    });
-    socket.addEventListener('close', () => {
-      if (isOpen) events.onClose();
-      else reject(new Error('the WebSocket did not open'));
-    });
-  });
 }

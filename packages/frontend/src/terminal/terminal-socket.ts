@@ -1,10 +1,6 @@
 import { TERMINAL_WS_PATH } from '@catalyst/protocol';
-import {
-  TerminalLink,
-  type LinkSocket,
-  type LinkSocketEvents,
-  type TerminalLinkEnd,
-} from '@catalyst/client/terminal-link';
+import { TerminalLink, type TerminalLinkEnd } from '@catalyst/client/terminal-link';
+import { openBrowserSocket } from '../base/browser-socket.ts';
 import { sessionProtocols } from '../base/session-key.ts';
 
 /**
@@ -43,7 +39,7 @@ export class TerminalSocket {
       ideaId: options.ideaId,
       ...(options.terminalId === undefined ? {} : { terminalId: options.terminalId }),
       size: options.size,
-      connect: (events) => openBrowserSocket(url, events),
+      connect: (events) => openBrowserSocket(url, sessionProtocols(), events),
       onOutput: options.onOutput,
       onLive: (terminalId) => {
         options.onReady?.(terminalId);
@@ -115,42 +111,4 @@ function endMessage(end: TerminalLinkEnd): string | undefined {
     case 'disposed':
       return undefined;
   }
-}
-
-/** The browser's WebSocket as the link's socket: resolved once open, rejected when it closes before. */
-function openBrowserSocket(url: string, events: LinkSocketEvents): Promise<LinkSocket> {
-  const socket = new WebSocket(url, sessionProtocols());
-  socket.binaryType = 'arraybuffer';
-  return new Promise((resolve, reject) => {
-    let isOpen = false;
-    socket.addEventListener('open', () => {
-      isOpen = true;
-      resolve({
-        get isOpen() {
-          return socket.readyState === WebSocket.OPEN;
-        },
-        sendText: (text) => {
-          if (socket.readyState === WebSocket.OPEN) socket.send(text);
-        },
-        sendBytes: (bytes, onSent) => {
-          if (socket.readyState === WebSocket.OPEN) socket.send(bytes);
-          onSent?.();
-        },
-        get bufferedAmount() {
-          return socket.bufferedAmount;
-        },
-        close: (code, reason) => {
-          socket.close(code, reason);
-        },
-      });
-    });
-    socket.addEventListener('message', (event: MessageEvent<unknown>) => {
-      if (event.data instanceof ArrayBuffer) events.onBytes(new Uint8Array(event.data));
-      else if (typeof event.data === 'string') events.onText(event.data);
-    });
-    socket.addEventListener('close', (event) => {
-      if (isOpen) events.onClose(event.code);
-      else reject(new Error('the terminal socket did not open'));
-    });
-  });
 }
