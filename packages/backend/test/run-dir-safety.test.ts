@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSshd, stopAllSshd, waitUntil, type SshdHandle } from '@catalyst/testkit';
+import { signalIfAlive, startSshd, stopAllSshd, waitUntil, type SshdHandle } from '@catalyst/testkit';
 import { startCatalyst } from '../src/app.ts';
 import type { Host, RunHandle } from '../src/host/host.ts';
 import { createLocalHost } from '../src/host/local-host.ts';
@@ -207,7 +207,8 @@ describe('the start-up sweep', () => {
       ),
     );
     for (const signal of ['SIGSTOP', 'SIGKILL'] as const) {
-      for (const group of groups) signalGroup(group, signal);
+      // A group may have gone with an earlier one already (the wrapper's end takes its job down).
+      for (const group of groups) signalIfAlive(group, signal);
     }
     await handle.outcome;
     await expectNothingLeft(context(), handle.runTag, 3000);
@@ -235,12 +236,3 @@ describe('the start-up sweep', () => {
     }
   });
 });
-
-function signalGroup(group: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(group, signal);
-  } catch (error) {
-    // ESRCH: that group had already gone with an earlier one (the wrapper's end takes its job down).
-    if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
-  }
-}

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
-import { waitUntil } from '@catalyst/testkit';
+import { signalIfAlive, waitUntil } from '@catalyst/testkit';
 
 /**
  * A VM whose file service is stuck, made on purpose: every SFTP server of a user (the test sshd's `internal-sftp`,
@@ -52,13 +52,7 @@ export async function holdSftpServers(uid: number): Promise<SftpHold> {
     },
     async release() {
       await Promise.all(pipes.splice(0).map((pipe) => pipe.close()));
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch (error) {
-          if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
-        }
-      }
+      for (const pid of pids) signalIfAlive(pid, 'SIGKILL');
     },
   };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { waitUntil } from '@catalyst/testkit';
+import { signalIfAlive, waitUntil } from '@catalyst/testkit';
 import type { JobLimits } from '../src/core/vm-job-shell.ts';
 import type { AttachmentEnd, JobAttachment } from '../src/host/vm-jobs.ts';
 import {
@@ -239,13 +239,9 @@ export function describeVmJobs(name: string, setup: HostTestSetup): void {
       await bystander.waitFor('got {"n":1}');
       const { pids, dir } = await supervisorOf(sessionId);
       const otherJob = (await readFile(join((await supervisorOf(other)).dir ?? '', 'job'), 'utf8')).trim();
+      // A job whose supervisor was killed a moment before may have ended by itself: as wanted.
       for (const pid of [...pids, ...(await context.scanProcesses(sessionId)).map((p) => p.pid)]) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch (error) {
-          // Gone already (a job whose supervisor was killed a moment before may end by itself): as wanted.
-          if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
-        }
+        signalIfAlive(pid, 'SIGKILL');
       }
       await expectNothingLeft(context, sessionId, 10_000);
       // The supervisor's pid is now another live process of this user (the other session's job), and so is the

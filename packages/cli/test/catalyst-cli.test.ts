@@ -50,6 +50,20 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
+/** The idea's runs, newest first, as the API lists them. */
+async function runsOf(ideaId: string) {
+  return RunListResponseSchema.parse(await (await fixture.service.api(`/api/ideas/${ideaId}/runs`)).json())
+    .runs;
+}
+
+/** Waits for the idea's newest run to have completed on the server. */
+async function untilCompleted(ideaId: string): Promise<void> {
+  await waitUntil(async () => (await runsOf(ideaId))[0]?.state === 'completed', {
+    timeoutMs: 20_000,
+    what: 'the run to end on the server',
+  });
+}
+
 /** A Bash step that waits until `go` exists in the project (nobody writes it here: the run is cancelled). */
 function waitForGo(projectDir: string) {
   return toolUse('Bash', {
@@ -94,9 +108,7 @@ describe('catalyst chat and build', () => {
     // The tool result's first line (the test user's shell prints rc noise before the command's own output).
     expect(exit.stdout).toMatch(/^Building now\.\n→ Bash echo built-by-cli\n {2}✓ .+\nAll done here\.\n$/);
     expect(exit.stderr).toMatch(/^completed · 2 turns · [\d.]+ m?s · \$\d+\.\d{4}\n$/);
-    const { runs } = RunListResponseSchema.parse(
-      await (await fixture.service.api(`/api/ideas/${idea.id}/runs`)).json(),
-    );
+    const runs = await runsOf(idea.id);
     expect(runs.map((one) => [one.mode, one.message, one.state])).toEqual([
       ['build', 'Build it.', 'completed'],
     ]);
@@ -122,15 +134,7 @@ describe('catalyst chat and build', () => {
     proxy.hold();
     expect(proxy.dropConnections(), 'the command had a connection to drop').toBeGreaterThan(0);
     await writeFile(join(service.projectDir(idea.id), 'go'), '');
-    await waitUntil(
-      async () => {
-        const { runs } = RunListResponseSchema.parse(
-          await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
-        );
-        return runs[0]?.state === 'completed';
-      },
-      { timeoutMs: 20_000, what: 'the run to end on the server' },
-    );
+    await untilCompleted(idea.id);
     proxy.release();
     const exit = await building.exited;
     expect(exit.code, exit.stderr).toBe(0);
@@ -179,9 +183,7 @@ describe('catalyst chat and build', () => {
     expect(exit.code, exit.stderr).toBe(130);
     expect(exit.stderr).toContain('Cancelling the run…');
     expect(exit.stderr).toMatch(/^cancelled/m);
-    const { runs } = RunListResponseSchema.parse(
-      await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
-    );
+    const runs = await runsOf(idea.id);
     expect(runs.map((one) => one.state)).toEqual(['cancelled']);
     await expectNothingLeft(fixture, idea.id);
   });
@@ -196,9 +198,7 @@ describe('catalyst chat and build', () => {
     const exit = await building.exited;
     expect(exit.code, exit.stderr).toBe(130);
     expect(exit.stderr).toContain('Cancelling the run…');
-    const [ran] = RunListResponseSchema.parse(
-      await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
-    ).runs;
+    const [ran] = await runsOf(idea.id);
     const { run: view } = RunResponseSchema.parse(
       await (await service.api(`/api/runs/${ran?.id ?? ''}`)).json(),
     );
@@ -216,9 +216,7 @@ describe('catalyst chat and build', () => {
     building.child.kill('SIGTERM');
     const exit = await building.exited;
     expect(exit.code, exit.stderr).toBe(130);
-    const [ran] = RunListResponseSchema.parse(
-      await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
-    ).runs;
+    const [ran] = await runsOf(idea.id);
     const runId = ran?.id ?? '';
     expect(exit.stderr).toContain(`Left the run ${runId} going on Catalyst (--detach)`);
     expect(exit.stderr).not.toContain('Cancelling');
@@ -261,9 +259,7 @@ describe('catalyst queue', () => {
         null,
       { timeoutMs: 30_000, what: 'the queue to be sent' },
     );
-    const { runs } = RunListResponseSchema.parse(
-      await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
-    );
+    const runs = await runsOf(idea.id);
     expect(runs.map((one) => [one.message, one.state])).toEqual([
       ['What did you build?', 'completed'],
       ['Wait for go.', 'completed'],
@@ -301,15 +297,7 @@ describe('catalyst run and autopilot', () => {
     proxy.hold();
     expect(proxy.dropConnections(), 'the command had a poll to drop').toBeGreaterThan(0);
     await writeFile(join(service.projectDir(idea.id), 'go'), '');
-    await waitUntil(
-      async () => {
-        const { runs } = RunListResponseSchema.parse(
-          await (await service.api(`/api/ideas/${idea.id}/runs`)).json(),
-        );
-        return runs[0]?.state === 'completed';
-      },
-      { timeoutMs: 20_000, what: 'the run to end on the server' },
-    );
+    await untilCompleted(idea.id);
     // The poll waiting at the held proxy is cut: the command must ask again to learn how the run ended.
     await waitUntil(() => proxy.dropConnections() > 0, { timeoutMs: 10_000, what: 'a poll to cut' });
     await running.printed('Lost the connection to Catalyst; the run goes on there. Trying again…', 'stderr');

@@ -60,7 +60,16 @@ function harness(
       JSON.stringify({ type: 'ready', terminalId: TERMINAL, ideaId: IDEA, cwd: '/p', isReattached }),
     );
   };
-  return { link, connections, ends, notes, ready };
+  /** Starts the link and makes its first socket's shell live; that socket's connection. */
+  const live = async (): Promise<Connection | undefined> => {
+    link.start();
+    await vi.waitFor(() => {
+      expect(connections).toHaveLength(1);
+    });
+    ready(connections[0], false);
+    return connections[0];
+  };
+  return { link, connections, ends, notes, ready, live };
 }
 
 const text = (bytes: string | Uint8Array | undefined) =>
@@ -103,11 +112,7 @@ describe('TerminalLink', () => {
   it('gives up attaching past its time, and ends at once on a drop after piped input went out', async () => {
     vi.useFakeTimers();
     const patient = harness();
-    patient.link.start();
-    await vi.waitFor(() => {
-      expect(patient.connections).toHaveLength(1);
-    });
-    patient.ready(patient.connections[0], false);
+    await patient.live();
     patient.connections[0]?.events.onClose(1006);
     for (let i = 0; i < 20; i += 1) {
       await vi.advanceTimersByTimeAsync(5_000);
@@ -117,11 +122,7 @@ describe('TerminalLink', () => {
     expect(patient.notes).toEqual(['live', 'dropped']);
 
     const piped = harness({ endOnDropAfterInput: true });
-    piped.link.start();
-    await vi.waitFor(() => {
-      expect(piped.connections).toHaveLength(1);
-    });
-    piped.ready(piped.connections[0], false);
+    await piped.live();
     piped.link.write(new TextEncoder().encode('SELECT 1;\n'));
     piped.connections[0]?.events.onClose(1006);
     expect(piped.ends).toEqual([{ kind: 'lost', isOpened: true, isInputInFlight: true }]);
@@ -129,11 +130,7 @@ describe('TerminalLink', () => {
 
   it('tells each end: the shell exited, another client took it, an attach found it gone, a refused connection', async () => {
     const exited = harness();
-    exited.link.start();
-    await vi.waitFor(() => {
-      expect(exited.connections).toHaveLength(1);
-    });
-    exited.ready(exited.connections[0], false);
+    await exited.live();
     exited.connections[0]?.events.onText(
       JSON.stringify({
         type: 'ended',
@@ -146,20 +143,12 @@ describe('TerminalLink', () => {
     expect(exited.ends).toEqual([{ kind: 'ended', reason: 'exited', exitCode: 2, message: 'exit 2' }]);
 
     const displaced = harness();
-    displaced.link.start();
-    await vi.waitFor(() => {
-      expect(displaced.connections).toHaveLength(1);
-    });
-    displaced.ready(displaced.connections[0], false);
+    await displaced.live();
     displaced.connections[0]?.events.onClose(DISPLACED_CLOSE_CODE);
     expect(displaced.ends).toEqual([{ kind: 'displaced' }]);
 
     const gone = harness();
-    gone.link.start();
-    await vi.waitFor(() => {
-      expect(gone.connections).toHaveLength(1);
-    });
-    gone.ready(gone.connections[0], false);
+    await gone.live();
     gone.connections[0]?.events.onText(
       JSON.stringify({ type: 'error', code: 'TERMINAL_NOT_FOUND', message: 'No such terminal.' }),
     );
