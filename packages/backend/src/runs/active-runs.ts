@@ -10,9 +10,9 @@ import type { ActiveRun } from './active-run.ts';
 export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
   /** Who waits for an idea's place to be free (a queue's next step): told on its release. */
-  readonly #freed = new Map<string, (() => void)[]>();
+  readonly #freed = new Waiters();
   /** Who waits for an idea's place to be taken (the idea's next message): told on its hold. */
-  readonly #taken = new Map<string, Set<() => void>>();
+  readonly #taken = new Waiters();
   #isStopping = false;
 
   has(id: string): boolean {
@@ -26,40 +26,24 @@ export class ActiveRuns {
   /** The idea's place, held until `release`: a run's claim, or a delete's or a restore's (run-claim.ts). */
   hold(id: string, run: ActiveRun): void {
     this.#runs.set(id, run);
-    const waiting = this.#taken.get(id) ?? new Set();
-    this.#taken.delete(id);
-    for (const resolve of waiting) resolve();
+    this.#taken.tell(id);
   }
 
   /** Resolves the next time the idea's place is taken; `cancel` lets go of the wait. */
   whenHeld(id: string): { held: Promise<void>; cancel: () => void } {
-    let resolve: () => void = () => undefined;
-    const held = new Promise<void>((settle) => (resolve = settle));
-    const waiting = this.#taken.get(id) ?? new Set();
-    waiting.add(resolve);
-    this.#taken.set(id, waiting);
-    return {
-      held,
-      cancel: () => {
-        waiting.delete(resolve);
-        if (waiting.size === 0 && this.#taken.get(id) === waiting) this.#taken.delete(id);
-      },
-    };
+    const { told, cancel } = this.#taken.wait(id);
+    return { held: told, cancel };
   }
 
   release(id: string): void {
     this.#runs.delete(id);
-    const waiting = this.#freed.get(id) ?? [];
-    this.#freed.delete(id);
-    for (const resolve of waiting) resolve();
+    this.#freed.tell(id);
   }
 
   /** Resolves once the idea's place is free (at once when it is). */
   whenFree(id: string): Promise<void> {
     if (!this.#runs.has(id)) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#freed.set(id, [...(this.#freed.get(id) ?? []), resolve]);
-    });
+    return this.#freed.wait(id).told;
   }
 
   /** The ideas whose place is held. */
@@ -92,5 +76,31 @@ export class ActiveRuns {
     throw new CatalystError('RUN_IN_PROGRESS', message, {
       details: ideaOfRunId(busy.runId) === undefined ? {} : { runId: busy.runId },
     });
+  }
+}
+
+/** Who waits, per idea, for the next time something happens to it; each told once. */
+class Waiters {
+  readonly #waiting = new Map<string, Set<() => void>>();
+
+  wait(id: string): { told: Promise<void>; cancel: () => void } {
+    let resolve: () => void = () => undefined;
+    const told = new Promise<void>((settle) => (resolve = settle));
+    const waiting = this.#waiting.get(id) ?? new Set();
+    waiting.add(resolve);
+    this.#waiting.set(id, waiting);
+    return {
+      told,
+      cancel: () => {
+        waiting.delete(resolve);
+        if (waiting.size === 0 && this.#waiting.get(id) === waiting) this.#waiting.delete(id);
+      },
+    };
+  }
+
+  tell(id: string): void {
+    const waiting = this.#waiting.get(id) ?? new Set();
+    this.#waiting.delete(id);
+    for (const resolve of waiting) resolve();
   }
 }
